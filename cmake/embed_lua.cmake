@@ -1,0 +1,17 @@
+# Writes OUT: a C++ file holding every lua/*.lua as a string, so the binary runs from any
+# directory. Called by the build with -DOUT=... -DLUA_DIR=...
+file(GLOB scripts ${LUA_DIR}/*.lua)
+list(SORT scripts)
+set(body "// Generated from lua/*.lua by cmake/embed_lua.cmake. Do not edit.\n")
+string(APPEND body "#include \"ratelimitd/store/redis/lua_sources.hpp\"\n\n")
+string(APPEND body "namespace ratelimitd::store::redis {\n\n")
+string(APPEND body "const std::vector<LuaSource>& lua_sources() {\n")
+string(APPEND body "    static const std::vector<LuaSource> all = {\n")
+foreach(script ${scripts})
+  get_filename_component(name ${script} NAME_WE)
+  file(READ ${script} text)
+  string(APPEND body "        {\"${name}\", R\"rl_lua(${text})rl_lua\"},\n")
+endforeach()
+string(APPEND body "    };\n    return all;\n}\n\n}  // namespace ratelimitd::store::redis\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

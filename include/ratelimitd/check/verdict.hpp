@@ -1,0 +1,33 @@
+// The answer of a store for one check: allowed or not, and the numbers behind it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ratelimitd::check {
+
+/// The state of one limit (one window of one policy) after a check.
+/// All numbers come from the store's clock (Redis TIME for the Redis store).
+struct WindowState {
+    std::string policy;            ///< IETF policy item name, e.g. "api-default"
+    bool allowed = false;          ///< did this window admit the request
+    std::int64_t limit = 0;        ///< quota per window (token bucket: refill per window)
+    std::int64_t window_s = 0;     ///< window length in whole seconds (IETF w, at least 1)
+    std::int64_t remaining = 0;    ///< units still available after this check
+    std::int64_t reset_epoch_s = 0;   ///< Unix epoch seconds, see contract §3 per algorithm
+    std::int64_t reset_after_s = 0;   ///< whole seconds until reset, rounded up (IETF t)
+    std::int64_t retry_after_s = 0;   ///< seconds to wait before retrying; >= 1 when denied
+};
+
+/// The verdict of a check: allowed only if every window allowed.
+struct Verdict {
+    bool allowed = false;
+    std::vector<WindowState> windows;  ///< at least one entry
+
+    /// The window to report in the single-valued fields: the first that denied, or, when
+    /// allowed, the one with the least remaining.
+    [[nodiscard]] const WindowState& reported() const;
+};
+
+}  // namespace ratelimitd::check

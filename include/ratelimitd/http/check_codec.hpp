@@ -1,0 +1,39 @@
+// /v1/check on the wire: request bodies and query strings in, JSON answers out.
+#pragma once
+
+#include "ratelimitd/check/check_request.hpp"
+#include "ratelimitd/core/error.hpp"
+#include "ratelimitd/http/types.hpp"
+#include "ratelimitd/service/check_service.hpp"
+
+#include <string_view>
+
+namespace ratelimitd::http {
+
+/// Parses a POST /v1/check body: a JSON object with the fields of contract §2
+/// (policy, tenant, scope, method, path: strings; cost: integer). Unknown fields are ignored.
+/// Not JSON, not an object, or a field of the wrong type -> invalid_request; cost out of
+/// 1..1000000 -> invalid_cost. Does not check tenant/scope contents. Never throws.
+result<check::CheckRequest> parse_check_json(std::string_view body);
+
+/// Parses the query string of GET /v1/check (the part after '?', percent-encoded, '+' is a
+/// space) with the same fields and the same errors as parse_check_json. Never throws.
+result<check::CheckRequest> parse_check_query(std::string_view query);
+
+/// The one table from client-error codes to statuses (400, 413, 404, 405; 500 for anything
+/// that is not a client error, which is a bug).
+bhttp::status status_for(errc code) noexcept;
+
+/// {"error": "<code>", "detail": "<sentence>"} with status_for(p.code),
+/// Content-Type: application/json and Cache-Control: no-store.
+Response make_error_response(const Problem& p, unsigned version, bool keep_alive);
+
+/// The answer to a decided check (contract §2-§3): 200 or 429 with the JSON body
+/// {"allowed", "policy", "tenant", "scope", "limit", "remaining", "reset", "retry_after"}
+/// (plus "windows" when the policy has several, and "degraded": true when the store failed
+/// and on_store_error answered) and the rate-limit headers. A `policy: none` decision is a
+/// 200 with {"allowed": true, "policy": "none", ...} and no limit headers. A degraded deny
+/// (fail closed) is a 503 with Retry-After: 1.
+Response make_check_response(const service::Decision& d, unsigned version, bool keep_alive);
+
+}  // namespace ratelimitd::http

@@ -1,0 +1,106 @@
+// The policy registry as immutable values: policies, routes, and the settings that travel
+// with them in the config file.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ratelimitd::policy {
+
+enum class Algorithm { token_bucket, sliding_log, fixed_window };
+
+/// "token_bucket", "sliding_log", "fixed_window".
+const char* to_string(Algorithm a) noexcept;
+
+/// What a policy answers when the store fails or times out.
+enum class OnStoreError { allow, deny };
+
+/// One named limit.
+struct Policy {
+    std::string name;
+    Algorithm algorithm = Algorithm::token_bucket;
+    std::int64_t limit = 0;                  ///< units per window (token bucket: refill per window)
+    std::chrono::milliseconds window{0};     ///< window length (token bucket: refill period)
+    std::int64_t burst = 0;                  ///< token bucket capacity; equals limit elsewhere
+    OnStoreError on_store_error = OnStoreError::allow;
+
+    /// The largest cost a single check can ever be admitted with: burst for the token bucket,
+    /// limit for the others. A larger cost is rejected with invalid_cost.
+    [[nodiscard]] std::int64_t max_cost() const noexcept {
+        return algorithm == Algorithm::token_bucket ? burst : limit;
+    }
+};
+
+/// Name of the pseudo-policy that routes use to mean "not limited".
+inline constexpr const char* no_policy = "none";
+
+/// One line of the route table; the first route that matches wins.
+struct Route {
+    std::optional<std::string> method;  ///< upper-case; absent matches any method
+    std::string path;                   ///< exact path, or a prefix when it ends with '*'
+    std::string policy;                 ///< a policy name, or "none"
+    std::optional<std::string> scope;   ///< scope to use when the request names none
+};
+
+/// One identity source for /v1/auth, tried in order (contract §6).
+struct IdentitySource {
+    enum class Kind { header, client_ip };
+    Kind kind = Kind::header;
+    std::string header;    ///< header name, for Kind::header
+    bool hash = false;     ///< the header carries a secret: only its keyed hash reaches a key
+};
+
+/// An IPv4 or IPv6 network, e.g. 127.0.0.1/32 or ::1/128.
+struct Cidr {
+    bool v6 = false;
+    std::array<std::uint8_t, 16> bytes{};  ///< network address, v4 in the first 4 bytes
+    int prefix_len = 0;
+};
+
+struct AuthSettings {
+    int deny_status = 429;  ///< status /v1/auth answers on deny (403 for nginx auth_request)
+};
+
+/// The reloadable part of the config file. Immutable once built; shared between requests
+/// through RegistryHandle.
+struct Registry {
+    std::string source_file;                    ///< the file it was loaded from
+    std::string prefix = "rl";                  ///< Redis key prefix
+    std::optional<std::string> default_policy;  ///< used when neither request nor route names one
+    std::map<std::string, Policy, std::less<>> policies;
+    std::vector<Route> routes;
+    std::vector<IdentitySource> identity;
+    std::vector<Cidr> trusted_proxies;
+    AuthSettings auth;
+    std::optional<std::string> hash_secret;     ///< key for hashing secret identities
+
+    /// The policy with that name, or nullptr.
+    [[nodiscard]] const Policy* find(std::string_view name) const {
+        auto it = policies.find(name);
+        return it == policies.end() ? nullptr : &it->second;
+    }
+};
+
+/// Process settings that may also come from the config file (flags and environment win).
+/// Not reloadable: a SIGHUP reads them but only the Registry is swapped.
+struct FileSettings {
+    std::optional<std::string> listen;         ///< "HOST:PORT"
+    std::optional<std::string> redis;          ///< redis://[:password@]host:port[/db]
+    std::optional<int> threads;
+    std::optional<std::string> log_level;      ///< trace|debug|info|warn|error
+    std::optional<std::string> log_format;     ///< text|json
+    std::optional<std::chrono::milliseconds> store_timeout;
+};
+
+/// Everything one config file holds.
+struct Config {
+    Registry registry;
+    FileSettings settings;
+};
+
+}  // namespace ratelimitd::policy

@@ -1,0 +1,28 @@
+// Picks the policy and scope a check applies to.
+#pragma once
+
+#include "ratelimitd/check/check_request.hpp"
+#include "ratelimitd/core/error.hpp"
+#include "ratelimitd/policy/policy.hpp"
+
+#include <string>
+
+namespace ratelimitd::policy {
+
+/// The outcome of resolution: either a policy to apply, or "not limited" (policy: none).
+struct Resolved {
+    const Policy* policy = nullptr;  ///< nullptr: the route says "none"; points into the Registry
+    std::string scope;               ///< request scope, else route scope, else "global"
+};
+
+/// Resolves in this order: the request's `policy`; else the first route matching
+/// method + path; else the registry's default_policy. Fails with unknown_policy when the
+/// name is not in the registry or nothing names a policy. Does not validate tenant, scope
+/// or cost. The result points into `reg`, which must outlive it.
+result<Resolved> resolve(const Registry& reg, const check::CheckRequest& req);
+
+/// The first route matching method + path, or nullptr. A route without a method matches any
+/// method; a path ending in '*' matches every path starting with what precedes the '*'.
+const Route* match_route(const Registry& reg, std::string_view method, std::string_view path);
+
+}  // namespace ratelimitd::policy

@@ -1,0 +1,52 @@
+// Turns a parsed check into a decision: validate, resolve, key, store, failure mode.
+#pragma once
+
+#include "ratelimitd/check/check_request.hpp"
+#include "ratelimitd/check/verdict.hpp"
+#include "ratelimitd/core/error.hpp"
+#include "ratelimitd/policy/registry_handle.hpp"
+#include "ratelimitd/store/store.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <string>
+
+namespace ratelimitd::service {
+
+/// What the HTTP layer renders for a check that passed validation.
+struct Decision {
+    std::string policy;   ///< resolved policy name ("none" when not limited)
+    std::string tenant;
+    std::string scope;
+    bool limited = true;  ///< false for routes with `policy: none`: allowed, no limit headers
+    /// The store failed or timed out and the policy's on_store_error answered:
+    /// verdict.allowed tells which way; verdict.windows is empty (no numbers are known).
+    bool degraded = false;
+    errc store_error = errc::store_unavailable;  ///< why, when degraded
+    check::Verdict verdict;
+};
+
+/// Decides checks. One per server thread; holds references only.
+class CheckService {
+public:
+    CheckService(const policy::RegistryHandle& registry, store::Store& store)
+        : registry_(registry), store_(store) {}
+
+    /// Validates `req` (tenant, scope, cost), resolves its policy on one registry snapshot,
+    /// builds the key and asks the store. Client mistakes come back as a Problem and never
+    /// reach the store; store failures come back as a degraded Decision. Never throws.
+    boost::asio::awaitable<result<Decision>> check(check::CheckRequest req);
+
+    /// The registry in force (for /readyz and the auth path).
+    [[nodiscard]] std::shared_ptr<const policy::Registry> registry() const {
+        return registry_.current();
+    }
+
+    store::Store& store() noexcept { return store_; }
+
+private:
+    const policy::RegistryHandle& registry_;
+    store::Store& store_;
+};
+
+}  // namespace ratelimitd::service

@@ -1,0 +1,40 @@
+// The seam between deciding a check and keeping counters: Redis, embedded, or a test fake.
+#pragma once
+
+#include "ratelimitd/check/verdict.hpp"
+#include "ratelimitd/core/error.hpp"
+#include "ratelimitd/policy/policy.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace ratelimitd::store {
+
+/// Keeps the state of every key and decides checks atomically.
+///
+/// A Store object is used from one io_context thread (each server thread gets its own
+/// handle, see StoreFactory); implementations shared between threads synchronise inside.
+class Store {
+public:
+    virtual ~Store() = default;
+
+    /// Applies `cost` units of policy `p` to `key` atomically: admits the whole cost or
+    /// nothing, and a denied check changes no state. Completes on the caller's executor
+    /// within the store timeout, with a Verdict (one WindowState per window of `p`), or with
+    /// store_unavailable / store_timeout / bad_script_reply. Never throws.
+    /// Preconditions: 1 <= cost <= p.max_cost(); `key` built by check::make_key.
+    virtual boost::asio::awaitable<result<check::Verdict>> apply(const policy::Policy& p,
+                                                                 std::string key,
+                                                                 std::uint32_t cost) = 0;
+
+    /// True when the store answers and is ready to decide (for Redis: connected, scripts
+    /// loaded, PING answered within the timeout). Never throws.
+    virtual boost::asio::awaitable<bool> ready() = 0;
+
+    /// Short human description for the start-up log line, e.g. "redis://127.0.0.1:6379/0".
+    virtual std::string describe() const = 0;
+};
+
+}  // namespace ratelimitd::store

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package ratelimitd needs to build, test and benchmark.
+# Idempotent: packages already present are skipped by apt-get. Run as root (or via sudo).
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config git ca-certificates curl
+  libboost1.81-dev libhiredis-dev nlohmann-json3-dev libyaml-cpp-dev
+  libspdlog-dev libfmt-dev libssl-dev libgtest-dev libgmock-dev
+  redis-server redis-tools nginx-light wrk procps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+# Debian starts the packaged services on install; ratelimitd's scripts start their own
+# on private loopback ports, so stop the system-wide ones where a service manager exists.
+for svc in redis-server nginx; do
+  if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$svc" 2>/dev/null; then
+    $SUDO systemctl stop "$svc" || true
+  fi
+done
+echo "install-deps: installed ${missing[*]}"
