@@ -1,0 +1,45 @@
+// The embedded store: the Lua algorithms of lua/*.lua in C++, for one instance without Redis.
+#pragma once
+
+#include "ratelimitd/core/clock.hpp"
+#include "ratelimitd/store/store.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace ratelimitd::store::memory {
+
+/// Keeps every key in process memory, with the same semantics and the same numbers as the
+/// Redis scripts (same rounding, reset rules, cost handling; a denied check changes nothing).
+/// A key's state is dropped when Redis would have expired it, so memory stays bounded.
+/// Limits are per instance: two sidecars with embedded stores do not share counters.
+/// @par Thread Safety
+/// One MemoryStore is shared by every server thread; apply() may be called concurrently.
+class MemoryStore final : public Store {
+public:
+    /// `clock` supplies the time (Redis TIME's role) and must outlive the store.
+    explicit MemoryStore(const Clock& clock);
+    ~MemoryStore() override;
+
+    boost::asio::awaitable<result<check::Verdict>> apply(const policy::Policy& p, std::string key,
+                                                         std::uint32_t cost) override;
+    boost::asio::awaitable<bool> ready() override;
+    std::string describe() const override;
+
+    /// The synchronous core of apply(), for tests and benchmarks. Never fails.
+    check::Verdict decide(const policy::Policy& p, const std::string& key, std::uint32_t cost);
+
+    /// Drops every key whose TTL has passed; returns how many were dropped. apply() also
+    /// drops expired keys as it goes, so calling this is optional.
+    std::size_t sweep_expired();
+
+    /// Number of keys held (expired ones not yet swept included).
+    std::size_t key_count() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ratelimitd::store::memory

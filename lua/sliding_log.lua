@@ -1,0 +1,54 @@
+-- sliding_log.lua: at most `limit` units in any window of `window_ms`, one log entry per unit.
+--
+-- KEYS[1]  the log: a sorted set, one member per admitted unit, scored by ms admitted
+-- ARGV[1]  limit      units per window
+-- ARGV[2]  window_ms  window length in milliseconds
+-- ARGV[3]  burst      unused (equals limit)
+-- ARGV[4]  cost       units this check takes (1..limit)
+-- ARGV[5]  member     unique per check across every sidecar (instance id + counter);
+--                     ":<i>" is appended per unit, so two checks in the same
+--                     millisecond never collapse into one member
+-- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s}.
+--
+-- An entry scored s is inside the window while s > now - window_ms. A denied check only
+-- reads. The TTL is the window: the newest entry leaves the window when the key expires.
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local cost = tonumber(ARGV[4])
+local member = ARGV[5]
+
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now_s = string.format('%.0f', now)
+local after = '(' .. string.format('%.0f', now - window) -- exclusive lower bound
+
+local count = redis.call('ZCOUNT', KEYS[1], after, '+inf')
+
+local allowed, nth
+if count + cost <= limit then
+  allowed = 1
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - window))
+  -- ZADD in chunks: unpack() of a very long table overflows the Lua C stack
+  local args = {}
+  for i = 1, cost do
+    args[#args + 1] = now_s
+    args[#args + 1] = member .. ':' .. i
+    if #args >= 1000 or i == cost then
+      redis.call('ZADD', KEYS[1], unpack(args))
+      args = {}
+    end
+  end
+  redis.call('PEXPIRE', KEYS[1], window)
+  count = count + cost
+  nth = 1 -- reset: when the oldest entry leaves the window
+else
+  allowed = 0
+  nth = count + cost - limit -- reset: when enough entries have left for `cost` to fit
+end
+
+local entry = redis.call('ZRANGEBYSCORE', KEYS[1], after, '+inf', 'WITHSCORES', 'LIMIT', nth - 1, 1)
+local reset_ms = tonumber(entry[2]) + window
+local reset_after = math.ceil((reset_ms - now) / 1000)
+local retry_after = 0
+if allowed == 0 then retry_after = math.max(1, reset_after) end
+return {allowed, limit, limit - count, math.ceil(reset_ms / 1000), retry_after, reset_after}

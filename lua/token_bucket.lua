@@ -1,0 +1,53 @@
+-- token_bucket.lua: a bucket of `burst` tokens refilled at `limit` tokens per `window`.
+--
+-- KEYS[1]  the bucket: a hash {l = level, t = ms of the last admitted check}
+-- ARGV[1]  limit      tokens added per window
+-- ARGV[2]  window_ms  refill period in milliseconds
+-- ARGV[3]  burst      capacity in tokens
+-- ARGV[4]  cost       tokens this check takes (1..burst)
+-- ARGV[5]  unused (the same argument list serves every algorithm)
+-- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s}.
+--
+-- The level is kept in units of 1/window_ms token, so refill is exactly `limit` units per
+-- millisecond and every number is an integer (exact in a Lua double below 2^53, which the
+-- config loader guarantees: burst * window_ms <= 2^53). Redis TIME is the only clock.
+-- A denied check writes nothing. The TTL is the time until the bucket is full again: after
+-- that the missing key means exactly the same thing (a full bucket).
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local burst = tonumber(ARGV[3])
+local cost = tonumber(ARGV[4])
+
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+
+local capacity = burst * window
+local need = cost * window
+local level = capacity
+local state = redis.call('HMGET', KEYS[1], 'l', 't')
+if state[1] then
+  local elapsed = now - tonumber(state[2])
+  if elapsed < 0 then elapsed = 0 end -- the clock stepped back (failover): no refill
+  level = math.min(capacity, tonumber(state[1]) + elapsed * limit)
+end
+
+local allowed, reset_ms
+if level >= need then
+  allowed = 1
+  level = level - need
+  redis.call('HSET', KEYS[1], 'l', string.format('%.0f', level), 't', string.format('%.0f', now))
+  redis.call('PEXPIRE', KEYS[1], math.ceil((capacity - level) / limit))
+  -- reset: when the next whole token is back
+  local tokens = math.floor(level / window)
+  reset_ms = now + math.ceil(((tokens + 1) * window - level) / limit)
+else
+  allowed = 0
+  -- reset: when `cost` tokens are back
+  reset_ms = now + math.ceil((need - level) / limit)
+end
+
+local remaining = math.floor(level / window)
+local reset_after = math.ceil((reset_ms - now) / 1000)
+local retry_after = 0
+if allowed == 0 then retry_after = math.max(1, reset_after) end
+return {allowed, limit, remaining, math.ceil(reset_ms / 1000), retry_after, reset_after}
