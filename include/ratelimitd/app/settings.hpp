@@ -1,0 +1,58 @@
+// Process settings: command line > RATELIMITD_* environment > config file > defaults.
+#pragma once
+
+#include "ratelimitd/core/error.hpp"
+#include "ratelimitd/policy/policy.hpp"
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace ratelimitd::app {
+
+enum class Command { serve, check_config, version, help };
+
+/// The command line as given, before precedence is applied.
+struct CommandLine {
+    Command command = Command::serve;
+    std::string file;                           ///< --config or --check-config FILE
+    std::map<std::string, std::string> flags;   ///< "listen" -> "127.0.0.1:0", ...
+};
+
+/// Parses `--flag value` and `--flag=value`. Unknown flags and missing values fail with a
+/// message naming the flag. Never throws.
+result<CommandLine> parse_command_line(int argc, const char* const* argv);
+
+struct Settings {
+    std::string config_path;
+    std::string listen_host = "127.0.0.1";
+    unsigned short listen_port = 8080;
+    std::optional<std::string> redis_url;       ///< none anywhere: the embedded store
+    int threads = 1;
+    std::string log_level = "info";
+    std::string log_format = "text";
+    std::chrono::milliseconds store_timeout{50};
+};
+
+/// Looks up an environment variable; nullptr when unset.
+using EnvLookup = std::function<const char*(const char*)>;
+
+/// Applies precedence flag > environment (RATELIMITD_LISTEN, RATELIMITD_REDIS_URL or
+/// RATELIMITD_REDIS, RATELIMITD_THREADS, RATELIMITD_LOG_LEVEL, RATELIMITD_LOG_FORMAT,
+/// RATELIMITD_STORE_TIMEOUT) > config file > default, and validates each value. The config
+/// path comes from --config or RATELIMITD_CONFIG. Never throws.
+result<Settings> resolve_settings(const CommandLine& cl, const policy::FileSettings& file,
+                                  const EnvLookup& env);
+
+/// The config path alone (--config, else RATELIMITD_CONFIG), needed before the file is read.
+std::optional<std::string> config_path(const CommandLine& cl, const EnvLookup& env);
+
+/// Splits "HOST:PORT" or "[V6]:PORT". Fails naming the flag. Never throws.
+result<std::pair<std::string, unsigned short>> parse_listen(std::string_view text);
+
+/// The --help text.
+const char* usage();
+
+}  // namespace ratelimitd::app

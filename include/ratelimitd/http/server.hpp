@@ -1,0 +1,85 @@
+// Accepts connections and spreads them over the server threads, each with its own io_context.
+#pragma once
+
+#include "ratelimitd/http/router.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <list>
+#include <vector>
+
+namespace ratelimitd::http {
+
+/// Per-connection limits (contract §2 table, and deadlines on every wait).
+struct ServerLimits {
+    std::size_t max_header_bytes = 16 * 1024;  ///< larger header block -> 431
+    std::size_t max_body_bytes = 16 * 1024;    ///< larger body -> 413
+    /// Keep-alive wait for the next request. Longer than nginx's upstream keepalive_timeout
+    /// (60 s), so nginx closes an idle upstream connection before we do and never reuses
+    /// one we are closing.
+    std::chrono::milliseconds idle_timeout{75'000};
+    /// To read a whole request once its first byte has arrived (slow or half-sent requests).
+    std::chrono::milliseconds request_timeout{10'000};
+    std::chrono::milliseconds write_timeout{10'000};
+};
+
+/// One live connection, as its lane sees it. Touched only on the lane's thread.
+struct SessionSlot {
+    boost::beast::tcp_stream* stream = nullptr;
+    bool idle = true;  ///< waiting for a request (safe to close when draining)
+};
+
+/// One server thread's share of the work: its io_context, its router and its sessions.
+/// @par Thread Safety
+/// `sessions` and `draining` are touched only on `ioc`'s thread; `live` from any thread.
+struct Lane {
+    Lane(boost::asio::io_context& ioc_, Router& router_) : ioc(ioc_), router(router_) {}
+    boost::asio::io_context& ioc;
+    Router& router;
+    std::list<SessionSlot> sessions;
+    bool draining = false;
+    std::atomic<std::size_t> live{0};
+};
+
+/// Serves one connection until the client closes, a deadline passes, or the lane drains.
+/// Runs on the lane's io_context. Never throws.
+boost::asio::awaitable<void> run_session(boost::beast::tcp_stream stream, Lane& lane,
+                                         const ServerLimits& limits);
+
+/// The listening socket. Accepts on `accept_ioc` and hands each connection to the next lane
+/// (round-robin), where its session runs.
+class Server {
+public:
+    /// Binds and listens; throws boost::system::system_error when the address is taken.
+    Server(boost::asio::io_context& accept_ioc, const boost::asio::ip::tcp::endpoint& endpoint,
+           std::vector<Lane*> lanes, ServerLimits limits);
+
+    /// The bound address (the chosen port when the endpoint's port was 0).
+    [[nodiscard]] boost::asio::ip::tcp::endpoint local_endpoint() const;
+
+    /// Starts accepting (on accept_ioc).
+    void start();
+
+    /// Stops accepting; every lane closes its idle connections at once and ends each busy
+    /// one after its response (sent with Connection: close). May be called from any thread.
+    void drain();
+
+    /// Sessions still open over all lanes. Thread-safe.
+    [[nodiscard]] std::size_t live_sessions() const;
+
+private:
+    boost::asio::awaitable<void> accept_loop();
+
+    boost::asio::io_context& accept_ioc_;
+    boost::asio::ip::tcp::acceptor acceptor_;
+    std::vector<Lane*> lanes_;
+    ServerLimits limits_;
+    std::size_t next_lane_ = 0;
+};
+
+}  // namespace ratelimitd::http

@@ -1,0 +1,121 @@
+// One pipelined hiredis connection driven by an Asio io_context, with a deadline per command.
+#pragma once
+
+#include "ratelimitd/core/error.hpp"
+#include "ratelimitd/store/redis/endpoint.hpp"
+#include "ratelimitd/store/redis/scripts.hpp"
+#include "ratelimitd/store/redis/value.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/associated_executor.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+struct redisAsyncContext;
+
+namespace ratelimitd::store::redis {
+
+namespace detail {
+
+/// One command in flight. Finished exactly once: by its reply, its deadline, or the loss of
+/// the connection, whichever comes first; the others then find it finished and do nothing.
+struct Pending {
+    explicit Pending(const boost::asio::any_io_executor& ex) : deadline(ex) {}
+    virtual ~Pending() = default;
+    virtual void finish(result<Value> r) = 0;  // posts the waiter's completion
+    boost::asio::steady_timer deadline;
+    bool finished = false;
+};
+
+template <class Handler>
+struct PendingFor final : Pending {
+    PendingFor(const boost::asio::any_io_executor& ex, Handler&& h)
+        : Pending(ex), handler(std::move(h)) {}
+    void finish(result<Value> r) override {
+        // Never complete inline from inside hiredis: post to the waiter's executor.
+        auto ex = boost::asio::get_associated_executor(handler, deadline.get_executor());
+        boost::asio::post(ex, [h = std::move(handler), r = std::move(r)]() mutable {
+            std::move(h)(std::move(r));
+        });
+    }
+    Handler handler;
+};
+
+}  // namespace detail
+
+/// A Redis connection that connects, authenticates, selects the db and loads the scripts by
+/// itself, and reconnects with backoff when it drops, until stop().
+///
+/// Commands are pipelined: many may be in flight, and replies come back in order. Each has
+/// an absolute deadline; when it passes, the waiter gets store_timeout and the late reply is
+/// thrown away when it arrives.
+/// @par Thread Safety
+/// Every member must be called on the executor given at construction (one io_context run by
+/// one thread); hiredis is not thread-safe.
+class Connection : public std::enable_shared_from_this<Connection> {
+public:
+    using clock = std::chrono::steady_clock;
+
+    Connection(boost::asio::any_io_executor ex, Endpoint endpoint);
+    ~Connection();
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
+
+    /// Starts connecting. Call once.
+    void start();
+    /// Closes the connection for good; commands in flight fail with store_unavailable.
+    void stop();
+
+    /// Connected and set up (AUTH, SELECT, SCRIPT LOAD answered).
+    [[nodiscard]] bool ready() const noexcept { return ready_; }
+    /// A context exists (connected or connecting): commands sent now are queued in order.
+    [[nodiscard]] bool usable() const noexcept { return ctx_ != nullptr && !stopped_; }
+
+    /// Sends `argv` and completes with the reply (a Redis error reply is a Value, not a
+    /// failure) or with store_unavailable / store_timeout. Completion signature:
+    /// void(result<Value>). Never completes inside this call.
+    template <class Token>
+    auto async_exec(std::vector<std::string> argv, clock::time_point deadline, Token&& token) {
+        return boost::asio::async_initiate<Token, void(result<Value>)>(
+            [this](auto handler, std::vector<std::string> args, clock::time_point at) {
+                using H = std::decay_t<decltype(handler)>;
+                auto p = std::make_shared<detail::PendingFor<H>>(executor_, std::move(handler));
+                send(std::move(p), args, at);
+            },
+            token, std::move(argv), deadline);
+    }
+
+private:
+    void connect();
+    void schedule_reconnect();
+    void send_setup();
+    void teardown(const char* why);
+    void send(std::shared_ptr<detail::Pending> p, const std::vector<std::string>& argv,
+              clock::time_point deadline);
+
+    static void on_connect(const redisAsyncContext* ac, int status);
+    static void on_disconnect(const redisAsyncContext* ac, int status);
+    static void on_reply(redisAsyncContext* ac, void* reply, void* privdata);
+    static void on_setup_reply(redisAsyncContext* ac, void* reply, void* privdata);
+
+    boost::asio::any_io_executor executor_;
+    Endpoint endpoint_;
+    redisAsyncContext* ctx_ = nullptr;   // owned by hiredis once connected; see on_disconnect
+    std::atomic<bool> ready_{false};  // read by the start-up wait on another thread
+    bool stopped_ = false;
+    int setup_pending_ = 0;              // setup replies still expected on this context
+    std::chrono::milliseconds backoff_{0};
+    boost::asio::steady_timer reconnect_timer_;
+    boost::asio::steady_timer connect_timer_;
+    clock::time_point last_reply_{};     // to detect a server that stopped answering
+};
+
+}  // namespace ratelimitd::store::redis

@@ -1,0 +1,27 @@
+// Where the Redis store connects: parsed from redis://[:password@]host:port[/db].
+#pragma once
+
+#include "ratelimitd/core/error.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ratelimitd::store::redis {
+
+struct Endpoint {
+    std::string host = "127.0.0.1";
+    int port = 6379;
+    std::optional<std::string> username;  ///< ACL user (redis://user:password@...)
+    std::optional<std::string> password;
+    int db = 0;
+
+    /// The URL without the password, safe for logs: "redis://127.0.0.1:6379/0".
+    [[nodiscard]] std::string describe() const;
+};
+
+/// Parses redis://[[user]:password@]host[:port][/db]. IPv6 hosts go in brackets. Percent-
+/// escapes in the password are decoded. Fails with invalid_request naming what is wrong.
+result<Endpoint> parse_redis_url(std::string_view url);
+
+}  // namespace ratelimitd::store::redis

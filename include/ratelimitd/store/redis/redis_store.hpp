@@ -1,0 +1,51 @@
+// The production store: every check is one EVALSHA of an embedded script over a pipelined
+// connection of this thread's pool.
+#pragma once
+
+#include "ratelimitd/store/redis/connection.hpp"
+#include "ratelimitd/store/store.hpp"
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ratelimitd::store::redis {
+
+/// The Redis store of one server thread: a few connections on that thread's io_context,
+/// picked round-robin among the ready ones.
+/// @par Thread Safety
+/// Used only on the executor given at construction.
+class RedisStore final : public Store {
+public:
+    /// `instance_id` makes sliding-log members unique across sidecars (random per process).
+    RedisStore(boost::asio::any_io_executor ex, Endpoint endpoint,
+               std::chrono::milliseconds timeout, std::string instance_id,
+               int connections = 2);
+    ~RedisStore() override;
+
+    boost::asio::awaitable<result<check::Verdict>> apply(const policy::Policy& p, std::string key,
+                                                         std::uint32_t cost) override;
+    boost::asio::awaitable<bool> ready() override;
+    std::string describe() const override;
+
+    /// Stops every connection (shutdown).
+    void stop();
+
+    /// True once at least one connection is set up.
+    [[nodiscard]] bool any_ready() const noexcept;
+
+private:
+    Connection* pick() noexcept;
+    boost::asio::awaitable<result<Value>> exec(Connection& c, std::vector<std::string> argv,
+                                              Connection::clock::time_point deadline);
+
+    Endpoint endpoint_;
+    std::chrono::milliseconds timeout_;
+    std::string instance_id_;
+    std::uint64_t sequence_ = 0;   // with instance_id_: unique sliding-log members
+    std::vector<std::shared_ptr<Connection>> connections_;
+    std::size_t next_ = 0;
+};
+
+}  // namespace ratelimitd::store::redis

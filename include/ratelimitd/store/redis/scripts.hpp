@@ -1,0 +1,27 @@
+// The embedded Lua scripts with their SHA1 digests, one per algorithm.
+#pragma once
+
+#include "ratelimitd/policy/policy.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ratelimitd::store::redis {
+
+struct Script {
+    std::string name;   ///< "token_bucket", ...
+    std::string_view text;
+    std::string sha1;   ///< lower-case hex, what SCRIPT LOAD answers
+};
+
+/// Every embedded script with its digest (computed once, on first use).
+const std::vector<Script>& scripts();
+
+/// The script deciding checks of this algorithm.
+const Script& script_for(policy::Algorithm a);
+
+/// Lower-case hex SHA1 of `text` (OpenSSL).
+std::string sha1_hex(std::string_view text);
+
+}  // namespace ratelimitd::store::redis

@@ -1,0 +1,199 @@
+// run(): threads, stores, server, signals, drain.
+#include "ratelimitd/app/app.hpp"
+
+#include "ratelimitd/core/clock.hpp"
+#include "ratelimitd/http/server.hpp"
+#include "ratelimitd/policy/registry_loader.hpp"
+#include "ratelimitd/service/check_service.hpp"
+#include "ratelimitd/store/memory/memory_store.hpp"
+#include "ratelimitd/store/redis/redis_store.hpp"
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <spdlog/spdlog.h>
+
+#include <optional>
+#include <random>
+#include <thread>
+
+namespace ratelimitd::app {
+
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+namespace {
+
+// SIGTERM must end the process within 5 s (contract §1); this leaves room to exit.
+constexpr std::chrono::milliseconds drain_deadline{4000};
+
+/// One server thread: its io_context and everything that runs on it.
+/// Destroyed in an order that keeps every object alive while handlers that use it may run.
+struct Worker {
+    std::unique_ptr<service::CheckService> service;
+    std::unique_ptr<http::Router> router;
+    std::unique_ptr<http::Lane> lane;
+    std::optional<net::io_context> ioc;
+    std::optional<net::executor_work_guard<net::io_context::executor_type>> work;
+    std::unique_ptr<store::redis::RedisStore> redis;  // this thread's pool, when Redis is used
+    std::thread thread;
+
+    ~Worker() {
+        redis.reset();  // frees hiredis contexts while the io_context still exists
+        ioc.reset();    // destroys handlers never run (they may touch the lane)
+    }
+};
+
+std::string random_instance_id() {
+    std::random_device rd;
+    std::uint64_t v = (static_cast<std::uint64_t>(rd()) << 32) | rd();
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+    return buf;
+}
+
+std::string format_endpoint(const tcp::endpoint& ep) {
+    const auto host = ep.address().to_string();
+    return (ep.address().is_v6() ? "[" + host + "]" : host) + ":" + std::to_string(ep.port());
+}
+
+}  // namespace
+
+int run(const Settings& settings, policy::Config config) {
+    policy::RegistryHandle registry(std::make_shared<const policy::Registry>(std::move(config.registry)));
+    SystemClock clock;
+
+    std::optional<store::redis::Endpoint> redis_endpoint;
+    if (settings.redis_url) {
+        auto ep = store::redis::parse_redis_url(*settings.redis_url);
+        if (!ep) {
+            spdlog::error("{}", ep.error().detail);
+            return 1;
+        }
+        redis_endpoint = *ep;
+    }
+    std::unique_ptr<store::memory::MemoryStore> memory;
+    if (!redis_endpoint) memory = std::make_unique<store::memory::MemoryStore>(clock);
+
+    const std::string instance_id = random_instance_id();
+    std::vector<std::unique_ptr<Worker>> workers;
+    std::vector<http::Lane*> lanes;
+    for (int i = 0; i < settings.threads; ++i) {
+        auto w = std::make_unique<Worker>();
+        w->ioc.emplace(1);
+        w->work.emplace(w->ioc->get_executor());
+        store::Store* store = memory.get();
+        if (redis_endpoint) {
+            w->redis = std::make_unique<store::redis::RedisStore>(
+                w->ioc->get_executor(), *redis_endpoint, settings.store_timeout,
+                // sliding-log members must be unique across threads too
+                instance_id + "." + std::to_string(i));
+            store = w->redis.get();
+        }
+        w->service = std::make_unique<service::CheckService>(registry, *store);
+        w->router = std::make_unique<http::Router>(*w->service);
+        w->lane = std::make_unique<http::Lane>(*w->ioc, *w->router);
+        lanes.push_back(w->lane.get());
+        workers.push_back(std::move(w));
+    }
+
+    // The main thread accepts connections and handles signals; workers serve sessions.
+    net::io_context main_ioc(1);
+    std::optional<http::Server> server;
+    try {
+        const auto address = net::ip::make_address(settings.listen_host);
+        server.emplace(main_ioc, tcp::endpoint(address, settings.listen_port), lanes, http::ServerLimits{});
+    } catch (const boost::system::system_error& e) {
+        spdlog::error("cannot listen on {}:{}: {}", settings.listen_host, settings.listen_port,
+                      e.code().message());
+        return 1;
+    }
+
+    for (auto& w : workers) {
+        w->thread = std::thread([ioc = &*w->ioc] { ioc->run(); });
+    }
+
+    if (redis_endpoint) {
+        // Give the pools a moment to connect so the first checks do not fail open needlessly;
+        // a Redis that is down does not stop the service from starting (/readyz says 503).
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+        auto all_ready = [&] {
+            for (auto& w : workers) {
+                if (!w->redis->any_ready()) return false;
+            }
+            return true;
+        };
+        while (!all_ready() && std::chrono::steady_clock::now() < until) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        if (!all_ready()) {
+            spdlog::warn("redis at {} is not answering yet; checks answer by each policy's "
+                         "on_store_error until it does", redis_endpoint->describe());
+        }
+    } else {
+        spdlog::warn("no Redis URL given: using the embedded store; limits are per instance, "
+                     "not shared with other ratelimitd instances");
+    }
+
+    server->start();
+    spdlog::info("listening on {} store={} policies={} threads={}", format_endpoint(server->local_endpoint()),
+                 redis_endpoint ? redis_endpoint->describe() : std::string("embedded"),
+                 registry.current()->policies.size(), settings.threads);
+
+    net::signal_set signals(main_ioc, SIGINT, SIGTERM, SIGHUP);
+    net::steady_timer drain_timer(main_ioc);
+    std::chrono::steady_clock::time_point drain_started;
+    bool draining = false;
+
+    std::function<void()> poll_drain = [&] {
+        if (server->live_sessions() == 0 ||
+            std::chrono::steady_clock::now() - drain_started > drain_deadline) {
+            main_ioc.stop();
+            return;
+        }
+        drain_timer.expires_after(std::chrono::milliseconds(10));
+        drain_timer.async_wait([&](boost::system::error_code) { poll_drain(); });
+    };
+
+    std::function<void(boost::system::error_code, int)> on_signal = [&](boost::system::error_code ec, int sig) {
+        if (ec) return;
+        if (sig == SIGHUP) {
+            try {
+                auto next = policy::load_config(settings.config_path);
+                const auto count = next.registry.policies.size();
+                registry.replace(std::make_shared<const policy::Registry>(std::move(next.registry)));
+                spdlog::info("reloaded {}: policies={}", settings.config_path, count);
+            } catch (const policy::ConfigError& e) {
+                spdlog::error("reload refused, the previous config keeps serving: {}", e.what());
+            }
+        } else if (!draining) {
+            draining = true;
+            spdlog::info("received {}: draining connections", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+            drain_started = std::chrono::steady_clock::now();
+            server->drain();
+            poll_drain();
+        }
+        signals.async_wait(on_signal);
+    };
+    signals.async_wait(on_signal);
+
+    main_ioc.run();
+
+    // Let each worker finish its own shutdown on its own thread, then join.
+    for (auto& w : workers) {
+        net::post(*w->ioc, [w = w.get()] {
+            if (w->redis) w->redis->stop();
+            w->work.reset();
+            w->ioc->stop();
+        });
+    }
+    for (auto& w : workers) w->thread.join();
+    const auto left = server->live_sessions();
+    server.reset();
+    workers.clear();
+    spdlog::info("stopped{}", left ? fmt::format(" ({} connections cut at the drain deadline)", left) : "");
+    return 0;
+}
+
+}  // namespace ratelimitd::app

@@ -1,0 +1,62 @@
+// ratelimitd entry point: parse the command line, load the config, run.
+#include "ratelimitd/app/app.hpp"
+#include "ratelimitd/app/logging.hpp"
+#include "ratelimitd/app/settings.hpp"
+#include "ratelimitd/policy/registry_loader.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+using namespace ratelimitd;
+
+int main(int argc, char** argv) {
+    const app::EnvLookup env = [](const char* name) { return std::getenv(name); };
+    auto cl = app::parse_command_line(argc, argv);
+    if (!cl) {
+        std::fprintf(stderr, "ratelimitd: %s\n", cl.error().detail.c_str());
+        return 2;
+    }
+    switch (cl->command) {
+    case app::Command::help:
+        std::fputs(app::usage(), stdout);
+        return 0;
+    case app::Command::version:
+        std::printf("ratelimitd %s\n", RATELIMITD_VERSION);
+        return 0;
+    case app::Command::check_config:
+        try {
+            auto config = policy::load_config(cl->file);
+            std::printf("%s: OK (%zu policies, %zu routes)\n", cl->file.c_str(),
+                        config.registry.policies.size(), config.registry.routes.size());
+            return 0;
+        } catch (const policy::ConfigError& e) {
+            std::fprintf(stderr, "%s\n", e.what());
+            return 1;
+        }
+    case app::Command::serve:
+        break;
+    }
+
+    // Log set-up needs the settings, which need the file: report early problems on stderr.
+    auto path = app::config_path(*cl, env);
+    if (!path) {
+        std::fprintf(stderr, "ratelimitd: --config FILE is required (or RATELIMITD_CONFIG)\n%s", app::usage());
+        return 2;
+    }
+    policy::Config config;
+    try {
+        config = policy::load_config(*path);
+    } catch (const policy::ConfigError& e) {
+        std::fprintf(stderr, "ratelimitd: %s\n", e.what());
+        return 1;
+    }
+    auto settings = app::resolve_settings(*cl, config.settings, env);
+    if (!settings) {
+        std::fprintf(stderr, "ratelimitd: %s\n", settings.error().detail.c_str());
+        return 2;
+    }
+    app::setup_logging(settings->log_level, settings->log_format);
+    return app::run(*settings, std::move(config));
+}

@@ -1,0 +1,91 @@
+// Character-set and length rules for tenant, scope, cost and policy names.
+#include "ratelimitd/check/validate.hpp"
+
+#include "ratelimitd/check/check_request.hpp"
+
+#include <string>
+
+namespace ratelimitd::check {
+namespace {
+
+constexpr std::size_t max_policy_name_bytes = 64;
+
+bool is_alnum(unsigned char c) noexcept {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+bool is_tenant_byte(unsigned char c) noexcept {
+    return is_alnum(c) || c == '.' || c == '_' || c == ':' || c == '@' || c == '-';
+}
+
+// ':' separates the parts of a Redis key; a scope without it keeps keys unambiguous (key.hpp).
+bool is_scope_byte(unsigned char c) noexcept { return c >= 0x21 && c <= 0x7e && c != ':'; }
+
+/// "(0x3a ':')" for a visible byte, "(0x0a)" for anything else: details end up in logs and
+/// JSON bodies, where a raw control byte would do harm.
+std::string describe_byte(unsigned char c) {
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out = "(0x";
+    out += hex[c >> 4];
+    out += hex[c & 0xf];
+    if (c >= 0x21 && c <= 0x7e) {
+        out += " '";
+        out += static_cast<char>(c);
+        out += '\'';
+    }
+    out += ')';
+    return out;
+}
+
+template <class IsAllowed>
+result<void> validate_text(std::string_view field, std::string_view text, std::size_t max_bytes,
+                           IsAllowed is_allowed, std::string_view allowed_hint) {
+    const std::string name(field);
+    if (text.empty()) return Problem{errc::invalid_request, name + ": must not be empty"};
+    if (text.size() > max_bytes) {
+        return Problem{errc::invalid_request, name + ": " + std::to_string(text.size()) +
+                                                  " bytes, at most " + std::to_string(max_bytes) +
+                                                  " allowed"};
+    }
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (!is_allowed(c)) {
+            // 1-based, as a person counts characters in what they sent.
+            return Problem{errc::invalid_request, name + ": byte " + std::to_string(i + 1) + " " +
+                                                      describe_byte(c) + " is not allowed; " +
+                                                      std::string(allowed_hint)};
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
+result<void> validate_tenant(std::string_view tenant) {
+    return validate_text("tenant", tenant, max_tenant_bytes, is_tenant_byte,
+                         "use A-Z, a-z, 0-9 and . _ : @ -");
+}
+
+result<void> validate_scope(std::string_view scope) {
+    return validate_text("scope", scope, max_scope_bytes, is_scope_byte,
+                         "use printable ASCII without spaces or ':'");
+}
+
+result<void> validate_cost(std::int64_t cost) {
+    if (cost < 1 || cost > static_cast<std::int64_t>(max_cost)) {
+        return Problem{errc::invalid_cost, "cost: " + std::to_string(cost) + " is outside 1.." +
+                                               std::to_string(max_cost)};
+    }
+    return {};
+}
+
+bool is_valid_policy_name(std::string_view name) noexcept {
+    if (name.empty() || name.size() > max_policy_name_bytes) return false;
+    for (const char ch : name) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (!is_alnum(c) && c != '.' && c != '_' && c != '-') return false;
+    }
+    return true;
+}
+
+}  // namespace ratelimitd::check

@@ -1,0 +1,475 @@
+// /v1/check on the wire: JSON bodies and query strings in, JSON answers and status codes out.
+#include "ratelimitd/http/check_codec.hpp"
+
+#include "ratelimitd/http/rate_limit_headers.hpp"
+#include "ratelimitd/policy/policy.hpp"
+
+#include <boost/beast/http/field.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace ratelimitd::http {
+
+namespace {
+
+using check::CheckRequest;
+
+// ---------------------------------------------------------------------------------------
+// The fields of a check, shared by the JSON and the query-string parser so that both
+// accept the same names and fail with the same sentences.
+
+enum class Field : unsigned { policy, tenant, scope, cost, method, path };
+
+constexpr std::array<std::pair<std::string_view, Field>, 6> field_names{{
+    {"policy", Field::policy},
+    {"tenant", Field::tenant},
+    {"scope", Field::scope},
+    {"cost", Field::cost},
+    {"method", Field::method},
+    {"path", Field::path},
+}};
+
+// name_of() indexes the table by enumerator, so the table must stay in enum order.
+static_assert([] {
+    for (std::size_t i = 0; i < field_names.size(); ++i) {
+        if (field_names[i].second != static_cast<Field>(i)) return false;
+    }
+    return true;
+}());
+
+std::optional<Field> field_named(std::string_view name) noexcept {
+    for (const auto& [n, f] : field_names) {
+        if (n == name) return f;
+    }
+    return std::nullopt;
+}
+
+std::string_view name_of(Field f) noexcept { return field_names[static_cast<unsigned>(f)].first; }
+
+Problem invalid(Field f, std::string_view what) {
+    std::string detail{name_of(f)};
+    detail += ": ";
+    detail += what;
+    return Problem{errc::invalid_request, std::move(detail)};
+}
+
+// Caller text quoted into a detail sentence: short, and printable ASCII only, so that an
+// error body or a log line never carries control bytes or half a UTF-8 sequence.
+std::string excerpt(std::string_view s) {
+    constexpr std::size_t max_shown = 32;
+    std::string out = "\"";
+    for (const char c : s.substr(0, max_shown)) {
+        const auto u = static_cast<unsigned char>(c);
+        out += (u < 0x20 || u > 0x7e) ? '?' : c;
+    }
+    if (s.size() > max_shown) out += "...";
+    out += '"';
+    return out;
+}
+
+Problem cost_out_of_range(std::string_view shown) {
+    std::string detail = "cost: must be 1..";
+    detail += std::to_string(check::max_cost);
+    detail += ", got ";
+    detail += shown;
+    return Problem{errc::invalid_cost, std::move(detail)};
+}
+
+// Collects fields in arrival order. A repeated field is an error rather than "last one
+// wins": a proxy and the sidecar reading different tenants from one request would let a
+// caller pick whose quota it spends.
+class FieldSet {
+public:
+    result<void> mark_seen(Field f) {
+        const unsigned bit = 1u << static_cast<unsigned>(f);
+        if (seen_ & bit) return invalid(f, "given more than once");
+        seen_ |= bit;
+        return {};
+    }
+
+    void set_string(Field f, std::string value) {
+        switch (f) {
+        case Field::policy: req_.policy = std::move(value); break;
+        case Field::tenant: req_.tenant = std::move(value); break;
+        case Field::scope: req_.scope = std::move(value); break;
+        case Field::method: req_.method = std::move(value); break;
+        case Field::path: req_.path = std::move(value); break;
+        case Field::cost: break;  // never a string; the parsers route it to set_cost
+        }
+    }
+
+    template <class Int>
+    result<void> set_cost(Int n) {
+        if (n < 1 || static_cast<std::uint64_t>(n) > check::max_cost) {
+            return cost_out_of_range(std::to_string(n));
+        }
+        req_.cost = static_cast<std::uint32_t>(n);
+        return {};
+    }
+
+    // The tenant is the only field without a default; an empty one given on purpose is
+    // left for check::validate_tenant to reject with its own sentence.
+    result<CheckRequest> finish() && {
+        if (!(seen_ & (1u << static_cast<unsigned>(Field::tenant)))) {
+            return invalid(Field::tenant, "required");
+        }
+        return std::move(req_);
+    }
+
+private:
+    unsigned seen_ = 0;
+    CheckRequest req_;
+};
+
+// ---------------------------------------------------------------------------------------
+// JSON bodies. A SAX handler rather than a DOM: it sees duplicate keys (a DOM keeps only
+// the last), it knows an integer from a float by the token, and nlohmann's parser calls it
+// instead of throwing.
+
+using json = nlohmann::json;
+
+class CheckSax {
+public:
+    bool null() { return value("null"); }
+    bool boolean(bool) { return value("boolean"); }
+    bool binary(json::binary_t&) { return value("binary"); }  // not produced by JSON text
+
+    bool number_integer(json::number_integer_t n) { return cost_value(n, "number"); }
+    bool number_unsigned(json::number_unsigned_t n) { return cost_value(n, "number"); }
+
+    bool number_float(json::number_float_t, const json::string_t& text) {
+        // 1e3 is a float token even though its value is whole: cost is an integer field.
+        if (depth_ == 1 && current_ == Field::cost) {
+            fail(invalid(Field::cost, "expected an integer, got " + excerpt(text)));
+            return true;
+        }
+        return value("number");
+    }
+
+    bool string(json::string_t& s) {
+        if (depth_ == 1 && current_ && *current_ != Field::cost) {
+            fields_.set_string(*current_, std::move(s));
+            return true;
+        }
+        return value("string");
+    }
+
+    bool start_object(std::size_t) {
+        if (depth_ > 0) value("object");
+        ++depth_;
+        return true;
+    }
+    bool end_object() {
+        --depth_;
+        return true;
+    }
+    bool start_array(std::size_t) {
+        value("array");
+        ++depth_;
+        return true;
+    }
+    bool end_array() {
+        --depth_;
+        return true;
+    }
+
+    bool key(json::string_t& k) {
+        if (depth_ != 1) return true;  // keys of nested objects are nobody's business
+        current_ = field_named(k);
+        if (current_) {
+            if (auto seen = fields_.mark_seen(*current_); !seen) fail(std::move(seen.error()));
+        }
+        return true;
+    }
+
+    bool parse_error(std::size_t position, const std::string&, const json::exception& ex) {
+        syntax_ = Problem{errc::invalid_request,
+                          "body: not valid JSON (" + where(position, ex) + ")"};
+        return false;
+    }
+
+    // A syntax error outranks a field error: the field may only look wrong because the
+    // text around it is broken.
+    result<CheckRequest> finish() && {
+        if (syntax_) return std::move(*syntax_);
+        if (problem_) return std::move(*problem_);
+        return std::move(fields_).finish();
+    }
+
+private:
+    // A non-string, non-object value (named by its JSON type) arrived. Parsing continues
+    // after a field error so that a later syntax error can still take precedence.
+    bool value(std::string_view type) {
+        if (depth_ == 0) {
+            fail(Problem{errc::invalid_request,
+                         "body: expected a JSON object, got " + std::string(type)});
+        } else if (depth_ == 1 && current_) {
+            const bool is_cost = *current_ == Field::cost;
+            fail(invalid(*current_, std::string(is_cost ? "expected an integer, got "
+                                                        : "expected a string, got ") +
+                                        std::string(type)));
+        }
+        return true;
+    }
+
+    template <class Int>
+    bool cost_value(Int n, std::string_view type) {
+        if (depth_ != 1 || current_ != Field::cost) return value(type);
+        if (auto ok = fields_.set_cost(n); !ok) fail(std::move(ok.error()));
+        return true;
+    }
+
+    void fail(Problem p) {
+        if (!problem_) problem_ = std::move(p);
+    }
+
+    // nlohmann says "[json.exception.parse_error.101] parse error at line 1, column 7:
+    // syntax error ...; last read: '...'". Keep from "line" on, bounded and printable.
+    static std::string where(std::size_t position, const json::exception& ex) {
+        constexpr std::string_view marker = "parse error at ";
+        constexpr std::size_t max_where = 160;
+        std::string_view what = ex.what();
+        if (const auto at = what.find(marker); at != std::string_view::npos) {
+            what.remove_prefix(at + marker.size());
+        } else {
+            return "at byte " + std::to_string(position);
+        }
+        std::string out;
+        for (const char c : what.substr(0, max_where)) {
+            const auto u = static_cast<unsigned char>(c);
+            out += (u < 0x20 || u > 0x7e) ? '?' : c;
+        }
+        if (what.size() > max_where) out += "...";
+        return out;
+    }
+
+    FieldSet fields_;
+    int depth_ = 0;
+    std::optional<Field> current_;  // the known field whose value comes next (depth 1 only)
+    std::optional<Problem> problem_;
+    std::optional<Problem> syntax_;
+};
+
+// ---------------------------------------------------------------------------------------
+// Query strings (application/x-www-form-urlencoded).
+
+int hex_value(char c) noexcept {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+// '+' is a space and %XY a byte; a '%' without two hex digits makes the whole item invalid
+// rather than being passed through, so no two spellings can mean different things.
+std::optional<std::string> percent_decode(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const char c = s[i];
+        if (c == '+') {
+            out += ' ';
+        } else if (c != '%') {
+            out += c;
+        } else {
+            if (i + 2 >= s.size()) return std::nullopt;
+            const int hi = hex_value(s[i + 1]);
+            const int lo = hex_value(s[i + 2]);
+            if (hi < 0 || lo < 0) return std::nullopt;
+            out += static_cast<char>(hi * 16 + lo);
+            i += 2;
+        }
+    }
+    return out;
+}
+
+// cost from text: an optional '-' and at least one digit, so that "-1" is out of range
+// (invalid_cost, as in JSON) while "1.5", "3x" or "" are not integers at all.
+result<void> set_cost_text(FieldSet& fields, std::string_view text) {
+    const std::string_view digits = text.starts_with('-') ? text.substr(1) : text;
+    const bool all_digits =
+        !digits.empty() &&
+        std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!all_digits) {
+        if (text.empty()) return invalid(Field::cost, "expected an integer, got an empty value");
+        return invalid(Field::cost, "expected an integer, got " + excerpt(text));
+    }
+    if (digits.size() != text.size()) return cost_out_of_range(excerpt(text));
+    // Saturate instead of overflowing: anything past max_cost is out of range anyway.
+    std::uint64_t n = 0;
+    for (const char c : digits) {
+        n = std::min<std::uint64_t>(n * 10 + static_cast<std::uint64_t>(c - '0'),
+                                    check::max_cost + 1ull);
+    }
+    if (n > check::max_cost) return cost_out_of_range(excerpt(text));
+    return fields.set_cost(n);
+}
+
+// ---------------------------------------------------------------------------------------
+// Responses.
+
+using ordered_json = nlohmann::ordered_json;
+
+// The same 15-digit ceiling the headers use, so body and headers never disagree.
+std::int64_t clamp_count(std::int64_t n) noexcept {
+    return std::clamp<std::int64_t>(n, 0, 999'999'999'999'999);
+}
+
+// Retry-After of one window: 0 when it admitted, at least 1 when it denied.
+std::int64_t retry_after_of(const check::WindowState& w, bool denied) noexcept {
+    return denied ? clamp_count(std::max<std::int64_t>(w.retry_after_s, 1)) : 0;
+}
+
+Response make_json_response(bhttp::status status, const ordered_json& body, unsigned version,
+                            bool keep_alive) {
+    Response res{status, version};
+    res.set(bhttp::field::content_type, "application/json");
+    res.set(bhttp::field::cache_control, "no-store");
+    res.keep_alive(keep_alive);
+    // replace: a detail or a tenant with invalid UTF-8 must not make dump() throw.
+    res.body() = body.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+    res.prepare_payload();
+    return res;
+}
+
+ordered_json identity_body(const service::Decision& d, bool allowed, std::string_view policy) {
+    ordered_json body = ordered_json::object();
+    body["allowed"] = allowed;
+    body["policy"] = policy;
+    body["tenant"] = d.tenant;
+    body["scope"] = d.scope;
+    return body;
+}
+
+Response make_degraded_response(const service::Decision& d, unsigned version, bool keep_alive) {
+    const bool allowed = d.verdict.allowed;
+    ordered_json body = identity_body(d, allowed, d.policy);
+    body["limit"] = nullptr;  // the store did not answer: no number is known
+    body["remaining"] = nullptr;
+    body["reset"] = nullptr;
+    if (allowed) {
+        body["retry_after"] = nullptr;
+    } else {
+        body["retry_after"] = 1;  // matches the Retry-After header below
+    }
+    body["degraded"] = true;
+    const auto status = allowed ? bhttp::status::ok : bhttp::status::service_unavailable;
+    Response res = make_json_response(status, body, version, keep_alive);
+    res.set("X-RateLimit-Degraded", to_string(d.store_error));
+    if (!allowed) res.set(bhttp::field::retry_after, "1");
+    return res;
+}
+
+}  // namespace
+
+result<CheckRequest> parse_check_json(std::string_view body) {
+    CheckSax sax;
+    json::sax_parse(body.data(), body.data() + body.size(), &sax);
+    return std::move(sax).finish();
+}
+
+result<CheckRequest> parse_check_query(std::string_view query) {
+    FieldSet fields;
+    while (!query.empty()) {
+        const auto amp = query.find('&');
+        const std::string_view item = query.substr(0, amp);
+        query.remove_prefix(amp == std::string_view::npos ? query.size() : amp + 1);
+        if (item.empty()) continue;
+
+        const auto eq = item.find('=');
+        const auto name = percent_decode(item.substr(0, eq));
+        if (!name) {
+            return Problem{errc::invalid_request,
+                           "query: malformed percent-encoding in parameter name " +
+                               excerpt(item.substr(0, eq))};
+        }
+        const auto field = field_named(*name);
+        if (!field) continue;  // unknown parameters are ignored, as in JSON
+
+        // "tenant" without '=' counts as given and empty, like "tenant=".
+        auto value = percent_decode(eq == std::string_view::npos ? std::string_view{}
+                                                                 : item.substr(eq + 1));
+        if (!value) {
+            return invalid(*field, "malformed percent-encoding (expected %XY with hex digits)");
+        }
+        if (auto seen = fields.mark_seen(*field); !seen) return seen.error();
+        if (*field == Field::cost) {
+            if (auto ok = set_cost_text(fields, *value); !ok) return ok.error();
+        } else {
+            fields.set_string(*field, std::move(*value));
+        }
+    }
+    return std::move(fields).finish();
+}
+
+bhttp::status status_for(errc code) noexcept {
+    switch (code) {
+    case errc::invalid_request:
+    case errc::unknown_policy:
+    case errc::invalid_cost: return bhttp::status::bad_request;
+    case errc::payload_too_large: return bhttp::status::payload_too_large;
+    case errc::not_found: return bhttp::status::not_found;
+    case errc::method_not_allowed: return bhttp::status::method_not_allowed;
+    default: return bhttp::status::internal_server_error;  // not a client error: a bug
+    }
+}
+
+Response make_error_response(const Problem& p, unsigned version, bool keep_alive) {
+    ordered_json body = ordered_json::object();
+    body["error"] = to_string(p.code);
+    body["detail"] = p.detail;
+    return make_json_response(status_for(p.code), body, version, keep_alive);
+}
+
+Response make_check_response(const service::Decision& d, unsigned version, bool keep_alive) {
+    if (!d.limited) {
+        return make_json_response(bhttp::status::ok, identity_body(d, true, policy::no_policy),
+                                  version, keep_alive);
+    }
+    if (d.degraded) return make_degraded_response(d, version, keep_alive);
+
+    const check::Verdict& v = d.verdict;
+    if (v.windows.empty()) {
+        // A store that decided must report at least one window; without one there are no
+        // numbers to render, so say so instead of inventing them.
+        return make_error_response(
+            Problem{errc::bad_script_reply, "verdict: the store reported no window"}, version,
+            keep_alive);
+    }
+
+    const check::WindowState& r = v.reported();
+    ordered_json body = identity_body(d, v.allowed, d.policy);
+    body["limit"] = clamp_count(r.limit);
+    body["remaining"] = clamp_count(r.remaining);
+    body["reset"] = clamp_count(r.reset_epoch_s);
+    body["retry_after"] = retry_after_of(r, !v.allowed);
+    if (v.windows.size() > 1) {
+        ordered_json windows = ordered_json::array();
+        for (const auto& w : v.windows) {
+            ordered_json item = ordered_json::object();
+            item["policy"] = w.policy;
+            item["limit"] = clamp_count(w.limit);
+            item["window"] = clamp_count(w.window_s);
+            item["remaining"] = clamp_count(w.remaining);
+            item["reset"] = clamp_count(w.reset_epoch_s);
+            // Same rule as the RateLimit field: the reported window of a deny is denied.
+            item["retry_after"] = retry_after_of(w, !w.allowed || (!v.allowed && &w == &r));
+            windows.push_back(std::move(item));
+        }
+        body["windows"] = std::move(windows);
+    }
+
+    Response res = make_json_response(
+        v.allowed ? bhttp::status::ok : bhttp::status::too_many_requests, body, version,
+        keep_alive);
+    set_rate_limit_headers(v, res);
+    return res;
+}
+
+}  // namespace ratelimitd::http

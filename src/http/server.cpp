@@ -1,0 +1,86 @@
+// Server: the acceptor, round-robin hand-off to lanes, and drain on shutdown.
+#include "ratelimitd/http/server.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <spdlog/spdlog.h>
+
+namespace ratelimitd::http {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+using tcp = net::ip::tcp;
+
+Server::Server(net::io_context& accept_ioc, const tcp::endpoint& endpoint, std::vector<Lane*> lanes,
+               ServerLimits limits)
+    : accept_ioc_(accept_ioc), acceptor_(accept_ioc), lanes_(std::move(lanes)), limits_(limits) {
+    acceptor_.open(endpoint.protocol());
+    acceptor_.set_option(net::socket_base::reuse_address(true));
+    acceptor_.bind(endpoint);
+    acceptor_.listen(net::socket_base::max_listen_connections);
+}
+
+tcp::endpoint Server::local_endpoint() const { return acceptor_.local_endpoint(); }
+
+void Server::start() {
+    net::co_spawn(accept_ioc_, accept_loop(), [](std::exception_ptr e) {
+        if (!e) return;
+        try {
+            std::rethrow_exception(e);
+        } catch (const std::exception& ex) {
+            spdlog::error("accept loop ended: {}", ex.what());
+        }
+    });
+}
+
+net::awaitable<void> Server::accept_loop() {
+    for (;;) {
+        Lane& lane = *lanes_[next_lane_];
+        next_lane_ = (next_lane_ + 1) % lanes_.size();
+        // The new socket belongs to the lane's io_context, so its session runs there.
+        auto [ec, socket] = co_await acceptor_.async_accept(lane.ioc, net::as_tuple(net::use_awaitable));
+        if (ec == net::error::operation_aborted || !acceptor_.is_open()) co_return;
+        if (ec) {
+            // Out of descriptors or the like: log, pause briefly, keep serving.
+            spdlog::warn("accept failed: {}", ec.message());
+            net::steady_timer pause(accept_ioc_, std::chrono::milliseconds(50));
+            co_await pause.async_wait(net::as_tuple(net::use_awaitable));
+            continue;
+        }
+        socket.set_option(tcp::no_delay(true), ec);
+        net::co_spawn(lane.ioc, run_session(beast::tcp_stream(std::move(socket)), lane, limits_),
+                      [](std::exception_ptr e) {
+                          if (!e) return;
+                          try {
+                              std::rethrow_exception(e);
+                          } catch (const std::exception& ex) {
+                              spdlog::error("session ended by an exception: {}", ex.what());
+                          }
+                      });
+    }
+}
+
+void Server::drain() {
+    net::post(accept_ioc_, [this] {
+        boost::system::error_code ignored;
+        acceptor_.close(ignored);
+    });
+    for (Lane* lane : lanes_) {
+        net::post(lane->ioc, [lane] {
+            lane->draining = true;
+            for (auto& slot : lane->sessions) {
+                if (slot.idle && slot.stream != nullptr) slot.stream->cancel();
+            }
+        });
+    }
+}
+
+std::size_t Server::live_sessions() const {
+    std::size_t n = 0;
+    for (const Lane* lane : lanes_) n += lane->live.load();
+    return n;
+}
+
+}  // namespace ratelimitd::http

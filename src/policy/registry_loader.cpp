@@ -1,0 +1,711 @@
+// Reads a YAML or JSON config file into one JSON tree, then validates that tree into a Config.
+#include "ratelimitd/policy/registry_loader.hpp"
+
+#include "ratelimitd/check/validate.hpp"
+#include "ratelimitd/core/duration.hpp"
+#include "ratelimitd/policy/cidr.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdint>
+#include <initializer_list>
+#include <set>
+#include <system_error>
+#include <vector>
+
+namespace ratelimitd::policy {
+namespace {
+
+// ordered_json keeps the file's key order, so "the first problem" is the first in the file.
+using Json = nlohmann::ordered_json;
+
+constexpr std::size_t max_file_bytes = 16 * 1024 * 1024;  // a config, not a data set
+constexpr std::size_t max_echo_bytes = 64;
+constexpr std::int64_t max_limit = 1'000'000'000;
+constexpr std::int64_t max_sliding_log_limit = 100'000;
+constexpr std::int64_t max_exact_double = std::int64_t{1} << 53;
+constexpr std::chrono::milliseconds max_window = std::chrono::hours(24 * 365);
+constexpr const char* duration_example = "a duration such as \"500ms\", \"60s\" or \"1m\"";
+constexpr const char* name_charset = "1..64 bytes of A-Z, a-z, 0-9, '.', '_' or '-'";
+
+//------------------------------------------------------------------------------
+// Text helpers
+
+/// The text in double quotes with bytes outside printable ASCII (and '"', '\') as \xNN, so a
+/// message never carries raw control bytes to a terminal or a log.
+std::string quote(std::string_view text) {
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out = "\"";
+    for (std::size_t i = 0; i < text.size() && i < max_echo_bytes; ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+            out += static_cast<char>(c);
+        } else {
+            out += "\\x";
+            out += hex[c >> 4];
+            out += hex[c & 0xf];
+        }
+    }
+    if (text.size() > max_echo_bytes) out += "...";
+    out += '"';
+    return out;
+}
+
+/// A map key as it appears in a field path: printable as is, anything else escaped.
+std::string path_segment(std::string_view key) {
+    const std::string q = quote(key);
+    return q.substr(1, q.size() - 2);
+}
+
+std::string join(const std::string& path, std::string_view key) {
+    return path.empty() ? path_segment(key) : path + "." + path_segment(key);
+}
+
+std::string join(const std::string& path, std::size_t index) {
+    return path + "[" + std::to_string(index) + "]";
+}
+
+/// What a value is, for "got ..." in messages.
+std::string describe(const Json& v) {
+    switch (v.type()) {
+    case Json::value_t::string: return quote(v.get_ref<const std::string&>());
+    case Json::value_t::number_integer: return std::to_string(v.get<std::int64_t>());
+    case Json::value_t::number_unsigned: return std::to_string(v.get<std::uint64_t>());
+    case Json::value_t::number_float: return v.dump();
+    case Json::value_t::boolean: return v.get<bool>() ? "true" : "false";
+    case Json::value_t::null: return "null";
+    case Json::value_t::object: return "a map";
+    case Json::value_t::array: return "a list";
+    default: return "an unsupported value";
+    }
+}
+
+/// The type only, for values that must not be echoed (secrets).
+std::string type_name(const Json& v) {
+    switch (v.type()) {
+    case Json::value_t::string: return "a string";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned: return "an integer";
+    case Json::value_t::number_float: return "a number";
+    case Json::value_t::boolean: return "a boolean";
+    case Json::value_t::null: return "null";
+    case Json::value_t::object: return "a map";
+    case Json::value_t::array: return "a list";
+    default: return "an unsupported value";
+    }
+}
+
+std::string one_of_list(std::initializer_list<std::string_view> options, std::string_view sep) {
+    std::string out;
+    for (const auto o : options) {
+        if (!out.empty()) out += sep;
+        out += o;
+    }
+    return out;
+}
+
+bool ends_with_ci(std::string_view text, std::string_view suffix) {
+    if (text.size() < suffix.size()) return false;
+    const auto tail = text.substr(text.size() - suffix.size());
+    for (std::size_t i = 0; i < suffix.size(); ++i) {
+        char c = tail[i];
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+        if (c != suffix[i]) return false;
+    }
+    return true;
+}
+
+[[noreturn]] void fail(const std::string& file, const std::string& path, const std::string& what) {
+    throw ConfigError(file + ": " + (path.empty() ? std::string("(top level)") : path) + ": " +
+                      what);
+}
+
+//------------------------------------------------------------------------------
+// Syntax: YAML and JSON into one Json tree
+
+/// YAML 1.2 core-schema resolution of a plain (unquoted) scalar. Quoted scalars stay strings,
+/// so `limit: "60"` is a string and fails the integer check, as the author asked for.
+Json plain_scalar(const std::string& s) {
+    if (s == "true" || s == "True" || s == "TRUE") return true;
+    if (s == "false" || s == "False" || s == "FALSE") return false;
+    if (s == "null" || s == "Null" || s == "NULL" || s == "~") return nullptr;
+
+    std::string_view digits = s;
+    if (!digits.empty() && (digits.front() == '-' || digits.front() == '+')) {
+        digits.remove_prefix(1);
+    }
+    const bool integral =
+        !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos;
+    if (integral) {
+        // from_chars rejects a leading '+'; skip it and keep the sign of '-'.
+        const char* first = s.data() + (s.front() == '+' ? 1 : 0);
+        std::int64_t n = 0;
+        const auto [end, ec] = std::from_chars(first, s.data() + s.size(), n);
+        if (ec == std::errc{} && end == s.data() + s.size()) return n;
+        // Too large for int64: leave it as text; the range check names it.
+    }
+    return s;
+}
+
+Json yaml_to_json(const YAML::Node& node, const std::string& file, const std::string& path) {
+    switch (node.Type()) {
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined: return nullptr;
+    case YAML::NodeType::Scalar:
+        // yaml-cpp tags plain scalars "?" and quoted or block scalars "!"; explicit tags
+        // (!!str ...) are kept as text too.
+        return node.Tag() == "?" ? plain_scalar(node.Scalar()) : Json(node.Scalar());
+    case YAML::NodeType::Sequence: {
+        Json arr = Json::array();
+        std::size_t i = 0;
+        for (const auto& item : node) {
+            arr.push_back(yaml_to_json(item, file, join(path, i)));
+            ++i;
+        }
+        return arr;
+    }
+    case YAML::NodeType::Map: {
+        Json obj = Json::object();
+        for (const auto& kv : node) {
+            if (!kv.first.IsScalar()) fail(file, path, "expected text keys, got a complex key");
+            const std::string& key = kv.first.Scalar();
+            const std::string child = join(path, key);
+            // yaml-cpp keeps both entries of a duplicated key; silently taking one would hide
+            // a copy-paste mistake such as two policies with the same name.
+            if (obj.contains(key)) fail(file, child, "duplicate key");
+            obj[key] = yaml_to_json(kv.second, file, child);
+        }
+        return obj;
+    }
+    }
+    return nullptr;
+}
+
+Json parse_yaml(std::string_view text, const std::string& file) {
+    YAML::Node root;
+    try {
+        root = YAML::Load(std::string(text));
+    } catch (const YAML::Exception& e) {
+        if (e.mark.is_null()) throw ConfigError(file + ": invalid YAML: " + e.msg);
+        throw ConfigError(file + ": line " + std::to_string(e.mark.line + 1) + ", column " +
+                          std::to_string(e.mark.column + 1) + ": invalid YAML: " + e.msg);
+    }
+    return yaml_to_json(root, file, "");
+}
+
+/// Tracks where the JSON parser is, so that a duplicated key (which nlohmann would silently
+/// overwrite) can be reported with its field path.
+class DuplicateKeyCheck {
+public:
+    explicit DuplicateKeyCheck(const std::string& file) : file_(file) {}
+
+    bool operator()(int /*depth*/, Json::parse_event_t event, Json& parsed) {
+        using E = Json::parse_event_t;
+        switch (event) {
+        case E::object_start:
+        case E::array_start:
+            frames_.push_back(Frame{event == E::object_start, element_path(), {}, {}, 0});
+            break;
+        case E::object_end:
+        case E::array_end: frames_.pop_back(); break;
+        case E::key: {
+            auto& f = frames_.back();
+            f.key = parsed.get<std::string>();
+            if (!f.keys.insert(f.key).second) fail(file_, join(f.path, f.key), "duplicate key");
+            break;
+        }
+        case E::value:
+            if (!frames_.empty() && !frames_.back().is_object) ++frames_.back().next_index;
+            break;
+        }
+        return true;
+    }
+
+private:
+    struct Frame {
+        bool is_object;
+        std::string path;
+        std::set<std::string> keys;
+        std::string key;         // the key whose value is being parsed (objects)
+        std::size_t next_index;  // index of the next element (arrays)
+    };
+
+    /// The path of the container that starts now, as a child of the enclosing one.
+    std::string element_path() {
+        if (frames_.empty()) return {};
+        auto& f = frames_.back();
+        if (f.is_object) return join(f.path, f.key);
+        return join(f.path, f.next_index++);
+    }
+
+    const std::string& file_;
+    std::vector<Frame> frames_;
+};
+
+Json parse_json(std::string_view text, const std::string& file) {
+    try {
+        return Json::parse(text, DuplicateKeyCheck(file), /*allow_exceptions=*/true,
+                           /*ignore_comments=*/false);
+    } catch (const nlohmann::json::parse_error& e) {
+        // what() reads "[json.exception.parse_error.101] parse error at line 3, column 5: ...".
+        const std::string what = e.what();
+        const auto at = what.find("line ");
+        const auto colon = at == std::string::npos ? std::string::npos : what.find(": ", at);
+        if (colon == std::string::npos) throw ConfigError(file + ": invalid JSON: " + what);
+        throw ConfigError(file + ": " + what.substr(at, colon - at) +
+                          ": invalid JSON: " + what.substr(colon + 2));
+    }
+}
+
+//------------------------------------------------------------------------------
+// Schema: one validator over the Json tree
+
+class Validator {
+public:
+    explicit Validator(const std::string& file) : file_(file) {}
+
+    Config run(const Json& root);
+
+private:
+    [[noreturn]] void fail(const std::string& path, const std::string& what) const {
+        policy::fail(file_, path, what);
+    }
+
+    /// The allow-list: every key of `obj` must be one of `allowed`.
+    void check_keys(const Json& obj, const std::string& path,
+                    std::initializer_list<std::string_view> allowed) const {
+        for (const auto& [key, value] : obj.items()) {
+            bool known = false;
+            for (const auto a : allowed) known = known || a == key;
+            if (!known) {
+                fail(join(path, key),
+                     "unknown key (expected one of: " + one_of_list(allowed, ", ") + ")");
+            }
+        }
+    }
+
+    static const Json* find(const Json& obj, std::string_view key) {
+        const auto it = obj.find(std::string(key));
+        return it == obj.end() ? nullptr : &*it;
+    }
+
+    const Json& require(const Json& obj, const std::string& path, std::string_view key,
+                        const std::string& expected) const {
+        const Json* v = find(obj, key);
+        if (v == nullptr) fail(join(path, key), "missing (expected " + expected + ")");
+        return *v;
+    }
+
+    std::string need_string(const Json& v, const std::string& path,
+                            const std::string& expected) const {
+        if (!v.is_string()) fail(path, "expected " + expected + ", got " + describe(v));
+        return v.get<std::string>();
+    }
+
+    std::int64_t need_int(const Json& v, const std::string& path, std::int64_t lo,
+                          std::int64_t hi) const {
+        const bool in_range = (v.is_number_integer() && !v.is_number_unsigned() &&
+                               v.get<std::int64_t>() >= lo && v.get<std::int64_t>() <= hi) ||
+                              (v.is_number_unsigned() && hi >= 0 &&
+                               v.get<std::uint64_t>() <= static_cast<std::uint64_t>(hi) &&
+                               static_cast<std::int64_t>(v.get<std::uint64_t>()) >= lo);
+        if (!in_range) {
+            fail(path, "expected an integer " + std::to_string(lo) + ".." + std::to_string(hi) +
+                           ", got " + describe(v));
+        }
+        return v.is_number_unsigned() ? static_cast<std::int64_t>(v.get<std::uint64_t>())
+                                      : v.get<std::int64_t>();
+    }
+
+    bool need_bool(const Json& v, const std::string& path) const {
+        if (!v.is_boolean()) fail(path, "expected true or false, got " + describe(v));
+        return v.get<bool>();
+    }
+
+    std::string need_one_of(const Json& v, const std::string& path,
+                            std::initializer_list<std::string_view> options) const {
+        if (v.is_string()) {
+            for (const auto o : options) {
+                if (o == v.get_ref<const std::string&>()) return std::string(o);
+            }
+        }
+        fail(path, "expected one of " + one_of_list(options, ", ") + ", got " + describe(v));
+    }
+
+    std::chrono::milliseconds need_duration(const Json& v, const std::string& path) const {
+        // `window: 60` arrives as an integer; parse its text so the message shows the missing unit.
+        std::string text;
+        if (v.is_string()) {
+            text = v.get<std::string>();
+        } else if (v.is_number_integer()) {
+            text = describe(v);
+        } else {
+            fail(path, std::string("expected ") + duration_example + ", got " + describe(v));
+        }
+        const auto d = parse_duration(text);
+        if (!d) fail(path, d.error().detail);
+        return *d;
+    }
+
+    void read_policies(const Json& root, Registry& reg) const;
+    Policy read_policy(const std::string& name, const Json& body, const std::string& path) const;
+    void read_routes(const Json& v, Registry& reg) const;
+    void read_identity(const Json& v, Registry& reg) const;
+    void read_trusted_proxies(const Json& v, Registry& reg) const;
+    void read_settings(const Json& root, FileSettings& s) const;
+
+    const std::string& file_;
+};
+
+Config Validator::run(const Json& root) {
+    if (!root.is_object()) {
+        fail("", "expected a map of settings (at least \"policies\"), got " + describe(root));
+    }
+    check_keys(
+        root, "",
+        {"prefix", "default_policy", "policies", "routes", "identity", "trusted_proxies", "auth",
+         "hash_secret", "listen", "redis", "threads", "log_level", "log_format", "store_timeout"});
+
+    Config cfg;
+    Registry& reg = cfg.registry;
+    reg.source_file = file_;
+
+    if (const Json* v = find(root, "prefix")) {
+        // The prefix shares the policy-name alphabet, which has no ':' (contract §5).
+        reg.prefix = need_string(*v, "prefix", std::string("a key prefix of ") + name_charset);
+        if (!check::is_valid_policy_name(reg.prefix)) {
+            fail("prefix", std::string("expected ") + name_charset + ", got " + describe(*v));
+        }
+    }
+
+    read_policies(root, reg);
+
+    if (const Json* v = find(root, "default_policy")) {
+        const std::string name = need_string(*v, "default_policy", "a policy name");
+        if (reg.find(name) == nullptr) {
+            fail("default_policy", quote(name) + " is not a defined policy");
+        }
+        reg.default_policy = name;
+    }
+
+    if (const Json* v = find(root, "routes")) read_routes(*v, reg);
+    if (const Json* v = find(root, "identity")) read_identity(*v, reg);
+    if (const Json* v = find(root, "trusted_proxies")) read_trusted_proxies(*v, reg);
+
+    if (const Json* v = find(root, "auth"); v != nullptr && !v->is_null()) {
+        if (!v->is_object()) fail("auth", "expected a map with deny_status, got " + describe(*v));
+        check_keys(*v, "auth", {"deny_status"});
+        if (const Json* s = find(*v, "deny_status")) {
+            reg.auth.deny_status = static_cast<int>(need_int(*s, "auth.deny_status", 400, 599));
+        }
+    }
+
+    if (const Json* v = find(root, "hash_secret")) {
+        // Never echo the value: it is a secret.
+        if (!v->is_string()) {
+            fail("hash_secret", "expected a string of at least 16 bytes, got " + type_name(*v));
+        }
+        const auto& secret = v->get_ref<const std::string&>();
+        if (secret.size() < 16) {
+            fail("hash_secret", "expected at least 16 bytes, got " + std::to_string(secret.size()));
+        }
+        reg.hash_secret = secret;
+    }
+
+    read_settings(root, cfg.settings);
+    return cfg;
+}
+
+void Validator::read_policies(const Json& root, Registry& reg) const {
+    const std::string expected = "a map of policy names to policies";
+    const Json& v = require(root, "", "policies", expected);
+    if (!v.is_object()) fail("policies", "expected " + expected + ", got " + describe(v));
+    if (v.empty()) fail("policies", "expected at least one policy");
+    for (const auto& [name, body] : v.items()) {
+        const std::string path = join("policies", name);
+        if (name == no_policy) {
+            fail(path, "\"none\" is reserved for routes that are not limited; choose another name");
+        }
+        if (!check::is_valid_policy_name(name)) {
+            fail(path, std::string("expected a policy name of ") + name_charset);
+        }
+        reg.policies.emplace(name, read_policy(name, body, path));
+    }
+}
+
+Policy Validator::read_policy(const std::string& name, const Json& body,
+                              const std::string& path) const {
+    if (!body.is_object()) {
+        fail(path, "expected a map with algorithm, limit and window, got " + describe(body));
+    }
+    check_keys(body, path, {"algorithm", "limit", "window", "burst", "on_store_error"});
+
+    Policy p;
+    p.name = name;
+
+    const std::string alg_path = join(path, "algorithm");
+    const std::string alg = need_one_of(
+        require(body, path, "algorithm", "one of token_bucket, sliding_log, fixed_window"),
+        alg_path, {"token_bucket", "sliding_log", "fixed_window"});
+    p.algorithm = alg == "token_bucket"  ? Algorithm::token_bucket
+                  : alg == "sliding_log" ? Algorithm::sliding_log
+                                         : Algorithm::fixed_window;
+
+    const std::string limit_range = "an integer 1.." + std::to_string(max_limit);
+    const std::string limit_path = join(path, "limit");
+    p.limit = need_int(require(body, path, "limit", limit_range), limit_path, 1, max_limit);
+
+    const std::string window_path = join(path, "window");
+    const Json& window = require(body, path, "window", duration_example);
+    p.window = need_duration(window, window_path);
+    if (p.window > max_window) fail(window_path, "expected at most 365d, got " + describe(window));
+
+    p.burst = p.limit;
+    if (const Json* v = find(body, "burst")) {
+        const std::string burst_path = join(path, "burst");
+        if (p.algorithm != Algorithm::token_bucket) {
+            fail(burst_path,
+                 std::string("only allowed with algorithm token_bucket, this policy uses ") + alg);
+        }
+        p.burst = need_int(*v, burst_path, 1, max_limit);
+    }
+
+    if (const Json* v = find(body, "on_store_error")) {
+        p.on_store_error =
+            need_one_of(*v, join(path, "on_store_error"), {"allow", "deny"}) == "deny"
+                ? OnStoreError::deny
+                : OnStoreError::allow;
+    }
+
+    if (p.algorithm == Algorithm::sliding_log && p.limit > max_sliding_log_limit) {
+        fail(limit_path,
+             "expected at most " + std::to_string(max_sliding_log_limit) +
+                 " for sliding_log (each admitted unit is one sorted-set member in Redis), got " +
+                 std::to_string(p.limit));
+    }
+    if (p.algorithm == Algorithm::token_bucket && p.burst > max_exact_double / p.window.count()) {
+        // The Lua script scales tokens by milliseconds in doubles; beyond 2^53 it would round.
+        fail(path,
+             "expected burst * window in ms <= 2^53 (9007199254740992) so the token bucket stays "
+             "exact in Lua, got " +
+                 std::to_string(p.burst) + " * " + std::to_string(p.window.count()));
+    }
+    return p;
+}
+
+void Validator::read_routes(const Json& v, Registry& reg) const {
+    if (v.is_null()) return;  // `routes:` with every entry commented out
+    if (!v.is_array()) fail("routes", "expected a list of routes, got " + describe(v));
+    std::size_t i = 0;
+    for (const auto& item : v) {
+        const std::string path = join("routes", i++);
+        if (!item.is_object()) {
+            fail(path, "expected a map with path and policy, got " + describe(item));
+        }
+        check_keys(item, path, {"method", "path", "policy", "scope"});
+
+        Route r;
+        const std::string path_path = join(path, "path");
+        const std::string path_expected = "a path starting with '/'";
+        r.path = need_string(require(item, path, "path", path_expected), path_path, path_expected);
+        if (!r.path.starts_with('/')) {
+            fail(path_path, "expected " + path_expected + ", got " + quote(r.path));
+        }
+        if (const auto star = r.path.find('*');
+            star != std::string::npos && star + 1 != r.path.size()) {
+            fail(path_path, "expected '*' only at the end (a prefix match), got " + quote(r.path));
+        }
+
+        if (const Json* m = find(item, "method")) {
+            const std::string method_path = join(path, "method");
+            const std::string expected = "an HTTP method such as GET or POST (letters only)";
+            std::string method = need_string(*m, method_path, expected);
+            bool letters = !method.empty();
+            for (char& c : method) {
+                if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+                letters = letters && c >= 'A' && c <= 'Z';
+            }
+            if (!letters) fail(method_path, "expected " + expected + ", got " + describe(*m));
+            r.method = std::move(method);
+        }
+
+        const std::string policy_path = join(path, "policy");
+        r.policy = need_string(require(item, path, "policy", "a policy name or \"none\""),
+                               policy_path, "a policy name or \"none\"");
+        if (r.policy != no_policy && reg.find(r.policy) == nullptr) {
+            fail(policy_path, quote(r.policy) + " is not a defined policy");
+        }
+
+        if (const Json* s = find(item, "scope")) {
+            const std::string scope_path = join(path, "scope");
+            std::string scope = need_string(*s, scope_path, "a scope such as POST_/v1/exports");
+            if (const auto ok = check::validate_scope(scope); !ok) {
+                // The detail starts with "scope: "; the field path replaces it.
+                // error() returns by value: keep a copy, not a view into a temporary.
+                std::string detail = ok.error().detail;
+                if (detail.starts_with("scope: ")) detail.erase(0, 7);
+                fail(scope_path, detail);
+            }
+            r.scope = std::move(scope);
+        }
+        reg.routes.push_back(std::move(r));
+    }
+}
+
+void Validator::read_identity(const Json& v, Registry& reg) const {
+    if (v.is_null()) return;
+    if (!v.is_array()) fail("identity", "expected a list of identity sources, got " + describe(v));
+    const std::string shape =
+        "expected exactly one of {header: NAME [, hash: true|false]} or {client_ip: true}";
+    std::size_t i = 0;
+    for (const auto& item : v) {
+        const std::string path = join("identity", i++);
+        if (!item.is_object()) fail(path, shape + ", got " + describe(item));
+        check_keys(item, path, {"header", "hash", "client_ip"});
+        const Json* header = find(item, "header");
+        const Json* client_ip = find(item, "client_ip");
+        const Json* hash = find(item, "hash");
+        if ((header == nullptr) == (client_ip == nullptr)) fail(path, shape);
+
+        IdentitySource src;
+        if (client_ip != nullptr) {
+            if (hash != nullptr) fail(join(path, "hash"), "only allowed with header");
+            if (!client_ip->is_boolean() || !client_ip->get<bool>()) {
+                fail(join(path, "client_ip"), "expected true, got " + describe(*client_ip));
+            }
+            src.kind = IdentitySource::Kind::client_ip;
+        } else {
+            const std::string header_path = join(path, "header");
+            const std::string expected = "a header name such as X-Tenant-Id";
+            src.header = need_string(*header, header_path, expected);
+            // RFC 9110 token characters: anything else can never name a received header.
+            const bool token =
+                !src.header.empty() && src.header.find_first_not_of(
+                                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                           "0123456789!#$%&'*+-.^_`|~") == std::string::npos;
+            if (!token) fail(header_path, "expected " + expected + ", got " + describe(*header));
+            if (hash != nullptr) src.hash = need_bool(*hash, join(path, "hash"));
+        }
+        reg.identity.push_back(std::move(src));
+    }
+}
+
+void Validator::read_trusted_proxies(const Json& v, Registry& reg) const {
+    if (v.is_null()) return;
+    const std::string expected =
+        "an IPv4 or IPv6 address or CIDR such as \"10.0.0.0/8\" or \"::1/128\"";
+    if (!v.is_array()) fail("trusted_proxies", "expected a list of CIDRs, got " + describe(v));
+    std::size_t i = 0;
+    for (const auto& item : v) {
+        const std::string path = join("trusted_proxies", i++);
+        const auto net =
+            item.is_string() ? parse_cidr(item.get_ref<const std::string&>()) : std::nullopt;
+        if (!net) fail(path, "expected " + expected + ", got " + describe(item));
+        reg.trusted_proxies.push_back(*net);
+    }
+}
+
+/// "HOST:PORT" with an IPv6 host in brackets; port 0..65535 (0: pick a free port).
+bool is_host_port(std::string_view s) {
+    std::string_view host;
+    std::string_view port;
+    if (s.starts_with('[')) {
+        const auto close = s.find("]:");
+        if (close == std::string_view::npos) return false;
+        host = s.substr(1, close - 1);
+        port = s.substr(close + 2);
+    } else {
+        const auto colon = s.rfind(':');
+        if (colon == std::string_view::npos) return false;
+        host = s.substr(0, colon);
+        port = s.substr(colon + 1);
+        if (host.find(':') != std::string_view::npos) return false;  // unbracketed IPv6
+    }
+    if (host.empty() || host.find_first_of(" \t[]/") != std::string_view::npos) return false;
+    if (port.empty() || port.size() > 5 ||
+        port.find_first_not_of("0123456789") != std::string_view::npos) {
+        return false;
+    }
+    return std::stoi(std::string(port)) <= 65535;
+}
+
+void Validator::read_settings(const Json& root, FileSettings& s) const {
+    if (const Json* v = find(root, "listen")) {
+        const std::string expected = "HOST:PORT such as \"127.0.0.1:8080\" or \"[::1]:8080\"";
+        const std::string listen = need_string(*v, "listen", expected);
+        if (!is_host_port(listen)) fail("listen", "expected " + expected + ", got " + describe(*v));
+        s.listen = listen;
+    }
+    if (const Json* v = find(root, "redis")) {
+        // The URL may carry a password: say what is wrong without echoing it.
+        const std::string expected = "a URL such as \"redis://127.0.0.1:6379\"";
+        if (!v->is_string()) fail("redis", "expected " + expected + ", got " + type_name(*v));
+        if (!v->get_ref<const std::string&>().starts_with("redis://")) {
+            fail("redis", "expected " + expected + " (starting with \"redis://\")");
+        }
+        s.redis = v->get<std::string>();
+    }
+    if (const Json* v = find(root, "threads")) {
+        s.threads = static_cast<int>(need_int(*v, "threads", 1, 256));
+    }
+    if (const Json* v = find(root, "log_level")) {
+        s.log_level = need_one_of(*v, "log_level", {"trace", "debug", "info", "warn", "error"});
+    }
+    if (const Json* v = find(root, "log_format")) {
+        s.log_format = need_one_of(*v, "log_format", {"text", "json"});
+    }
+    if (const Json* v = find(root, "store_timeout")) {
+        s.store_timeout = need_duration(*v, "store_timeout");
+    }
+}
+
+}  // namespace
+
+Config parse_config(std::string_view text, const std::string& file_name) {
+    Json tree;
+    if (ends_with_ci(file_name, ".yaml") || ends_with_ci(file_name, ".yml")) {
+        tree = parse_yaml(text, file_name);
+    } else if (ends_with_ci(file_name, ".json")) {
+        tree = parse_json(text, file_name);
+    } else {
+        throw ConfigError(file_name + ": expected a .yaml, .yml or .json file");
+    }
+    return Validator(file_name).run(tree);
+}
+
+Config load_config(const std::string& path) {
+    const auto cannot_read = [&](int err) {
+        return ConfigError(path + ": cannot read: " + std::generic_category().message(err));
+    };
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw cannot_read(errno);
+
+    std::string text;
+    char buf[64 * 1024];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int err = errno;
+            ::close(fd);
+            throw cannot_read(err);
+        }
+        if (n == 0) break;
+        text.append(buf, static_cast<std::size_t>(n));
+        if (text.size() > max_file_bytes) {
+            ::close(fd);
+            throw ConfigError(path + ": cannot read: larger than 16 MiB");
+        }
+    }
+    ::close(fd);
+    return parse_config(text, path);
+}
+
+}  // namespace ratelimitd::policy

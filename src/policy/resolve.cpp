@@ -1,0 +1,108 @@
+// Policy resolution: request policy, else first matching route, else default_policy.
+#include "ratelimitd/policy/resolve.hpp"
+
+namespace ratelimitd::policy {
+namespace {
+
+constexpr std::size_t max_echo_bytes = 64;    // the name comes from the request: keep it short
+constexpr std::size_t max_known_listed = 20;  // a huge registry must not make a huge detail
+
+/// The name in double quotes with non-printable bytes, '"' and '\' as \xNN, so a detail never
+/// carries raw request bytes into logs or JSON.
+std::string quote(std::string_view text) {
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out = "\"";
+    for (std::size_t i = 0; i < text.size() && i < max_echo_bytes; ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+            out += static_cast<char>(c);
+        } else {
+            out += "\\x";
+            out += hex[c >> 4];
+            out += hex[c & 0xf];
+        }
+    }
+    if (text.size() > max_echo_bytes) out += "...";
+    out += '"';
+    return out;
+}
+
+Problem unknown_policy(const Registry& reg, std::string_view name) {
+    std::string detail = "policy: " + quote(name) + " is not defined (known: ";
+    std::size_t listed = 0;
+    for (const auto& [known, p] : reg.policies) {
+        if (listed == max_known_listed) {
+            detail += ", ...";
+            break;
+        }
+        if (listed++ > 0) detail += ", ";
+        detail += known;
+    }
+    detail += ')';
+    return Problem{errc::unknown_policy, std::move(detail)};
+}
+
+char ascii_upper(char c) noexcept {
+    return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
+}
+
+/// Route methods are stored upper-case; callers of /v1/check may write "post".
+bool same_method(std::string_view route_method, std::string_view method) noexcept {
+    if (route_method.size() != method.size()) return false;
+    for (std::size_t i = 0; i < method.size(); ++i) {
+        if (route_method[i] != ascii_upper(method[i])) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+const Route* match_route(const Registry& reg, std::string_view method, std::string_view path) {
+    // An X-Original-URI carries the query; '?' and '#' never belong to a path (RFC 3986).
+    path = path.substr(0, path.find_first_of("?#"));
+    for (const auto& route : reg.routes) {
+        if (route.method && !same_method(*route.method, method)) continue;
+        const std::string_view pattern = route.path;
+        const bool matches = !pattern.empty() && pattern.back() == '*'
+                                 ? path.starts_with(pattern.substr(0, pattern.size() - 1))
+                                 : path == pattern;
+        if (matches) return &route;
+    }
+    return nullptr;
+}
+
+result<Resolved> resolve(const Registry& reg, const check::CheckRequest& req) {
+    const Route* route = nullptr;
+    std::string_view name;
+    if (req.policy) {
+        // "none" is only a route target: a caller naming it directly gets unknown_policy,
+        // so a request body can never switch limiting off by itself.
+        name = *req.policy;
+    } else {
+        if (req.path) route = match_route(reg, req.method.value_or(std::string{}), *req.path);
+        if (route != nullptr) {
+            name = route->policy;
+        } else if (reg.default_policy) {
+            name = *reg.default_policy;
+        } else {
+            return Problem{errc::unknown_policy,
+                           "policy: not given, no route matches and no default_policy is set"};
+        }
+    }
+
+    Resolved out;
+    if (req.scope) {
+        out.scope = *req.scope;
+    } else if (route != nullptr && route->scope) {
+        out.scope = *route->scope;
+    } else {
+        out.scope = "global";
+    }
+
+    if (route != nullptr && route->policy == no_policy) return out;  // not limited
+    out.policy = reg.find(name);
+    if (out.policy == nullptr) return unknown_policy(reg, name);
+    return out;
+}
+
+}  // namespace ratelimitd::policy

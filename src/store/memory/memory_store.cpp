@@ -1,0 +1,369 @@
+// The embedded store: lua/token_bucket.lua, sliding_log.lua and fixed_window.lua in C++.
+#include "ratelimitd/store/memory/memory_store.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace ratelimitd::store::memory {
+namespace {
+
+using policy::Algorithm;
+using policy::Policy;
+
+// Integer rounding with the results of the scripts' math.ceil / math.floor of a double
+// quotient: every operand stays below 2^53 (the config loader guarantees it), where the
+// double quotient of two integers never rounds across an integer, so these are exact.
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {  // b > 0
+    return a / b + ((a % b) > 0 ? 1 : 0);
+}
+std::int64_t floor_div(std::int64_t a, std::int64_t b) {  // b > 0
+    return a / b - ((a % b) < 0 ? 1 : 0);
+}
+
+// What each algorithm decides; the reply's seconds are derived from it in one place, as the
+// last lines of every script do.
+struct Reply {
+    bool allowed = false;
+    std::int64_t remaining = 0;
+    std::int64_t reset_ms = 0;  // absolute, epoch ms
+};
+
+// token_bucket.lua's hash {l, t}: level in units of 1/window_ms token, ms of the last admit.
+struct TokenBucketState {
+    std::int64_t level = 0;
+    std::int64_t t = 0;
+};
+
+// One distinct admit time of the sliding log, standing for `cum - previous cum` units that
+// the script stores as that many sorted-set members with the same score. `cum` is a running
+// total so counting a score range and finding the n-th unit are binary searches.
+struct Mark {
+    std::int64_t ms = 0;
+    std::int64_t cum = 0;
+};
+
+// sliding_log.lua's sorted set: marks_[head_..] sorted by ms; marks before head_ have been
+// removed (ZREMRANGEBYSCORE) and wait for compaction, so removal from the front is O(1)
+// amortised. base_ is the running total before the first live mark.
+struct SlidingLogState {
+    std::vector<Mark> marks;
+    std::size_t head = 0;
+    std::int64_t base = 0;
+};
+
+// fixed_window.lua's counter.
+struct FixedWindowState {
+    std::int64_t count = 0;
+};
+
+struct Entry {
+    // Redis's PEXPIREAT: the entry is absent once now >= expire_at.
+    std::int64_t expire_at = 0;
+    std::variant<TokenBucketState, SlidingLogState, FixedWindowState> state;
+};
+
+bool expired(const Entry& e, std::int64_t now) { return now >= e.expire_at; }
+
+// Index of the variant alternative that holds an algorithm's state.
+std::size_t state_index(Algorithm a) {
+    switch (a) {
+        case Algorithm::token_bucket: return 0;
+        case Algorithm::sliding_log: return 1;
+        case Algorithm::fixed_window: return 2;
+    }
+    return 0;
+}
+
+using Map = std::unordered_map<std::string, Entry>;
+
+// The lookup the scripts start with: the live entry of `key`, or nullptr when the key is
+// absent in Redis terms. An expired entry is erased here, as Redis does on access. An entry
+// written by another algorithm (the policy changed algorithm on reload) counts as absent:
+// Redis would answer WRONGTYPE until the key expires, which helps nobody.
+Entry* find_live(Map& map, const std::string& key, Algorithm algorithm, std::int64_t now) {
+    auto it = map.find(key);
+    if (it == map.end()) return nullptr;
+    if (expired(it->second, now) || it->second.state.index() != state_index(algorithm)) {
+        map.erase(it);
+        return nullptr;
+    }
+    return &it->second;
+}
+
+Entry& insert(Map& map, const std::string& key, Algorithm algorithm) {
+    Entry& e = map[key];
+    switch (algorithm) {
+        case Algorithm::token_bucket: e.state.emplace<TokenBucketState>(); break;
+        case Algorithm::sliding_log: e.state.emplace<SlidingLogState>(); break;
+        case Algorithm::fixed_window: e.state.emplace<FixedWindowState>(); break;
+    }
+    return e;
+}
+
+// lua/token_bucket.lua.
+Reply token_bucket(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
+                   std::int64_t now) {
+    const std::int64_t limit = p.limit;
+    const std::int64_t window = p.window.count();
+    const std::int64_t capacity = p.burst * window;
+    const std::int64_t need = cost * window;
+
+    Entry* e = find_live(map, key, Algorithm::token_bucket, now);
+    std::int64_t level = capacity;
+    if (e != nullptr) {
+        const auto& s = std::get<TokenBucketState>(e->state);
+        const std::int64_t elapsed = std::max<std::int64_t>(0, now - s.t);  // clock stepped back: no refill
+        // min(capacity, l + elapsed * limit) without overflowing when elapsed is huge.
+        const std::int64_t missing = capacity - s.level;
+        level = missing <= 0 || elapsed >= ceil_div(missing, limit) ? capacity
+                                                                      : s.level + elapsed * limit;
+        level = std::min(level, capacity);
+    }
+
+    Reply r;
+    if (level >= need) {
+        r.allowed = true;
+        level -= need;
+        if (e == nullptr) e = &insert(map, key, Algorithm::token_bucket);
+        e->state = TokenBucketState{level, now};
+        e->expire_at = now + ceil_div(capacity - level, limit);
+        // reset: when the next whole token is back
+        const std::int64_t tokens = floor_div(level, window);
+        r.reset_ms = now + ceil_div((tokens + 1) * window - level, limit);
+    } else {
+        // reset: when `cost` tokens are back; a denied check writes nothing
+        r.reset_ms = now + ceil_div(need - level, limit);
+    }
+    r.remaining = floor_div(level, window);
+    return r;
+}
+
+// lua/sliding_log.lua.
+Reply sliding_log(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
+                  std::int64_t now) {
+    const std::int64_t limit = p.limit;
+    const std::int64_t window = p.window.count();
+    const std::int64_t after = now - window;  // exclusive lower bound of the window
+
+    Entry* e = find_live(map, key, Algorithm::sliding_log, now);
+    SlidingLogState empty;
+    SlidingLogState* s = e != nullptr ? &std::get<SlidingLogState>(e->state) : &empty;
+    auto live_begin = s->marks.begin() + static_cast<std::ptrdiff_t>(s->head);
+    // ZCOUNT (after, +inf]: the first mark inside the window, and the units before it.
+    auto first = std::upper_bound(live_begin, s->marks.end(), after,
+                                  [](std::int64_t v, const Mark& m) { return v < m.ms; });
+    std::int64_t before = first == live_begin ? s->base : std::prev(first)->cum;
+    const std::int64_t total = s->marks.size() > s->head ? s->marks.back().cum : s->base;
+    std::int64_t count = total - before;
+
+    Reply r;
+    std::int64_t nth = 0;
+    if (count + cost <= limit) {
+        r.allowed = true;
+        if (e == nullptr) {
+            e = &insert(map, key, Algorithm::sliding_log);
+            s = &std::get<SlidingLogState>(e->state);
+            first = s->marks.begin();
+        }
+        // ZREMRANGEBYSCORE -inf..after: exactly the marks before `first`.
+        s->head = static_cast<std::size_t>(first - s->marks.begin());
+        s->base = before;
+        // Compact once half the vector is dead, so removal stays O(1) amortised.
+        if (s->head > 0 && s->head * 2 >= s->marks.size()) {
+            s->marks.erase(s->marks.begin(), s->marks.begin() + static_cast<std::ptrdiff_t>(s->head));
+            s->head = 0;
+            if (s->marks.capacity() > 2 * s->marks.size() + 8) s->marks.shrink_to_fit();
+        }
+        // ZADD `cost` members scored now.
+        if (s->marks.size() > s->head && s->marks.back().ms == now) {
+            s->marks.back().cum += cost;
+        } else if (s->marks.size() == s->head || s->marks.back().ms < now) {
+            const std::int64_t last = s->marks.size() > s->head ? s->marks.back().cum : s->base;
+            s->marks.push_back(Mark{now, last + cost});
+        } else {
+            // The clock stepped back below the newest score: insert in score order and shift
+            // the running totals after it. Rare, so O(n) is fine.
+            auto pos = std::lower_bound(s->marks.begin() + static_cast<std::ptrdiff_t>(s->head),
+                                        s->marks.end(), now,
+                                        [](const Mark& m, std::int64_t v) { return m.ms < v; });
+            if (pos != s->marks.end() && pos->ms == now) {
+                for (auto it = pos; it != s->marks.end(); ++it) it->cum += cost;
+            } else {
+                const std::int64_t prev_cum =
+                    pos == s->marks.begin() + static_cast<std::ptrdiff_t>(s->head) ? s->base
+                                                                                   : std::prev(pos)->cum;
+                pos = s->marks.insert(pos, Mark{now, prev_cum + cost});
+                for (auto it = std::next(pos); it != s->marks.end(); ++it) it->cum += cost;
+            }
+        }
+        e->expire_at = now + window;  // PEXPIRE window
+        count += cost;
+        before = s->base;  // everything before the window was just removed
+        nth = 1;           // reset: when the oldest entry leaves the window
+    } else {
+        nth = count + cost - limit;  // reset: when enough entries have left for `cost` to fit
+    }
+
+    // ZRANGEBYSCORE (after, +inf] LIMIT nth-1 1: the first mark whose running total reaches
+    // the nth unit of the window.
+    live_begin = s->marks.begin() + static_cast<std::ptrdiff_t>(s->head);
+    auto mark = std::lower_bound(live_begin, s->marks.end(), before + nth,
+                                 [](const Mark& m, std::int64_t v) { return m.cum < v; });
+    // Only a cost above the limit (a broken precondition; the script would fail) finds none.
+    r.reset_ms = (mark != s->marks.end() ? mark->ms : now) + window;
+    r.remaining = limit - count;
+    return r;
+}
+
+// lua/fixed_window.lua.
+Reply fixed_window(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
+                   std::int64_t now) {
+    const std::int64_t limit = p.limit;
+    const std::int64_t window = p.window.count();
+
+    Entry* e = find_live(map, key, Algorithm::fixed_window, now);
+    std::int64_t count = e != nullptr ? std::get<FixedWindowState>(e->state).count : 0;
+
+    Reply r;
+    if (count + cost <= limit) {
+        r.allowed = true;
+        if (e == nullptr) {
+            // A new window: INCRBY creates the counter and PEXPIRE starts the window.
+            e = &insert(map, key, Algorithm::fixed_window);
+            e->expire_at = now + window;
+        }
+        count += cost;
+        std::get<FixedWindowState>(e->state).count = count;  // INCRBY keeps the TTL
+    }
+    // PTTL of a live key; a counter of 0 (nothing ever admitted) has no TTL to report.
+    const std::int64_t ttl = count > 0 ? e->expire_at - now : 0;
+    r.reset_ms = now + ttl;
+    r.remaining = limit - count;
+    return r;
+}
+
+// 64 shards keep two threads on different keys off each other's lock (see
+// bench/memory_store_bytes.md); each shard sits on its own cache lines.
+constexpr std::size_t shard_count = 64;
+// Buckets of its shard that each apply() inspects for expired entries: enough to visit the
+// whole map once per (buckets / 2) checks of the shard, cheap enough not to show.
+constexpr std::size_t sweep_buckets_per_check = 2;
+
+struct alignas(64) Shard {
+    mutable std::mutex mutex;
+    Map map;
+    std::size_t sweep_cursor = 0;  // next bucket of the incremental sweep
+};
+
+// Drops the expired entries of bucket `bucket`. Keys are copied before erasing because
+// erase(key) must not be handed a reference into the node it destroys.
+std::size_t sweep_bucket(Map& map, std::size_t bucket, std::int64_t now) {
+    std::array<std::string, 4> doomed;
+    std::size_t n = 0;
+    std::size_t dropped = 0;
+    for (auto it = map.begin(bucket); it != map.end(bucket); ++it) {
+        if (expired(it->second, now)) {
+            doomed[n++] = it->first;
+            if (n == doomed.size()) break;  // the rest waits for the next pass
+        }
+    }
+    for (std::size_t i = 0; i < n; ++i) dropped += map.erase(doomed[i]);
+    return dropped;
+}
+
+}  // namespace
+
+struct MemoryStore::Impl {
+    explicit Impl(const Clock& c) : clock(c) {}
+
+    Shard& shard_of(const std::string& key) { return shards[std::hash<std::string>{}(key) % shard_count]; }
+
+    const Clock& clock;
+    std::array<Shard, shard_count> shards;
+};
+
+MemoryStore::MemoryStore(const Clock& clock) : impl_(std::make_unique<Impl>(clock)) {}
+
+MemoryStore::~MemoryStore() = default;
+
+check::Verdict MemoryStore::decide(const policy::Policy& p, const std::string& key,
+                                   std::uint32_t cost) {
+    Shard& shard = impl_->shard_of(key);
+    const auto c = static_cast<std::int64_t>(cost);
+    Reply r;
+    std::int64_t now = 0;
+    {
+        std::lock_guard lock(shard.mutex);
+        // Read the clock under the lock, as Redis reads TIME inside the script: checks of one
+        // key then see non-decreasing times in the order they are decided.
+        now = impl_->clock.now_ms();
+        switch (p.algorithm) {
+            case Algorithm::token_bucket: r = token_bucket(shard.map, key, p, c, now); break;
+            case Algorithm::sliding_log: r = sliding_log(shard.map, key, p, c, now); break;
+            case Algorithm::fixed_window: r = fixed_window(shard.map, key, p, c, now); break;
+        }
+        for (std::size_t i = 0; i < sweep_buckets_per_check; ++i) {
+            if (shard.sweep_cursor >= shard.map.bucket_count()) shard.sweep_cursor = 0;
+            sweep_bucket(shard.map, shard.sweep_cursor++, now);
+        }
+    }
+    // The last lines of every script, from {allowed, remaining, reset_ms}.
+    check::WindowState w;
+    w.policy = p.name;
+    w.allowed = r.allowed;
+    w.limit = p.limit;
+    w.window_s = std::max<std::int64_t>(1, ceil_div(p.window.count(), 1000));
+    w.remaining = r.remaining;
+    w.reset_epoch_s = ceil_div(r.reset_ms, 1000);
+    w.reset_after_s = ceil_div(r.reset_ms - now, 1000);
+    w.retry_after_s = r.allowed ? 0 : std::max<std::int64_t>(1, w.reset_after_s);
+    check::Verdict v;
+    v.allowed = r.allowed;
+    v.windows.push_back(std::move(w));
+    return v;
+}
+
+boost::asio::awaitable<result<check::Verdict>> MemoryStore::apply(const policy::Policy& p,
+                                                                  std::string key,
+                                                                  std::uint32_t cost) {
+    // Decided synchronously: holding a shard lock for microseconds beats a thread hop.
+    co_return decide(p, key, cost);
+}
+
+boost::asio::awaitable<bool> MemoryStore::ready() { co_return true; }
+
+std::string MemoryStore::describe() const { return "embedded (per-instance limits)"; }
+
+std::size_t MemoryStore::sweep_expired() {
+    std::size_t dropped = 0;
+    for (Shard& shard : impl_->shards) {
+        std::lock_guard lock(shard.mutex);
+        const std::int64_t now = impl_->clock.now_ms();
+        dropped += std::erase_if(shard.map, [now](const auto& kv) { return expired(kv.second, now); });
+        // Give back the bucket array after a burst of tenants has gone.
+        if (shard.map.bucket_count() > 64 && shard.map.size() * 4 < shard.map.bucket_count()) {
+            shard.map.rehash(0);
+            shard.sweep_cursor = 0;
+        }
+    }
+    return dropped;
+}
+
+std::size_t MemoryStore::key_count() const {
+    std::size_t n = 0;
+    for (const Shard& shard : impl_->shards) {
+        std::lock_guard lock(shard.mutex);
+        n += shard.map.size();
+    }
+    return n;
+}
+
+}  // namespace ratelimitd::store::memory

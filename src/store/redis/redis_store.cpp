@@ -1,0 +1,104 @@
+// RedisStore: EVALSHA over this thread's pipelined connections; NOSCRIPT reloads invisibly.
+#include "ratelimitd/store/redis/redis_store.hpp"
+
+#include "ratelimitd/store/redis/verdict_reply.hpp"
+
+#include <boost/asio/use_awaitable.hpp>
+
+namespace ratelimitd::store::redis {
+
+namespace net = boost::asio;
+
+RedisStore::RedisStore(net::any_io_executor ex, Endpoint endpoint, std::chrono::milliseconds timeout,
+                       std::string instance_id, int connections)
+    : endpoint_(std::move(endpoint)), timeout_(timeout), instance_id_(std::move(instance_id)) {
+    for (int i = 0; i < connections; ++i) {
+        connections_.push_back(std::make_shared<Connection>(ex, endpoint_));
+        connections_.back()->start();
+    }
+}
+
+RedisStore::~RedisStore() { stop(); }
+
+void RedisStore::stop() {
+    for (auto& c : connections_) c->stop();
+}
+
+bool RedisStore::any_ready() const noexcept {
+    for (const auto& c : connections_) {
+        if (c->ready()) return true;
+    }
+    return false;
+}
+
+std::string RedisStore::describe() const { return endpoint_.describe(); }
+
+// Round-robin over ready connections; a connection still connecting queues commands in
+// order behind its setup, so it is the fallback when none is ready yet.
+Connection* RedisStore::pick() noexcept {
+    const size_t n = connections_.size();
+    for (size_t i = 0; i < n; ++i) {
+        auto& c = connections_[(next_ + i) % n];
+        if (c->ready()) {
+            next_ = (next_ + i + 1) % n;
+            return c.get();
+        }
+    }
+    for (auto& c : connections_) {
+        if (c->usable()) return c.get();
+    }
+    return nullptr;
+}
+
+net::awaitable<result<Value>> RedisStore::exec(Connection& c, std::vector<std::string> argv,
+                                              Connection::clock::time_point deadline) {
+    co_return co_await c.async_exec(std::move(argv), deadline, net::use_awaitable);
+}
+
+net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p, std::string key,
+                                                         std::uint32_t cost) {
+    // One deadline for the whole check, NOSCRIPT retry included.
+    const auto deadline = Connection::clock::now() + timeout_;
+    Connection* conn = pick();
+    if (conn == nullptr) {
+        co_return Problem{errc::store_unavailable, "not connected to " + endpoint_.describe()};
+    }
+    // Keep the connection alive across the suspension even if the pool were torn down.
+    auto hold = conn->shared_from_this();
+
+    const Script& script = script_for(p.algorithm);
+    std::vector<std::string> argv;
+    argv.reserve(9);
+    argv.emplace_back("EVALSHA");
+    argv.push_back(script.sha1);
+    argv.emplace_back("1");
+    argv.push_back(std::move(key));
+    argv.push_back(std::to_string(p.limit));
+    argv.push_back(std::to_string(p.window.count()));
+    argv.push_back(std::to_string(p.burst));
+    argv.push_back(std::to_string(cost));
+    argv.push_back(instance_id_ + ":" + std::to_string(++sequence_));
+    auto reply = co_await exec(*conn, argv, deadline);
+    if (!reply) co_return reply.error();
+
+    if (reply->is_error() && reply->str.rfind("NOSCRIPT", 0) == 0) {
+        // The script cache was emptied (restart, failover, SCRIPT FLUSH): EVAL runs the
+        // script and caches it again, so later EVALSHAs find it.
+        argv[0] = "EVAL";
+        argv[1] = std::string(script.text);
+        reply = co_await exec(*conn, std::move(argv), deadline);
+        if (!reply) co_return reply.error();
+    }
+    co_return parse_verdict(*reply, p);
+}
+
+net::awaitable<bool> RedisStore::ready() {
+    Connection* conn = pick();
+    if (conn == nullptr || !conn->ready()) co_return false;
+    auto hold = conn->shared_from_this();
+    std::vector<std::string> ping(1, std::string("PING"));
+    auto reply = co_await exec(*conn, std::move(ping), Connection::clock::now() + timeout_);
+    co_return reply.has_value() && reply->type == Value::Type::status && reply->str == "PONG";
+}
+
+}  // namespace ratelimitd::store::redis

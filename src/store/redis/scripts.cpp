@@ -1,0 +1,45 @@
+// The embedded scripts and their SHA1 digests.
+#include "ratelimitd/store/redis/scripts.hpp"
+
+#include "ratelimitd/store/redis/lua_sources.hpp"
+
+#include <openssl/sha.h>
+
+#include <stdexcept>
+
+namespace ratelimitd::store::redis {
+
+std::string sha1_hex(std::string_view text) {
+    unsigned char digest[SHA_DIGEST_LENGTH];
+    SHA1(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(2 * SHA_DIGEST_LENGTH);
+    for (unsigned char b : digest) {
+        out.push_back(hex[b >> 4]);
+        out.push_back(hex[b & 0xf]);
+    }
+    return out;
+}
+
+const std::vector<Script>& scripts() {
+    static const std::vector<Script> all = [] {
+        std::vector<Script> v;
+        for (const auto& src : lua_sources()) {
+            v.push_back(Script{std::string(src.name), src.text, sha1_hex(src.text)});
+        }
+        return v;
+    }();
+    return all;
+}
+
+const Script& script_for(policy::Algorithm a) {
+    const std::string_view name = policy::to_string(a);
+    for (const auto& s : scripts()) {
+        if (s.name == name) return s;
+    }
+    // Every algorithm has a file in lua/; a missing one is a build defect.
+    throw std::logic_error("no embedded script for algorithm " + std::string(name));
+}
+
+}  // namespace ratelimitd::store::redis

@@ -1,0 +1,2 @@
+// Child processes for integration tests.
+namespace ratelimitd::test {}

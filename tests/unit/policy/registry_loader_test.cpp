@@ -1,0 +1,446 @@
+// load_config / parse_config: valid registries load, and every rule has a fixture and an exact
+// message.
+#include "ratelimitd/policy/registry_loader.hpp"
+
+#include "ratelimitd/core/duration.hpp"
+#include "ratelimitd/policy/cidr.hpp"
+
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+namespace {
+
+using namespace ratelimitd::policy;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+const std::string data_dir = RATELIMITD_TEST_DATA_DIR "/registry";
+
+/// A canonical text dump of a Config, so two configs compare with a readable diff.
+std::string dump(const Config& c) {
+    std::ostringstream o;
+    const Registry& r = c.registry;
+    o << "prefix=" << r.prefix << "\ndefault_policy=" << r.default_policy.value_or("-") << '\n';
+    for (const auto& [name, p] : r.policies) {
+        o << "policy " << name << " name=" << p.name << " alg=" << to_string(p.algorithm)
+          << " limit=" << p.limit << " window=" << p.window.count() << "ms burst=" << p.burst
+          << " on_store_error=" << (p.on_store_error == OnStoreError::deny ? "deny" : "allow")
+          << '\n';
+    }
+    for (const auto& rt : r.routes) {
+        o << "route " << rt.method.value_or("*") << ' ' << rt.path << " -> " << rt.policy
+          << " scope=" << rt.scope.value_or("-") << '\n';
+    }
+    for (const auto& id : r.identity) {
+        o << "identity "
+          << (id.kind == IdentitySource::Kind::client_ip ? "client_ip" : "header:" + id.header)
+          << (id.hash ? " hash" : "") << '\n';
+    }
+    for (const auto& net : r.trusted_proxies) {
+        char buf[INET6_ADDRSTRLEN];
+        inet_ntop(net.v6 ? AF_INET6 : AF_INET, net.bytes.data(), buf, sizeof buf);
+        o << "proxy " << buf << '/' << net.prefix_len << '\n';
+    }
+    o << "deny_status=" << r.auth.deny_status << "\nhash_secret=" << r.hash_secret.value_or("-")
+      << '\n';
+    const FileSettings& s = c.settings;
+    o << "listen=" << s.listen.value_or("-") << "\nredis=" << s.redis.value_or("-")
+      << "\nthreads=" << (s.threads ? std::to_string(*s.threads) : "-")
+      << "\nlog_level=" << s.log_level.value_or("-")
+      << "\nlog_format=" << s.log_format.value_or("-")
+      << "\nstore_timeout=" << (s.store_timeout ? std::to_string(s.store_timeout->count()) : "-")
+      << '\n';
+    return o.str();
+}
+
+std::string error_of(const std::string& path) {
+    try {
+        load_config(path);
+    } catch (const ConfigError& e) {
+        return e.what();
+    }
+    return "(loaded without error)";
+}
+
+std::string parse_error_of(std::string_view text, const std::string& name) {
+    try {
+        parse_config(text, name);
+    } catch (const ConfigError& e) {
+        return e.what();
+    }
+    return "(loaded without error)";
+}
+
+//------------------------------------------------------------------------------
+// Valid registries
+
+TEST(LoadConfig, EveryValidFixtureLoads) {
+    std::size_t n = 0;
+    for (const auto& entry : fs::directory_iterator(data_dir + "/valid")) {
+        EXPECT_NO_THROW(load_config(entry.path().string())) << entry.path();
+        ++n;
+    }
+    EXPECT_GE(n, 4u);
+}
+
+TEST(LoadConfig, ExampleConfigLoads) {
+    const Config c = load_config(RATELIMITD_TEST_DATA_DIR "/../../config/example.yaml");
+    const Policy* demo = c.registry.find("demo");
+    ASSERT_NE(demo, nullptr);
+    EXPECT_EQ(demo->algorithm, Algorithm::fixed_window);
+    EXPECT_EQ(demo->limit, 5);
+    EXPECT_EQ(demo->window, 10s);
+    bool routed = false;
+    for (const auto& r : c.registry.routes) routed = routed || r.policy == "demo";
+    EXPECT_TRUE(routed);
+}
+
+TEST(LoadConfig, ContractExampleMeansWhatTheContractSays) {
+    const std::string file = data_dir + "/valid/contract.yaml";
+    const Config c = load_config(file);
+    const Registry& r = c.registry;
+    EXPECT_EQ(r.source_file, file);
+    EXPECT_EQ(r.prefix, "rl");
+    EXPECT_EQ(r.default_policy, "api-default");
+    ASSERT_EQ(r.policies.size(), 3u);
+
+    const Policy& api = *r.find("api-default");
+    EXPECT_EQ(api.name, "api-default");
+    EXPECT_EQ(api.algorithm, Algorithm::token_bucket);
+    EXPECT_EQ(api.limit, 60);
+    EXPECT_EQ(api.window, 60s);
+    EXPECT_EQ(api.burst, 60);
+    EXPECT_EQ(api.on_store_error, OnStoreError::allow);
+
+    const Policy& login = *r.find("login");
+    EXPECT_EQ(login.algorithm, Algorithm::fixed_window);
+    EXPECT_EQ(login.limit, 5);
+    EXPECT_EQ(login.window, 1min);
+    EXPECT_EQ(login.burst, 5);  // burst equals limit outside the token bucket
+    EXPECT_EQ(login.on_store_error, OnStoreError::deny);
+
+    const Policy& exports = *r.find("exports");
+    EXPECT_EQ(exports.algorithm, Algorithm::sliding_log);
+    EXPECT_EQ(exports.window, 1h);
+    EXPECT_EQ(exports.on_store_error, OnStoreError::allow);
+
+    ASSERT_EQ(r.routes.size(), 4u);
+    EXPECT_EQ(r.routes[0].method, "POST");
+    EXPECT_EQ(r.routes[0].path, "/v1/exports");
+    EXPECT_EQ(r.routes[0].policy, "exports");
+    EXPECT_EQ(r.routes[0].scope, "POST_/v1/exports");
+    EXPECT_EQ(r.routes[1].method, std::nullopt);
+    EXPECT_EQ(r.routes[2].policy, "none");
+    EXPECT_EQ(r.routes[3].path, "/v1/*");
+
+    ASSERT_EQ(r.identity.size(), 3u);
+    EXPECT_EQ(r.identity[0].kind, IdentitySource::Kind::header);
+    EXPECT_EQ(r.identity[0].header, "X-Tenant-Id");
+    EXPECT_FALSE(r.identity[0].hash);
+    EXPECT_EQ(r.identity[1].header, "X-Api-Key");
+    EXPECT_TRUE(r.identity[1].hash);
+    EXPECT_EQ(r.identity[2].kind, IdentitySource::Kind::client_ip);
+
+    ASSERT_EQ(r.trusted_proxies.size(), 2u);
+    EXPECT_TRUE(cidr_contains(r.trusted_proxies[0], "127.0.0.1"));
+    EXPECT_FALSE(cidr_contains(r.trusted_proxies[0], "127.0.0.2"));
+    EXPECT_TRUE(cidr_contains(r.trusted_proxies[1], "::1"));
+    EXPECT_EQ(r.auth.deny_status, 429);
+    EXPECT_EQ(r.hash_secret, std::nullopt);
+}
+
+TEST(LoadConfig, DefaultsApplyWhenKeysAreLeftOut) {
+    const Config c = load_config(data_dir + "/valid/minimal.yaml");
+    EXPECT_EQ(c.registry.prefix, "rl");
+    EXPECT_EQ(c.registry.default_policy, std::nullopt);
+    EXPECT_TRUE(c.registry.routes.empty());
+    EXPECT_TRUE(c.registry.identity.empty());
+    EXPECT_TRUE(c.registry.trusted_proxies.empty());
+    EXPECT_EQ(c.registry.auth.deny_status, 429);
+    EXPECT_EQ(c.registry.find("api")->on_store_error, OnStoreError::allow);
+    EXPECT_EQ(c.settings.listen, std::nullopt);
+    EXPECT_EQ(c.settings.store_timeout, std::nullopt);
+}
+
+TEST(LoadConfig, YamlAndJsonWithTheSameContentLoadEqual) {
+    const Config yaml = load_config(data_dir + "/valid/full.yaml");
+    const Config json = load_config(data_dir + "/valid/full.json");
+    EXPECT_EQ(dump(yaml), dump(json));
+}
+
+TEST(LoadConfig, FullFixtureReadsEveryKey) {
+    const Config c = load_config(data_dir + "/valid/full.yaml");
+    const Registry& r = c.registry;
+    EXPECT_EQ(r.prefix, "rl.prod-1");
+    EXPECT_EQ(r.find("api")->burst, 150);
+    EXPECT_EQ(r.find("exports")->limit, 100000);
+    EXPECT_EQ(r.routes[0].method, "POST");  // written "post"
+    EXPECT_EQ(r.routes[1].scope, "123");    // quoted digits stay text
+    EXPECT_EQ(r.trusted_proxies[1].prefix_len, 32);
+    EXPECT_EQ(r.auth.deny_status, 403);
+    EXPECT_EQ(r.hash_secret, "0123456789abcdef0123");
+    EXPECT_EQ(c.settings.listen, "[::1]:8080");
+    EXPECT_EQ(c.settings.redis, "redis://:s3cret@127.0.0.1:6379/2");
+    EXPECT_EQ(c.settings.threads, 4);
+    EXPECT_EQ(c.settings.log_level, "debug");
+    EXPECT_EQ(c.settings.log_format, "json");
+    EXPECT_EQ(c.settings.store_timeout, 50ms);
+}
+
+TEST(ParseConfig, PlainYamlScalarsBecomeTypedValues) {
+    const Config c = parse_config(R"(
+policies:
+  a: {algorithm: token_bucket, limit: +10, window: 1s, burst: 010}
+identity:
+  - {header: X-Key, hash: True}
+auth: {deny_status: 403}
+)",
+                                  "inline.yaml");
+    EXPECT_EQ(c.registry.find("a")->limit, 10);
+    EXPECT_EQ(c.registry.find("a")->burst, 10);
+    EXPECT_TRUE(c.registry.identity[0].hash);
+}
+
+TEST(ParseConfig, QuotedYamlScalarsStayText) {
+    EXPECT_EQ(parse_error_of("policies:\n  a: {algorithm: token_bucket, limit: 1, window: 1s}\n"
+                             "identity:\n  - {header: X-Key, hash: \"true\"}\n",
+                             "q.yaml"),
+              R"(q.yaml: identity[0].hash: expected true or false, got "true")");
+    EXPECT_EQ(parse_error_of("policies:\n  a: {algorithm: token_bucket, limit: 1, window: 1s}\n"
+                             "routes:\n  - {path: /x, policy: a, scope: 123}\n",
+                             "q.yaml"),
+              "q.yaml: routes[0].scope: expected a scope such as POST_/v1/exports, got 123");
+}
+
+TEST(ParseConfig, ExtensionIsCaseInsensitiveAndYmlWorks) {
+    const std::string text = "policies:\n  a: {algorithm: fixed_window, limit: 1, window: 1s}\n";
+    EXPECT_NO_THROW(parse_config(text, "x.YAML"));
+    EXPECT_NO_THROW(parse_config(text, "x.yml"));
+    EXPECT_NO_THROW(parse_config(
+        R"({"policies": {"a": {"algorithm": "fixed_window", "limit": 1, "window": "1s"}}})",
+        "dir.d/x.JSON"));
+}
+
+TEST(ParseConfig, HugeIntegersAreOutOfRange) {
+    EXPECT_EQ(
+        parse_error_of(
+            "policies:\n  a: {algorithm: fixed_window, limit: 99999999999999999999, window: 1s}\n",
+            "big.yaml"),
+        R"(big.yaml: policies.a.limit: expected an integer 1..1000000000, got "99999999999999999999")");
+    EXPECT_EQ(
+        parse_error_of(
+            R"({"policies": {"a": {"algorithm": "fixed_window", "limit": 18446744073709551615,
+                                 "window": "1s"}}})",
+            "big.json"),
+        "big.json: policies.a.limit: expected an integer 1..1000000000, got 18446744073709551615");
+    EXPECT_EQ(
+        parse_error_of(
+            R"({"policies": {"a": {"algorithm": "fixed_window", "limit": 5.0, "window": "1s"}}})",
+            "float.json"),
+        "float.json: policies.a.limit: expected an integer 1..1000000000, got 5.0");
+}
+
+TEST(ParseConfig, SecretsAreNeverEchoed) {
+    const std::string base = "policies:\n  a: {algorithm: fixed_window, limit: 1, window: 1s}\n";
+    EXPECT_EQ(parse_error_of(base + "hash_secret: 12345678\n", "s.yaml"),
+              "s.yaml: hash_secret: expected a string of at least 16 bytes, got an integer");
+    const std::string msg = parse_error_of(base + "redis: \"http://:hunter2@db:6379\"\n", "s.yaml");
+    EXPECT_EQ(msg.find("hunter2"), std::string::npos) << msg;
+}
+
+TEST(ParseConfig, ControlBytesInKeysAreEscaped) {
+    EXPECT_EQ(
+        parse_error_of("{\"policies\": {\"a\\u0007\": {}}}", "k.json"),
+        R"(k.json: policies.a\x07: expected a policy name of 1..64 bytes of A-Z, a-z, 0-9, '.', '_' or '-')");
+}
+
+TEST(ParseConfig, JsonDuplicateKeyInsideAList) {
+    EXPECT_EQ(parse_error_of(
+                  R"({"policies": {"a": {"algorithm": "fixed_window", "limit": 1, "window": "1s"}},
+                                 "identity": [{"client_ip": true}, {"header": "A", "header": "B"}]})",
+                  "d.json"),
+              "d.json: identity[1].header: duplicate key");
+}
+
+TEST(ParseConfig, MaxWindowIsAccepted) {
+    EXPECT_NO_THROW(parse_config(
+        "policies:\n  a: {algorithm: fixed_window, limit: 1, window: 365d}\n", "w.yaml"));
+    EXPECT_NO_THROW(parse_config(
+        "policies:\n  a: {algorithm: fixed_window, limit: 1, window: 8760h}\n", "w.yaml"));
+}
+
+TEST(ParseConfig, TokenBucketAtExactly2To53IsAccepted) {
+    // 2^53 = 9007199254740992 = 4503599627370496 * 2ms.
+    EXPECT_NO_THROW(
+        parse_config("policies:\n  a: {algorithm: token_bucket, limit: 1, burst: 1000000000, "
+                     "window: 9007199ms}\n",
+                     "b.yaml"));
+    EXPECT_NE(
+        parse_error_of("policies:\n  a: {algorithm: token_bucket, limit: 1, burst: 1000000000, "
+                       "window: 9007200ms}\n",
+                       "b.yaml")
+            .find("2^53"),
+        std::string::npos);
+}
+
+TEST(LoadConfig, UnreadableFileNamesTheCause) {
+    EXPECT_EQ(error_of(data_dir + "/does-not-exist.yaml"),
+              data_dir + "/does-not-exist.yaml: cannot read: No such file or directory");
+    EXPECT_EQ(error_of(data_dir + "/valid"), data_dir + "/valid: cannot read: Is a directory");
+}
+
+//------------------------------------------------------------------------------
+// One fixture per rule, each with its exact message (after "<file>: ").
+
+struct InvalidCase {
+    const char* file;
+    const char* message;
+};
+
+const InvalidCase invalid_cases[] = {
+    // syntax
+    {"syntax_error.yaml", "line 5, column 4: invalid YAML: end of map not found"},
+    {"syntax_error.json",
+     "line 3, column 70: invalid JSON: syntax error while parsing object key - unexpected '}'; expected string literal"},
+    {"duplicate_key.yaml", "policies.api: duplicate key"},
+    {"duplicate_key.json", "routes[0].policy: duplicate key"},
+    {"wrong_extension.toml", "expected a .yaml, .yml or .json file"},
+    // top level
+    {"not_a_map.yaml",
+     R"((top level): expected a map of settings (at least "policies"), got a list)"},
+    {"empty.yaml", R"((top level): expected a map of settings (at least "policies"), got null)"},
+    {"unknown_top_level_key.yaml",
+     "colour: unknown key (expected one of: prefix, default_policy, policies, routes, identity, trusted_proxies, "
+     "auth, hash_secret, listen, redis, threads, log_level, log_format, store_timeout)"},
+    {"policies_missing.yaml", "policies: missing (expected a map of policy names to policies)"},
+    {"policies_not_a_map.yaml", "policies: expected a map of policy names to policies, got a list"},
+    {"policies_empty.yaml", "policies: expected at least one policy"},
+    {"prefix_with_colon.yaml",
+     R"(prefix: expected 1..64 bytes of A-Z, a-z, 0-9, '.', '_' or '-', got "rl:x")"},
+    {"default_policy_undefined.yaml", R"(default_policy: "nope" is not a defined policy)"},
+    // policies
+    {"policy_name_invalid.yaml",
+     "policies.api/v1: expected a policy name of 1..64 bytes of A-Z, a-z, 0-9, '.', '_' or '-'"},
+    {"policy_name_none.yaml",
+     R"(policies.none: "none" is reserved for routes that are not limited; choose another name)"},
+    {"policy_not_a_map.yaml",
+     "policies.api: expected a map with algorithm, limit and window, got 10"},
+    {"policy_unknown_key.yaml",
+     "policies.api.colour: unknown key (expected one of: algorithm, limit, window, burst, on_store_error)"},
+    {"algorithm_missing.yaml",
+     "policies.api.algorithm: missing (expected one of token_bucket, sliding_log, fixed_window)"},
+    {"algorithm_unknown.yaml",
+     R"(policies.api.algorithm: expected one of token_bucket, sliding_log, fixed_window, got "leaky")"},
+    {"limit_missing.yaml", "policies.api.limit: missing (expected an integer 1..1000000000)"},
+    {"limit_zero.yaml", "policies.api.limit: expected an integer 1..1000000000, got 0"},
+    {"limit_too_large.yaml",
+     "policies.api.limit: expected an integer 1..1000000000, got 1000000001"},
+    {"limit_quoted.yaml", R"(policies.api.limit: expected an integer 1..1000000000, got "10")"},
+    {"window_missing.yaml",
+     R"(policies.api.window: missing (expected a duration such as "500ms", "60s" or "1m"))"},
+    {"window_without_unit.yaml",
+     R"(policies.login.window: expected a duration such as "500ms", "60s" or "1m", got "60")"},
+    {"window_zero.yaml",
+     R"(policies.api.window: expected a duration such as "500ms", "60s" or "1m", got "0s" (must be at least 1ms))"},
+    {"window_too_long.yaml", R"(policies.api.window: expected at most 365d, got "366d")"},
+    {"burst_not_token_bucket.yaml",
+     "policies.login.burst: only allowed with algorithm token_bucket, this policy uses fixed_window"},
+    {"burst_zero.yaml", "policies.api.burst: expected an integer 1..1000000000, got 0"},
+    {"burst_times_window_over_2_53.yaml",
+     "policies.api: expected burst * window in ms <= 2^53 (9007199254740992) so the token bucket stays exact in "
+     "Lua, got 1000000 * 31536000000"},
+    {"sliding_log_limit_too_large.yaml",
+     "policies.exports.limit: expected at most 100000 for sliding_log (each admitted unit is one sorted-set "
+     "member in Redis), got 100001"},
+    {"on_store_error_invalid.yaml",
+     R"(policies.api.on_store_error: expected one of allow, deny, got "open")"},
+    // routes
+    {"routes_not_a_list.yaml", "routes: expected a list of routes, got a map"},
+    {"route_not_a_map.yaml", R"(routes[0]: expected a map with path and policy, got "/v1/*")"},
+    {"route_unknown_key.yaml",
+     "routes[0].verb: unknown key (expected one of: method, path, policy, scope)"},
+    {"route_path_missing.yaml", "routes[0].path: missing (expected a path starting with '/')"},
+    {"route_path_relative.yaml",
+     R"(routes[0].path: expected a path starting with '/', got "v1/exports")"},
+    {"route_path_inner_star.yaml",
+     R"(routes[0].path: expected '*' only at the end (a prefix match), got "/v1/*/exports")"},
+    {"route_method_invalid.yaml",
+     R"(routes[0].method: expected an HTTP method such as GET or POST (letters only), got "GET /x")"},
+    {"route_policy_missing.yaml",
+     R"(routes[0].policy: missing (expected a policy name or "none"))"},
+    {"route_policy_undefined.yaml", R"(routes[2].policy: "exprots" is not a defined policy)"},
+    {"route_scope_invalid.yaml",
+     "routes[0].scope: byte 2 (0x3a ':') is not allowed; use printable ASCII without spaces or ':'"},
+    // identity, proxies, auth
+    {"identity_not_a_list.yaml", "identity: expected a list of identity sources, got a map"},
+    {"identity_header_and_client_ip.yaml",
+     "identity[0]: expected exactly one of {header: NAME [, hash: true|false]} or {client_ip: true}"},
+    {"identity_neither.yaml",
+     "identity[0]: expected exactly one of {header: NAME [, hash: true|false]} or {client_ip: true}"},
+    {"identity_unknown_key.yaml",
+     "identity[0].cookie: unknown key (expected one of: header, hash, client_ip)"},
+    {"identity_client_ip_false.yaml", "identity[0].client_ip: expected true, got false"},
+    {"identity_hash_with_client_ip.yaml", "identity[0].hash: only allowed with header"},
+    {"identity_header_invalid.yaml",
+     R"(identity[0].header: expected a header name such as X-Tenant-Id, got "X Tenant")"},
+    {"identity_hash_not_bool.yaml", R"(identity[0].hash: expected true or false, got "yes")"},
+    {"trusted_proxies_not_a_list.yaml",
+     R"(trusted_proxies: expected a list of CIDRs, got "127.0.0.1/32")"},
+    {"trusted_proxy_invalid.yaml",
+     R"(trusted_proxies[1]: expected an IPv4 or IPv6 address or CIDR such as "10.0.0.0/8" or "::1/128", got "10.0.0.0/33")"},
+    {"auth_not_a_map.yaml", "auth: expected a map with deny_status, got 403"},
+    {"auth_unknown_key.yaml", "auth.deny_code: unknown key (expected one of: deny_status)"},
+    {"auth_deny_status_out_of_range.yaml",
+     "auth.deny_status: expected an integer 400..599, got 200"},
+    {"hash_secret_too_short.yaml", "hash_secret: expected at least 16 bytes, got 12"},
+    // process settings
+    {"listen_invalid.yaml",
+     R"(listen: expected HOST:PORT such as "127.0.0.1:8080" or "[::1]:8080", got "8080")"},
+    {"listen_ipv6_unbracketed.yaml",
+     R"(listen: expected HOST:PORT such as "127.0.0.1:8080" or "[::1]:8080", got "::1:8080")"},
+    {"redis_invalid.yaml",
+     R"(redis: expected a URL such as "redis://127.0.0.1:6379" (starting with "redis://"))"},
+    {"threads_out_of_range.yaml", "threads: expected an integer 1..256, got 0"},
+    {"log_level_invalid.yaml",
+     R"(log_level: expected one of trace, debug, info, warn, error, got "verbose")"},
+    {"log_format_invalid.yaml", R"(log_format: expected one of text, json, got "xml")"},
+    {"store_timeout_invalid.yaml",
+     R"(store_timeout: expected a duration such as "500ms", "60s" or "1m", got "50")"},
+};
+
+class InvalidFixture : public testing::TestWithParam<InvalidCase> {};
+
+TEST_P(InvalidFixture, FailsWithItsExactMessage) {
+    const std::string path = data_dir + "/invalid/" + GetParam().file;
+    EXPECT_EQ(error_of(path), path + ": " + GetParam().message);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, InvalidFixture, testing::ValuesIn(invalid_cases),
+                         [](const testing::TestParamInfo<InvalidCase>& info) {
+                             std::string name = info.param.file;
+                             for (char& c : name) {
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             }
+                             return name;
+                         });
+
+TEST(InvalidFixtures, EveryFixtureHasAnExpectedMessage) {
+    std::set<std::string> listed;
+    for (const auto& c : invalid_cases) {
+        EXPECT_TRUE(listed.insert(c.file).second) << "listed twice: " << c.file;
+    }
+    for (const auto& entry : fs::directory_iterator(data_dir + "/invalid")) {
+        EXPECT_TRUE(listed.count(entry.path().filename().string()) == 1)
+            << entry.path().filename() << " has no entry in invalid_cases";
+    }
+    EXPECT_EQ(listed.size(),
+              static_cast<std::size_t>(std::distance(fs::directory_iterator(data_dir + "/invalid"),
+                                                     fs::directory_iterator{})));
+}
+
+}  // namespace

@@ -1,0 +1,210 @@
+// resolve / match_route: which policy and scope a check applies to.
+#include "ratelimitd/policy/resolve.hpp"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace ratelimitd::policy;
+using ratelimitd::errc;
+using ratelimitd::check::CheckRequest;
+
+Policy make_policy(const std::string& name, Algorithm a, std::int64_t limit) {
+    Policy p;
+    p.name = name;
+    p.algorithm = a;
+    p.limit = limit;
+    p.burst = limit;
+    p.window = std::chrono::seconds(60);
+    return p;
+}
+
+Route make_route(std::optional<std::string> method, std::string path, std::string policy,
+                 std::optional<std::string> scope = std::nullopt) {
+    return Route{std::move(method), std::move(path), std::move(policy), std::move(scope)};
+}
+
+/// The registry of CONTRACT.md section 4.
+Registry contract_registry() {
+    Registry reg;
+    for (auto p : {make_policy("api-default", Algorithm::token_bucket, 60),
+                   make_policy("login", Algorithm::fixed_window, 5),
+                   make_policy("exports", Algorithm::sliding_log, 10)}) {
+        reg.policies.emplace(p.name, p);
+    }
+    reg.default_policy = "api-default";
+    reg.routes = {make_route("POST", "/v1/exports", "exports", "POST_/v1/exports"),
+                  make_route(std::nullopt, "/login", "login"),
+                  make_route(std::nullopt, "/health", "none"),
+                  make_route(std::nullopt, "/v1/*", "api-default")};
+    return reg;
+}
+
+CheckRequest request(std::optional<std::string> policy,
+                     std::optional<std::string> method = std::nullopt,
+                     std::optional<std::string> path = std::nullopt,
+                     std::optional<std::string> scope = std::nullopt) {
+    CheckRequest r;
+    r.policy = std::move(policy);
+    r.tenant = "tenant_1";
+    r.method = std::move(method);
+    r.path = std::move(path);
+    r.scope = std::move(scope);
+    return r;
+}
+
+std::string policy_of(const Registry& reg, const CheckRequest& req) {
+    const auto r = resolve(reg, req);
+    if (!r) return "error: " + r.error().detail;
+    return r->policy == nullptr ? "none" : r->policy->name;
+}
+
+TEST(Resolve, UsesTheRequestPolicyWithGlobalScope) {
+    const Registry reg = contract_registry();
+    const auto r = resolve(reg, request("login"));
+    ASSERT_TRUE(r.has_value());
+    EXPECT_EQ(r->policy, reg.find("login"));
+    EXPECT_EQ(r->scope, "global");
+}
+
+TEST(Resolve, RequestScopeWins) {
+    const Registry reg = contract_registry();
+    EXPECT_EQ(resolve(reg, request("login", {}, {}, "signup"))->scope, "signup");
+    EXPECT_EQ(resolve(reg, request(std::nullopt, "POST", "/v1/exports", "mine"))->scope, "mine");
+}
+
+TEST(Resolve, RequestPolicySkipsRoutes) {
+    const Registry reg = contract_registry();
+    const auto r = resolve(reg, request("login", "POST", "/v1/exports"));
+    ASSERT_TRUE(r.has_value());
+    EXPECT_EQ(r->policy->name, "login");
+    EXPECT_EQ(r->scope, "global");  // the route's scope belongs to the route's policy
+}
+
+TEST(Resolve, UnknownPolicyListsTheKnownOnes) {
+    const Registry reg = contract_registry();
+    const auto r = resolve(reg, request("nope"));
+    ASSERT_FALSE(r.has_value());
+    EXPECT_EQ(r.error().code, errc::unknown_policy);
+    EXPECT_EQ(r.error().detail,
+              R"(policy: "nope" is not defined (known: api-default, exports, login))");
+}
+
+TEST(Resolve, UnknownPolicyNameIsEscapedAndShortened) {
+    const Registry reg = contract_registry();
+    EXPECT_EQ(resolve(reg, request(std::string("a\nb\"", 4))).error().detail,
+              R"(policy: "a\x0ab\x22" is not defined (known: api-default, exports, login))");
+    const std::string detail = resolve(reg, request(std::string(5000, 'x'))).error().detail;
+    EXPECT_LT(detail.size(), 200u);
+}
+
+TEST(Resolve, RequestCannotNameNone) {
+    const Registry reg = contract_registry();
+    const auto r = resolve(reg, request("none"));
+    ASSERT_FALSE(r.has_value());
+    EXPECT_EQ(r.error().code, errc::unknown_policy);
+}
+
+TEST(Resolve, RouteGivesPolicyAndScope) {
+    const Registry reg = contract_registry();
+    const auto r = resolve(reg, request(std::nullopt, "POST", "/v1/exports"));
+    ASSERT_TRUE(r.has_value());
+    EXPECT_EQ(r->policy->name, "exports");
+    EXPECT_EQ(r->scope, "POST_/v1/exports");
+}
+
+TEST(Resolve, RouteWithoutScopeGivesGlobal) {
+    const Registry reg = contract_registry();
+    const auto r = resolve(reg, request(std::nullopt, "GET", "/login"));
+    ASSERT_TRUE(r.has_value());
+    EXPECT_EQ(r->policy->name, "login");
+    EXPECT_EQ(r->scope, "global");
+}
+
+TEST(Resolve, FirstMatchingRouteWins) {
+    const Registry reg = contract_registry();
+    // POST /v1/exports also matches /v1/*, which comes later.
+    EXPECT_EQ(policy_of(reg, request(std::nullopt, "POST", "/v1/exports")), "exports");
+    EXPECT_EQ(policy_of(reg, request(std::nullopt, "GET", "/v1/exports")), "api-default");
+}
+
+TEST(Resolve, NoneRouteIsNotLimited) {
+    const Registry reg = contract_registry();
+    const auto r = resolve(reg, request(std::nullopt, "GET", "/health"));
+    ASSERT_TRUE(r.has_value());
+    EXPECT_EQ(r->policy, nullptr);
+    EXPECT_EQ(r->scope, "global");
+}
+
+TEST(Resolve, RouteWithMethodNeedsAMethod) {
+    const Registry reg = contract_registry();
+    // No method: the POST-only route is skipped and /v1/* applies.
+    EXPECT_EQ(policy_of(reg, request(std::nullopt, std::nullopt, "/v1/exports")), "api-default");
+    EXPECT_EQ(policy_of(reg, request(std::nullopt, std::nullopt, "/login")), "login");
+}
+
+TEST(Resolve, MethodIsCaseInsensitive) {
+    const Registry reg = contract_registry();
+    EXPECT_EQ(policy_of(reg, request(std::nullopt, "post", "/v1/exports")), "exports");
+}
+
+TEST(Resolve, FallsBackToDefaultPolicy) {
+    const Registry reg = contract_registry();
+    EXPECT_EQ(policy_of(reg, request(std::nullopt, "GET", "/elsewhere")), "api-default");
+    EXPECT_EQ(policy_of(reg, request(std::nullopt)), "api-default");
+    EXPECT_EQ(resolve(reg, request(std::nullopt))->scope, "global");
+}
+
+TEST(Resolve, NothingNamesAPolicy) {
+    Registry reg = contract_registry();
+    reg.default_policy.reset();
+    for (const auto& req : {request(std::nullopt), request(std::nullopt, "GET", "/elsewhere")}) {
+        const auto r = resolve(reg, req);
+        ASSERT_FALSE(r.has_value());
+        EXPECT_EQ(r.error().code, errc::unknown_policy);
+        EXPECT_EQ(r.error().detail,
+                  "policy: not given, no route matches and no default_policy is set");
+    }
+}
+
+TEST(Resolve, MissingDefaultPolicyIsUnknown) {
+    Registry reg = contract_registry();
+    reg.default_policy = "gone";  // a hand-built registry; the loader refuses this
+    EXPECT_EQ(resolve(reg, request(std::nullopt)).error().code, errc::unknown_policy);
+}
+
+TEST(MatchRoute, ExactPathMatchesOnlyItself) {
+    const Registry reg = contract_registry();
+    EXPECT_EQ(match_route(reg, "GET", "/login"), &reg.routes[1]);
+    EXPECT_EQ(match_route(reg, "GET", "/login/"), nullptr);
+    EXPECT_EQ(match_route(reg, "GET", "/loginx"), nullptr);
+    EXPECT_EQ(match_route(reg, "GET", "/Login"), nullptr);
+}
+
+TEST(MatchRoute, StarMakesAPrefixMatch) {
+    const Registry reg = contract_registry();
+    EXPECT_EQ(match_route(reg, "GET", "/v1/"), &reg.routes[3]);
+    EXPECT_EQ(match_route(reg, "GET", "/v1/a/b/c"), &reg.routes[3]);
+    EXPECT_EQ(match_route(reg, "GET", "/v1"), nullptr);
+    EXPECT_EQ(match_route(reg, "GET", "/v2/x"), nullptr);
+}
+
+TEST(MatchRoute, IgnoresTheQueryString) {
+    const Registry reg = contract_registry();
+    EXPECT_EQ(match_route(reg, "GET", "/login?next=/home"), &reg.routes[1]);
+    EXPECT_EQ(match_route(reg, "POST", "/v1/exports?x=1#top"), &reg.routes[0]);
+}
+
+TEST(MatchRoute, MethodMustMatchWhenTheRouteNamesOne) {
+    const Registry reg = contract_registry();
+    EXPECT_EQ(match_route(reg, "POST", "/v1/exports"), &reg.routes[0]);
+    EXPECT_EQ(match_route(reg, "GET", "/v1/exports"), &reg.routes[3]);
+    EXPECT_EQ(match_route(reg, "", "/v1/exports"), &reg.routes[3]);
+}
+
+TEST(MatchRoute, EmptyTableMatchesNothing) {
+    Registry reg;
+    EXPECT_EQ(match_route(reg, "GET", "/"), nullptr);
+}
+
+}  // namespace

@@ -1,0 +1,476 @@
+// MemoryStore against numbers worked out by hand from lua/*.lua, with a manual clock.
+#include "ratelimitd/store/memory/memory_store.hpp"
+
+#include "support/manual_clock.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace ratelimitd::store::memory {
+namespace {
+
+using policy::Algorithm;
+using policy::Policy;
+using ratelimitd::testing::ManualClock;
+
+// T0 is a whole second, so epoch seconds below read as E + n.
+constexpr std::int64_t T0 = 1'700'000'000'000;
+constexpr std::int64_t E = T0 / 1000;
+
+Policy make_policy(std::string name, Algorithm a, std::int64_t limit, std::int64_t window_ms,
+                   std::optional<std::int64_t> burst = std::nullopt) {
+    Policy p;
+    p.name = std::move(name);
+    p.algorithm = a;
+    p.limit = limit;
+    p.window = std::chrono::milliseconds(window_ms);
+    p.burst = burst.value_or(limit);
+    return p;
+}
+
+// One expected script reply (limit is always the policy's and is checked too).
+struct Want {
+    bool allowed;
+    std::int64_t remaining;
+    std::int64_t reset_epoch_s;
+    std::int64_t retry_after_s;
+    std::int64_t reset_after_s;
+};
+
+::testing::AssertionResult check_is(MemoryStore& store, const Policy& p, const std::string& key,
+                                    std::uint32_t cost, const Want& want) {
+    const check::Verdict v = store.decide(p, key, cost);
+    if (v.windows.size() != 1) return ::testing::AssertionFailure() << "windows: " << v.windows.size();
+    const check::WindowState& w = v.windows[0];
+    const std::int64_t window_s = std::max<std::int64_t>(1, (p.window.count() + 999) / 1000);
+    if (v.allowed == want.allowed && w.allowed == want.allowed && w.policy == p.name &&
+        w.limit == p.limit && w.window_s == window_s && w.remaining == want.remaining &&
+        w.reset_epoch_s == want.reset_epoch_s && w.retry_after_s == want.retry_after_s &&
+        w.reset_after_s == want.reset_after_s) {
+        return ::testing::AssertionSuccess();
+    }
+    return ::testing::AssertionFailure()
+           << "got {allowed " << v.allowed << "/" << w.allowed << ", policy " << w.policy << ", limit "
+           << w.limit << ", window_s " << w.window_s << ", remaining " << w.remaining << ", reset E+"
+           << w.reset_epoch_s - E << ", retry_after " << w.retry_after_s << ", reset_after "
+           << w.reset_after_s << "} want {allowed " << want.allowed << ", remaining " << want.remaining
+           << ", reset E+" << want.reset_epoch_s - E << ", retry_after " << want.retry_after_s
+           << ", reset_after " << want.reset_after_s << "}";
+}
+
+class MemoryStoreTest : public ::testing::Test {
+protected:
+    void at(std::int64_t offset_ms) { clock_.set(T0 + offset_ms); }
+
+    ManualClock clock_{T0};
+    MemoryStore store_{clock_};
+};
+
+// ---- token bucket: level in units of 1/window_ms token, refilled `limit` units per ms ----
+
+TEST_F(MemoryStoreTest, TokenBucketSequenceAndRefillToTheFraction) {
+    // limit 3 per 10 s, burst 3: capacity = 3 * 10000 = 30000, one token = 10000 units,
+    // refill 3 units per ms, so a token takes 10000 / 3 = 3333.33 ms.
+    const Policy p = make_policy("tb", Algorithm::token_bucket, 3, 10'000);
+    at(0);
+    // level 30000 -> 20000; tokens 2; reset = ceil((3*10000 - 20000) / 3) = 3334 ms
+    // -> epoch ceil((T0 + 3334) / 1000) = E + 4, reset_after ceil(3.334) = 4
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 2, E + 4, 0, 4}));
+    // 20000 -> 10000; tokens 1; reset = ceil((2*10000 - 10000) / 3) = 3334
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 1, E + 4, 0, 4}));
+    // 10000 -> 0; reset = ceil(10000 / 3) = 3334
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 0, E + 4, 0, 4}));
+    // denied: level 0 < need 10000; reset = ceil((10000 - 0) / 3) = 3334; retry = 4
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 4, 4, 4}));
+
+    at(3333);
+    // level = 0 + 3333 * 3 = 9999 < 10000: still no whole token.
+    // reset = 3333 + ceil(1 / 3) = 3334 -> E + 4; reset_after = ceil(1 / 1000) = 1
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 4, 1, 1}));
+
+    at(3334);
+    // level = 3334 * 3 = 10002 >= 10000: admitted, level 2.
+    // tokens 0; reset = 3334 + ceil((10000 - 2) / 3) = 3334 + 3333 = 6667 -> E + 7,
+    // reset_after = ceil(3333 / 1000) = 4
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 0, E + 7, 0, 4}));
+
+    at(5000);
+    // level = 2 + (5000 - 3334) * 3 = 2 + 4998 = 5000 (written at the last admit only, so
+    // the denials above did not move t). reset = 5000 + ceil(5000 / 3) = 5000 + 1667 = 6667
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 7, 2, 2}));
+}
+
+TEST_F(MemoryStoreTest, TokenBucketCostAboveOne) {
+    // limit 10 per 1 s, burst 20: capacity 20000 units, 1000 units per token, 10 units/ms.
+    const Policy p = make_policy("tb", Algorithm::token_bucket, 10, 1'000, 20);
+    at(0);
+    // cost 15: 20000 -> 5000; tokens 5; reset = ceil((6000 - 5000) / 10) = 100 ms -> E + 1
+    EXPECT_TRUE(check_is(store_, p, "k", 15, {true, 5, E + 1, 0, 1}));
+    // cost 6: need 6000 > 5000, denied; reset = ceil(1000 / 10) = 100; retry max(1, 1) = 1
+    EXPECT_TRUE(check_is(store_, p, "k", 6, {false, 5, E + 1, 1, 1}));
+    at(50);
+    // level 5000 + 50 * 10 = 5500 < 6000; remaining floor(5.5) = 5; reset 50 + 50 = 100
+    EXPECT_TRUE(check_is(store_, p, "k", 6, {false, 5, E + 1, 1, 1}));
+    at(100);
+    // level 5000 + 100 * 10 = 6000: admitted, level 0; reset = 100 + ceil(1000 / 10) = 200
+    EXPECT_TRUE(check_is(store_, p, "k", 6, {true, 0, E + 1, 0, 1}));
+    at(1050);
+    // level 950 * 10 = 9500; cost 20 denied: reset = 1050 + ceil((20000 - 9500) / 10) = 2100
+    // -> E + 3, reset_after ceil(1050 / 1000) = 2
+    EXPECT_TRUE(check_is(store_, p, "k", 20, {false, 9, E + 3, 2, 2}));
+}
+
+TEST_F(MemoryStoreTest, TokenBucketKeyExpiresWhenFull) {
+    const Policy p = make_policy("tb", Algorithm::token_bucket, 3, 10'000);
+    at(0);
+    ASSERT_TRUE(store_.decide(p, "k", 3).allowed);
+    // level 0: PEXPIRE ceil((30000 - 0) / 3) = 10000 ms
+    at(9'999);
+    EXPECT_EQ(store_.sweep_expired(), 0u);
+    EXPECT_EQ(store_.key_count(), 1u);
+    at(10'000);
+    EXPECT_EQ(store_.sweep_expired(), 1u);
+    EXPECT_EQ(store_.key_count(), 0u);
+    // The missing key is a full bucket, as in Redis.
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 2, E + 14, 0, 4}));
+}
+
+TEST_F(MemoryStoreTest, TokenBucketClockSteppingBackRefillsNothing) {
+    const Policy p = make_policy("tb", Algorithm::token_bucket, 3, 10'000);
+    at(5'000);
+    ASSERT_TRUE(store_.decide(p, "k", 3).allowed);
+    at(4'000);
+    // elapsed < 0 counts as 0: level 0, reset = 4000 + ceil(10000 / 3) = 7334 -> E + 8
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 8, 4, 4}));
+}
+
+// ---- sliding log: an entry scored s counts while s > now - window ----
+
+TEST_F(MemoryStoreTest, SlidingLogSequenceAndExactBoundary) {
+    const Policy p = make_policy("sl", Algorithm::sliding_log, 3, 10'000);
+    at(0);
+    // log {0}; reset = oldest 0 + 10000 -> E + 10, reset_after 10
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 2, E + 10, 0, 10}));
+    at(1'000);
+    // log {0, 1000}; reset 10000; reset_after ceil(9000 / 1000) = 9
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 1, E + 10, 0, 9}));
+    at(2'500);
+    // log {0, 1000, 2500}; reset_after ceil(7500 / 1000) = 8
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 0, E + 10, 0, 8}));
+    at(5'000);
+    // denied cost 1: nth = 3 + 1 - 3 = 1 -> entry 0 -> reset 10000, reset_after 5
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 10, 5, 5}));
+    // denied cost 2: nth = 3 + 2 - 3 = 2 -> entry 1000 -> reset 11000 -> E + 11, after 6
+    EXPECT_TRUE(check_is(store_, p, "k", 2, {false, 0, E + 11, 6, 6}));
+    at(9'999);
+    // 0 > 9999 - 10000 = -1: entry 0 still in the window; reset 10000, after ceil(1 / 1000) = 1
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 10, 1, 1}));
+    at(10'000);
+    // 0 > 10000 - 10000 is false: entry 0 has left exactly now. count 2 -> admitted,
+    // log {1000, 2500, 10000}; reset = 1000 + 10000 = 11000 -> E + 11, after 1
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 0, E + 11, 0, 1}));
+    at(10'999);
+    // 1000 > 999: still in; denied, nth 1 -> 11000; after ceil(1 / 1000) = 1
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 11, 1, 1}));
+    at(11'000);
+    // 1000 left; log {2500, 10000, 11000}; reset 12500 -> E + 13, after ceil(1500 / 1000) = 2
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 0, E + 13, 0, 2}));
+}
+
+TEST_F(MemoryStoreTest, SlidingLogCostAboveOne) {
+    // limit 5 per 2 s
+    const Policy p = make_policy("sl", Algorithm::sliding_log, 5, 2'000);
+    at(0);
+    // 3 units at 0; reset 2000 -> E + 2
+    EXPECT_TRUE(check_is(store_, p, "k", 3, {true, 2, E + 2, 0, 2}));
+    at(500);
+    // 3 + 3 > 5 denied: nth = 3 + 3 - 5 = 1 -> unit at 0 -> 2000; after ceil(1500/1000) = 2
+    EXPECT_TRUE(check_is(store_, p, "k", 3, {false, 2, E + 2, 2, 2}));
+    // cost 2 fits: units {0,0,0,500,500}; reset = oldest 0 + 2000
+    EXPECT_TRUE(check_is(store_, p, "k", 2, {true, 0, E + 2, 0, 2}));
+    at(1'000);
+    // cost 4 denied: nth = 5 + 4 - 5 = 4 -> the 4th oldest unit is at 500 -> 2500 -> E + 3,
+    // after ceil(1500 / 1000) = 2
+    EXPECT_TRUE(check_is(store_, p, "k", 4, {false, 0, E + 3, 2, 2}));
+    // cost 1 denied: nth = 1 -> unit at 0 -> 2000 -> E + 2, after 1
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 2, 1, 1}));
+    at(2'000);
+    // the three units at 0 left; count 2, cost 3 fits: {500,500,2000,2000,2000};
+    // reset 500 + 2000 = 2500 -> E + 3, after ceil(500 / 1000) = 1
+    EXPECT_TRUE(check_is(store_, p, "k", 3, {true, 0, E + 3, 0, 1}));
+    at(2'499);
+    // cost 3 denied: nth = 5 + 3 - 5 = 3 -> the 3rd unit is the first at 2000 -> 4000 -> E + 4
+    // after ceil(1501 / 1000) = 2
+    EXPECT_TRUE(check_is(store_, p, "k", 3, {false, 0, E + 4, 2, 2}));
+}
+
+TEST_F(MemoryStoreTest, SlidingLogKeyExpiresAWindowAfterTheLastAdmit) {
+    const Policy p = make_policy("sl", Algorithm::sliding_log, 2, 10'000);
+    at(0);
+    ASSERT_TRUE(store_.decide(p, "k", 1).allowed);
+    at(4'000);
+    ASSERT_TRUE(store_.decide(p, "k", 1).allowed);
+    ASSERT_FALSE(store_.decide(p, "k", 1).allowed);  // denied: does not extend the TTL
+    at(13'999);
+    EXPECT_EQ(store_.sweep_expired(), 0u);
+    at(14'000);
+    EXPECT_EQ(store_.sweep_expired(), 1u);
+    EXPECT_EQ(store_.key_count(), 0u);
+}
+
+TEST_F(MemoryStoreTest, SlidingLogClockSteppingBackKeepsScoreOrder) {
+    // A write with a score below the newest one lands in score order, as in a sorted set.
+    const Policy p = make_policy("sl", Algorithm::sliding_log, 3, 10'000);
+    at(5'000);
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 2, E + 15, 0, 10}));
+    at(1'000);
+    // log {1000, 5000}; oldest 1000 -> reset 11000 -> E + 11
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 1, E + 11, 0, 10}));
+    // denied cost 2: nth = 2 + 2 - 3 = 1 -> 1000 -> 11000
+    EXPECT_TRUE(check_is(store_, p, "k", 2, {false, 1, E + 11, 10, 10}));
+    at(3'000);
+    // log {1000, 3000, 5000}: the entry in between is the 2nd oldest
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 0, E + 11, 0, 8}));
+    // denied cost 2: nth = 3 + 2 - 3 = 2 -> 3000 -> 13000 -> E + 13
+    EXPECT_TRUE(check_is(store_, p, "k", 2, {false, 0, E + 13, 10, 10}));
+}
+
+// ---- fixed window: counter whose TTL is the end of the window opened by its first admit ----
+
+TEST_F(MemoryStoreTest, FixedWindowSequenceAndRollover) {
+    const Policy p = make_policy("fw", Algorithm::fixed_window, 3, 10'000);
+    at(0);
+    // new counter 1, PEXPIRE 10000: reset 10000 -> E + 10
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 2, E + 10, 0, 10}));
+    at(4'000);
+    // count 2, ttl 6000
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 1, E + 10, 0, 6}));
+    // cost 2 denied: 2 + 2 > 3; retry = ceil(6000 / 1000) = 6
+    EXPECT_TRUE(check_is(store_, p, "k", 2, {false, 1, E + 10, 6, 6}));
+    at(4'500);
+    // count 3, ttl 5500 -> 6
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 0, E + 10, 0, 6}));
+    at(9'999);
+    // ttl 1 -> reset_after 1, retry 1
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 10, 1, 1}));
+    at(10'000);
+    // the counter expired at 10000: a new window 10000..20000
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 2, E + 20, 0, 10}));
+    at(19'000);
+    EXPECT_TRUE(check_is(store_, p, "k", 2, {true, 0, E + 20, 0, 1}));
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 20, 1, 1}));
+}
+
+TEST_F(MemoryStoreTest, FixedWindowCostAboveOne) {
+    // limit 10 per 1.5 s: window_s = ceil(1.5) = 2
+    const Policy p = make_policy("fw", Algorithm::fixed_window, 10, 1'500);
+    at(250);
+    // window 250..1750: reset ceil((T0 + 1750) / 1000) = E + 2, reset_after ceil(1.5) = 2
+    EXPECT_TRUE(check_is(store_, p, "k", 7, {true, 3, E + 2, 0, 2}));
+    at(1'000);
+    // 7 + 4 > 10 denied; ttl 750 -> after 1, retry 1
+    EXPECT_TRUE(check_is(store_, p, "k", 4, {false, 3, E + 2, 1, 1}));
+    EXPECT_TRUE(check_is(store_, p, "k", 3, {true, 0, E + 2, 0, 1}));
+    at(1'750);
+    // new window 1750..3250: E + ceil(3.25) = E + 4
+    EXPECT_TRUE(check_is(store_, p, "k", 10, {true, 0, E + 4, 0, 2}));
+}
+
+TEST_F(MemoryStoreTest, FixedWindowCostAboveLimitOnAbsentKeyWritesNothing) {
+    // Outside apply()'s precondition, but the script's answer is defined: count 0, no TTL.
+    const Policy p = make_policy("fw", Algorithm::fixed_window, 3, 10'000);
+    at(0);
+    EXPECT_TRUE(check_is(store_, p, "k", 4, {false, 3, E, 1, 0}));
+    EXPECT_EQ(store_.key_count(), 0u);
+}
+
+// ---- properties shared by every algorithm ----
+
+class EveryAlgorithm : public ::testing::TestWithParam<Algorithm> {
+protected:
+    Policy policy(std::int64_t limit, std::int64_t window_ms) const {
+        return make_policy("p", GetParam(), limit, window_ms);
+    }
+};
+
+// Everything a sequence of later checks can observe: verdicts and when keys expire.
+std::vector<std::int64_t> observe(MemoryStore& store, ManualClock& clock, const Policy& p) {
+    std::vector<std::int64_t> seen;
+    const std::uint32_t costs[] = {1, 2, 1, 3, 1, 1, 2};
+    for (int step = 0; step < 40; ++step) {
+        const check::Verdict v = store.decide(p, "k", costs[step % 7]);
+        const check::WindowState& w = v.windows.at(0);
+        seen.insert(seen.end(), {v.allowed, w.remaining, w.reset_epoch_s, w.retry_after_s,
+                                 w.reset_after_s});
+        clock.advance(700);
+        store.sweep_expired();
+        seen.push_back(static_cast<std::int64_t>(store.key_count()));
+    }
+    return seen;
+}
+
+TEST_P(EveryAlgorithm, DeniedCheckChangesNothing) {
+    // Two stores with the same history, one of which also sees denied checks: every later
+    // answer, and the moment the key expires, must be the same.
+    const Policy p = policy(4, 5'000);
+    ManualClock clock_a{T0};
+    ManualClock clock_b{T0};
+    MemoryStore a{clock_a};
+    MemoryStore b{clock_b};
+    for (MemoryStore* s : {&a, &b}) {
+        ASSERT_TRUE(s->decide(p, "k", 1).allowed);
+    }
+    clock_a.advance(1'200);
+    clock_b.advance(1'200);
+    for (MemoryStore* s : {&a, &b}) {
+        ASSERT_TRUE(s->decide(p, "k", 3).allowed);
+    }
+    clock_a.advance(300);
+    clock_b.advance(300);
+    // Token bucket: 1.2 tokens back by now; the others hold 4 of 4.
+    ASSERT_FALSE(a.decide(p, "k", 4).allowed);
+    ASSERT_FALSE(a.decide(p, "k", 3).allowed);
+    ASSERT_FALSE(a.decide(p, "k", 2).allowed);
+    EXPECT_EQ(observe(a, clock_a, p), observe(b, clock_b, p));
+}
+
+TEST_P(EveryAlgorithm, KeysAreIsolated) {
+    ManualClock clock{T0};
+    MemoryStore store{clock};
+    const Policy p = policy(2, 60'000);
+    EXPECT_TRUE(store.decide(p, "a", 2).allowed);
+    EXPECT_FALSE(store.decide(p, "a", 1).allowed);
+    const check::Verdict b = store.decide(p, "b", 1);
+    EXPECT_TRUE(b.allowed);
+    EXPECT_EQ(b.windows.at(0).remaining, 1);
+}
+
+TEST_P(EveryAlgorithm, IdleKeysAreDroppedAndMemoryReturnsToBaseline) {
+    ManualClock clock{T0};
+    MemoryStore store{clock};
+    const Policy p = policy(5, 1'000);  // every algorithm's TTL is at most 1000 ms here
+    for (int i = 0; i < 10'000; ++i) ASSERT_TRUE(store.decide(p, "k" + std::to_string(i), 5).allowed);
+    EXPECT_EQ(store.key_count(), 10'000u);
+    clock.advance(999);
+    EXPECT_EQ(store.sweep_expired(), 0u);
+    clock.advance(1);
+    EXPECT_EQ(store.sweep_expired(), 10'000u);
+    EXPECT_EQ(store.key_count(), 0u);
+}
+
+TEST_P(EveryAlgorithm, ChecksDropExpiredKeysAsTheyGo) {
+    // No sweep_expired(): checks on other keys clear the expired ones a few buckets at a time.
+    ManualClock clock{T0};
+    MemoryStore store{clock};
+    const Policy short_lived = policy(5, 1'000);
+    for (int i = 0; i < 1'000; ++i) store.decide(short_lived, "old" + std::to_string(i), 1);
+    clock.advance(1'000);
+    const Policy long_lived = policy(1'000, 3'600'000);
+    for (int round = 0; round < 20; ++round) {
+        for (int i = 0; i < 640; ++i) store.decide(long_lived, "new" + std::to_string(i), 1);
+    }
+    EXPECT_EQ(store.key_count(), 640u);
+}
+
+TEST_P(EveryAlgorithm, ExactAdmissionUnderConcurrency) {
+    // 8 threads x 1000 checks on one key of limit 500, time frozen: exactly 500 admitted,
+    // and each admitted check saw a different `remaining` (0..499), as with one Redis script
+    // at a time.
+    ManualClock clock{T0};
+    MemoryStore store{clock};
+    const Policy p = policy(500, 60'000);
+    std::atomic<int> admitted{0};
+    std::vector<std::vector<std::int64_t>> remaining(8);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 1'000; ++i) {
+                const check::Verdict v = store.decide(p, "hot", 1);
+                if (v.allowed) {
+                    admitted.fetch_add(1);
+                    remaining[t].push_back(v.windows.at(0).remaining);
+                }
+            }
+        });
+    }
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(admitted.load(), 500);
+    std::set<std::int64_t> distinct;
+    for (const auto& r : remaining) distinct.insert(r.begin(), r.end());
+    EXPECT_EQ(distinct.size(), 500u);
+    EXPECT_EQ(*distinct.begin(), 0);
+    EXPECT_EQ(*distinct.rbegin(), 499);
+}
+
+TEST_P(EveryAlgorithm, ExactAdmissionUnderConcurrencyOnManyKeys) {
+    // Threads racing over 100 keys that share shards: each key admits exactly its limit.
+    ManualClock clock{T0};
+    MemoryStore store{clock};
+    const Policy p = policy(10, 60'000);
+    std::atomic<int> admitted{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 2'000; ++i) {
+                if (store.decide(p, "key" + std::to_string((i * 7 + t) % 100), 1).allowed) {
+                    admitted.fetch_add(1);
+                }
+            }
+        });
+    }
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(admitted.load(), 100 * 10);
+}
+
+INSTANTIATE_TEST_SUITE_P(MemoryStore, EveryAlgorithm,
+                         ::testing::Values(Algorithm::token_bucket, Algorithm::sliding_log,
+                                           Algorithm::fixed_window),
+                         [](const auto& info) { return std::string(policy::to_string(info.param)); });
+
+// ---- the rest of the Store interface ----
+
+TEST_F(MemoryStoreTest, ApplyMatchesDecideAndTheStoreIsReady) {
+    const Policy p = make_policy("fw", Algorithm::fixed_window, 3, 10'000);
+    boost::asio::io_context io;
+    std::optional<result<check::Verdict>> got;
+    bool ready = false;
+    boost::asio::co_spawn(
+        io,
+        [&]() -> boost::asio::awaitable<void> {
+            ready = co_await store_.ready();
+            got = co_await store_.apply(p, "k", 2);
+        },
+        boost::asio::detached);
+    io.run();
+    EXPECT_TRUE(ready);
+    ASSERT_TRUE(got.has_value());
+    ASSERT_TRUE(got->has_value());
+    EXPECT_TRUE((*got)->allowed);
+    EXPECT_EQ((*got)->windows.at(0).remaining, 1);
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 0, E + 10, 0, 10}));
+    EXPECT_EQ(store_.describe(), "embedded (per-instance limits)");
+}
+
+TEST_F(MemoryStoreTest, AKeyReusedByAnotherAlgorithmStartsFresh) {
+    // A reload may change a policy's algorithm under the same name (so the same keys).
+    const Policy fw = make_policy("p", Algorithm::fixed_window, 3, 10'000);
+    const Policy tb = make_policy("p", Algorithm::token_bucket, 3, 10'000);
+    at(0);
+    ASSERT_TRUE(store_.decide(fw, "k", 3).allowed);
+    EXPECT_TRUE(check_is(store_, tb, "k", 1, {true, 2, E + 4, 0, 4}));
+    EXPECT_EQ(store_.key_count(), 1u);
+}
+
+}  // namespace
+}  // namespace ratelimitd::store::memory
