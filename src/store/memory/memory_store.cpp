@@ -284,7 +284,12 @@ std::size_t sweep_bucket(Map& map, std::size_t bucket, std::int64_t now) {
 struct MemoryStore::Impl {
     explicit Impl(const Clock& c) : clock(c) {}
 
-    Shard& shard_of(const std::string& key) { return shards[std::hash<std::string>{}(key) % shard_count]; }
+    // The map buckets by the low bits of the same hash, so the shard takes the high ones:
+    // keys of one shard then still spread over all of its buckets.
+    Shard& shard_of(const std::string& key) {
+        const std::size_t h = std::hash<std::string>{}(key);
+        return shards[(h >> (sizeof(std::size_t) * 8 - 16)) % shard_count];
+    }
 
     const Clock& clock;
     std::array<Shard, shard_count> shards;

@@ -1,2 +1,0 @@
-// Child processes for integration tests.
-namespace ratelimitd::test {}

@@ -1,0 +1,85 @@
+// Real servers for integration tests: a private redis-server and the ratelimitd binary,
+// each on a free loopback port, stopped when the object dies.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include <sys/types.h>
+
+namespace ratelimitd::test {
+
+/// A port that was free a moment ago (bound to 127.0.0.1:0 and released).
+unsigned short free_port();
+
+/// A child process with its stderr (and stdout) captured to a file.
+class Child {
+public:
+    Child() = default;
+    Child(const std::vector<std::string>& argv, const std::string& log_path,
+          const std::vector<std::string>& extra_env = {});
+    ~Child();
+    Child(Child&& other) noexcept;
+    Child& operator=(Child&& other) noexcept;
+
+    pid_t pid() const { return pid_; }
+    bool running();
+    void signal(int sig) const;
+    /// Waits for exit; returns the exit code, 128+signal when killed, -1 on timeout.
+    int wait(std::chrono::milliseconds timeout);
+    /// Everything the process logged so far.
+    std::string log() const;
+    /// Waits until the log holds a line containing `text`; returns that line, or "" on timeout.
+    std::string wait_for_log(const std::string& text, std::chrono::milliseconds timeout) const;
+
+private:
+    pid_t pid_ = -1;
+    std::string log_path_;
+};
+
+/// redis-server on a free loopback port, no persistence.
+class RedisServer {
+public:
+    RedisServer();
+    unsigned short port() const { return port_; }
+    std::string url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
+    /// Runs one command and returns the reply flattened to text ("(nil)", "1", "a b c"...).
+    std::string command(const std::vector<std::string>& argv) const;
+    long long integer(const std::vector<std::string>& argv) const;
+    std::vector<std::string> keys() const;
+    void kill_hard();        ///< SIGKILL
+    void restart();          ///< same port, empty
+    void pause();            ///< SIGSTOP
+    void resume();           ///< SIGCONT
+
+private:
+    void start();
+    unsigned short port_;
+    Child child_;
+};
+
+/// The ratelimitd binary with a config file written from `config_text`.
+class Ratelimitd {
+public:
+    /// Starts `ratelimitd --config <tmp> --listen 127.0.0.1:0 [--redis url] extra...` and waits
+    /// for its "listening on" line. `redis_url` empty: the embedded store.
+    Ratelimitd(const std::string& config_text, const std::string& redis_url,
+               const std::vector<std::string>& extra_args = {},
+               const std::vector<std::string>& extra_env = {});
+    unsigned short port() const { return port_; }
+    const std::string& config_path() const { return config_path_; }
+    Child& process() { return child_; }
+    /// Rewrites the config file (for SIGHUP reload tests).
+    void write_config(const std::string& text) const;
+
+private:
+    std::string config_path_;
+    unsigned short port_ = 0;
+    Child child_;
+};
+
+/// A unique scratch directory under /tmp for this test process.
+std::string scratch_dir();
+
+}  // namespace ratelimitd::test
