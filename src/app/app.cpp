@@ -61,6 +61,9 @@ std::string format_endpoint(const tcp::endpoint& ep) {
 }  // namespace
 
 int run(const Settings& settings, policy::Config config) {
+    spdlog::debug("settings: config={} listen={}:{} threads={} store_timeout={}ms log_format={}",
+                  settings.config_path, settings.listen_host, settings.listen_port, settings.threads,
+                  settings.store_timeout.count(), settings.log_format);
     policy::RegistryHandle registry(std::make_shared<const policy::Registry>(std::move(config.registry)));
     SystemClock clock;
 

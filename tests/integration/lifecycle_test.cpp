@@ -1,0 +1,188 @@
+// The process as an operator runs it: --check-config, settings precedence, readiness,
+// SIGHUP reload, SIGTERM drain, and the embedded store when no Redis URL is given.
+#include "support/http_client.hpp"
+#include "support/load.hpp"
+#include "support/processes.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <signal.h>
+
+#include <fstream>
+#include <future>
+
+namespace ratelimitd::test {
+namespace {
+
+using json = nlohmann::json;
+using namespace std::chrono_literals;
+
+const char* const five_per_minute = R"(
+policies:
+  demo:
+    algorithm: fixed_window
+    limit: 5
+    window: 60s
+)";
+
+int run_binary(const std::vector<std::string>& args, std::string* output) {
+    const std::string log = scratch_dir() + "/cli-" + std::to_string(free_port()) + ".log";
+    std::vector<std::string> argv{RATELIMITD_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    Child child(argv, log);
+    const int code = child.wait(10s);
+    if (output) *output = child.log();
+    return code;
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+    const std::string path = scratch_dir() + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+}
+
+int allowed_of(unsigned short port, const std::string& policy, const std::string& tenant, int n) {
+    return fire(port, n, 4, [&](HttpClient& c) {
+               return c.post("/v1/check", json{{"policy", policy}, {"tenant", tenant}}.dump());
+           }).allowed;
+}
+
+TEST(CheckConfig, ValidFileExitsZero) {
+    std::string out;
+    EXPECT_EQ(run_binary({"--check-config", write_temp("ok.yaml", five_per_minute)}, &out), 0);
+    EXPECT_NE(out.find("OK"), std::string::npos) << out;
+}
+
+TEST(CheckConfig, InvalidFileExitsOneAndNamesFileFieldAndExpectation) {
+    const auto path = write_temp("bad.yaml", "policies:\n  demo:\n    algorithm: leaky\n    limit: 5\n    window: 60s\n");
+    std::string out;
+    EXPECT_EQ(run_binary({"--check-config", path}, &out), 1);
+    EXPECT_NE(out.find(path), std::string::npos) << out;
+    EXPECT_NE(out.find("policies.demo.algorithm"), std::string::npos) << out;
+    EXPECT_NE(out.find("token_bucket"), std::string::npos) << out;
+}
+
+TEST(CheckConfig, ShippedExampleIsValid) {
+    EXPECT_EQ(run_binary({"--check-config", std::string(RATELIMITD_SOURCE_DIR) + "/config/example.yaml"}, nullptr), 0);
+}
+
+TEST(CommandLine, VersionAndHelpExitZero) {
+    std::string out;
+    EXPECT_EQ(run_binary({"--version"}, &out), 0);
+    EXPECT_NE(out.find("ratelimitd "), std::string::npos);
+    EXPECT_EQ(run_binary({"--help"}, &out), 0);
+    EXPECT_NE(out.find("--check-config"), std::string::npos);
+}
+
+TEST(CommandLine, StartRefusesAnInvalidConfig) {
+    std::string out;
+    const auto path = write_temp("bad-start.yaml", "policies: {}\nunknown_key: 1\n");
+    EXPECT_EQ(run_binary({"--config", path, "--listen", "127.0.0.1:0"}, &out), 1);
+    EXPECT_NE(out.find(path), std::string::npos) << out;
+}
+
+TEST(Settings, FlagBeatsEnvironmentBeatsFile) {
+    RedisServer redis;
+    const unsigned short file_port = free_port();
+    const std::string config = std::string(five_per_minute) + "listen: 127.0.0.1:" + std::to_string(file_port) + "\n";
+    // The environment names a Redis that is not there; the flag names the real one.
+    Ratelimitd server(config, redis.url(), {}, {"RATELIMITD_REDIS_URL=redis://127.0.0.1:1", "RATELIMITD_LOG_LEVEL=debug"});
+    EXPECT_NE(server.port(), file_port) << "--listen 127.0.0.1:0 must win over the file";
+    EXPECT_NE(server.process().log().find(redis.url().substr(8)), std::string::npos);
+    HttpClient c(server.port());
+    EXPECT_EQ(c.get("/readyz").status, 200);
+    EXPECT_NE(server.process().log().find(" debug "), std::string::npos) << "env log level applies";
+}
+
+TEST(Settings, EnvironmentRedisUrlIsUsedWithoutAFlag) {
+    RedisServer redis;
+    Ratelimitd server(five_per_minute, "", {}, {"RATELIMITD_REDIS_URL=" + redis.url()});
+    EXPECT_EQ(allowed_of(server.port(), "demo", "env", 8), 5);
+    EXPECT_EQ(redis.command({"EXISTS", "rl:demo:env:global"}), "1");
+}
+
+TEST(Readiness, ReadyzIs503WhileRedisIsUnreachableAndHealthzStays200) {
+    const unsigned short dead = free_port();
+    Ratelimitd server(five_per_minute, "redis://127.0.0.1:" + std::to_string(dead));
+    HttpClient c(server.port());
+    EXPECT_EQ(c.get("/healthz").status, 200);
+    EXPECT_EQ(c.get("/readyz").status, 503);
+}
+
+TEST(EmbeddedStore, NoRedisUrlServesExactLimitsAndWarnsPerInstance) {
+    Ratelimitd server(five_per_minute, "");
+    EXPECT_NE(server.process().log().find("per instance"), std::string::npos) << server.process().log();
+    EXPECT_EQ(allowed_of(server.port(), "demo", "t", 12), 5);
+    HttpClient c(server.port());
+    EXPECT_EQ(c.get("/readyz").status, 200);
+}
+
+TEST(Reload, SighupSwapsAValidFileAndRefusesABrokenOne) {
+    RedisServer redis;
+    Ratelimitd server(five_per_minute, redis.url());
+    EXPECT_EQ(allowed_of(server.port(), "demo", "before", 8), 5);
+
+    server.write_config(R"(
+policies:
+  demo:
+    algorithm: fixed_window
+    limit: 5
+    window: 60s
+  added:
+    algorithm: fixed_window
+    limit: 3
+    window: 60s
+)");
+    server.process().signal(SIGHUP);
+    ASSERT_FALSE(server.process().wait_for_log("reloaded", 5s).empty()) << server.process().log();
+    EXPECT_EQ(allowed_of(server.port(), "added", "after", 6), 3);
+
+    server.write_config("policies:\n  demo:\n    algorithm: fixed_window\n    limit: -1\n    window: 60s\n");
+    server.process().signal(SIGHUP);
+    const auto line = server.process().wait_for_log("reload refused", 5s);
+    ASSERT_FALSE(line.empty()) << server.process().log();
+    EXPECT_NE(line.find("policies.demo.limit"), std::string::npos) << line;
+    // The old registry keeps serving, counters included.
+    EXPECT_EQ(allowed_of(server.port(), "added", "after", 2), 0);
+    EXPECT_EQ(allowed_of(server.port(), "added", "fresh", 4), 3);
+}
+
+TEST(Shutdown, SigtermFinishesInFlightRequestsAndExitsZero) {
+    RedisServer redis;
+    Ratelimitd server(five_per_minute, redis.url());
+    // Keep-alive connections, some idle and some busy, when SIGTERM arrives.
+    HttpClient idle(server.port());
+    ASSERT_EQ(idle.get("/healthz").status, 200);
+    std::atomic<bool> stop{false};
+    std::atomic<int> answered{0}, failed{0};
+    std::vector<std::thread> load;
+    for (int i = 0; i < 4; ++i) {
+        load.emplace_back([&] {
+            HttpClient c(server.port());
+            while (!stop) {
+                try {
+                    auto res = c.post("/v1/check", R"({"policy":"demo","tenant":"busy"})");
+                    if (res.status == 200 || res.status == 429) ++answered;
+                    else ++failed;
+                } catch (...) {
+                    return;  // the server closed the connection after its last answer
+                }
+            }
+        });
+    }
+    std::this_thread::sleep_for(200ms);
+    const auto t0 = std::chrono::steady_clock::now();
+    server.process().signal(SIGTERM);
+    const int code = server.process().wait(6s);
+    const auto took = std::chrono::steady_clock::now() - t0;
+    stop = true;
+    for (auto& t : load) t.join();
+    EXPECT_EQ(code, 0);
+    EXPECT_LT(took, 5s);
+    EXPECT_GT(answered.load(), 0);
+    EXPECT_EQ(failed.load(), 0);
+}
+
+}  // namespace
+}  // namespace ratelimitd::test
