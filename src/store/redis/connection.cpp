@@ -17,7 +17,7 @@ namespace {
 
 constexpr std::chrono::milliseconds connect_timeout{1000};
 constexpr std::chrono::milliseconds first_backoff{50};
-constexpr std::chrono::milliseconds max_backoff{1000};
+constexpr std::chrono::milliseconds max_backoff{500};  // back within ~0.75 s of a restart
 // A server that has answered nothing for this long while a command timed out is treated as
 // gone: the connection is dropped and made again, so a hung server does not collect an
 // ever-growing queue of commands nobody waits for.

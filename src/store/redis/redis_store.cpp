@@ -3,7 +3,10 @@
 
 #include "ratelimitd/store/redis/verdict_reply.hpp"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <spdlog/spdlog.h>
 
 namespace ratelimitd::store::redis {
 
@@ -11,7 +14,11 @@ namespace net = boost::asio;
 
 RedisStore::RedisStore(net::any_io_executor ex, Endpoint endpoint, std::chrono::milliseconds timeout,
                        std::string instance_id, int connections)
-    : endpoint_(std::move(endpoint)), timeout_(timeout), instance_id_(std::move(instance_id)) {
+    : executor_(ex),
+      probe_timer_(ex),
+      endpoint_(std::move(endpoint)),
+      timeout_(timeout),
+      instance_id_(std::move(instance_id)) {
     for (int i = 0; i < connections; ++i) {
         connections_.push_back(std::make_shared<Connection>(ex, endpoint_));
         connections_.back()->start();
@@ -21,6 +28,8 @@ RedisStore::RedisStore(net::any_io_executor ex, Endpoint endpoint, std::chrono::
 RedisStore::~RedisStore() { stop(); }
 
 void RedisStore::stop() {
+    stopped_ = true;
+    probe_timer_.cancel();
     for (auto& c : connections_) c->stop();
 }
 
@@ -55,13 +64,62 @@ net::awaitable<result<Value>> RedisStore::exec(Connection& c, std::vector<std::s
     co_return co_await c.async_exec(std::move(argv), deadline, net::use_awaitable);
 }
 
+void RedisStore::record(const result<Value>& outcome) {
+    const bool failed = !outcome && (outcome.error().code == errc::store_timeout ||
+                                     outcome.error().code == errc::store_unavailable);
+    if (!failed) {
+        if (breaker_.on_success()) spdlog::info("redis: {} answers again; circuit closed", endpoint_.describe());
+        return;
+    }
+    if (breaker_.on_failure()) {
+        spdlog::warn("redis: {} keeps failing ({}); circuit open, checks answer by on_store_error "
+                     "without waiting; probing every {} ms",
+                     endpoint_.describe(), outcome.error().detail, breaker_.retry_interval().count());
+        schedule_probe();
+    }
+}
+
+// While the breaker is open, one PING per interval finds out when Redis is back.
+void RedisStore::schedule_probe() {
+    if (stopped_) return;
+    probe_timer_.expires_after(breaker_.retry_interval());
+    probe_timer_.async_wait([this](boost::system::error_code ec) {
+        if (ec || stopped_) return;
+        net::co_spawn(executor_, [this]() -> net::awaitable<void> {
+            if (co_await ping()) {
+                if (breaker_.on_success()) {
+                    spdlog::info("redis: {} answers again; circuit closed", endpoint_.describe());
+                }
+            } else {
+                breaker_.on_failure();
+                schedule_probe();
+            }
+        }, net::detached);
+    });
+}
+
+net::awaitable<bool> RedisStore::ping() {
+    Connection* conn = pick();
+    if (conn == nullptr) co_return false;
+    auto hold = conn->shared_from_this();
+    std::vector<std::string> ping(1, std::string("PING"));
+    auto reply = co_await exec(*conn, std::move(ping), Connection::clock::now() + timeout_);
+    co_return reply.has_value() && reply->type == Value::Type::status && reply->str == "PONG";
+}
+
 net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p, std::string key,
                                                          std::uint32_t cost) {
+    if (!breaker_.allow()) {
+        co_return Problem{errc::store_unavailable,
+                          "circuit open: " + endpoint_.describe() + " failed repeatedly"};
+    }
     // One deadline for the whole check, NOSCRIPT retry included.
     const auto deadline = Connection::clock::now() + timeout_;
     Connection* conn = pick();
     if (conn == nullptr) {
-        co_return Problem{errc::store_unavailable, "not connected to " + endpoint_.describe()};
+        result<Value> failure = Problem{errc::store_unavailable, "not connected to " + endpoint_.describe()};
+        record(failure);
+        co_return failure.error();
     }
     // Keep the connection alive across the suspension even if the pool were torn down.
     auto hold = conn->shared_from_this();
@@ -79,6 +137,7 @@ net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p
     argv.push_back(std::to_string(cost));
     argv.push_back(instance_id_ + ":" + std::to_string(++sequence_));
     auto reply = co_await exec(*conn, argv, deadline);
+    record(reply);
     if (!reply) co_return reply.error();
 
     if (reply->is_error() && reply->str.rfind("NOSCRIPT", 0) == 0) {
@@ -87,18 +146,15 @@ net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p
         argv[0] = "EVAL";
         argv[1] = std::string(script.text);
         reply = co_await exec(*conn, std::move(argv), deadline);
+        record(reply);
         if (!reply) co_return reply.error();
     }
     co_return parse_verdict(*reply, p);
 }
 
 net::awaitable<bool> RedisStore::ready() {
-    Connection* conn = pick();
-    if (conn == nullptr || !conn->ready()) co_return false;
-    auto hold = conn->shared_from_this();
-    std::vector<std::string> ping(1, std::string("PING"));
-    auto reply = co_await exec(*conn, std::move(ping), Connection::clock::now() + timeout_);
-    co_return reply.has_value() && reply->type == Value::Type::status && reply->str == "PONG";
+    if (breaker_.is_open() || !any_ready()) co_return false;
+    co_return co_await ping();
 }
 
 }  // namespace ratelimitd::store::redis

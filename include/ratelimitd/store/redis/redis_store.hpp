@@ -2,8 +2,11 @@
 // connection of this thread's pool.
 #pragma once
 
+#include "ratelimitd/store/redis/circuit_breaker.hpp"
 #include "ratelimitd/store/redis/connection.hpp"
 #include "ratelimitd/store/store.hpp"
+
+#include <boost/asio/steady_timer.hpp>
 
 #include <chrono>
 #include <memory>
@@ -35,10 +38,23 @@ public:
     /// True once at least one connection is set up.
     [[nodiscard]] bool any_ready() const noexcept;
 
+    /// True while the circuit breaker holds checks back from a failing Redis.
+    [[nodiscard]] bool breaker_open() const noexcept { return breaker_.is_open(); }
+
 private:
     Connection* pick() noexcept;
     boost::asio::awaitable<result<Value>> exec(Connection& c, std::vector<std::string> argv,
                                               Connection::clock::time_point deadline);
+    /// PING with the store deadline: true when Redis answered PONG.
+    boost::asio::awaitable<bool> ping();
+    /// Feeds the breaker with the outcome of one command.
+    void record(const result<Value>& outcome);
+    void schedule_probe();
+
+    boost::asio::any_io_executor executor_;
+    CircuitBreaker breaker_;
+    boost::asio::steady_timer probe_timer_;
+    bool stopped_ = false;
 
     Endpoint endpoint_;
     std::chrono::milliseconds timeout_;
