@@ -8,6 +8,7 @@
 -- ARGV[5]  member     unique per check across every sidecar (instance id + counter);
 --                     ":<i>" is appended per unit, so two checks in the same
 --                     millisecond never collapse into one member
+-- ARGV[6]  "peek" to report the state without changing it (cost is then 0)
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s}.
 --
 -- An entry scored s is inside the window while s > now - window_ms. A denied check only
@@ -16,6 +17,8 @@ local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local cost = tonumber(ARGV[4])
 local member = ARGV[5]
+local peek = ARGV[6] == 'peek'
+if peek then cost = 0 end
 
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -25,7 +28,10 @@ local after = '(' .. string.format('%.0f', now - window) -- exclusive lower boun
 local count = redis.call('ZCOUNT', KEYS[1], after, '+inf')
 
 local allowed, nth
-if count + cost <= limit then
+if peek then
+  allowed = 1
+  nth = 1
+elseif count + cost <= limit then
   allowed = 1
   redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - window))
   -- ZADD in chunks: unpack() of a very long table overflows the Lua C stack
@@ -47,7 +53,8 @@ else
 end
 
 local entry = redis.call('ZRANGEBYSCORE', KEYS[1], after, '+inf', 'WITHSCORES', 'LIMIT', nth - 1, 1)
-local reset_ms = tonumber(entry[2]) + window
+local reset_ms = now -- an empty window (only when peeking) resets now
+if entry[2] then reset_ms = tonumber(entry[2]) + window end
 local reset_after = math.ceil((reset_ms - now) / 1000)
 local retry_after = 0
 if allowed == 0 then retry_after = math.max(1, reset_after) end

@@ -6,6 +6,7 @@
 -- ARGV[3]  burst      capacity in tokens
 -- ARGV[4]  cost       tokens this check takes (1..burst)
 -- ARGV[5]  unused (the same argument list serves every algorithm)
+-- ARGV[6]  "peek" to report the state without changing it (cost is then 0)
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s}.
 --
 -- The level is kept in units of 1/window_ms token, so refill is exactly `limit` units per
@@ -17,6 +18,8 @@ local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])
 local cost = tonumber(ARGV[4])
+local peek = ARGV[6] == 'peek'
+if peek then cost = 0 end
 
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -35,11 +38,17 @@ local allowed, reset_ms
 if level >= need then
   allowed = 1
   level = level - need
-  redis.call('HSET', KEYS[1], 'l', string.format('%.0f', level), 't', string.format('%.0f', now))
-  redis.call('PEXPIRE', KEYS[1], math.ceil((capacity - level) / limit))
+  if not peek then
+    redis.call('HSET', KEYS[1], 'l', string.format('%.0f', level), 't', string.format('%.0f', now))
+    redis.call('PEXPIRE', KEYS[1], math.ceil((capacity - level) / limit))
+  end
   -- reset: when the next whole token is back
   local tokens = math.floor(level / window)
-  reset_ms = now + math.ceil(((tokens + 1) * window - level) / limit)
+  if tokens >= burst then
+    reset_ms = now -- full (only when peeking): nothing to wait for
+  else
+    reset_ms = now + math.ceil(((tokens + 1) * window - level) / limit)
+  end
 else
   allowed = 0
   -- reset: when `cost` tokens are back

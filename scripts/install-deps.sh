@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config git ca-certificates curl
   libboost1.81-dev libhiredis-dev nlohmann-json3-dev libyaml-cpp-dev
   libspdlog-dev libfmt-dev libssl-dev libgtest-dev libgmock-dev
-  redis-server redis-tools nginx-light wrk procps
+  redis-server redis-tools nginx-light wrk procps prometheus
 )
 
 missing=()

@@ -79,6 +79,16 @@ int run(const Settings& settings, policy::Config config) {
     std::unique_ptr<store::memory::MemoryStore> memory;
     if (!redis_endpoint) memory = std::make_unique<store::memory::MemoryStore>(clock);
 
+    service::Metrics metrics;
+    http::RouterOptions router_options;
+    router_options.version = RATELIMITD_VERSION;
+    router_options.store_name = redis_endpoint ? "redis" : "embedded";
+    router_options.admin_token = settings.admin_token;
+    router_options.access_log = settings.access_log == "all"      ? http::AccessLogMode::all
+                                : settings.access_log == "denied" ? http::AccessLogMode::denied
+                                                                  : http::AccessLogMode::off;
+    router_options.access_log_sample = settings.access_log_sample;
+
     const std::string instance_id = random_instance_id();
     std::vector<std::unique_ptr<Worker>> workers;
     std::vector<http::Lane*> lanes;
@@ -94,11 +104,19 @@ int run(const Settings& settings, policy::Config config) {
                 instance_id + "." + std::to_string(i));
             store = w->redis.get();
         }
-        w->service = std::make_unique<service::CheckService>(registry, *store);
-        w->router = std::make_unique<http::Router>(*w->service);
+        w->service = std::make_unique<service::CheckService>(registry, *store, metrics);
+        w->router = std::make_unique<http::Router>(*w->service, router_options);
         w->lane = std::make_unique<http::Lane>(*w->ioc, *w->router);
         lanes.push_back(w->lane.get());
         workers.push_back(std::move(w));
+    }
+
+    if (redis_endpoint) {
+        metrics.set_breaker_gauge([&workers] {
+            int open = 0;
+            for (auto& w : workers) open += w->redis->breaker_open() ? 1 : 0;
+            return open;
+        });
     }
 
     // The main thread accepts connections and handles signals; workers serve sessions.
@@ -166,8 +184,10 @@ int run(const Settings& settings, policy::Config config) {
                 auto next = policy::load_config(settings.config_path);
                 const auto count = next.registry.policies.size();
                 registry.replace(std::make_shared<const policy::Registry>(std::move(next.registry)));
+                metrics.count_reload(true);
                 spdlog::info("reloaded {}: policies={}", settings.config_path, count);
             } catch (const policy::ConfigError& e) {
+                metrics.count_reload(false);
                 spdlog::error("reload refused, the previous config keeps serving: {}", e.what());
             }
         } else if (!draining) {

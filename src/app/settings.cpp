@@ -12,7 +12,8 @@ namespace ratelimitd::app {
 namespace {
 
 const std::set<std::string, std::less<>> value_flags = {
-    "config", "listen", "redis", "threads", "log-level", "log-format", "store-timeout", "check-config"};
+    "config", "listen", "redis", "threads", "log-level", "log-format", "store-timeout", "access-log",
+    "check-config"};
 
 Problem bad(std::string what) { return Problem{errc::invalid_request, std::move(what)}; }
 
@@ -35,7 +36,7 @@ std::optional<std::string> pick(const CommandLine& cl, const EnvLookup& env, std
 const char* usage() {
     return "usage: ratelimitd --config FILE [--listen HOST:PORT] [--redis URL] [--threads N]\n"
            "                  [--log-level trace|debug|info|warn|error] [--log-format text|json]\n"
-           "                  [--store-timeout DURATION]\n"
+           "                  [--store-timeout DURATION] [--access-log off|denied|all]\n"
            "       ratelimitd --check-config FILE   validate FILE, print what is wrong, exit 0 or 1\n"
            "       ratelimitd --version | --help\n"
            "\n"
@@ -158,6 +159,20 @@ result<Settings> resolve_settings(const CommandLine& cl, const policy::FileSetti
         if (!d) return bad("store-timeout: " + d.error().detail);
         s.store_timeout = *d;
     }
+
+    if (const char* v = env("RATELIMITD_ADMIN_TOKEN"); v != nullptr && *v != '\0') {
+        if (std::string_view(v).size() < 16) return bad("RATELIMITD_ADMIN_TOKEN: expected at least 16 bytes");
+        s.admin_token = v;
+    } else {
+        s.admin_token = file.admin_token;
+    }
+    if (auto mode = pick(cl, env, "access-log", file.access_log)) {
+        if (*mode != "off" && *mode != "denied" && *mode != "all") {
+            return bad("access-log: expected off, denied or all, got \"" + *mode + "\"");
+        }
+        s.access_log = *mode;
+    }
+    s.access_log_sample = file.access_log_sample.value_or(1.0);
     return s;
 }
 

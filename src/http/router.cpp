@@ -1,7 +1,13 @@
-// Router: the endpoint table.
+// Router: the endpoint table, request ids, HTTP metrics and the access log.
 #include "ratelimitd/http/router.hpp"
 
+#include "ratelimitd/http/admin_endpoints.hpp"
 #include "ratelimitd/http/check_codec.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <random>
 
 namespace ratelimitd::http {
 
@@ -19,15 +25,46 @@ Response plain_json(const Request& req, bhttp::status status, std::string body) 
     return res;
 }
 
-Response method_not_allowed(const Request& req, std::string_view allow) {
+Response method_not_allowed(const Request& req, std::string_view path, std::string_view allow) {
     auto res = make_error_response(
-        Problem{errc::method_not_allowed,
-                "method: " + std::string(req.method_string()) + " is not allowed on " +
-                    std::string(req.target().substr(0, req.target().find('?'))) + "; use " +
-                    std::string(allow)},
+        Problem{errc::method_not_allowed, "method: " + std::string(req.method_string()) +
+                                              " is not allowed on " + std::string(path) + "; use " +
+                                              std::string(allow)},
         req.version(), req.keep_alive());
     res.set(bhttp::field::allow, allow);
     return res;
+}
+
+// A caller's X-Request-Id is echoed when it is a plain token (so it cannot inject into logs).
+bool is_sane_request_id(std::string_view id) {
+    if (id.empty() || id.size() > 128) return false;
+    for (char c : id) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                        c == '-' || c == '_' || c == '.' || c == ':';
+        if (!ok) return false;
+    }
+    return true;
+}
+
+std::string new_request_id() {
+    static thread_local std::mt19937_64 rng{std::random_device{}()};
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string id(16, '0');
+    auto v = rng();
+    for (auto& c : id) {
+        c = hex[v & 0xf];
+        v >>= 4;
+    }
+    return id;
+}
+
+/// The route label for metrics: a known endpoint, or "other" (bounded cardinality).
+std::string_view route_label(std::string_view path) {
+    for (std::string_view known : {"/v1/check", "/v1/auth", "/healthz", "/readyz", "/metrics", "/v1/policies",
+                                   "/v1/peek", "/v1/reset"}) {
+        if (path == known) return known;
+    }
+    return "other";
 }
 
 }  // namespace
@@ -35,26 +72,49 @@ Response method_not_allowed(const Request& req, std::string_view allow) {
 net::awaitable<Response> Router::handle(Request req) {
     const std::string_view target = req.target();
     const std::string_view path = target.substr(0, target.find('?'));
-    const auto method = req.method();
+    const std::string_view caller_id = req["X-Request-Id"];
+    const std::string request_id = is_sane_request_id(caller_id) ? std::string(caller_id) : new_request_id();
 
+    auto& metrics = service_.metrics();
+    metrics.request_started();
+    Response res = co_await route(req, path, request_id);
+    metrics.request_finished();
+    metrics.count_http(route_label(path), res.result_int());
+    res.set("X-Request-Id", request_id);
+    co_return res;
+}
+
+net::awaitable<Response> Router::route(const Request& req, std::string_view path, const std::string& request_id) {
+    const auto method = req.method();
     if (path == "/v1/check") {
-        if (method == bhttp::verb::post || method == bhttp::verb::get) co_return co_await check(req);
-        co_return method_not_allowed(req, "GET, POST");
+        if (method == bhttp::verb::post || method == bhttp::verb::get) co_return co_await check(req, request_id);
+        co_return method_not_allowed(req, path, "GET, POST");
     }
     if (path == "/healthz") {
-        if (method != bhttp::verb::get) co_return method_not_allowed(req, "GET");
+        if (method != bhttp::verb::get) co_return method_not_allowed(req, path, "GET");
         co_return plain_json(req, bhttp::status::ok, R"({"status":"ok"})");
     }
     if (path == "/readyz") {
-        if (method != bhttp::verb::get) co_return method_not_allowed(req, "GET");
+        if (method != bhttp::verb::get) co_return method_not_allowed(req, path, "GET");
         co_return co_await readyz(req);
     }
+    if (path == "/metrics") {
+        if (method != bhttp::verb::get) co_return method_not_allowed(req, path, "GET");
+        Response res{bhttp::status::ok, req.version()};
+        res.set(bhttp::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
+        res.set(bhttp::field::cache_control, "no-store");
+        res.keep_alive(req.keep_alive());
+        res.body() = service_.metrics().render(options_.version, options_.store_name);
+        res.prepare_payload();
+        co_return res;
+    }
+    if (is_admin_path(path)) co_return co_await admin(req, path);
     co_return make_error_response(
         Problem{errc::not_found, "path: " + std::string(path.substr(0, 200)) + " is not an endpoint"},
         req.version(), req.keep_alive());
 }
 
-net::awaitable<Response> Router::check(const Request& req) {
+net::awaitable<Response> Router::check(const Request& req, const std::string& request_id) {
     const std::string_view target = req.target();
     result<check::CheckRequest> parsed;
     if (req.method() == bhttp::verb::post) {
@@ -67,13 +127,44 @@ net::awaitable<Response> Router::check(const Request& req) {
 
     auto decision = co_await service_.check(std::move(*parsed));
     if (!decision) co_return make_error_response(decision.error(), req.version(), req.keep_alive());
-    co_return make_check_response(*decision, req.version(), req.keep_alive());
+    auto res = make_check_response(*decision, req.version(), req.keep_alive());
+    access_log(*decision, res.result_int(), request_id);
+    co_return res;
+}
+
+void Router::access_log(const service::Decision& d, unsigned status, const std::string& request_id) {
+    if (options_.access_log == AccessLogMode::off) return;
+    if (options_.access_log == AccessLogMode::denied && d.verdict.allowed) return;
+    if (options_.access_log_sample < 1.0) {
+        static thread_local std::minstd_rand rng{std::random_device{}()};
+        if (std::uniform_real_distribution<double>(0.0, 1.0)(rng) >= options_.access_log_sample) return;
+    }
+    // At most access_log_per_second lines per second on this thread, so a flood of denials
+    // cannot turn into a flood of log lines.
+    const auto now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                           std::chrono::steady_clock::now().time_since_epoch()).count();
+    if (now_s != log_second_) {
+        log_second_ = now_s;
+        log_lines_ = 0;
+    }
+    if (++log_lines_ > options_.access_log_per_second) {
+        service_.metrics().count_access_log_dropped();
+        return;
+    }
+    const auto verdict = d.degraded ? (d.verdict.allowed ? "degraded_allowed" : "failed_closed")
+                                    : (d.verdict.allowed ? "allowed" : "denied");
+    spdlog::info("access request_id={} policy={} tenant={} scope={} verdict={} status={}", request_id, d.policy,
+                 d.tenant, d.scope, verdict, status);
 }
 
 net::awaitable<Response> Router::readyz(const Request& req) {
     const bool ok = co_await service_.store().ready();
     co_return plain_json(req, ok ? bhttp::status::ok : bhttp::status::service_unavailable,
                          ok ? R"({"status":"ready"})" : R"({"status":"not_ready"})");
+}
+
+net::awaitable<Response> Router::admin(const Request& req, std::string_view path) {
+    co_return co_await handle_admin(req, path, service_, options_.admin_token);
 }
 
 }  // namespace ratelimitd::http

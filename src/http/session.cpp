@@ -29,10 +29,12 @@ public:
     SlotGuard(Lane& lane, beast::tcp_stream& stream) : lane_(lane) {
         slot_ = lane_.sessions.insert(lane_.sessions.end(), SessionSlot{&stream, true});
         lane_.live.fetch_add(1);
+        lane_.router.metrics().connection_opened();
     }
     ~SlotGuard() {
         lane_.sessions.erase(slot_);
         lane_.live.fetch_sub(1);
+        lane_.router.metrics().connection_closed();
     }
     SlotGuard(const SlotGuard&) = delete;
     SlotGuard& operator=(const SlotGuard&) = delete;

@@ -1,6 +1,10 @@
 // Reads a YAML or JSON config file into one JSON tree, then validates that tree into a Config.
 #include "ratelimitd/policy/registry_loader.hpp"
 
+#include <openssl/sha.h>
+
+#include <ctime>
+
 #include "ratelimitd/check/validate.hpp"
 #include "ratelimitd/core/duration.hpp"
 #include "ratelimitd/policy/cidr.hpp"
@@ -371,7 +375,8 @@ Config Validator::run(const Json& root) {
     check_keys(
         root, "",
         {"prefix", "default_policy", "policies", "routes", "identity", "trusted_proxies", "auth",
-         "hash_secret", "listen", "redis", "threads", "log_level", "log_format", "store_timeout"});
+         "hash_secret", "listen", "redis", "threads", "log_level", "log_format", "store_timeout",
+         "admin_token", "access_log", "access_log_sample"});
 
     Config cfg;
     Registry& reg = cfg.registry;
@@ -664,6 +669,38 @@ void Validator::read_settings(const Json& root, FileSettings& s) const {
     if (const Json* v = find(root, "store_timeout")) {
         s.store_timeout = need_duration(*v, "store_timeout");
     }
+    if (const Json* v = find(root, "admin_token")) {
+        // A secret: say what is wrong without echoing it.
+        if (!v->is_string() || v->get_ref<const std::string&>().size() < 16) {
+            fail("admin_token", "expected a string of at least 16 bytes");
+        }
+        s.admin_token = v->get<std::string>();
+    }
+    if (const Json* v = find(root, "access_log")) {
+        s.access_log = need_one_of(*v, "access_log", {"off", "denied", "all"});
+    }
+    if (const Json* v = find(root, "access_log_sample")) {
+        if (!v->is_number() || v->get<double>() < 0.0 || v->get<double>() > 1.0) {
+            fail("access_log_sample", "expected a number from 0 to 1, got " + describe(*v));
+        }
+        s.access_log_sample = v->get<double>();
+    }
+}
+
+}  // namespace
+
+namespace {
+
+std::string sha256_hex(std::string_view text) {
+    unsigned char digest[SHA256_DIGEST_LENGTH];
+    SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned char b : digest) {
+        out.push_back(hex[b >> 4]);
+        out.push_back(hex[b & 0xf]);
+    }
+    return out;
 }
 
 }  // namespace
@@ -677,7 +714,11 @@ Config parse_config(std::string_view text, const std::string& file_name) {
     } else {
         throw ConfigError(file_name + ": expected a .yaml, .yml or .json file");
     }
-    return Validator(file_name).run(tree);
+    Config config = Validator(file_name).run(tree);
+    // What /v1/policies reports, so an operator can tell which file version is in force.
+    config.registry.source_sha256 = sha256_hex(text);
+    config.registry.loaded_at_epoch_s = static_cast<std::int64_t>(std::time(nullptr));
+    return config;
 }
 
 Config load_config(const std::string& path) {

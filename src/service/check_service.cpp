@@ -43,11 +43,15 @@ net::awaitable<result<Decision>> CheckService::check(check::CheckRequest req) {
     }
 
     auto key = check::make_key(registry->prefix, p.name, d.tenant, d.scope);
+    const auto started = std::chrono::steady_clock::now();
     auto verdict = co_await store_.apply(p, std::move(key), req.cost);
+    metrics_.observe_store_latency(std::chrono::steady_clock::now() - started);
     if (verdict) {
         d.verdict = std::move(*verdict);
+        count(d, p);
         co_return d;
     }
+    metrics_.count_store_error(verdict.error().code);
 
     // The store failed: the policy decides which way, and the caller is told it degraded.
     d.degraded = true;
@@ -56,7 +60,58 @@ net::awaitable<result<Decision>> CheckService::check(check::CheckRequest req) {
     spdlog::warn("store failure policy={} outcome={} error={} detail=\"{}\"", p.name,
                  d.verdict.allowed ? "fail_open" : "fail_closed",
                  to_string(verdict.error().code), verdict.error().detail);
+    count(d, p);
     co_return d;
+}
+
+result<CheckService::Target> CheckService::target_of(check::CheckRequest req) const {
+    Target t;
+    t.registry = registry_.current();
+    if (auto ok = check::validate_tenant(req.tenant); !ok) return ok.error();
+    if (req.scope) {
+        if (auto ok = check::validate_scope(*req.scope); !ok) return ok.error();
+    }
+    auto resolved = policy::resolve(*t.registry, req);
+    if (!resolved) return resolved.error();
+    if (resolved->policy == nullptr) {
+        return Problem{errc::unknown_policy, "policy: the request resolves to \"none\", which keeps no state"};
+    }
+    t.policy = resolved->policy;
+    t.tenant = std::move(req.tenant);
+    t.scope = std::move(resolved->scope);
+    t.key = check::make_key(t.registry->prefix, t.policy->name, t.tenant, t.scope);
+    return t;
+}
+
+net::awaitable<result<Decision>> CheckService::peek(check::CheckRequest req) {
+    auto target = target_of(std::move(req));
+    if (!target) co_return target.error();
+    auto verdict = co_await store_.peek(*target->policy, target->key);
+    if (!verdict) co_return verdict.error();
+    Decision d;
+    d.policy = target->policy->name;
+    d.tenant = std::move(target->tenant);
+    d.scope = std::move(target->scope);
+    d.verdict = std::move(*verdict);
+    co_return d;
+}
+
+net::awaitable<result<bool>> CheckService::reset(check::CheckRequest req) {
+    auto target = target_of(std::move(req));
+    if (!target) co_return target.error();
+    spdlog::info("admin reset policy={} tenant={} scope={}", target->policy->name, target->tenant, target->scope);
+    co_return co_await store_.reset(target->key);
+}
+
+void CheckService::count(const Decision& d, const policy::Policy& p) {
+    if (d.degraded) {
+        metrics_.count_check(p.name, d.verdict.allowed ? Outcome::degraded_allowed : Outcome::failed_closed, false);
+        return;
+    }
+    const auto& w = d.verdict.reported();
+    // "Near the limit": an allowed check that left less than 10 % of the quota.
+    const bool near = d.verdict.allowed && w.remaining * 10 < w.limit;
+    metrics_.count_check(p.name, d.verdict.allowed ? Outcome::allowed : Outcome::denied, near);
 }
 
 }  // namespace ratelimitd::service

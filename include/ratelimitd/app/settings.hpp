@@ -34,6 +34,9 @@ struct Settings {
     std::string log_level = "info";
     std::string log_format = "text";
     std::chrono::milliseconds store_timeout{50};
+    std::optional<std::string> admin_token;     ///< RATELIMITD_ADMIN_TOKEN or admin_token
+    std::string access_log = "off";             ///< off|denied|all
+    double access_log_sample = 1.0;
 };
 
 /// Looks up an environment variable; nullptr when unset.
@@ -41,7 +44,8 @@ using EnvLookup = std::function<const char*(const char*)>;
 
 /// Applies precedence flag > environment (RATELIMITD_LISTEN, RATELIMITD_REDIS_URL or
 /// RATELIMITD_REDIS, RATELIMITD_THREADS, RATELIMITD_LOG_LEVEL, RATELIMITD_LOG_FORMAT,
-/// RATELIMITD_STORE_TIMEOUT) > config file > default, and validates each value. The config
+/// RATELIMITD_STORE_TIMEOUT, RATELIMITD_ACCESS_LOG; RATELIMITD_ADMIN_TOKEN has no flag, so it
+/// stays out of `ps`) > config file > default, and validates each value. The config
 /// path comes from --config or RATELIMITD_CONFIG. Never throws.
 result<Settings> resolve_settings(const CommandLine& cl, const policy::FileSettings& file,
                                   const EnvLookup& env);

@@ -6,25 +6,54 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <optional>
+#include <string>
+
 namespace ratelimitd::http {
 
+/// Which checks the access log records (one line per check, rate-limited).
+enum class AccessLogMode { off, denied, all };
+
+/// Process settings the endpoints need.
+struct RouterOptions {
+    std::string version = "0";
+    std::string store_name;                    ///< for ratelimitd_build_info
+    std::optional<std::string> admin_token;    ///< when set, admin endpoints need it as a bearer token
+    AccessLogMode access_log = AccessLogMode::off;
+    double access_log_sample = 1.0;            ///< fraction of eligible checks logged, 0..1
+    int access_log_per_second = 100;           ///< at most this many access lines per second per thread
+};
+
 /// The endpoints of one server thread:
-///   POST|GET /v1/check   decide a check (contract §2)
-///   GET      /healthz    200 while the process runs
-///   GET      /readyz     200 when the store answers, else 503
+///   POST|GET /v1/check     decide a check (contract §2)
+///   GET      /healthz      200 while the process runs
+///   GET      /readyz       200 when the store answers, else 503
+///   GET      /metrics      Prometheus text format
+///   GET      /v1/policies, GET /v1/peek, POST /v1/reset   admin (bearer token when configured)
 /// Anything else: 404 not_found, or 405 method_not_allowed (with Allow) on a known path.
+/// Every response carries X-Request-Id: the caller's (when it is a sane token) or a new one.
 class Router {
 public:
-    explicit Router(service::CheckService& service) : service_(service) {}
+    Router(service::CheckService& service, const RouterOptions& options)
+        : service_(service), options_(options) {}
 
     /// Answers one request. Never throws; completes on the caller's executor.
     boost::asio::awaitable<Response> handle(Request req);
 
+    service::Metrics& metrics() noexcept { return service_.metrics(); }
+
 private:
-    boost::asio::awaitable<Response> check(const Request& req);
+    boost::asio::awaitable<Response> route(const Request& req, std::string_view path,
+                                           const std::string& request_id);
+    boost::asio::awaitable<Response> check(const Request& req, const std::string& request_id);
     boost::asio::awaitable<Response> readyz(const Request& req);
+    boost::asio::awaitable<Response> admin(const Request& req, std::string_view path);
+    void access_log(const service::Decision& d, unsigned status, const std::string& request_id);
 
     service::CheckService& service_;
+    const RouterOptions& options_;
+    std::int64_t log_second_ = 0;   // access-log rate limit: the current second...
+    int log_lines_ = 0;             // ...and the lines written in it (this thread only)
 };
 
 }  // namespace ratelimitd::http

@@ -78,6 +78,8 @@ struct Registry {
     std::vector<Cidr> trusted_proxies;
     AuthSettings auth;
     std::optional<std::string> hash_secret;     ///< key for hashing secret identities
+    std::string source_sha256;                  ///< SHA-256 of the file text, for /v1/policies
+    std::int64_t loaded_at_epoch_s = 0;         ///< when it was loaded
 
     /// The policy with that name, or nullptr.
     [[nodiscard]] const Policy* find(std::string_view name) const {
@@ -95,6 +97,9 @@ struct FileSettings {
     std::optional<std::string> log_level;      ///< trace|debug|info|warn|error
     std::optional<std::string> log_format;     ///< text|json
     std::optional<std::chrono::milliseconds> store_timeout;
+    std::optional<std::string> admin_token;    ///< bearer token for the admin endpoints
+    std::optional<std::string> access_log;     ///< off|denied|all
+    std::optional<double> access_log_sample;   ///< 0..1
 };
 
 /// Everything one config file holds.

@@ -5,6 +5,7 @@
 #include "ratelimitd/check/verdict.hpp"
 #include "ratelimitd/core/error.hpp"
 #include "ratelimitd/policy/registry_handle.hpp"
+#include "ratelimitd/service/metrics.hpp"
 #include "ratelimitd/store/store.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -29,13 +30,21 @@ struct Decision {
 /// Decides checks. One per server thread; holds references only.
 class CheckService {
 public:
-    CheckService(const policy::RegistryHandle& registry, store::Store& store)
-        : registry_(registry), store_(store) {}
+    CheckService(const policy::RegistryHandle& registry, store::Store& store, Metrics& metrics)
+        : registry_(registry), store_(store), metrics_(metrics) {}
 
     /// Validates `req` (tenant, scope, cost), resolves its policy on one registry snapshot,
     /// builds the key and asks the store. Client mistakes come back as a Problem and never
     /// reach the store; store failures come back as a degraded Decision. Never throws.
     boost::asio::awaitable<result<Decision>> check(check::CheckRequest req);
+
+    /// Admin: the state of the key a check would use, without consuming. The request must
+    /// resolve to a limited policy. Client mistakes as in check(); store failures as Problems.
+    boost::asio::awaitable<result<Decision>> peek(check::CheckRequest req);
+
+    /// Admin: forgets the state of the key a check would use. Completes with true when there
+    /// was state to forget.
+    boost::asio::awaitable<result<bool>> reset(check::CheckRequest req);
 
     /// The registry in force (for /readyz and the auth path).
     [[nodiscard]] std::shared_ptr<const policy::Registry> registry() const {
@@ -43,10 +52,25 @@ public:
     }
 
     store::Store& store() noexcept { return store_; }
+    Metrics& metrics() noexcept { return metrics_; }
 
 private:
+    /// Where a request points: validated, resolved to a limited policy, key built.
+    struct Target {
+        std::shared_ptr<const policy::Registry> registry;  // keeps `policy` alive
+        const policy::Policy* policy = nullptr;
+        std::string tenant;
+        std::string scope;
+        std::string key;
+    };
+    result<Target> target_of(check::CheckRequest req) const;
+
+    /// Counts the decision in ratelimitd_checks_total (and near-limit).
+    void count(const Decision& d, const policy::Policy& p);
+
     const policy::RegistryHandle& registry_;
     store::Store& store_;
+    Metrics& metrics_;
 };
 
 }  // namespace ratelimitd::service

@@ -29,6 +29,16 @@ public:
                                                                  std::string key,
                                                                  std::uint32_t cost) = 0;
 
+    /// The state of `key` for policy `p` without changing it: `remaining` is what is left now,
+    /// reset/reset_after as for a check; `allowed` is true when at least one unit is left.
+    /// Same failures as apply(). Never throws.
+    virtual boost::asio::awaitable<result<check::Verdict>> peek(const policy::Policy& p,
+                                                                std::string key) = 0;
+
+    /// Forgets the state of `key` (an admin reset): the next check starts afresh. Completes
+    /// with true when there was state to forget. Same failures as apply(). Never throws.
+    virtual boost::asio::awaitable<result<bool>> reset(std::string key) = 0;
+
     /// True when the store answers and is ready to decide (for Redis: connected, scripts
     /// loaded, PING answered within the timeout). Never throws.
     virtual boost::asio::awaitable<bool> ready() = 0;

@@ -299,28 +299,10 @@ MemoryStore::MemoryStore(const Clock& clock) : impl_(std::make_unique<Impl>(cloc
 
 MemoryStore::~MemoryStore() = default;
 
-check::Verdict MemoryStore::decide(const policy::Policy& p, const std::string& key,
-                                   std::uint32_t cost) {
-    Shard& shard = impl_->shard_of(key);
-    const auto c = static_cast<std::int64_t>(cost);
-    Reply r;
-    std::int64_t now = 0;
-    {
-        std::lock_guard lock(shard.mutex);
-        // Read the clock under the lock, as Redis reads TIME inside the script: checks of one
-        // key then see non-decreasing times in the order they are decided.
-        now = impl_->clock.now_ms();
-        switch (p.algorithm) {
-            case Algorithm::token_bucket: r = token_bucket(shard.map, key, p, c, now); break;
-            case Algorithm::sliding_log: r = sliding_log(shard.map, key, p, c, now); break;
-            case Algorithm::fixed_window: r = fixed_window(shard.map, key, p, c, now); break;
-        }
-        for (std::size_t i = 0; i < sweep_buckets_per_check; ++i) {
-            if (shard.sweep_cursor >= shard.map.bucket_count()) shard.sweep_cursor = 0;
-            sweep_bucket(shard.map, shard.sweep_cursor++, now);
-        }
-    }
-    // The last lines of every script, from {allowed, remaining, reset_ms}.
+namespace {
+
+// The last lines of every script, from {allowed, remaining, reset_ms}.
+check::Verdict to_verdict(const Policy& p, const Reply& r, std::int64_t now) {
     check::WindowState w;
     w.policy = p.name;
     w.allowed = r.allowed;
@@ -335,6 +317,71 @@ check::Verdict MemoryStore::decide(const policy::Policy& p, const std::string& k
     v.windows.push_back(std::move(w));
     return v;
 }
+
+Reply run_algorithm(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now) {
+    switch (p.algorithm) {
+        case Algorithm::token_bucket: return token_bucket(map, key, p, cost, now);
+        case Algorithm::sliding_log: return sliding_log(map, key, p, cost, now);
+        case Algorithm::fixed_window: return fixed_window(map, key, p, cost, now);
+    }
+    return Reply{};
+}
+
+}  // namespace
+
+check::Verdict MemoryStore::decide(const policy::Policy& p, const std::string& key,
+                                   std::uint32_t cost) {
+    Shard& shard = impl_->shard_of(key);
+    Reply r;
+    std::int64_t now = 0;
+    {
+        std::lock_guard lock(shard.mutex);
+        // Read the clock under the lock, as Redis reads TIME inside the script: checks of one
+        // key then see non-decreasing times in the order they are decided.
+        now = impl_->clock.now_ms();
+        r = run_algorithm(shard.map, key, p, static_cast<std::int64_t>(cost), now);
+        for (std::size_t i = 0; i < sweep_buckets_per_check; ++i) {
+            if (shard.sweep_cursor >= shard.map.bucket_count()) shard.sweep_cursor = 0;
+            sweep_bucket(shard.map, shard.sweep_cursor++, now);
+        }
+    }
+    return to_verdict(p, r, now);
+}
+
+// The scripts' "peek" mode: a check of cost 0 that writes nothing. It runs on a copy of the
+// one entry, so the live state cannot change; a full quota resets "now", as in the scripts.
+check::Verdict MemoryStore::inspect(const policy::Policy& p, const std::string& key) {
+    Shard& shard = impl_->shard_of(key);
+    Map scratch;
+    std::int64_t now = 0;
+    {
+        std::lock_guard lock(shard.mutex);
+        now = impl_->clock.now_ms();
+        if (auto it = shard.map.find(key); it != shard.map.end()) scratch.emplace(key, it->second);
+    }
+    Reply r = run_algorithm(scratch, key, p, 0, now);
+    if (r.remaining >= p.max_cost()) r.reset_ms = now;
+    auto v = to_verdict(p, r, now);
+    v.allowed = v.windows.front().allowed = r.remaining >= 1;
+    v.windows.front().retry_after_s = 0;
+    return v;
+}
+
+bool MemoryStore::forget(const std::string& key) {
+    Shard& shard = impl_->shard_of(key);
+    std::lock_guard lock(shard.mutex);
+    auto it = shard.map.find(key);
+    if (it == shard.map.end()) return false;
+    const bool live = !expired(it->second, impl_->clock.now_ms());
+    shard.map.erase(it);
+    return live;
+}
+
+boost::asio::awaitable<result<check::Verdict>> MemoryStore::peek(const policy::Policy& p, std::string key) {
+    co_return inspect(p, key);
+}
+
+boost::asio::awaitable<result<bool>> MemoryStore::reset(std::string key) { co_return forget(key); }
 
 boost::asio::awaitable<result<check::Verdict>> MemoryStore::apply(const policy::Policy& p,
                                                                   std::string key,

@@ -68,10 +68,14 @@ void RedisStore::record(const result<Value>& outcome) {
     const bool failed = !outcome && (outcome.error().code == errc::store_timeout ||
                                      outcome.error().code == errc::store_unavailable);
     if (!failed) {
-        if (breaker_.on_success()) spdlog::info("redis: {} answers again; circuit closed", endpoint_.describe());
+        if (breaker_.on_success()) {
+            breaker_open_ = false;
+            spdlog::info("redis: {} answers again; circuit closed", endpoint_.describe());
+        }
         return;
     }
     if (breaker_.on_failure()) {
+        breaker_open_ = true;
         spdlog::warn("redis: {} keeps failing ({}); circuit open, checks answer by on_store_error "
                      "without waiting; probing every {} ms",
                      endpoint_.describe(), outcome.error().detail, breaker_.retry_interval().count());
@@ -88,6 +92,7 @@ void RedisStore::schedule_probe() {
         net::co_spawn(executor_, [this]() -> net::awaitable<void> {
             if (co_await ping()) {
                 if (breaker_.on_success()) {
+                    breaker_open_ = false;
                     spdlog::info("redis: {} answers again; circuit closed", endpoint_.describe());
                 }
             } else {
@@ -107,8 +112,8 @@ net::awaitable<bool> RedisStore::ping() {
     co_return reply.has_value() && reply->type == Value::Type::status && reply->str == "PONG";
 }
 
-net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p, std::string key,
-                                                         std::uint32_t cost) {
+net::awaitable<result<Value>> RedisStore::run_script(const policy::Policy& p, std::string key,
+                                                     std::uint32_t cost, bool peek) {
     if (!breaker_.allow()) {
         co_return Problem{errc::store_unavailable,
                           "circuit open: " + endpoint_.describe() + " failed repeatedly"};
@@ -119,14 +124,14 @@ net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p
     if (conn == nullptr) {
         result<Value> failure = Problem{errc::store_unavailable, "not connected to " + endpoint_.describe()};
         record(failure);
-        co_return failure.error();
+        co_return failure;
     }
     // Keep the connection alive across the suspension even if the pool were torn down.
     auto hold = conn->shared_from_this();
 
     const Script& script = script_for(p.algorithm);
     std::vector<std::string> argv;
-    argv.reserve(9);
+    argv.reserve(10);
     argv.emplace_back("EVALSHA");
     argv.push_back(script.sha1);
     argv.emplace_back("1");
@@ -136,20 +141,58 @@ net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p
     argv.push_back(std::to_string(p.burst));
     argv.push_back(std::to_string(cost));
     argv.push_back(instance_id_ + ":" + std::to_string(++sequence_));
+    if (peek) argv.emplace_back("peek");
     auto reply = co_await exec(*conn, argv, deadline);
     record(reply);
-    if (!reply) co_return reply.error();
-
-    if (reply->is_error() && reply->str.rfind("NOSCRIPT", 0) == 0) {
+    if (reply && reply->is_error() && reply->str.rfind("NOSCRIPT", 0) == 0) {
         // The script cache was emptied (restart, failover, SCRIPT FLUSH): EVAL runs the
         // script and caches it again, so later EVALSHAs find it.
         argv[0] = "EVAL";
         argv[1] = std::string(script.text);
         reply = co_await exec(*conn, std::move(argv), deadline);
         record(reply);
-        if (!reply) co_return reply.error();
     }
+    co_return reply;
+}
+
+net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p, std::string key,
+                                                         std::uint32_t cost) {
+    auto reply = co_await run_script(p, std::move(key), cost, false);
+    if (!reply) co_return reply.error();
     co_return parse_verdict(*reply, p);
+}
+
+net::awaitable<result<check::Verdict>> RedisStore::peek(const policy::Policy& p, std::string key) {
+    auto reply = co_await run_script(p, std::move(key), 1, true);
+    if (!reply) co_return reply.error();
+    auto verdict = parse_verdict(*reply, p);
+    if (verdict) {
+        for (auto& w : verdict->windows) w.allowed = w.remaining >= 1;
+        verdict->allowed = verdict->windows.front().allowed;
+    }
+    co_return verdict;
+}
+
+net::awaitable<result<Value>> RedisStore::command(std::vector<std::string> argv) {
+    if (!breaker_.allow()) {
+        co_return Problem{errc::store_unavailable, "circuit open: " + endpoint_.describe() + " failed repeatedly"};
+    }
+    Connection* conn = pick();
+    if (conn == nullptr) co_return Problem{errc::store_unavailable, "not connected to " + endpoint_.describe()};
+    auto hold = conn->shared_from_this();
+    auto reply = co_await exec(*conn, std::move(argv), Connection::clock::now() + timeout_);
+    record(reply);
+    co_return reply;
+}
+
+net::awaitable<result<bool>> RedisStore::reset(std::string key) {
+    std::vector<std::string> argv;
+    argv.emplace_back("DEL");
+    argv.push_back(std::move(key));
+    auto reply = co_await command(std::move(argv));
+    if (!reply) co_return reply.error();
+    if (reply->type != Value::Type::integer) co_return Problem{errc::bad_script_reply, "DEL: " + reply->str};
+    co_return reply->integer > 0;
 }
 
 net::awaitable<bool> RedisStore::ready() {

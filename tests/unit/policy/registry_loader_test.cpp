@@ -316,7 +316,8 @@ const InvalidCase invalid_cases[] = {
     {"empty.yaml", R"((top level): expected a map of settings (at least "policies"), got null)"},
     {"unknown_top_level_key.yaml",
      "colour: unknown key (expected one of: prefix, default_policy, policies, routes, identity, trusted_proxies, "
-     "auth, hash_secret, listen, redis, threads, log_level, log_format, store_timeout)"},
+     "auth, hash_secret, listen, redis, threads, log_level, log_format, store_timeout, "
+     "admin_token, access_log, access_log_sample)"},
     {"policies_missing.yaml", "policies: missing (expected a map of policy names to policies)"},
     {"policies_not_a_map.yaml", "policies: expected a map of policy names to policies, got a list"},
     {"policies_empty.yaml", "policies: expected at least one policy"},
@@ -345,6 +346,9 @@ const InvalidCase invalid_cases[] = {
      R"(policies.api.window: missing (expected a duration such as "500ms", "60s" or "1m"))"},
     {"window_without_unit.yaml",
      R"(policies.login.window: expected a duration such as "500ms", "60s" or "1m", got "60")"},
+    {"access_log_invalid.yaml", "access_log: expected one of off, denied, all, got \"sometimes\""},
+    {"admin_token_too_short.yaml", "admin_token: expected a string of at least 16 bytes"},
+    {"access_log_sample_out_of_range.yaml", "access_log_sample: expected a number from 0 to 1, got 2"},
     {"window_zero.yaml",
      R"(policies.api.window: expected a duration such as "500ms", "60s" or "1m", got "0s" (must be at least 1ms))"},
     {"window_too_long.yaml", R"(policies.api.window: expected at most 365d, got "366d")"},

@@ -24,11 +24,20 @@ public:
 
     boost::asio::awaitable<result<check::Verdict>> apply(const policy::Policy& p, std::string key,
                                                          std::uint32_t cost) override;
+    boost::asio::awaitable<result<check::Verdict>> peek(const policy::Policy& p,
+                                                        std::string key) override;
+    boost::asio::awaitable<result<bool>> reset(std::string key) override;
     boost::asio::awaitable<bool> ready() override;
     std::string describe() const override;
 
     /// The synchronous core of apply(), for tests and benchmarks. Never fails.
     check::Verdict decide(const policy::Policy& p, const std::string& key, std::uint32_t cost);
+
+    /// The synchronous core of peek(): the state of `key` without changing it.
+    check::Verdict inspect(const policy::Policy& p, const std::string& key);
+
+    /// The synchronous core of reset(): true when live state was dropped.
+    bool forget(const std::string& key);
 
     /// Drops every key whose TTL has passed; returns how many were dropped. apply() also
     /// drops expired keys as it goes, so calling this is optional.

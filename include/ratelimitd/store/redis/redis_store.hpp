@@ -8,6 +8,7 @@
 
 #include <boost/asio/steady_timer.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -29,6 +30,9 @@ public:
 
     boost::asio::awaitable<result<check::Verdict>> apply(const policy::Policy& p, std::string key,
                                                          std::uint32_t cost) override;
+    boost::asio::awaitable<result<check::Verdict>> peek(const policy::Policy& p,
+                                                        std::string key) override;
+    boost::asio::awaitable<result<bool>> reset(std::string key) override;
     boost::asio::awaitable<bool> ready() override;
     std::string describe() const override;
 
@@ -39,7 +43,8 @@ public:
     [[nodiscard]] bool any_ready() const noexcept;
 
     /// True while the circuit breaker holds checks back from a failing Redis.
-    [[nodiscard]] bool breaker_open() const noexcept { return breaker_.is_open(); }
+    /// Thread-safe (read by the metrics scrape on another thread).
+    [[nodiscard]] bool breaker_open() const noexcept { return breaker_open_.load(std::memory_order_relaxed); }
 
 private:
     Connection* pick() noexcept;
@@ -50,9 +55,15 @@ private:
     /// Feeds the breaker with the outcome of one command.
     void record(const result<Value>& outcome);
     void schedule_probe();
+    /// EVALSHA of the algorithm's script (EVAL after NOSCRIPT), within one deadline.
+    boost::asio::awaitable<result<Value>> run_script(const policy::Policy& p, std::string key,
+                                                    std::uint32_t cost, bool peek);
+    /// One plain command within the store deadline, through the breaker.
+    boost::asio::awaitable<result<Value>> command(std::vector<std::string> argv);
 
     boost::asio::any_io_executor executor_;
     CircuitBreaker breaker_;
+    std::atomic<bool> breaker_open_{false};  // mirror of breaker_ for other threads
     boost::asio::steady_timer probe_timer_;
     bool stopped_ = false;
 

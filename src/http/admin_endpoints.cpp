@@ -1,0 +1,137 @@
+// Admin endpoints: /v1/policies, /v1/peek, /v1/reset, behind an optional bearer token.
+#include "ratelimitd/http/admin_endpoints.hpp"
+
+#include "ratelimitd/core/duration.hpp"
+#include "ratelimitd/http/check_codec.hpp"
+
+#include <nlohmann/json.hpp>
+#include <openssl/crypto.h>
+
+namespace ratelimitd::http {
+
+namespace net = boost::asio;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+Response json_response(const Request& req, bhttp::status status, const json& body) {
+    Response res{status, req.version()};
+    res.set(bhttp::field::content_type, "application/json");
+    res.set(bhttp::field::cache_control, "no-store");
+    res.keep_alive(req.keep_alive());
+    res.body() = body.dump(-1, ' ', false, json::error_handler_t::replace);
+    res.prepare_payload();
+    return res;
+}
+
+Response method_not_allowed(const Request& req, std::string_view allow) {
+    auto res = make_error_response(
+        Problem{errc::method_not_allowed, "method: " + std::string(req.method_string()) + " is not allowed here; use " +
+                                              std::string(allow)},
+        req.version(), req.keep_alive());
+    res.set(bhttp::field::allow, allow);
+    return res;
+}
+
+json registry_json(const policy::Registry& reg) {
+    json policies = json::object();
+    for (const auto& [name, p] : reg.policies) {
+        json entry = {{"algorithm", policy::to_string(p.algorithm)},
+                      {"limit", p.limit},
+                      {"window", format_duration(p.window)}};
+        if (p.algorithm == policy::Algorithm::token_bucket) entry["burst"] = p.burst;
+        entry["on_store_error"] = p.on_store_error == policy::OnStoreError::allow ? "allow" : "deny";
+        policies[name] = std::move(entry);
+    }
+    json routes = json::array();
+    for (const auto& r : reg.routes) {
+        json entry = json::object();
+        if (r.method) entry["method"] = *r.method;
+        entry["path"] = r.path;
+        entry["policy"] = r.policy;
+        if (r.scope) entry["scope"] = *r.scope;
+        routes.push_back(std::move(entry));
+    }
+    return {{"file", reg.source_file},
+            {"sha256", reg.source_sha256},
+            {"loaded_at", reg.loaded_at_epoch_s},
+            {"prefix", reg.prefix},
+            {"default_policy", reg.default_policy ? json(*reg.default_policy) : json(nullptr)},
+            {"policies", std::move(policies)},
+            {"routes", std::move(routes)}};
+}
+
+}  // namespace
+
+bool is_admin_path(std::string_view path) noexcept {
+    return path == "/v1/policies" || path == "/v1/peek" || path == "/v1/reset";
+}
+
+bool bearer_matches(std::string_view authorization, std::string_view token) noexcept {
+    constexpr std::string_view scheme = "Bearer ";
+    if (authorization.size() != scheme.size() + token.size()) return false;
+    if (authorization.substr(0, scheme.size()) != scheme) return false;
+    return CRYPTO_memcmp(authorization.data() + scheme.size(), token.data(), token.size()) == 0;
+}
+
+net::awaitable<Response> handle_admin(const Request& req, std::string_view path, service::CheckService& service,
+                                      const std::optional<std::string>& token) {
+    if (token && !bearer_matches(req[bhttp::field::authorization], *token)) {
+        auto res = json_response(req, bhttp::status::unauthorized,
+                                 {{"error", "unauthorized"},
+                                  {"detail", "authorization: admin endpoints need a valid bearer token"}});
+        res.set(bhttp::field::www_authenticate, "Bearer realm=\"ratelimitd-admin\"");
+        co_return res;
+    }
+
+    if (path == "/v1/policies") {
+        if (req.method() != bhttp::verb::get) co_return method_not_allowed(req, "GET");
+        co_return json_response(req, bhttp::status::ok, registry_json(*service.registry()));
+    }
+
+    if (path == "/v1/peek") {
+        if (req.method() != bhttp::verb::get) co_return method_not_allowed(req, "GET");
+        const std::string_view target = req.target();
+        const auto q = target.find('?');
+        auto parsed = parse_check_query(q == std::string_view::npos ? std::string_view{} : target.substr(q + 1));
+        if (!parsed) co_return make_error_response(parsed.error(), req.version(), req.keep_alive());
+        auto state = co_await service.peek(std::move(*parsed));
+        if (!state) {
+            auto res = make_error_response(state.error(), req.version(), req.keep_alive());
+            if (state.error().code == errc::store_unavailable || state.error().code == errc::store_timeout) {
+                res.result(bhttp::status::service_unavailable);
+            }
+            co_return res;
+        }
+        const auto& w = state->verdict.reported();
+        co_return json_response(req, bhttp::status::ok,
+                                {{"policy", state->policy},
+                                 {"tenant", state->tenant},
+                                 {"scope", state->scope},
+                                 {"limit", w.limit},
+                                 {"remaining", w.remaining},
+                                 {"reset", w.reset_epoch_s},
+                                 {"reset_after", w.reset_after_s}});
+    }
+
+    // /v1/reset
+    if (req.method() != bhttp::verb::post) co_return method_not_allowed(req, "POST");
+    auto parsed = parse_check_json(req.body());
+    if (!parsed) co_return make_error_response(parsed.error(), req.version(), req.keep_alive());
+    const json echo = {{"policy", parsed->policy ? json(*parsed->policy) : json(nullptr)},
+                       {"tenant", parsed->tenant},
+                       {"scope", parsed->scope.value_or("global")}};
+    auto removed = co_await service.reset(std::move(*parsed));
+    if (!removed) {
+        auto res = make_error_response(removed.error(), req.version(), req.keep_alive());
+        if (removed.error().code == errc::store_unavailable || removed.error().code == errc::store_timeout) {
+            res.result(bhttp::status::service_unavailable);
+        }
+        co_return res;
+    }
+    json body = echo;
+    body["reset"] = *removed;
+    co_return json_response(req, bhttp::status::ok, body);
+}
+
+}  // namespace ratelimitd::http
