@@ -7,7 +7,8 @@
 -- ARGV[4]  cost       units this check takes (1..limit)
 -- ARGV[5]  unused
 -- ARGV[6]  "peek" to report the state without changing it (cost is then 0)
--- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s}.
+-- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
+--          reset_after_ms}.
 --
 -- The key's TTL is the end of the window. INCRBY keeps an existing TTL, so only a new
 -- counter gets PEXPIRE; a denied check neither increments nor extends the window.
@@ -44,4 +45,4 @@ local reset_ms = now + ttl
 local reset_after = math.ceil(ttl / 1000)
 local retry_after = 0
 if allowed == 0 then retry_after = math.max(1, reset_after) end
-return {allowed, limit, limit - count, math.ceil(reset_ms / 1000), retry_after, reset_after}
+return {allowed, limit, limit - count, math.ceil(reset_ms / 1000), retry_after, reset_after, reset_ms - now}

@@ -9,7 +9,8 @@
 --                     ":<i>" is appended per unit, so two checks in the same
 --                     millisecond never collapse into one member
 -- ARGV[6]  "peek" to report the state without changing it (cost is then 0)
--- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s}.
+-- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
+--          reset_after_ms}.
 --
 -- An entry scored s is inside the window while s > now - window_ms. A denied check only
 -- reads. The TTL is the window: the newest entry leaves the window when the key expires.
@@ -58,4 +59,4 @@ if entry[2] then reset_ms = tonumber(entry[2]) + window end
 local reset_after = math.ceil((reset_ms - now) / 1000)
 local retry_after = 0
 if allowed == 0 then retry_after = math.max(1, reset_after) end
-return {allowed, limit, limit - count, math.ceil(reset_ms / 1000), retry_after, reset_after}
+return {allowed, limit, limit - count, math.ceil(reset_ms / 1000), retry_after, reset_after, reset_ms - now}

@@ -7,7 +7,8 @@
 -- ARGV[4]  cost       tokens this check takes (1..burst)
 -- ARGV[5]  unused (the same argument list serves every algorithm)
 -- ARGV[6]  "peek" to report the state without changing it (cost is then 0)
--- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s}.
+-- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
+--          reset_after_ms}.
 --
 -- The level is kept in units of 1/window_ms token, so refill is exactly `limit` units per
 -- millisecond and every number is an integer (exact in a Lua double below 2^53, which the
@@ -59,4 +60,4 @@ local remaining = math.floor(level / window)
 local reset_after = math.ceil((reset_ms - now) / 1000)
 local retry_after = 0
 if allowed == 0 then retry_after = math.max(1, reset_after) end
-return {allowed, limit, remaining, math.ceil(reset_ms / 1000), retry_after, reset_after}
+return {allowed, limit, remaining, math.ceil(reset_ms / 1000), retry_after, reset_after, reset_ms - now}

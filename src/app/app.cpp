@@ -5,6 +5,7 @@
 #include "ratelimitd/http/server.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
 #include "ratelimitd/service/check_service.hpp"
+#include "ratelimitd/store/denial_cache.hpp"
 #include "ratelimitd/store/memory/memory_store.hpp"
 #include "ratelimitd/store/redis/redis_store.hpp"
 
@@ -37,9 +38,11 @@ struct Worker {
     std::optional<net::io_context> ioc;
     std::optional<net::executor_work_guard<net::io_context::executor_type>> work;
     std::unique_ptr<store::redis::RedisStore> redis;  // this thread's pool, when Redis is used
+    std::unique_ptr<store::CachingStore> cached;      // the denial cache in front of it
     std::thread thread;
 
     ~Worker() {
+        cached.reset();
         redis.reset();  // frees hiredis contexts while the io_context still exists
         ioc.reset();    // destroys handlers never run (they may touch the lane)
     }
@@ -89,6 +92,8 @@ int run(const Settings& settings, policy::Config config) {
                                                                   : http::AccessLogMode::off;
     router_options.access_log_sample = settings.access_log_sample;
 
+    // One denial cache for the process: a key denied on one thread is denied on all.
+    store::DenialCache denial_cache;
     const std::string instance_id = random_instance_id();
     std::vector<std::unique_ptr<Worker>> workers;
     std::vector<http::Lane*> lanes;
@@ -103,6 +108,11 @@ int run(const Settings& settings, policy::Config config) {
                 // sliding-log members must be unique across threads too
                 instance_id + "." + std::to_string(i));
             store = w->redis.get();
+            if (settings.denial_cache) {
+                w->redis->on_reconnected([&denial_cache] { denial_cache.clear(); });
+                w->cached = std::make_unique<store::CachingStore>(*w->redis, denial_cache);
+                store = w->cached.get();
+            }
         }
         w->service = std::make_unique<service::CheckService>(registry, *store, metrics);
         w->router = std::make_unique<http::Router>(*w->service, router_options);

@@ -12,7 +12,7 @@ namespace ratelimitd::app {
 namespace {
 
 const std::set<std::string, std::less<>> value_flags = {
-    "config", "listen", "redis", "threads", "log-level", "log-format", "store-timeout", "access-log",
+    "config", "listen", "redis", "threads", "log-level", "log-format", "store-timeout", "access-log", "denial-cache",
     "check-config"};
 
 Problem bad(std::string what) { return Problem{errc::invalid_request, std::move(what)}; }
@@ -37,6 +37,7 @@ const char* usage() {
     return "usage: ratelimitd --config FILE [--listen HOST:PORT] [--redis URL] [--threads N]\n"
            "                  [--log-level trace|debug|info|warn|error] [--log-format text|json]\n"
            "                  [--store-timeout DURATION] [--access-log off|denied|all]\n"
+           "                  [--denial-cache on|off]\n"
            "       ratelimitd --check-config FILE   validate FILE, print what is wrong, exit 0 or 1\n"
            "       ratelimitd --version | --help\n"
            "\n"
@@ -173,6 +174,12 @@ result<Settings> resolve_settings(const CommandLine& cl, const policy::FileSetti
         s.access_log = *mode;
     }
     s.access_log_sample = file.access_log_sample.value_or(1.0);
+    if (auto cache = pick(cl, env, "denial-cache", std::nullopt)) {
+        if (*cache != "on" && *cache != "off") {
+            return bad("denial-cache: expected on or off, got \"" + *cache + "\"");
+        }
+        s.denial_cache = *cache == "on";
+    }
     return s;
 }
 

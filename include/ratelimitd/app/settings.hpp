@@ -37,6 +37,7 @@ struct Settings {
     std::optional<std::string> admin_token;     ///< RATELIMITD_ADMIN_TOKEN or admin_token
     std::string access_log = "off";             ///< off|denied|all
     double access_log_sample = 1.0;
+    bool denial_cache = true;                   ///< --denial-cache on|off (Redis store only)
 };
 
 /// Looks up an environment variable; nullptr when unset.

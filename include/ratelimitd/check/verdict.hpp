@@ -18,6 +18,7 @@ struct WindowState {
     std::int64_t reset_epoch_s = 0;   ///< Unix epoch seconds, see contract §3 per algorithm
     std::int64_t reset_after_s = 0;   ///< whole seconds until reset, rounded up (IETF t)
     std::int64_t retry_after_s = 0;   ///< seconds to wait before retrying; >= 1 when denied
+    std::int64_t reset_after_ms = 0;  ///< milliseconds until reset, unrounded (denial cache)
 };
 
 /// The verdict of a check: allowed only if every window allowed.

@@ -311,6 +311,7 @@ check::Verdict to_verdict(const Policy& p, const Reply& r, std::int64_t now) {
     w.remaining = r.remaining;
     w.reset_epoch_s = ceil_div(r.reset_ms, 1000);
     w.reset_after_s = ceil_div(r.reset_ms - now, 1000);
+    w.reset_after_ms = r.reset_ms - now;
     w.retry_after_s = r.allowed ? 0 : std::max<std::int64_t>(1, w.reset_after_s);
     check::Verdict v;
     v.allowed = r.allowed;

@@ -189,6 +189,8 @@ void Connection::on_setup_reply(redisAsyncContext* ac, void* reply, void*) {
         self->connect_timer_.cancel();
         self->last_reply_ = clock::now();
         spdlog::info("redis: connected to {}, scripts loaded", self->endpoint_.describe());
+        if (self->was_ready_ && self->on_reconnected_) self->on_reconnected_();
+        self->was_ready_ = true;
     }
 }
 

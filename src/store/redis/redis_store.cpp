@@ -27,6 +27,10 @@ RedisStore::RedisStore(net::any_io_executor ex, Endpoint endpoint, std::chrono::
 
 RedisStore::~RedisStore() { stop(); }
 
+void RedisStore::on_reconnected(const std::function<void()>& hook) {
+    for (auto& c : connections_) c->on_reconnected(hook);
+}
+
 void RedisStore::stop() {
     stopped_ = true;
     probe_timer_.cancel();

@@ -9,9 +9,10 @@ std::int64_t window_seconds(const policy::Policy& p) noexcept {
 
 result<check::Verdict> parse_verdict(const Value& reply, const policy::Policy& p) {
     if (reply.is_error()) return Problem{errc::bad_script_reply, "redis error: " + reply.str};
-    constexpr size_t fields = 6;  // allowed, limit, remaining, reset_epoch_s, retry_after_s, reset_after_s
+    // allowed, limit, remaining, reset_epoch_s, retry_after_s, reset_after_s, reset_after_ms
+    constexpr size_t fields = 7;
     if (reply.type != Value::Type::array || reply.elements.size() != fields) {
-        return Problem{errc::bad_script_reply, "expected an array of 6 integers from the script"};
+        return Problem{errc::bad_script_reply, "expected an array of 7 integers from the script"};
     }
     for (const auto& e : reply.elements) {
         if (e.type != Value::Type::integer) {
@@ -28,6 +29,7 @@ result<check::Verdict> parse_verdict(const Value& reply, const policy::Policy& p
     w.reset_epoch_s = e[3].integer;
     w.retry_after_s = e[4].integer;
     w.reset_after_s = e[5].integer;
+    w.reset_after_ms = e[6].integer;
 
     check::Verdict v;
     v.allowed = w.allowed;

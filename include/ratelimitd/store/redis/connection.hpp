@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -69,6 +70,10 @@ public:
     Connection(const Connection&) = delete;
     Connection& operator=(const Connection&) = delete;
 
+    /// Called (on the connection's executor) each time a connection is set up again after it
+    /// was lost: the server may have restarted empty.
+    void on_reconnected(std::function<void()> hook) { on_reconnected_ = std::move(hook); }
+
     /// Starts connecting. Call once.
     void start();
     /// Closes the connection for good; commands in flight fail with store_unavailable.
@@ -116,6 +121,8 @@ private:
     boost::asio::steady_timer reconnect_timer_;
     boost::asio::steady_timer connect_timer_;
     clock::time_point last_reply_{};     // to detect a server that stopped answering
+    bool was_ready_ = false;             // set up at least once before
+    std::function<void()> on_reconnected_;
 };
 
 }  // namespace ratelimitd::store::redis

@@ -36,6 +36,9 @@ public:
     boost::asio::awaitable<bool> ready() override;
     std::string describe() const override;
 
+    /// Called each time one of the connections is set up again after a loss.
+    void on_reconnected(const std::function<void()>& hook);
+
     /// Stops every connection (shutdown).
     void stop();
 

@@ -8,7 +8,8 @@
 
 namespace ratelimitd::store::redis {
 
-/// Turns {allowed, limit, remaining, reset_epoch_s, retry_after_s, reset_after_s} into a
+/// Turns {allowed, limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
+/// reset_after_ms} into a
 /// Verdict with one window of policy `p`. Any other shape, or a Redis error reply, fails with
 /// bad_script_reply and the reply's text in the detail. Never throws.
 result<check::Verdict> parse_verdict(const Value& reply, const policy::Policy& p);

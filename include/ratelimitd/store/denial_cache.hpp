@@ -1,0 +1,91 @@
+// Answers repeated checks of a key that the store just denied, without a round trip.
+#pragma once
+
+#include "ratelimitd/store/store.hpp"
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+namespace ratelimitd::store {
+
+/// Remembers, per key, that the store denied a check of cost 1 until time T, and denies every
+/// check of that key (any cost) until T without asking the store.
+///
+/// Why this is exact, for every algorithm: a cost-1 denial means not even one unit is left.
+/// Before T (the next token for the token bucket, the oldest entry leaving the sliding log,
+/// the window's end for the fixed window) no unit can come back: other sidecars can only use
+/// more, and only an admin reset gives units back, which calls forget(). The cached answer
+/// keeps remaining = 0 and counts Retry-After down to T. T is taken on this side as the time
+/// the command was *sent* plus the store's "ms until reset", so the local deadline ends no
+/// later than the store's. For a larger cost the real retry time may be later than T; the
+/// answer's Retry-After is then a lower bound, and the check after it goes to the store.
+/// A Redis that lost its state (restart, failover) gives units back too: the cache is cleared
+/// whenever a connection is set up again. A FLUSHALL without a reconnect is not seen: those
+/// keys stay denied until their T, never admitted early.
+/// Denials with units left (a larger cost that did not fit) are not cached: a smaller cost may
+/// still pass, and the store is asked.
+/// @par Thread Safety
+/// Shared by all server threads; every member may be called concurrently.
+class DenialCache {
+public:
+    using clock = std::chrono::steady_clock;
+
+    explicit DenialCache(std::size_t max_entries = 200'000) : max_per_shard_(max_entries / shard_count + 1) {}
+
+    /// The cached denial of `key`, aged to `now`; nullopt when there is none (or it ran out).
+    std::optional<check::Verdict> lookup(const std::string& key, clock::time_point now);
+
+    /// Records the store's answer to a check of `cost` sent at `sent_at` (only cost-1 denials
+    /// with nothing remaining in any window are kept).
+    void remember(const std::string& key, std::uint32_t cost, const check::Verdict& v, clock::time_point sent_at);
+
+    /// Drops what is known about `key` (admin reset).
+    void forget(const std::string& key);
+
+    /// Drops everything: the store may have lost its state (Redis reconnected, possibly
+    /// restarted empty), so what was denied may pass again.
+    void clear();
+
+    [[nodiscard]] std::uint64_t hits() const noexcept { return hits_.load(std::memory_order_relaxed); }
+
+private:
+    struct Entry {
+        clock::time_point until;
+        check::Verdict verdict;
+    };
+    struct alignas(64) Shard {
+        std::mutex mu;
+        std::unordered_map<std::string, Entry> map;
+    };
+    static constexpr std::size_t shard_count = 16;
+    Shard& shard_of(const std::string& key) { return shards_[std::hash<std::string>{}(key) % shard_count]; }
+
+    std::size_t max_per_shard_;
+    std::array<Shard, shard_count> shards_;
+    std::atomic<std::uint64_t> hits_{0};
+};
+
+/// A Store that consults a DenialCache before the store it wraps.
+class CachingStore final : public Store {
+public:
+    CachingStore(Store& inner, DenialCache& cache) : inner_(inner), cache_(cache) {}
+
+    boost::asio::awaitable<result<check::Verdict>> apply(const policy::Policy& p, std::string key,
+                                                         std::uint32_t cost) override;
+    boost::asio::awaitable<result<check::Verdict>> peek(const policy::Policy& p, std::string key) override;
+    boost::asio::awaitable<result<bool>> reset(std::string key) override;
+    boost::asio::awaitable<bool> ready() override { return inner_.ready(); }
+    std::string describe() const override { return inner_.describe(); }
+
+private:
+    Store& inner_;
+    DenialCache& cache_;
+};
+
+}  // namespace ratelimitd::store

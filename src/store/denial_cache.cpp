@@ -1,0 +1,90 @@
+// DenialCache and CachingStore: local answers for keys the store denied, until they reset.
+#include "ratelimitd/store/denial_cache.hpp"
+
+namespace ratelimitd::store {
+
+namespace net = boost::asio;
+
+namespace {
+
+std::int64_t ceil_seconds(std::chrono::nanoseconds d) {
+    using namespace std::chrono;
+    return (duration_cast<milliseconds>(d).count() + 999) / 1000;
+}
+
+}  // namespace
+
+std::optional<check::Verdict> DenialCache::lookup(const std::string& key, clock::time_point now) {
+    Shard& s = shard_of(key);
+    std::lock_guard lock(s.mu);
+    auto it = s.map.find(key);
+    if (it == s.map.end()) return std::nullopt;
+    if (now >= it->second.until) {
+        s.map.erase(it);
+        return std::nullopt;
+    }
+    check::Verdict v = it->second.verdict;
+    // Count Retry-After and t down to the cached reset time; the epoch reset stays as it was.
+    const std::int64_t left_s = std::max<std::int64_t>(1, ceil_seconds(it->second.until - now));
+    const auto left_ms = std::chrono::duration_cast<std::chrono::milliseconds>(it->second.until - now).count();
+    for (auto& w : v.windows) {
+        w.retry_after_s = std::min(w.retry_after_s, left_s);
+        w.reset_after_s = std::min(w.reset_after_s, left_s);
+        w.reset_after_ms = std::min<std::int64_t>(w.reset_after_ms, left_ms);
+    }
+    hits_.fetch_add(1, std::memory_order_relaxed);
+    return v;
+}
+
+void DenialCache::remember(const std::string& key, std::uint32_t cost, const check::Verdict& v,
+                           clock::time_point sent_at) {
+    if (v.allowed || cost != 1 || v.windows.empty()) return;
+    std::int64_t shortest_ms = -1;
+    for (const auto& w : v.windows) {
+        if (w.remaining != 0) return;  // units left: a smaller cost could pass
+        if (!w.allowed && (shortest_ms < 0 || w.reset_after_ms < shortest_ms)) shortest_ms = w.reset_after_ms;
+    }
+    if (shortest_ms <= 0) return;
+    Shard& s = shard_of(key);
+    std::lock_guard lock(s.mu);
+    if (s.map.size() >= max_per_shard_) {
+        // Bounded memory under a flood of distinct keys: drop what has run out, else start over.
+        const auto now = clock::now();
+        std::erase_if(s.map, [now](const auto& kv) { return now >= kv.second.until; });
+        if (s.map.size() >= max_per_shard_) s.map.clear();
+    }
+    s.map.insert_or_assign(key, Entry{sent_at + std::chrono::milliseconds(shortest_ms), v});
+}
+
+void DenialCache::forget(const std::string& key) {
+    Shard& s = shard_of(key);
+    std::lock_guard lock(s.mu);
+    s.map.erase(key);
+}
+
+void DenialCache::clear() {
+    for (auto& s : shards_) {
+        std::lock_guard lock(s.mu);
+        s.map.clear();
+    }
+}
+
+net::awaitable<result<check::Verdict>> CachingStore::apply(const policy::Policy& p, std::string key,
+                                                           std::uint32_t cost) {
+    const auto now = DenialCache::clock::now();
+    if (auto cached = cache_.lookup(key, now)) co_return std::move(*cached);
+    auto verdict = co_await inner_.apply(p, key, cost);
+    if (verdict) cache_.remember(key, cost, *verdict, now);
+    co_return verdict;
+}
+
+net::awaitable<result<check::Verdict>> CachingStore::peek(const policy::Policy& p, std::string key) {
+    return inner_.peek(p, std::move(key));
+}
+
+net::awaitable<result<bool>> CachingStore::reset(std::string key) {
+    cache_.forget(key);
+    return inner_.reset(std::move(key));
+}
+
+}  // namespace ratelimitd::store

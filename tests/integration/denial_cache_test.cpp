@@ -1,0 +1,118 @@
+// The local denial cache, per algorithm, against a real Redis: once a key is denied, further
+// checks are denied without a round trip, with correct headers, exactly until Retry-After;
+// an admin reset clears it.
+#include "support/http_client.hpp"
+#include "support/processes.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <regex>
+#include <thread>
+
+namespace ratelimitd::test {
+namespace {
+
+using json = nlohmann::json;
+
+const std::string admin_token = "denial-cache-admin-token";
+
+const char* const config = R"(
+policies:
+  tb:
+    algorithm: token_bucket
+    limit: 3
+    window: 3s
+  sl:
+    algorithm: sliding_log
+    limit: 3
+    window: 2s
+  fw:
+    algorithm: fixed_window
+    limit: 3
+    window: 2s
+)";
+
+/// Script calls Redis has run so far (EVALSHA + EVAL), from INFO commandstats.
+long long script_calls(const RedisServer& redis) {
+    const std::string info = redis.command({"INFO", "commandstats"});
+    long long total = 0;
+    for (const char* cmd : {"cmdstat_evalsha:calls=", "cmdstat_eval:calls="}) {
+        if (auto at = info.find(cmd); at != std::string::npos) total += std::stoll(info.substr(at + std::strlen(cmd)));
+    }
+    return total;
+}
+
+class DenialCache : public ::testing::TestWithParam<const char*> {
+protected:
+    static void SetUpTestSuite() {
+        redis_ = new RedisServer();
+        server_ = new Ratelimitd(config, redis_->url(), {}, {"RATELIMITD_ADMIN_TOKEN=" + admin_token});
+    }
+    static void TearDownTestSuite() {
+        delete server_;
+        delete redis_;
+    }
+    static RedisServer* redis_;
+    static Ratelimitd* server_;
+};
+RedisServer* DenialCache::redis_ = nullptr;
+Ratelimitd* DenialCache::server_ = nullptr;
+
+TEST_P(DenialCache, RepeatedDenialsSkipRedisUntilRetryAfterThenRedisDecides) {
+    const std::string policy = GetParam();
+    const std::string body = json{{"policy", policy}, {"tenant", "flooder"}}.dump();
+    HttpClient c(server_->port());
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(c.post("/v1/check", body).status, 200);
+    auto first = c.post("/v1/check", body);
+    ASSERT_EQ(first.status, 429);
+
+    const auto calls_before = script_calls(*redis_);
+    for (int i = 0; i < 50; ++i) {
+        auto res = c.post("/v1/check", body);
+        ASSERT_EQ(res.status, 429);
+        EXPECT_EQ(res.header("x-ratelimit-remaining"), "0");
+        EXPECT_EQ(res.header("x-ratelimit-limit"), "3");
+        EXPECT_EQ(res.header("x-ratelimit-reset"), first.header("x-ratelimit-reset"));
+        const int retry = std::stoi(res.header("retry-after"));
+        EXPECT_GE(retry, 1);
+        EXPECT_LE(retry, std::stoi(first.header("retry-after")));
+        EXPECT_EQ(res.header("ratelimit"), "\"" + policy + "\";r=0;t=" + std::to_string(retry));
+        // A larger cost is denied as well while not even one unit is left.
+        EXPECT_EQ(c.post("/v1/check", json{{"policy", policy}, {"tenant", "flooder"}, {"cost", 2}}.dump()).status, 429);
+    }
+    EXPECT_EQ(script_calls(*redis_), calls_before) << "denials came from the local cache";
+
+    // Exactly at Retry-After the cache has run out and Redis admits again.
+    std::this_thread::sleep_for(std::chrono::seconds(std::stoi(first.header("retry-after"))));
+    EXPECT_EQ(c.post("/v1/check", body).status, 200);
+    EXPECT_GT(script_calls(*redis_), calls_before);
+}
+
+TEST_P(DenialCache, AnAdminResetClearsTheCachedDenial) {
+    const std::string policy = GetParam();
+    const std::string body = json{{"policy", policy}, {"tenant", "support-case"}}.dump();
+    HttpClient c(server_->port());
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(c.post("/v1/check", body).status, 200);
+    ASSERT_EQ(c.post("/v1/check", body).status, 429);
+    ASSERT_EQ(c.post("/v1/check", body).status, 429);
+    auto reset = c.post("/v1/reset", body, {{"Authorization", "Bearer " + admin_token}});
+    ASSERT_EQ(reset.status, 200) << reset.body;
+    EXPECT_EQ(c.post("/v1/check", body).status, 200);
+}
+
+TEST_P(DenialCache, ASmallerCostThanTheOneDeniedStillAsksRedis) {
+    const std::string policy = GetParam();
+    HttpClient c(server_->port());
+    const auto with_cost = [&](int cost) {
+        return c.post("/v1/check", json{{"policy", policy}, {"tenant", "partial"}, {"cost", cost}}.dump()).status;
+    };
+    ASSERT_EQ(with_cost(2), 200);
+    EXPECT_EQ(with_cost(2), 429) << "one unit left, two asked";
+    EXPECT_EQ(with_cost(1), 200) << "the denial of cost 2 was not cached: one unit was still there";
+}
+
+INSTANTIATE_TEST_SUITE_P(Algorithms, DenialCache, ::testing::Values("tb", "sl", "fw"));
+
+}  // namespace
+}  // namespace ratelimitd::test
