@@ -7,7 +7,10 @@ packages=(
   build-essential cmake pkg-config git ca-certificates curl
   libboost1.81-dev libhiredis-dev nlohmann-json3-dev libyaml-cpp-dev
   libspdlog-dev libfmt-dev libssl-dev libgtest-dev libgmock-dev
-  redis-server redis-tools nginx-light wrk procps prometheus
+  redis-server redis-tools nginx-light wrk procps prometheus clang-14 libclang-rt-14-dev
+  # clients/php and its tests: php-cli with curl, Symfony HttpKernel + Routing for the
+  # example app, composer to validate and install the package as users do.
+  php-cli php-curl php-symfony-http-kernel php-symfony-routing composer
 )
 
 missing=()
