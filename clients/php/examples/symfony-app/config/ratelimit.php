@@ -1,0 +1,10 @@
+<?php
+// Route name => ratelimitd policy, for routes whose controller carries no #[RateLimit] (or to override one).
+
+declare(strict_types=1);
+
+return [
+    // Logins fail closed: while ratelimitd is unreachable, /login answers 503 rather than
+    // letting unlimited password guesses through.
+    'login' => ['policy' => 'login', 'scope' => 'global', 'fail_open' => false],
+];

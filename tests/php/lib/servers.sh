@@ -1,0 +1,132 @@
+# Sourced by tests/shell/php_*_test.sh and probe_*_test.sh: a private redis-server, ratelimitd,
+# `php -S` and nginx on free loopback ports, all stopped when the test exits.
+# Sets: work (a temp dir). Every start_* function sets started_port and started_pid.
+
+work=$(mktemp -d)
+started_pids=()
+cleanup() {
+  local p
+  # SIGCONT first: a test may have frozen a process with SIGSTOP, and a stopped process
+  # would not act on SIGTERM.
+  for p in "${started_pids[@]}"; do kill -CONT "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# A missing tool is a broken machine, not a reason to skip: say how to fix it and fail.
+require_tools() {
+  local t
+  for t in "$@"; do
+    command -v "$t" >/dev/null 2>&1 || fail "'$t' is not installed; run: sudo bash scripts/install-deps.sh"
+  done
+}
+
+require_php() {
+  require_tools php
+  php -r 'exit(extension_loaded("curl") && extension_loaded("json") ? 0 : 1);' \
+    || fail "php's curl extension is missing; run: sudo bash scripts/install-deps.sh (php-curl)"
+}
+
+start_redis() {
+  local _ pid port
+  for _ in $(seq 1 20); do
+    port=$(shuf -i 20000-60000 -n 1)
+    redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" \
+      >"$work/redis-$port.log" 2>&1 &
+    pid=$!
+    for _ in $(seq 1 100); do
+      redis-cli -p "$port" ping >/dev/null 2>&1 && break
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.05
+    done
+    if redis-cli -p "$port" ping >/dev/null 2>&1; then
+      started_pids+=("$pid"); started_port=$port; started_pid=$pid; return 0
+    fi
+    kill "$pid" 2>/dev/null || true
+  done
+  fail "could not start redis-server"
+}
+
+# start_ratelimitd BINARY CONFIG [ARGS...]: listens on 127.0.0.1:0 and reads the chosen port
+# from its "listening on" line.
+start_ratelimitd() {
+  local bin=$1 config=$2 log _ port
+  shift 2
+  log=$(mktemp "$work/ratelimitd.XXXX.log")
+  "$bin" --config "$config" --listen 127.0.0.1:0 --threads 2 "$@" >"$log" 2>&1 &
+  started_pid=$!
+  started_pids+=("$started_pid")
+  for _ in $(seq 1 200); do grep -q "listening on" "$log" && break; sleep 0.05; done
+  port=$(grep -o 'listening on [0-9.]*:[0-9]*' "$log" | head -1 | sed 's/.*://')
+  [ -n "$port" ] || { cat "$log" >&2; fail "ratelimitd did not start"; }
+  started_port=$port
+}
+
+# start_php_server ROUTER [ENV=VALUE...]: PHP's built-in server on a free port.
+start_php_server() {
+  local router=$1 _ port pid log
+  shift
+  for _ in $(seq 1 20); do
+    port=$(shuf -i 20000-60000 -n 1)
+    log="$work/php-$port.log"
+    env "$@" php -S "127.0.0.1:$port" "$router" >"$log" 2>&1 &
+    pid=$!
+    for _ in $(seq 1 100); do
+      curl -s -o /dev/null "http://127.0.0.1:$port/" 2>/dev/null && break
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.05
+    done
+    if kill -0 "$pid" 2>/dev/null && curl -s -o /dev/null "http://127.0.0.1:$port/"; then
+      started_pids+=("$pid"); started_port=$port; started_pid=$pid; return 0
+    fi
+    kill "$pid" 2>/dev/null || true
+  done
+  cat "$log" >&2
+  fail "could not start php -S"
+}
+
+# start_nginx_round_robin UPSTREAM_PORT...: nginx spreading requests over the given ports.
+start_nginx_round_robin() {
+  local servers="" p _ port pid
+  for p in "$@"; do servers="$servers server 127.0.0.1:$p;"; done
+  mkdir -p "$work/nginx"
+  for _ in $(seq 1 20); do
+    port=$(shuf -i 20000-60000 -n 1)
+    cat >"$work/nginx/nginx.conf" <<NGINX
+worker_processes 1;
+daemon off;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx/body;
+  proxy_temp_path $work/nginx/proxy;
+  fastcgi_temp_path $work/nginx/fastcgi;
+  uwsgi_temp_path $work/nginx/uwsgi;
+  scgi_temp_path $work/nginx/scgi;
+  upstream ratelimitd { $servers }
+  server {
+    listen 127.0.0.1:$port;
+    location / { proxy_pass http://ratelimitd; }
+  }
+}
+NGINX
+    nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" >"$work/nginx/stdout.log" 2>&1 &
+    pid=$!
+    for _ in $(seq 1 100); do
+      curl -s -o /dev/null "http://127.0.0.1:$port/healthz" && break
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.05
+    done
+    if kill -0 "$pid" 2>/dev/null && curl -s -o /dev/null "http://127.0.0.1:$port/healthz"; then
+      started_pids+=("$pid"); started_port=$port; started_pid=$pid; return 0
+    fi
+    kill "$pid" 2>/dev/null || true
+  done
+  cat "$work/nginx/error.log" "$work/nginx/stdout.log" >&2 || true
+  fail "could not start nginx"
+}
