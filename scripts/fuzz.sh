@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-20}
-targets=(check_request registry duration headers cidr)
+targets=(check_request registry duration headers cidr identity)
 
 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRATELIMITD_FUZZ=ON \
   -DRATELIMITD_TESTS=OFF >/dev/null

@@ -1,8 +1,10 @@
 // run(): threads, stores, server, signals, drain.
 #include "ratelimitd/app/app.hpp"
+#include "ratelimitd/app/memory_sweeper.hpp"
 
 #include "ratelimitd/core/clock.hpp"
 #include "ratelimitd/http/server.hpp"
+#include "ratelimitd/policy/identity.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
 #include "ratelimitd/service/check_service.hpp"
 #include "ratelimitd/store/denial_cache.hpp"
@@ -91,6 +93,13 @@ int run(const Settings& settings, policy::Config config) {
                                 : settings.access_log == "denied" ? http::AccessLogMode::denied
                                                                   : http::AccessLogMode::off;
     router_options.access_log_sample = settings.access_log_sample;
+    router_options.hash_secret = settings.hash_secret;
+    if (!settings.hash_secret && !registry.current()->hash_secret &&
+        policy::uses_hashed_identity(*registry.current())) {
+        spdlog::warn("no hash_secret in the config and no RATELIMITD_HASH_SECRET: API keys are hashed with a "
+                     "random per-process key, so one key is a different tenant on each ratelimitd instance "
+                     "and after every restart; set the same secret everywhere for shared limits");
+    }
 
     // One denial cache for the process: a key denied on one thread is denied on all.
     store::DenialCache denial_cache;
@@ -172,6 +181,14 @@ int run(const Settings& settings, policy::Config config) {
                  redis_endpoint ? redis_endpoint->describe() : std::string("embedded"),
                  registry.current()->policies.size(), settings.threads);
 
+    // The embedded store drops idle keys from a timer on this (accept) thread, so its memory
+    // follows the live tenants even on shards that get no more checks.
+    std::optional<MemorySweeper> sweeper;
+    if (memory) {
+        sweeper.emplace(main_ioc.get_executor(), *memory);
+        sweeper->start();
+    }
+
     net::signal_set signals(main_ioc, SIGINT, SIGTERM, SIGHUP);
     net::steady_timer drain_timer(main_ioc);
     std::chrono::steady_clock::time_point drain_started;
@@ -212,6 +229,7 @@ int run(const Settings& settings, policy::Config config) {
     signals.async_wait(on_signal);
 
     main_ioc.run();
+    if (sweeper) sweeper->stop();
 
     // Let each worker finish its own shutdown on its own thread, then join.
     for (auto& w : workers) {

@@ -161,6 +161,12 @@ result<Settings> resolve_settings(const CommandLine& cl, const policy::FileSetti
         s.store_timeout = *d;
     }
 
+    // A secret like the admin token: environment only (no flag, so it stays out of `ps`); it
+    // wins over the file's hash_secret, which the registry keeps.
+    if (const char* v = env("RATELIMITD_HASH_SECRET"); v != nullptr && *v != '\0') {
+        if (std::string_view(v).size() < 16) return bad("RATELIMITD_HASH_SECRET: expected at least 16 bytes");
+        s.hash_secret = v;
+    }
     if (const char* v = env("RATELIMITD_ADMIN_TOKEN"); v != nullptr && *v != '\0') {
         if (std::string_view(v).size() < 16) return bad("RATELIMITD_ADMIN_TOKEN: expected at least 16 bytes");
         s.admin_token = v;

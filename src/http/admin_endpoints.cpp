@@ -49,6 +49,16 @@ json registry_json(const policy::Registry& reg) {
         if (r.method) entry["method"] = *r.method;
         entry["path"] = r.path;
         entry["policy"] = r.policy;
+        // Layered routes (or a limit with its own identity) show every limit.
+        if (r.limits.size() > 1 || (r.limits.size() == 1 && r.limits[0].identity)) {
+            json limits = json::array();
+            for (const auto& l : r.limits) {
+                json item = {{"policy", l.policy}};
+                if (l.identity) item["identity"] = *l.identity;
+                limits.push_back(std::move(item));
+            }
+            entry["limits"] = std::move(limits);
+        }
         if (r.scope) entry["scope"] = *r.scope;
         routes.push_back(std::move(entry));
     }

@@ -2,6 +2,7 @@
 #include "ratelimitd/http/router.hpp"
 
 #include "ratelimitd/http/admin_endpoints.hpp"
+#include "ratelimitd/http/auth_codec.hpp"
 #include "ratelimitd/http/check_codec.hpp"
 
 #include <spdlog/spdlog.h>
@@ -64,12 +65,13 @@ std::string_view route_label(std::string_view path) {
                                    "/v1/peek", "/v1/reset"}) {
         if (path == known) return known;
     }
+    if (is_auth_path(path)) return "/v1/auth";  // /v1/auth/<original path> (Envoy)
     return "other";
 }
 
 }  // namespace
 
-net::awaitable<Response> Router::handle(Request req) {
+net::awaitable<Response> Router::handle(Request req, RequestContext ctx) {
     const std::string_view target = req.target();
     const std::string_view path = target.substr(0, target.find('?'));
     const std::string_view caller_id = req["X-Request-Id"];
@@ -77,15 +79,18 @@ net::awaitable<Response> Router::handle(Request req) {
 
     auto& metrics = service_.metrics();
     metrics.request_started();
-    Response res = co_await route(req, path, request_id);
+    Response res = co_await route(req, path, ctx, request_id);
     metrics.request_finished();
     metrics.count_http(route_label(path), res.result_int());
     res.set("X-Request-Id", request_id);
     co_return res;
 }
 
-net::awaitable<Response> Router::route(const Request& req, std::string_view path, const std::string& request_id) {
+net::awaitable<Response> Router::route(const Request& req, std::string_view path, const RequestContext& ctx,
+                                       const std::string& request_id) {
     const auto method = req.method();
+    // Any method: Envoy asks with the original one.
+    if (is_auth_path(path)) co_return co_await auth(req, path, ctx, request_id);
     if (path == "/v1/check") {
         if (method == bhttp::verb::post || method == bhttp::verb::get) co_return co_await check(req, request_id);
         co_return method_not_allowed(req, path, "GET, POST");
@@ -128,6 +133,23 @@ net::awaitable<Response> Router::check(const Request& req, const std::string& re
     auto decision = co_await service_.check(std::move(*parsed));
     if (!decision) co_return make_error_response(decision.error(), req.version(), req.keep_alive());
     auto res = make_check_response(*decision, req.version(), req.keep_alive());
+    access_log(*decision, res.result_int(), request_id);
+    co_return res;
+}
+
+net::awaitable<Response> Router::auth(const Request& req, std::string_view path, const RequestContext& ctx,
+                                      const std::string& request_id) {
+    auto query = parse_auth_request(req, path);
+    if (!query) co_return make_error_response(query.error(), req.version(), req.keep_alive());
+    // One snapshot for routes, identity sources and the check: a reload cannot mix two.
+    const auto registry = service_.registry();
+    const auto input = identity_input(req, ctx.peer);
+    auto plan = plan_auth(*registry, *query, input, effective_hash_secret(options_.hash_secret, *registry));
+    auto decision = co_await service_.check_limits(registry, std::move(plan.limits), std::move(plan.scope), 1);
+    if (!decision) co_return make_error_response(decision.error(), req.version(), req.keep_alive());
+    const int deny_status = query->deny_status.value_or(registry->auth.deny_status);
+    auto res = make_auth_response(*decision, deny_status, req.version(), req.keep_alive(),
+                                  req.method() == bhttp::verb::head);
     access_log(*decision, res.result_int(), request_id);
     co_return res;
 }

@@ -74,6 +74,12 @@ std::optional<Response> answer_for_read_error(const beast::error_code& ec) {
 net::awaitable<void> run_session(beast::tcp_stream stream, Lane& lane, const ServerLimits& limits) {
     SlotGuard guard(lane, stream);
     beast::flat_buffer buffer;
+    RequestContext ctx;  // the peer address: /v1/auth believes proxy headers only from trusted peers
+    {
+        beast::error_code ec;
+        const auto peer = stream.socket().remote_endpoint(ec);
+        if (!ec) ctx.peer = peer.address().to_string();
+    }
 
     while (!lane.draining) {
         // Wait for the first byte of the next request under the keep-alive deadline. Only
@@ -115,7 +121,7 @@ net::awaitable<void> run_session(beast::tcp_stream stream, Lane& lane, const Ser
             break;
         }
 
-        Response res = co_await lane.router.handle(parser.release());
+        Response res = co_await lane.router.handle(parser.release(), ctx);
         if (lane.draining) res.keep_alive(false);  // Connection: close while shutting down
         const bool keep_alive = res.keep_alive();
         stream.expires_after(limits.write_timeout);

@@ -38,6 +38,8 @@ constexpr std::int64_t max_exact_double = std::int64_t{1} << 53;
 constexpr std::chrono::milliseconds max_window = std::chrono::hours(24 * 365);
 constexpr const char* duration_example = "a duration such as \"500ms\", \"60s\" or \"1m\"";
 constexpr const char* name_charset = "1..64 bytes of A-Z, a-z, 0-9, '.', '_' or '-'";
+// Limits of one route go to Redis as one script call with one key each: keep it small.
+constexpr std::size_t max_route_limits = 8;
 
 //------------------------------------------------------------------------------
 // Text helpers
@@ -361,6 +363,8 @@ private:
     void read_policies(const Json& root, Registry& reg) const;
     Policy read_policy(const std::string& name, const Json& body, const std::string& path) const;
     void read_routes(const Json& v, Registry& reg) const;
+    void read_route_limits(const Json& v, const std::string& path, const Registry& reg,
+                           Route& r) const;
     void read_identity(const Json& v, Registry& reg) const;
     void read_trusted_proxies(const Json& v, Registry& reg) const;
     void read_settings(const Json& root, FileSettings& s) const;
@@ -400,8 +404,9 @@ Config Validator::run(const Json& root) {
         reg.default_policy = name;
     }
 
-    if (const Json* v = find(root, "routes")) read_routes(*v, reg);
+    // Identity first: route limits name identity sources.
     if (const Json* v = find(root, "identity")) read_identity(*v, reg);
+    if (const Json* v = find(root, "routes")) read_routes(*v, reg);
     if (const Json* v = find(root, "trusted_proxies")) read_trusted_proxies(*v, reg);
 
     if (const Json* v = find(root, "auth"); v != nullptr && !v->is_null()) {
@@ -514,7 +519,7 @@ void Validator::read_routes(const Json& v, Registry& reg) const {
         if (!item.is_object()) {
             fail(path, "expected a map with path and policy, got " + describe(item));
         }
-        check_keys(item, path, {"method", "path", "policy", "scope"});
+        check_keys(item, path, {"method", "path", "policy", "limits", "scope"});
 
         Route r;
         const std::string path_path = join(path, "path");
@@ -541,11 +546,21 @@ void Validator::read_routes(const Json& v, Registry& reg) const {
             r.method = std::move(method);
         }
 
-        const std::string policy_path = join(path, "policy");
-        r.policy = need_string(require(item, path, "policy", "a policy name or \"none\""),
-                               policy_path, "a policy name or \"none\"");
-        if (r.policy != no_policy && reg.find(r.policy) == nullptr) {
-            fail(policy_path, quote(r.policy) + " is not a defined policy");
+        const Json* limits = find(item, "limits");
+        if (limits != nullptr) {
+            if (find(item, "policy") != nullptr) {
+                fail(path, "expected either policy or limits, not both");
+            }
+            read_route_limits(*limits, join(path, "limits"), reg, r);
+        } else {
+            const std::string policy_path = join(path, "policy");
+            const std::string expected = "a policy name or \"none\", or limits: a list of limits";
+            r.policy = need_string(require(item, path, "policy", expected), policy_path,
+                                   "a policy name or \"none\"");
+            if (r.policy != no_policy && reg.find(r.policy) == nullptr) {
+                fail(policy_path, quote(r.policy) + " is not a defined policy");
+            }
+            if (r.policy != no_policy) r.limits.push_back(RouteLimit{r.policy, std::nullopt});
         }
 
         if (const Json* s = find(item, "scope")) {
@@ -564,6 +579,62 @@ void Validator::read_routes(const Json& v, Registry& reg) const {
     }
 }
 
+void Validator::read_route_limits(const Json& v, const std::string& path, const Registry& reg,
+                                  Route& r) const {
+    const std::string expected = "a list of 1.." + std::to_string(max_route_limits) +
+                                 " limits such as {policy: per-ip, identity: client_ip}";
+    if (!v.is_array() || v.empty() || v.size() > max_route_limits) {
+        fail(path, "expected " + expected + ", got " +
+                       (v.is_array() ? std::to_string(v.size()) + " limits" : describe(v)));
+    }
+    std::size_t i = 0;
+    for (const auto& item : v) {
+        const std::string limit_path = join(path, i++);
+        if (!item.is_object()) {
+            fail(limit_path, "expected a map with policy [and identity], got " + describe(item));
+        }
+        check_keys(item, limit_path, {"policy", "identity"});
+
+        RouteLimit limit;
+        const std::string policy_path = join(limit_path, "policy");
+        limit.policy = need_string(require(item, limit_path, "policy", "a policy name"),
+                                   policy_path, "a policy name");
+        if (limit.policy == no_policy) {
+            fail(policy_path,
+                 "\"none\" cannot be one of several limits; write policy: none for the route");
+        }
+        if (reg.find(limit.policy) == nullptr) {
+            fail(policy_path, quote(limit.policy) + " is not a defined policy");
+        }
+        // One key per (policy, tenant): a policy twice would make the two limits one key.
+        for (std::size_t j = 0; j < r.limits.size(); ++j) {
+            if (r.limits[j].policy == limit.policy) {
+                fail(policy_path, quote(limit.policy) + " is already " + join("limits", j) +
+                                      "; a policy may appear once per route");
+            }
+        }
+
+        if (const Json* id = find(item, "identity")) {
+            const std::string id_path = join(limit_path, "identity");
+            std::string name = need_string(*id, id_path, "the name of an identity source");
+            bool known = name == client_ip_identity;
+            std::string names = client_ip_identity;
+            for (const auto& src : reg.identity) {
+                if (src.name.empty() || src.name == client_ip_identity) continue;
+                known = known || src.name == name;
+                names += ", " + src.name;
+            }
+            if (!known) {
+                fail(id_path, quote(name) + " is not the name of an identity source (known: " +
+                                  names + ")");
+            }
+            limit.identity = std::move(name);
+        }
+        r.limits.push_back(std::move(limit));
+    }
+    r.policy = r.limits.front().policy;
+}
+
 void Validator::read_identity(const Json& v, Registry& reg) const {
     if (v.is_null()) return;
     if (!v.is_array()) fail("identity", "expected a list of identity sources, got " + describe(v));
@@ -573,7 +644,7 @@ void Validator::read_identity(const Json& v, Registry& reg) const {
     for (const auto& item : v) {
         const std::string path = join("identity", i++);
         if (!item.is_object()) fail(path, shape + ", got " + describe(item));
-        check_keys(item, path, {"header", "hash", "client_ip"});
+        check_keys(item, path, {"header", "hash", "client_ip", "name"});
         const Json* header = find(item, "header");
         const Json* client_ip = find(item, "client_ip");
         const Json* hash = find(item, "hash");
@@ -597,6 +668,25 @@ void Validator::read_identity(const Json& v, Registry& reg) const {
                                            "0123456789!#$%&'*+-.^_`|~") == std::string::npos;
             if (!token) fail(header_path, "expected " + expected + ", got " + describe(*header));
             if (hash != nullptr) src.hash = need_bool(*hash, join(path, "hash"));
+        }
+
+        if (src.kind == IdentitySource::Kind::client_ip) src.name = client_ip_identity;
+        if (const Json* name = find(item, "name")) {
+            const std::string name_path = join(path, "name");
+            const std::string expected = std::string("a name of ") + name_charset;
+            std::string text = need_string(*name, name_path, expected);
+            if (!check::is_valid_policy_name(text)) {
+                fail(name_path, "expected " + expected + ", got " + describe(*name));
+            }
+            if (text == client_ip_identity && src.kind != IdentitySource::Kind::client_ip) {
+                fail(name_path, "\"client_ip\" is reserved for the client address");
+            }
+            for (std::size_t j = 0; j < reg.identity.size(); ++j) {
+                if (reg.identity[j].name == text) {
+                    fail(name_path, quote(text) + " is already the name of " + join("identity", j));
+                }
+            }
+            src.name = std::move(text);
         }
         reg.identity.push_back(std::move(src));
     }

@@ -91,6 +91,7 @@ result<Resolved> resolve(const Registry& reg, const check::CheckRequest& req) {
     }
 
     Resolved out;
+    out.route = route;
     if (req.scope) {
         out.scope = *req.scope;
     } else if (route != nullptr && route->scope) {

@@ -24,6 +24,13 @@ net::awaitable<result<Decision>> CheckService::check(check::CheckRequest req) {
     auto resolved = policy::resolve(*registry, req);
     if (!resolved) co_return resolved.error();
 
+    if (resolved->route != nullptr && resolved->route->limits.size() > 1) {
+        // A layered route: each of its limits spends this tenant's budget, decided as one.
+        std::vector<LimitTarget> limits;
+        for (const auto& l : resolved->route->limits) limits.push_back({registry->find(l.policy), req.tenant});
+        co_return co_await check_limits(registry, std::move(limits), std::move(resolved->scope), req.cost);
+    }
+
     Decision d;
     d.tenant = std::move(req.tenant);
     d.scope = std::move(resolved->scope);

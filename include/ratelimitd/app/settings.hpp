@@ -35,6 +35,7 @@ struct Settings {
     std::string log_format = "text";
     std::chrono::milliseconds store_timeout{50};
     std::optional<std::string> admin_token;     ///< RATELIMITD_ADMIN_TOKEN or admin_token
+    std::optional<std::string> hash_secret;     ///< RATELIMITD_HASH_SECRET (wins over hash_secret)
     std::string access_log = "off";             ///< off|denied|all
     double access_log_sample = 1.0;
     bool denial_cache = true;                   ///< --denial-cache on|off (Redis store only)
@@ -45,8 +46,8 @@ using EnvLookup = std::function<const char*(const char*)>;
 
 /// Applies precedence flag > environment (RATELIMITD_LISTEN, RATELIMITD_REDIS_URL or
 /// RATELIMITD_REDIS, RATELIMITD_THREADS, RATELIMITD_LOG_LEVEL, RATELIMITD_LOG_FORMAT,
-/// RATELIMITD_STORE_TIMEOUT, RATELIMITD_ACCESS_LOG; RATELIMITD_ADMIN_TOKEN has no flag, so it
-/// stays out of `ps`) > config file > default, and validates each value. The config
+/// RATELIMITD_STORE_TIMEOUT, RATELIMITD_ACCESS_LOG; RATELIMITD_ADMIN_TOKEN and
+/// RATELIMITD_HASH_SECRET have no flag, so they stay out of `ps`) > config file > default, and validates each value. The config
 /// path comes from --config or RATELIMITD_CONFIG. Never throws.
 result<Settings> resolve_settings(const CommandLine& cl, const policy::FileSettings& file,
                                   const EnvLookup& env);

@@ -22,10 +22,12 @@ struct RouterOptions {
     AccessLogMode access_log = AccessLogMode::off;
     double access_log_sample = 1.0;            ///< fraction of eligible checks logged, 0..1
     int access_log_per_second = 100;           ///< at most this many access lines per second per thread
+    std::optional<std::string> hash_secret;    ///< RATELIMITD_HASH_SECRET: wins over the file's hash_secret
 };
 
 /// The endpoints of one server thread:
 ///   POST|GET /v1/check     decide a check (contract §2)
+///   any      /v1/auth[/...] a reverse proxy's auth subrequest (contract §6)
 ///   GET      /healthz      200 while the process runs
 ///   GET      /readyz       200 when the store answers, else 503
 ///   GET      /metrics      Prometheus text format
@@ -38,13 +40,15 @@ public:
         : service_(service), options_(options) {}
 
     /// Answers one request. Never throws; completes on the caller's executor.
-    boost::asio::awaitable<Response> handle(Request req);
+    boost::asio::awaitable<Response> handle(Request req, RequestContext ctx = {});
 
     service::Metrics& metrics() noexcept { return service_.metrics(); }
 
 private:
     boost::asio::awaitable<Response> route(const Request& req, std::string_view path,
-                                           const std::string& request_id);
+                                           const RequestContext& ctx, const std::string& request_id);
+    boost::asio::awaitable<Response> auth(const Request& req, std::string_view path,
+                                          const RequestContext& ctx, const std::string& request_id);
     boost::asio::awaitable<Response> check(const Request& req, const std::string& request_id);
     boost::asio::awaitable<Response> readyz(const Request& req);
     boost::asio::awaitable<Response> admin(const Request& req, std::string_view path);

@@ -39,12 +39,26 @@ struct Policy {
 /// Name of the pseudo-policy that routes use to mean "not limited".
 inline constexpr const char* no_policy = "none";
 
+/// Name a route limit uses for "the client address" whether or not `identity` lists it.
+inline constexpr const char* client_ip_identity = "client_ip";
+
+/// One limit of a route: a policy, and whose budget it spends.
+struct RouteLimit {
+    std::string policy;                   ///< a defined policy (never "none")
+    /// The identity source (by name) that names the tenant on /v1/auth; absent: the whole
+    /// `identity` list in order. A source that names nobody falls back to the client address.
+    std::optional<std::string> identity;
+};
+
 /// One line of the route table; the first route that matches wins.
 struct Route {
     std::optional<std::string> method;  ///< upper-case; absent matches any method
     std::string path;                   ///< exact path, or a prefix when it ends with '*'
-    std::string policy;                 ///< a policy name, or "none"
+    std::string policy;                 ///< a policy name, or "none"; with limits: the first one's
     std::optional<std::string> scope;   ///< scope to use when the request names none
+    /// Every limit the route applies, decided together (`limits:`); `policy: X` is one limit
+    /// with no identity. Empty for "none".
+    std::vector<RouteLimit> limits;
 };
 
 /// One identity source for /v1/auth, tried in order (contract §6).
@@ -53,6 +67,9 @@ struct IdentitySource {
     Kind kind = Kind::header;
     std::string header;    ///< header name, for Kind::header
     bool hash = false;     ///< the header carries a secret: only its keyed hash reaches a key
+    /// What route limits call it (`identity: api_key`); "client_ip" for the client address,
+    /// empty for an unnamed header source.
+    std::string name;
 };
 
 /// An IPv4 or IPv6 network, e.g. 127.0.0.1/32 or ::1/128.

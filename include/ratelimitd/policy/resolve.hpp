@@ -13,6 +13,7 @@ namespace ratelimitd::policy {
 struct Resolved {
     const Policy* policy = nullptr;  ///< nullptr: the route says "none"; points into the Registry
     std::string scope;               ///< request scope, else route scope, else "global"
+    const Route* route = nullptr;    ///< the route that decided, if any (its limits may be several)
 };
 
 /// Resolves in this order: the request's `policy`; else the first route matching

@@ -10,7 +10,9 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace ratelimitd::service {
 
@@ -27,6 +29,12 @@ struct Decision {
     check::Verdict verdict;
 };
 
+/// One limit of a layered decision: a policy, and the tenant whose budget it spends.
+struct LimitTarget {
+    const policy::Policy* policy = nullptr;  ///< points into the registry passed alongside
+    std::string tenant;                      ///< a valid tenant
+};
+
 /// Decides checks. One per server thread; holds references only.
 class CheckService {
 public:
@@ -37,6 +45,15 @@ public:
     /// builds the key and asks the store. Client mistakes come back as a Problem and never
     /// reach the store; store failures come back as a degraded Decision. Never throws.
     boost::asio::awaitable<result<Decision>> check(check::CheckRequest req);
+
+    /// Decides several limits as one, each for `cost` units on `scope` (already valid):
+    /// allowed only when each admits, and a denial by one charges none (Store::apply_all; a
+    /// single limit goes through Store::apply). `policy` and `tenant` of the Decision list
+    /// every limit's, joined by ','. On a store failure it degrades, failing closed when any
+    /// of the policies says on_store_error: deny. No limits: allowed, not limited. Never throws.
+    boost::asio::awaitable<result<Decision>> check_limits(std::shared_ptr<const policy::Registry> registry,
+                                                          std::vector<LimitTarget> limits,
+                                                          std::string scope, std::uint32_t cost);
 
     /// Admin: the state of the key a check would use, without consuming. The request must
     /// resolve to a limited policy. Client mistakes as in check(); store failures as Problems.

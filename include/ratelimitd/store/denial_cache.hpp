@@ -78,6 +78,11 @@ public:
 
     boost::asio::awaitable<result<check::Verdict>> apply(const policy::Policy& p, std::string key,
                                                          std::uint32_t cost) override;
+    /// Layered checks go straight to the inner store: a cached denial of one key could not
+    /// report the other limits' windows.
+    boost::asio::awaitable<result<check::Verdict>> apply_all(std::vector<LimitCheck> checks) override {
+        return inner_.apply_all(std::move(checks));
+    }
     boost::asio::awaitable<result<check::Verdict>> peek(const policy::Policy& p, std::string key) override;
     boost::asio::awaitable<result<bool>> reset(std::string key) override;
     boost::asio::awaitable<bool> ready() override { return inner_.ready(); }

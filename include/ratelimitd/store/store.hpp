@@ -9,8 +9,16 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ratelimitd::store {
+
+/// One limit of a layered check: `cost` units of `policy` on `key`.
+struct LimitCheck {
+    const policy::Policy* policy = nullptr;  ///< points into a Registry the caller keeps alive
+    std::string key;                         ///< built by check::make_key
+    std::uint32_t cost = 1;                  ///< 1..policy->max_cost()
+};
 
 /// Keeps the state of every key and decides checks atomically.
 ///
@@ -28,6 +36,14 @@ public:
     virtual boost::asio::awaitable<result<check::Verdict>> apply(const policy::Policy& p,
                                                                  std::string key,
                                                                  std::uint32_t cost) = 0;
+
+    /// Applies several limits as one atomic decision: when every check admits its cost, all
+    /// are charged; when any denies, none is charged. The Verdict has one WindowState per
+    /// check, in order; a check that would have admitted but was not charged reports its
+    /// state unchanged, with allowed = true. Same completion, deadline and failures as apply().
+    /// Preconditions: `checks` is not empty, its keys are distinct, each cost fits its policy.
+    /// Never throws.
+    virtual boost::asio::awaitable<result<check::Verdict>> apply_all(std::vector<LimitCheck> checks) = 0;
 
     /// The state of `key` for policy `p` without changing it: `remaining` is what is left now,
     /// reset/reset_after as for a check; `allowed` is true when at least one unit is left.

@@ -65,12 +65,14 @@ struct FixedWindowState {
 };
 
 struct Entry {
-    // Redis's PEXPIREAT: the entry is absent once now >= expire_at.
+    // Redis's PEXPIREAT: the entry is absent once now > expire_at (see expired()).
     std::int64_t expire_at = 0;
     std::variant<TokenBucketState, SlidingLogState, FixedWindowState> state;
 };
 
-bool expired(const Entry& e, std::int64_t now) { return now >= e.expire_at; }
+// Redis's keyIsExpired() is `now > when`: during its expiry millisecond a key still exists
+// (PTTL 0), so a fixed window still denies then. Same test here, or the stores would differ.
+bool expired(const Entry& e, std::int64_t now) { return now > e.expire_at; }
 
 // Index of the variant alternative that holds an algorithm's state.
 std::size_t state_index(Algorithm a) {
@@ -328,7 +330,63 @@ Reply run_algorithm(Map& map, const std::string& key, const Policy& p, std::int6
     return Reply{};
 }
 
+// The scripts' peek mode (cost 0, nothing written), run on a copy of the one entry so the
+// live state cannot change; a full quota resets "now", as in the scripts.
+Reply peek_reply(const Map& map, const std::string& key, const Policy& p, std::int64_t now) {
+    Map scratch;
+    if (auto it = map.find(key); it != map.end()) scratch.emplace(key, it->second);
+    Reply r = run_algorithm(scratch, key, p, 0, now);
+    if (r.remaining >= p.max_cost()) r.reset_ms = now;
+    return r;
+}
+
 }  // namespace
+
+// multi.lua in C++: peek every limit, then charge all or only run the misfits (whose denied
+// path writes nothing). A peek's remaining >= cost is exactly each algorithm's admit test.
+check::Verdict MemoryStore::decide_all(const std::vector<LimitCheck>& checks) {
+    // Lock every shard involved, in address (= index) order, so two layered checks that
+    // share shards cannot deadlock; a shard holding two of the keys is locked once.
+    std::vector<Shard*> shards;
+    shards.reserve(checks.size());
+    for (const auto& c : checks) shards.push_back(&impl_->shard_of(c.key));
+    std::vector<Shard*> order = shards;
+    std::sort(order.begin(), order.end(), std::less<Shard*>{});
+    order.erase(std::unique(order.begin(), order.end()), order.end());
+    std::vector<std::unique_lock<std::mutex>> locks;
+    locks.reserve(order.size());
+    for (Shard* s : order) locks.emplace_back(s->mutex);
+
+    const std::int64_t now = impl_->clock.now_ms();
+    std::vector<Reply> replies(checks.size());
+    std::vector<bool> fits(checks.size());
+    bool all_fit = true;
+    for (std::size_t i = 0; i < checks.size(); ++i) {
+        replies[i] = peek_reply(shards[i]->map, checks[i].key, *checks[i].policy, now);
+        fits[i] = replies[i].remaining >= static_cast<std::int64_t>(checks[i].cost);
+        all_fit = all_fit && fits[i];
+    }
+    for (std::size_t i = 0; i < checks.size(); ++i) {
+        if (all_fit || !fits[i]) {
+            replies[i] = run_algorithm(shards[i]->map, checks[i].key, *checks[i].policy,
+                                       static_cast<std::int64_t>(checks[i].cost), now);
+        }
+    }
+    locks.clear();
+
+    check::Verdict v;
+    v.allowed = true;
+    for (std::size_t i = 0; i < checks.size(); ++i) {
+        auto one = to_verdict(*checks[i].policy, replies[i], now);
+        v.allowed = v.allowed && one.allowed;
+        v.windows.push_back(std::move(one.windows.front()));
+    }
+    return v;
+}
+
+boost::asio::awaitable<result<check::Verdict>> MemoryStore::apply_all(std::vector<LimitCheck> checks) {
+    co_return decide_all(checks);
+}
 
 check::Verdict MemoryStore::decide(const policy::Policy& p, const std::string& key,
                                    std::uint32_t cost) {

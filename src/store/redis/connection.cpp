@@ -2,6 +2,7 @@
 #include "ratelimitd/store/redis/connection.hpp"
 
 #include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/container/small_vector.hpp>
 #include <hiredis/async.h>
 #include <hiredis/hiredis.h>
 #include <spdlog/spdlog.h>
@@ -244,20 +245,17 @@ void Connection::send(std::shared_ptr<detail::Pending> p, const std::vector<std:
         p->finish(Problem{errc::store_unavailable, "not connected to " + endpoint_.describe()});
         return;
     }
-    const char* args[16];
-    size_t lens[16];
-    if (argv.size() > 16) {
-        p->finished = true;
-        p->finish(Problem{errc::bad_script_reply, "too many command arguments"});
-        return;
-    }
+    // On the stack for every single-limit script; a layered check (lua/multi.lua, 3 + 7 per
+    // limit) may need more.
+    boost::container::small_vector<const char*, 16> args(argv.size());
+    boost::container::small_vector<size_t, 16> lens(argv.size());
     for (size_t i = 0; i < argv.size(); ++i) {
         args[i] = argv[i].data();
         lens[i] = argv[i].size();
     }
     auto* ticket = new Ticket{p, this};
     if (redisAsyncCommandArgv(ctx_, &Connection::on_reply, ticket, static_cast<int>(argv.size()),
-                              args, lens) != REDIS_OK) {
+                              args.data(), lens.data()) != REDIS_OK) {
         delete ticket;
         p->finished = true;
         p->finish(Problem{errc::store_unavailable, "connection to " + endpoint_.describe() +

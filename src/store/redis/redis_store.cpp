@@ -116,8 +116,7 @@ net::awaitable<bool> RedisStore::ping() {
     co_return reply.has_value() && reply->type == Value::Type::status && reply->str == "PONG";
 }
 
-net::awaitable<result<Value>> RedisStore::run_script(const policy::Policy& p, std::string key,
-                                                     std::uint32_t cost, bool peek) {
+net::awaitable<result<Value>> RedisStore::eval(const Script& script, std::vector<std::string> argv) {
     if (!breaker_.allow()) {
         co_return Problem{errc::store_unavailable,
                           "circuit open: " + endpoint_.describe() + " failed repeatedly"};
@@ -133,19 +132,7 @@ net::awaitable<result<Value>> RedisStore::run_script(const policy::Policy& p, st
     // Keep the connection alive across the suspension even if the pool were torn down.
     auto hold = conn->shared_from_this();
 
-    const Script& script = script_for(p.algorithm);
-    std::vector<std::string> argv;
-    argv.reserve(10);
-    argv.emplace_back("EVALSHA");
-    argv.push_back(script.sha1);
-    argv.emplace_back("1");
-    argv.push_back(std::move(key));
-    argv.push_back(std::to_string(p.limit));
-    argv.push_back(std::to_string(p.window.count()));
-    argv.push_back(std::to_string(p.burst));
-    argv.push_back(std::to_string(cost));
-    argv.push_back(instance_id_ + ":" + std::to_string(++sequence_));
-    if (peek) argv.emplace_back("peek");
+    argv.insert(argv.begin(), {std::string("EVALSHA"), script.sha1});
     auto reply = co_await exec(*conn, argv, deadline);
     record(reply);
     if (reply && reply->is_error() && reply->str.rfind("NOSCRIPT", 0) == 0) {
@@ -157,6 +144,53 @@ net::awaitable<result<Value>> RedisStore::run_script(const policy::Policy& p, st
         record(reply);
     }
     co_return reply;
+}
+
+net::awaitable<result<Value>> RedisStore::run_script(const policy::Policy& p, std::string key,
+                                                     std::uint32_t cost, bool peek) {
+    std::vector<std::string> argv;
+    argv.reserve(10);
+    argv.emplace_back("1");
+    argv.push_back(std::move(key));
+    argv.push_back(std::to_string(p.limit));
+    argv.push_back(std::to_string(p.window.count()));
+    argv.push_back(std::to_string(p.burst));
+    argv.push_back(std::to_string(cost));
+    argv.push_back(instance_id_ + ":" + std::to_string(++sequence_));
+    if (peek) argv.emplace_back("peek");
+    co_return co_await eval(script_for(p.algorithm), std::move(argv));
+}
+
+net::awaitable<result<check::Verdict>> RedisStore::apply_all(std::vector<LimitCheck> checks) {
+    // One EVALSHA of lua/multi.lua: N keys, six arguments per key (see the script).
+    std::vector<std::string> argv;
+    argv.reserve(1 + 7 * checks.size());
+    argv.push_back(std::to_string(checks.size()));
+    for (auto& c : checks) argv.push_back(std::move(c.key));
+    for (const auto& c : checks) {
+        const policy::Policy& p = *c.policy;
+        argv.emplace_back(policy::to_string(p.algorithm));
+        argv.push_back(std::to_string(p.limit));
+        argv.push_back(std::to_string(p.window.count()));
+        argv.push_back(std::to_string(p.burst));
+        argv.push_back(std::to_string(c.cost));
+        argv.push_back(instance_id_ + ":" + std::to_string(++sequence_));
+    }
+    auto reply = co_await eval(multi_script(), std::move(argv));
+    if (!reply) co_return reply.error();
+    if (reply->is_error()) co_return Problem{errc::bad_script_reply, "redis error: " + reply->str};
+    if (reply->type != Value::Type::array || reply->elements.size() != checks.size()) {
+        co_return Problem{errc::bad_script_reply, "expected one reply per limit from lua/multi.lua"};
+    }
+    check::Verdict v;
+    v.allowed = true;
+    for (std::size_t i = 0; i < checks.size(); ++i) {
+        auto one = parse_verdict(reply->elements[i], *checks[i].policy);
+        if (!one) co_return one.error();
+        v.allowed = v.allowed && one->allowed;
+        v.windows.push_back(std::move(one->windows.front()));
+    }
+    co_return v;
 }
 
 net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p, std::string key,

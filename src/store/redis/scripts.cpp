@@ -42,4 +42,11 @@ const Script& script_for(policy::Algorithm a) {
     throw std::logic_error("no embedded script for algorithm " + std::string(name));
 }
 
+const Script& multi_script() {
+    for (const auto& s : scripts()) {
+        if (s.name == "multi") return s;
+    }
+    throw std::logic_error("no embedded script lua/multi.lua");  // a build defect
+}
+
 }  // namespace ratelimitd::store::redis

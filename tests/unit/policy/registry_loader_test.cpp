@@ -34,12 +34,14 @@ std::string dump(const Config& c) {
     }
     for (const auto& rt : r.routes) {
         o << "route " << rt.method.value_or("*") << ' ' << rt.path << " -> " << rt.policy
-          << " scope=" << rt.scope.value_or("-") << '\n';
+          << " scope=" << rt.scope.value_or("-");
+        for (const auto& l : rt.limits) o << " limit=" << l.policy << '@' << l.identity.value_or("*");
+        o << '\n';
     }
     for (const auto& id : r.identity) {
         o << "identity "
           << (id.kind == IdentitySource::Kind::client_ip ? "client_ip" : "header:" + id.header)
-          << (id.hash ? " hash" : "") << '\n';
+          << (id.hash ? " hash" : "") << " name=" << id.name << '\n';
     }
     for (const auto& net : r.trusted_proxies) {
         char buf[INET6_ADDRSTRLEN];
@@ -190,6 +192,45 @@ TEST(LoadConfig, FullFixtureReadsEveryKey) {
     EXPECT_EQ(c.settings.log_level, "debug");
     EXPECT_EQ(c.settings.log_format, "json");
     EXPECT_EQ(c.settings.store_timeout, 50ms);
+}
+
+TEST(LoadConfig, LayeredLimitsKeepTheirOrderAndIdentities) {
+    const Config c = load_config(data_dir + "/valid/layered.yaml");
+    const Registry& r = c.registry;
+    ASSERT_EQ(r.identity.size(), 3u);
+    EXPECT_EQ(r.identity[0].name, "tenant");
+    EXPECT_EQ(r.identity[1].name, "api_key");
+    EXPECT_EQ(r.identity[2].name, "ip");  // a client_ip source may be renamed
+
+    ASSERT_EQ(r.routes.size(), 3u);
+    const Route& v1 = r.routes[0];
+    EXPECT_EQ(v1.policy, "per-key");  // the first limit, for /v1/check's single-policy paths
+    ASSERT_EQ(v1.limits.size(), 2u);
+    EXPECT_EQ(v1.limits[0].policy, "per-key");
+    EXPECT_EQ(v1.limits[0].identity, "api_key");
+    EXPECT_EQ(v1.limits[1].policy, "per-ip");
+    EXPECT_EQ(v1.limits[1].identity, "client_ip");
+
+    ASSERT_EQ(r.routes[1].limits.size(), 1u);  // one limit, no identity: the list in order
+    EXPECT_EQ(r.routes[1].limits[0].identity, std::nullopt);
+
+    // The old form is one limit with no identity.
+    const Route& admin = r.routes[2];
+    EXPECT_EQ(admin.policy, "login");
+    ASSERT_EQ(admin.limits.size(), 1u);
+    EXPECT_EQ(admin.limits[0].policy, "login");
+    EXPECT_EQ(admin.limits[0].identity, std::nullopt);
+    EXPECT_EQ(admin.scope, "admin");
+}
+
+TEST(LoadConfig, PolicyNoneRouteHasNoLimits) {
+    const Config c = load_config(data_dir + "/valid/contract.yaml");
+    EXPECT_EQ(c.registry.routes[2].policy, "none");
+    EXPECT_TRUE(c.registry.routes[2].limits.empty());
+    ASSERT_EQ(c.registry.routes[3].limits.size(), 1u);
+    EXPECT_EQ(c.registry.routes[3].limits[0].policy, "api-default");
+    EXPECT_EQ(c.registry.identity[2].name, "client_ip");  // the default name
+    EXPECT_EQ(c.registry.identity[0].name, "");           // unnamed header source
 }
 
 TEST(ParseConfig, PlainYamlScalarsBecomeTypedValues) {
@@ -367,7 +408,7 @@ const InvalidCase invalid_cases[] = {
     {"routes_not_a_list.yaml", "routes: expected a list of routes, got a map"},
     {"route_not_a_map.yaml", R"(routes[0]: expected a map with path and policy, got "/v1/*")"},
     {"route_unknown_key.yaml",
-     "routes[0].verb: unknown key (expected one of: method, path, policy, scope)"},
+     "routes[0].verb: unknown key (expected one of: method, path, policy, limits, scope)"},
     {"route_path_missing.yaml", "routes[0].path: missing (expected a path starting with '/')"},
     {"route_path_relative.yaml",
      R"(routes[0].path: expected a path starting with '/', got "v1/exports")"},
@@ -376,8 +417,28 @@ const InvalidCase invalid_cases[] = {
     {"route_method_invalid.yaml",
      R"(routes[0].method: expected an HTTP method such as GET or POST (letters only), got "GET /x")"},
     {"route_policy_missing.yaml",
-     R"(routes[0].policy: missing (expected a policy name or "none"))"},
+     R"(routes[0].policy: missing (expected a policy name or "none", or limits: a list of limits))"},
     {"route_policy_undefined.yaml", R"(routes[2].policy: "exprots" is not a defined policy)"},
+    // layered limits
+    {"route_policy_and_limits.yaml", "routes[0]: expected either policy or limits, not both"},
+    {"route_limits_empty.yaml",
+     "routes[0].limits: expected a list of 1..8 limits such as {policy: per-ip, identity: client_ip}, got 0 limits"},
+    {"route_limits_too_many.yaml",
+     "routes[0].limits: expected a list of 1..8 limits such as {policy: per-ip, identity: client_ip}, got 9 limits"},
+    {"route_limits_not_a_list.yaml",
+     "routes[0].limits: expected a list of 1..8 limits such as {policy: per-ip, identity: client_ip}, got a map"},
+    {"route_limit_not_a_map.yaml",
+     R"(routes[0].limits[0]: expected a map with policy [and identity], got "per-ip")"},
+    {"route_limit_unknown_key.yaml",
+     "routes[0].limits[0].cost: unknown key (expected one of: policy, identity)"},
+    {"route_limit_policy_missing.yaml", "routes[0].limits[0].policy: missing (expected a policy name)"},
+    {"route_limit_policy_undefined.yaml", R"(routes[0].limits[1].policy: "per-kye" is not a defined policy)"},
+    {"route_limit_policy_none.yaml",
+     R"(routes[0].limits[1].policy: "none" cannot be one of several limits; write policy: none for the route)"},
+    {"route_limit_policy_twice.yaml",
+     R"(routes[0].limits[1].policy: "per-ip" is already limits[0]; a policy may appear once per route)"},
+    {"route_limit_identity_unknown.yaml",
+     R"(routes[0].limits[0].identity: "apikey" is not the name of an identity source (known: client_ip, api_key))"},
     {"route_scope_invalid.yaml",
      "routes[0].scope: byte 2 (0x3a ':') is not allowed; use printable ASCII without spaces or ':'"},
     // identity, proxies, auth
@@ -387,7 +448,12 @@ const InvalidCase invalid_cases[] = {
     {"identity_neither.yaml",
      "identity[0]: expected exactly one of {header: NAME [, hash: true|false]} or {client_ip: true}"},
     {"identity_unknown_key.yaml",
-     "identity[0].cookie: unknown key (expected one of: header, hash, client_ip)"},
+     "identity[0].cookie: unknown key (expected one of: header, hash, client_ip, name)"},
+    {"identity_name_invalid.yaml",
+     R"(identity[0].name: expected a name of 1..64 bytes of A-Z, a-z, 0-9, '.', '_' or '-', got "api key")"},
+    {"identity_name_duplicate.yaml", R"(identity[1].name: "key" is already the name of identity[0])"},
+    {"identity_name_client_ip_reserved.yaml",
+     R"(identity[0].name: "client_ip" is reserved for the client address)"},
     {"identity_client_ip_false.yaml", "identity[0].client_ip: expected true, got false"},
     {"identity_hash_with_client_ip.yaml", "identity[0].hash: only allowed with header"},
     {"identity_header_invalid.yaml",

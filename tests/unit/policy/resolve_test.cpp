@@ -21,7 +21,10 @@ Policy make_policy(const std::string& name, Algorithm a, std::int64_t limit) {
 
 Route make_route(std::optional<std::string> method, std::string path, std::string policy,
                  std::optional<std::string> scope = std::nullopt) {
-    return Route{std::move(method), std::move(path), std::move(policy), std::move(scope)};
+    // As the loader builds it: `policy: X` is one limit, "none" is none.
+    std::vector<RouteLimit> limits;
+    if (policy != no_policy) limits.push_back(RouteLimit{policy, std::nullopt});
+    return Route{std::move(method), std::move(path), std::move(policy), std::move(scope), std::move(limits)};
 }
 
 /// The registry of CONTRACT.md section 4.

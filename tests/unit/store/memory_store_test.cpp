@@ -139,10 +139,15 @@ TEST_F(MemoryStoreTest, TokenBucketKeyExpiresWhenFull) {
     at(9'999);
     EXPECT_EQ(store_.sweep_expired(), 0u);
     EXPECT_EQ(store_.key_count(), 1u);
+    // Redis expires a key when now > expire_at: during its expiry millisecond it still
+    // exists (PTTL 0). Here that is invisible in the answer: the bucket has refilled to full.
     at(10'000);
+    EXPECT_EQ(store_.sweep_expired(), 0u);
+    EXPECT_EQ(store_.key_count(), 1u);
+    at(10'001);
     EXPECT_EQ(store_.sweep_expired(), 1u);
     EXPECT_EQ(store_.key_count(), 0u);
-    // The missing key is a full bucket, as in Redis.
+    // The missing key is a full bucket, as in Redis: reset 10001 + 3334 = 13335 -> E + 14.
     EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 2, E + 14, 0, 4}));
 }
 
@@ -222,9 +227,9 @@ TEST_F(MemoryStoreTest, SlidingLogKeyExpiresAWindowAfterTheLastAdmit) {
     at(4'000);
     ASSERT_TRUE(store_.decide(p, "k", 1).allowed);
     ASSERT_FALSE(store_.decide(p, "k", 1).allowed);  // denied: does not extend the TTL
-    at(13'999);
+    at(14'000);  // the expiry millisecond: the key still exists, as in Redis (now > expire_at)
     EXPECT_EQ(store_.sweep_expired(), 0u);
-    at(14'000);
+    at(14'001);
     EXPECT_EQ(store_.sweep_expired(), 1u);
     EXPECT_EQ(store_.key_count(), 0u);
 }
@@ -265,11 +270,16 @@ TEST_F(MemoryStoreTest, FixedWindowSequenceAndRollover) {
     // ttl 1 -> reset_after 1, retry 1
     EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 10, 1, 1}));
     at(10'000);
-    // the counter expired at 10000: a new window 10000..20000
-    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 2, E + 20, 0, 10}));
-    at(19'000);
-    EXPECT_TRUE(check_is(store_, p, "k", 2, {true, 0, E + 20, 0, 1}));
-    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 20, 1, 1}));
+    // The counter's expiry millisecond: Redis still has it (expired only when now > expire_at)
+    // with PTTL 0, so the script denies with reset = now, reset_after 0 and retry max(1, 0) = 1.
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 10, 1, 0}));
+    at(10'001);
+    // gone: a new window 10001..20001 -> reset E + ceil(20.001) = E + 21
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 2, E + 21, 0, 10}));
+    at(19'001);
+    // ttl 1000
+    EXPECT_TRUE(check_is(store_, p, "k", 2, {true, 0, E + 21, 0, 1}));
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 21, 1, 1}));
 }
 
 TEST_F(MemoryStoreTest, FixedWindowCostAboveOne) {
@@ -283,7 +293,10 @@ TEST_F(MemoryStoreTest, FixedWindowCostAboveOne) {
     EXPECT_TRUE(check_is(store_, p, "k", 4, {false, 3, E + 2, 1, 1}));
     EXPECT_TRUE(check_is(store_, p, "k", 3, {true, 0, E + 2, 0, 1}));
     at(1'750);
-    // new window 1750..3250: E + ceil(3.25) = E + 4
+    // the expiry millisecond: the full counter still exists (PTTL 0), as in Redis
+    EXPECT_TRUE(check_is(store_, p, "k", 10, {false, 0, E + 2, 1, 0}));
+    at(1'751);
+    // new window 1751..3251: E + ceil(3.251) = E + 4, reset_after ceil(1.5) = 2
     EXPECT_TRUE(check_is(store_, p, "k", 10, {true, 0, E + 4, 0, 2}));
 }
 
@@ -362,7 +375,7 @@ TEST_P(EveryAlgorithm, IdleKeysAreDroppedAndMemoryReturnsToBaseline) {
     const Policy p = policy(5, 1'000);  // every algorithm's TTL is at most 1000 ms here
     for (int i = 0; i < 10'000; ++i) ASSERT_TRUE(store.decide(p, "k" + std::to_string(i), 5).allowed);
     EXPECT_EQ(store.key_count(), 10'000u);
-    clock.advance(999);
+    clock.advance(1'000);  // the expiry millisecond: still there, as in Redis (now > expire_at)
     EXPECT_EQ(store.sweep_expired(), 0u);
     clock.advance(1);
     EXPECT_EQ(store.sweep_expired(), 10'000u);
@@ -375,7 +388,7 @@ TEST_P(EveryAlgorithm, ChecksDropExpiredKeysAsTheyGo) {
     MemoryStore store{clock};
     const Policy short_lived = policy(5, 1'000);
     for (int i = 0; i < 1'000; ++i) store.decide(short_lived, "old" + std::to_string(i), 1);
-    clock.advance(1'000);
+    clock.advance(1'001);  // past the expiry millisecond, when Redis too would have dropped them
     const Policy long_lived = policy(1'000, 3'600'000);
     for (int round = 0; round < 20; ++round) {
         for (int i = 0; i < 640; ++i) store.decide(long_lived, "new" + std::to_string(i), 1);

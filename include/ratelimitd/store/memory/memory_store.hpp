@@ -24,6 +24,7 @@ public:
 
     boost::asio::awaitable<result<check::Verdict>> apply(const policy::Policy& p, std::string key,
                                                          std::uint32_t cost) override;
+    boost::asio::awaitable<result<check::Verdict>> apply_all(std::vector<LimitCheck> checks) override;
     boost::asio::awaitable<result<check::Verdict>> peek(const policy::Policy& p,
                                                         std::string key) override;
     boost::asio::awaitable<result<bool>> reset(std::string key) override;
@@ -32,6 +33,10 @@ public:
 
     /// The synchronous core of apply(), for tests and benchmarks. Never fails.
     check::Verdict decide(const policy::Policy& p, const std::string& key, std::uint32_t cost);
+
+    /// The synchronous core of apply_all(): every involved shard locked (in a fixed order),
+    /// then all charged or none. Never fails.
+    check::Verdict decide_all(const std::vector<LimitCheck>& checks);
 
     /// The synchronous core of peek(): the state of `key` without changing it.
     check::Verdict inspect(const policy::Policy& p, const std::string& key);

@@ -4,6 +4,7 @@
 
 #include "ratelimitd/store/redis/circuit_breaker.hpp"
 #include "ratelimitd/store/redis/connection.hpp"
+#include "ratelimitd/store/redis/scripts.hpp"
 #include "ratelimitd/store/store.hpp"
 
 #include <boost/asio/steady_timer.hpp>
@@ -30,6 +31,9 @@ public:
 
     boost::asio::awaitable<result<check::Verdict>> apply(const policy::Policy& p, std::string key,
                                                          std::uint32_t cost) override;
+    /// One EVALSHA of lua/multi.lua with every key: atomic on a single Redis. The keys may
+    /// lie in different Redis Cluster slots, so layered limits need one Redis (or a hash tag).
+    boost::asio::awaitable<result<check::Verdict>> apply_all(std::vector<LimitCheck> checks) override;
     boost::asio::awaitable<result<check::Verdict>> peek(const policy::Policy& p,
                                                         std::string key) override;
     boost::asio::awaitable<result<bool>> reset(std::string key) override;
@@ -58,6 +62,9 @@ private:
     /// Feeds the breaker with the outcome of one command.
     void record(const result<Value>& outcome);
     void schedule_probe();
+    /// EVALSHA of `script` with `argv` (numkeys, keys, args), through the breaker, EVAL after
+    /// NOSCRIPT, within one deadline.
+    boost::asio::awaitable<result<Value>> eval(const Script& script, std::vector<std::string> argv);
     /// EVALSHA of the algorithm's script (EVAL after NOSCRIPT), within one deadline.
     boost::asio::awaitable<result<Value>> run_script(const policy::Policy& p, std::string key,
                                                     std::uint32_t cost, bool peek);

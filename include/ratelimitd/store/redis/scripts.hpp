@@ -21,6 +21,9 @@ const std::vector<Script>& scripts();
 /// The script deciding checks of this algorithm.
 const Script& script_for(policy::Algorithm a);
 
+/// The script deciding layered checks (lua/multi.lua, with every algorithm pasted in).
+const Script& multi_script();
+
 /// Lower-case hex SHA1 of `text` (OpenSSL).
 std::string sha1_hex(std::string_view text);
 

@@ -1,0 +1,54 @@
+-- multi.lua: several limits decided as one: each admits its cost and all are charged, or
+-- none is charged.
+--
+-- KEYS[i]  the key of limit i (all distinct)
+-- ARGV     six values per limit, limit i at ARGV[6*(i-1)+1 ..]: algorithm ("token_bucket",
+--          "sliding_log" or "fixed_window"), then that algorithm's own ARGV[1..5]: limit,
+--          window_ms, burst, cost, member
+-- Returns one reply per limit, in order, each exactly what the algorithm's script returns.
+--
+-- The build (cmake/embed_lua.cmake) pastes each algorithm's script in below as a function of
+-- (KEYS, ARGV), so every number comes from the same code as a single check.
+-- Phase 1 peeks every limit (writes nothing). A limit fits when the peek's remaining >= cost,
+-- which is exactly each script's admit test (token bucket: floor(level / window) >= cost
+-- <=> level >= cost * window for a whole cost; the others: limit - count >= cost).
+-- Phase 2: when all fit, each script runs for real and admits (nothing changed in between,
+-- and time only adds capacity). Otherwise only the misfits run for real, and a denied check
+-- writes nothing; the others answer with their peek (allowed, state unchanged).
+--
+-- The keys of one call may hash to different Redis Cluster slots: layered limits need a
+-- single Redis (or keys sharing a hash tag).
+--@function token_bucket
+--@function sliding_log
+--@function fixed_window
+local algorithms = {
+  token_bucket = token_bucket,
+  sliding_log = sliding_log,
+  fixed_window = fixed_window,
+}
+
+local n = #KEYS
+if n == 0 or #ARGV ~= 6 * n then
+  return redis.error_reply('multi: expected 6 arguments per key')
+end
+
+local runs, args, replies, fits = {}, {}, {}, {}
+local all_fit = true
+for i = 1, n do
+  local o = 6 * (i - 1)
+  runs[i] = algorithms[ARGV[o + 1]]
+  if not runs[i] then
+    return redis.error_reply('multi: unknown algorithm ' .. tostring(ARGV[o + 1]))
+  end
+  args[i] = {ARGV[o + 2], ARGV[o + 3], ARGV[o + 4], ARGV[o + 5], ARGV[o + 6]}
+  replies[i] = runs[i]({KEYS[i]}, {args[i][1], args[i][2], args[i][3], args[i][4], args[i][5], 'peek'})
+  fits[i] = replies[i][3] >= tonumber(args[i][4])
+  all_fit = all_fit and fits[i]
+end
+
+for i = 1, n do
+  if all_fit or not fits[i] then
+    replies[i] = runs[i]({KEYS[i]}, args[i])
+  end
+end
+return replies

@@ -1,0 +1,176 @@
+// /v1/auth: original request from proxy headers, limits from routes, answer for the proxy.
+#include "ratelimitd/http/auth_codec.hpp"
+
+#include "ratelimitd/http/rate_limit_headers.hpp"
+#include "ratelimitd/policy/path.hpp"
+#include "ratelimitd/policy/resolve.hpp"
+
+#include <nlohmann/json.hpp>
+#include <openssl/rand.h>
+
+#include <algorithm>
+#include <array>
+#include <random>
+
+namespace ratelimitd::http {
+
+namespace {
+
+std::vector<std::string_view> header_values(const Request& req, std::string_view name) {
+    std::vector<std::string_view> out;
+    const auto range = req.equal_range(boost::beast::string_view(name.data(), name.size()));
+    for (auto it = range.first; it != range.second; ++it) {
+        const auto v = it->value();
+        out.emplace_back(v.data(), v.size());
+    }
+    return out;
+}
+
+/// The single value of an original-request header; nullopt when absent; an error when sent
+/// twice (which of two values to trust is not ours to guess).
+result<std::optional<std::string>> single_header(const Request& req, std::string_view name) {
+    const auto values = header_values(req, name);
+    if (values.empty()) return std::optional<std::string>{};
+    if (values.size() > 1) {
+        return Problem{errc::invalid_request, std::string(name) + ": given more than once"};
+    }
+    return std::optional<std::string>{std::string(values.front())};
+}
+
+/// deny_status from the query string of /v1/auth: three digits, 400..599.
+result<std::optional<int>> deny_status_of(std::string_view query) {
+    std::optional<int> status;
+    while (!query.empty()) {
+        const auto amp = query.find('&');
+        const std::string_view item = query.substr(0, amp);
+        query.remove_prefix(amp == std::string_view::npos ? query.size() : amp + 1);
+        const auto eq = item.find('=');
+        if (item.substr(0, eq) != "deny_status") continue;
+        if (status) return Problem{errc::invalid_request, "deny_status: given more than once"};
+        const std::string_view v = eq == std::string_view::npos ? std::string_view{} : item.substr(eq + 1);
+        const bool digits = v.size() == 3 && v.find_first_not_of("0123456789") == std::string_view::npos;
+        const int n = digits ? (v[0] - '0') * 100 + (v[1] - '0') * 10 + (v[2] - '0') : 0;
+        if (n < 400 || n > 599) {
+            std::string shown(v.substr(0, 16));
+            for (char& c : shown) {
+                if (c < 0x20 || c > 0x7e || c == '"') c = '?';
+            }
+            return Problem{errc::invalid_request, "deny_status: expected an integer 400..599, got \"" + shown + "\""};
+        }
+        status = n;
+    }
+    return status;
+}
+
+std::string random_secret() {
+    std::array<unsigned char, 32> bytes{};
+    if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
+        // OpenSSL's generator failed (no entropy source?): the kernel's is as good a key.
+        std::random_device rd;
+        for (auto& b : bytes) b = static_cast<unsigned char>(rd());
+    }
+    return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+}  // namespace
+
+bool is_auth_path(std::string_view path) noexcept {
+    return path == auth_path || (path.starts_with(auth_path) && path.size() > auth_path.size() &&
+                                 path[auth_path.size()] == '/');
+}
+
+result<AuthQuery> parse_auth_request(const Request& req, std::string_view path) {
+    AuthQuery q;
+    const std::string_view own_method = req.method_string();
+    const std::string_view target = req.target();
+
+    std::optional<std::string> uri;
+    std::optional<std::string> method;
+    // nginx first: its proxy_set_header replaces a client's copy of the header, so behind
+    // nginx the X-Original-* values are always nginx's own.
+    for (const auto& [uri_header, method_header] :
+         {std::pair<std::string_view, std::string_view>{"X-Original-URI", "X-Original-Method"},
+          {"X-Forwarded-Uri", "X-Forwarded-Method"}}) {
+        auto u = single_header(req, uri_header);
+        if (!u) return u.error();
+        if (!*u) continue;
+        auto m = single_header(req, method_header);
+        if (!m) return m.error();
+        uri = std::move(**u);
+        method = std::move(*m);
+        break;
+    }
+    if (!uri && path != auth_path) uri = std::string(target.substr(auth_path.size()));  // /v1/auth/<rest>
+    q.uri = uri ? std::move(*uri) : std::string(target);
+    q.method = method ? std::move(*method) : std::string(own_method);
+
+    if (path == auth_path) {
+        const auto mark = target.find('?');
+        auto status = deny_status_of(mark == std::string_view::npos ? std::string_view{} : target.substr(mark + 1));
+        if (!status) return status.error();
+        q.deny_status = *status;
+    }
+    return q;
+}
+
+policy::IdentityInput identity_input(const Request& req, std::string_view peer) {
+    policy::IdentityInput in;
+    in.headers = [&req](std::string_view name) { return header_values(req, name); };
+    in.peer = peer;
+    return in;
+}
+
+AuthPlan plan_auth(const policy::Registry& reg, const AuthQuery& q, const policy::IdentityInput& in,
+                   std::string_view hash_secret) {
+    AuthPlan plan;
+    // Routes are matched on the path as the proxy routed it (decoded, dot-segments resolved,
+    // slashes merged), so "/%6cogin" or "//login" cannot slip past a "/login" route.
+    const policy::Route* route = policy::match_route(reg, q.method, policy::normalize_path(q.uri));
+    plan.scope = route != nullptr && route->scope ? *route->scope : "global";
+    if (route != nullptr) {
+        for (const auto& limit : route->limits) {  // empty for policy: none
+            plan.limits.push_back({reg.find(limit.policy), policy::identify(reg, limit.identity, in, hash_secret)});
+        }
+    } else if (reg.default_policy) {
+        plan.limits.push_back({reg.find(*reg.default_policy), policy::identify(reg, std::nullopt, in, hash_secret)});
+    }
+    return plan;
+}
+
+std::string_view effective_hash_secret(const std::optional<std::string>& env_secret, const policy::Registry& reg) {
+    if (env_secret) return *env_secret;
+    if (reg.hash_secret) return *reg.hash_secret;
+    static const std::string per_process = random_secret();
+    return per_process;
+}
+
+Response make_auth_response(const service::Decision& d, int deny_status, unsigned version, bool keep_alive,
+                            bool head) {
+    const bool allowed = d.verdict.allowed;
+    Response res{allowed ? bhttp::status::ok : static_cast<bhttp::status>(deny_status), version};
+    res.set(bhttp::field::content_type, "application/json");
+    res.set(bhttp::field::cache_control, "no-store");
+    res.keep_alive(keep_alive);
+
+    nlohmann::ordered_json body = {{"allowed", allowed}};
+    if (d.degraded) {
+        res.set("X-RateLimit-Degraded", to_string(d.store_error));
+        if (!allowed) {
+            res.set(bhttp::field::retry_after, "1");
+            body["retry_after"] = 1;
+        }
+        body["degraded"] = true;
+    } else if (d.limited && !d.verdict.windows.empty()) {
+        set_rate_limit_headers(d.verdict, res);
+        if (!allowed) {
+            const auto& w = d.verdict.reported();
+            body["policy"] = w.policy;
+            body["retry_after"] = std::max<std::int64_t>(1, w.retry_after_s);
+        }
+    }
+    if (!head) res.body() = body.dump();
+    res.prepare_payload();
+    return res;
+}
+
+}  // namespace ratelimitd::http
