@@ -1,5 +1,6 @@
 // Parsing and printing of config-file durations ("500ms", "60s", "1m", "2h", "1d").
 #include "ratelimitd/core/duration.hpp"
+#include "ratelimitd/core/quote.hpp"
 
 #include <charconv>
 #include <cstdint>
@@ -8,27 +9,6 @@
 namespace ratelimitd {
 namespace {
 
-constexpr std::size_t max_echo_bytes = 64;  // keeps a pasted blob from flooding the message
-
-/// The text in double quotes, with bytes outside printable ASCII (and '"', '\') as \xNN, so
-/// a detail never carries raw control bytes into logs or JSON.
-std::string quote(std::string_view text) {
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string out = "\"";
-    for (std::size_t i = 0; i < text.size() && i < max_echo_bytes; ++i) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-            out += static_cast<char>(c);
-        } else {
-            out += "\\x";
-            out += hex[c >> 4];
-            out += hex[c & 0xf];
-        }
-    }
-    if (text.size() > max_echo_bytes) out += "...";
-    out += '"';
-    return out;
-}
 
 Problem bad_duration(std::string_view text, std::string_view why = {}) {
     std::string detail =

@@ -1,5 +1,6 @@
 // Reads a YAML or JSON config file into one JSON tree, then validates that tree into a Config.
 #include "ratelimitd/policy/registry_loader.hpp"
+#include "ratelimitd/core/quote.hpp"
 
 #include <openssl/sha.h>
 
@@ -31,7 +32,6 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr std::size_t max_file_bytes = 16 * 1024 * 1024;  // a config, not a data set
-constexpr std::size_t max_echo_bytes = 64;
 constexpr std::int64_t max_limit = 1'000'000'000;
 constexpr std::int64_t max_sliding_log_limit = 100'000;
 constexpr std::int64_t max_exact_double = std::int64_t{1} << 53;
@@ -43,26 +43,6 @@ constexpr std::size_t max_route_limits = 8;
 
 //------------------------------------------------------------------------------
 // Text helpers
-
-/// The text in double quotes with bytes outside printable ASCII (and '"', '\') as \xNN, so a
-/// message never carries raw control bytes to a terminal or a log.
-std::string quote(std::string_view text) {
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string out = "\"";
-    for (std::size_t i = 0; i < text.size() && i < max_echo_bytes; ++i) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-            out += static_cast<char>(c);
-        } else {
-            out += "\\x";
-            out += hex[c >> 4];
-            out += hex[c & 0xf];
-        }
-    }
-    if (text.size() > max_echo_bytes) out += "...";
-    out += '"';
-    return out;
-}
 
 /// A map key as it appears in a field path: printable as is, anything else escaped.
 std::string path_segment(std::string_view key) {

@@ -1,31 +1,11 @@
 // Policy resolution: request policy, else first matching route, else default_policy.
 #include "ratelimitd/policy/resolve.hpp"
+#include "ratelimitd/core/quote.hpp"
 
 namespace ratelimitd::policy {
 namespace {
 
-constexpr std::size_t max_echo_bytes = 64;    // the name comes from the request: keep it short
 constexpr std::size_t max_known_listed = 20;  // a huge registry must not make a huge detail
-
-/// The name in double quotes with non-printable bytes, '"' and '\' as \xNN, so a detail never
-/// carries raw request bytes into logs or JSON.
-std::string quote(std::string_view text) {
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string out = "\"";
-    for (std::size_t i = 0; i < text.size() && i < max_echo_bytes; ++i) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-            out += static_cast<char>(c);
-        } else {
-            out += "\\x";
-            out += hex[c >> 4];
-            out += hex[c & 0xf];
-        }
-    }
-    if (text.size() > max_echo_bytes) out += "...";
-    out += '"';
-    return out;
-}
 
 Problem unknown_policy(const Registry& reg, std::string_view name) {
     std::string detail = "policy: " + quote(name) + " is not defined (known: ";

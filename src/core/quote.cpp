@@ -1,0 +1,24 @@
+// quote(): safe echo of untrusted text in messages.
+#include "ratelimitd/core/quote.hpp"
+
+namespace ratelimitd {
+
+std::string quote(std::string_view text, std::size_t max_bytes) {
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out = "\"";
+    for (std::size_t i = 0; i < text.size() && i < max_bytes; ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+            out += static_cast<char>(c);
+        } else {
+            out += "\\x";
+            out += hex[c >> 4];
+            out += hex[c & 0xf];
+        }
+    }
+    if (text.size() > max_bytes) out += "...";
+    out += '"';
+    return out;
+}
+
+}  // namespace ratelimitd
