@@ -16,21 +16,6 @@
 
 namespace ratelimitd::test {
 
-namespace {
-
-bool accepts(unsigned short port) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(port);
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-    ::close(fd);
-    return ok;
-}
-
-}  // namespace
-
 std::string render_nginx_config(const std::map<std::string, std::string>& vars) {
     std::ifstream in(std::string(RATELIMITD_SOURCE_DIR) + "/config/nginx/ratelimitd.conf");
     if (!in) throw std::runtime_error("cannot read config/nginx/ratelimitd.conf");
@@ -89,7 +74,7 @@ Nginx::Nginx(const Options& options) : port_(free_port()), upstream_port_(free_p
                    dir + "/nginx.log");
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (std::chrono::steady_clock::now() < until) {
-        if (accepts(port_) && accepts(upstream_port_)) return;
+        if (can_connect(port_) && can_connect(upstream_port_)) return;
         if (!child_.running()) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }

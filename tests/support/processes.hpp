@@ -13,6 +13,9 @@ namespace ratelimitd::test {
 /// A port that was free a moment ago (bound to 127.0.0.1:0 and released).
 unsigned short free_port();
 
+/// True when something accepts connections on 127.0.0.1:`port`.
+bool can_connect(unsigned short port);
+
 /// A child process with its stderr (and stdout) captured to a file.
 class Child {
 public:
