@@ -11,14 +11,22 @@ namespace ratelimitd::service {
 
 namespace net = boost::asio;
 
+namespace {
+
+/// The parts of a request that end up in a key: tenant, and scope when given.
+result<void> validate_key_parts(const check::CheckRequest& req) {
+    if (auto ok = check::validate_tenant(req.tenant); !ok) return ok.error();
+    if (req.scope) return check::validate_scope(*req.scope);
+    return {};
+}
+
+}  // namespace
+
 net::awaitable<result<Decision>> CheckService::check(check::CheckRequest req) {
     // One snapshot for the whole check: a reload cannot change it half-way.
     const auto registry = registry_.current();
 
-    if (auto ok = check::validate_tenant(req.tenant); !ok) co_return ok.error();
-    if (req.scope) {
-        if (auto ok = check::validate_scope(*req.scope); !ok) co_return ok.error();
-    }
+    if (auto ok = validate_key_parts(req); !ok) co_return ok.error();
     if (auto ok = check::validate_cost(req.cost); !ok) co_return ok.error();
 
     auto resolved = policy::resolve(*registry, req);
@@ -74,10 +82,7 @@ net::awaitable<result<Decision>> CheckService::check(check::CheckRequest req) {
 result<CheckService::Target> CheckService::target_of(check::CheckRequest req) const {
     Target t;
     t.registry = registry_.current();
-    if (auto ok = check::validate_tenant(req.tenant); !ok) return ok.error();
-    if (req.scope) {
-        if (auto ok = check::validate_scope(*req.scope); !ok) return ok.error();
-    }
+    if (auto ok = validate_key_parts(req); !ok) return ok.error();
     auto resolved = policy::resolve(*t.registry, req);
     if (!resolved) return resolved.error();
     if (resolved->policy == nullptr) {
