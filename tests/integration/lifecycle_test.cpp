@@ -195,12 +195,12 @@ TEST(Logging, JsonFormatWritesOneJsonObjectPerLine) {
     HttpClient c(server.port());
     ASSERT_EQ(c.post("/v1/check", R"({"policy":"demo","tenant":"json \"quoted\""})").status, 400);
     server.process().signal(SIGTERM);
-    ASSERT_EQ(server.process().wait(6s), 0);
+    ASSERT_EQ(server.process().wait(6s), 0) << server.process().log();
     std::istringstream lines(server.process().log());
     int n = 0;
     for (std::string line; std::getline(lines, line); ++n) {
         auto parsed = json::parse(line, nullptr, false);
-        ASSERT_FALSE(parsed.is_discarded()) << line;
+        ASSERT_FALSE(parsed.is_discarded()) << line << "\nwhole log:\n" << server.process().log();
         EXPECT_TRUE(parsed.contains("ts") && parsed.contains("level") && parsed.contains("msg")) << line;
     }
     EXPECT_GE(n, 2) << "at least the start-up and stop lines";
