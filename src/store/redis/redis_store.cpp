@@ -1,24 +1,48 @@
-// RedisStore: EVALSHA over this thread's pipelined connections; NOSCRIPT reloads invisibly.
+// RedisStore: EVALSHA over this thread's pipelined connections, checks coalesced into batch
+// calls; NOSCRIPT reloads invisibly.
 #include "ratelimitd/store/redis/redis_store.hpp"
 
 #include "ratelimitd/store/redis/verdict_reply.hpp"
 
+#include <boost/asio/async_result.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <iterator>
 
 namespace ratelimitd::store::redis {
 
 namespace net = boost::asio;
 
+namespace {
+
+template <class Handler, class Base>
+struct WaiterFor final : Base {
+    WaiterFor(net::any_io_executor ex, Handler&& h) : executor(std::move(ex)), handler(std::move(h)) {}
+    void complete(result<Value> reply) override {
+        auto ex = net::get_associated_executor(handler, executor);
+        net::post(ex, [h = std::move(handler), r = std::move(reply)]() mutable { std::move(h)(std::move(r)); });
+    }
+    net::any_io_executor executor;
+    Handler handler;
+};
+
+}  // namespace
+
 RedisStore::RedisStore(net::any_io_executor ex, Endpoint endpoint, std::chrono::milliseconds timeout,
-                       std::string instance_id, int connections)
+                       std::string instance_id, int connections, Coalescing coalescing)
     : executor_(ex),
       probe_timer_(ex),
       endpoint_(std::move(endpoint)),
       timeout_(timeout),
-      instance_id_(std::move(instance_id)) {
+      instance_id_(std::move(instance_id)),
+      coalescing_(coalescing) {
+    coalescing_.max_batch = std::max<std::size_t>(coalescing_.max_batch, 1);
+    coalescing_.max_in_flight = std::max<std::size_t>(coalescing_.max_in_flight, 1);
     for (int i = 0; i < connections; ++i) {
         connections_.push_back(std::make_shared<Connection>(ex, endpoint_));
         connections_.back()->start();
@@ -35,6 +59,7 @@ void RedisStore::stop() {
     stopped_ = true;
     probe_timer_.cancel();
     for (auto& c : connections_) c->stop();
+    flush();  // fails the queued checks: nothing will send them now
 }
 
 bool RedisStore::any_ready() const noexcept {
@@ -116,13 +141,13 @@ net::awaitable<bool> RedisStore::ping() {
     co_return reply.has_value() && reply->type == Value::Type::status && reply->str == "PONG";
 }
 
-net::awaitable<result<Value>> RedisStore::eval(const Script& script, std::vector<std::string> argv) {
+net::awaitable<result<Value>> RedisStore::eval(const Script& script, std::vector<std::string> argv,
+                                              Connection::clock::time_point deadline) {
     if (!breaker_.allow()) {
         co_return Problem{errc::store_unavailable,
                           "circuit open: " + endpoint_.describe() + " failed repeatedly"};
     }
-    // One deadline for the whole check, NOSCRIPT retry included.
-    const auto deadline = Connection::clock::now() + timeout_;
+    // One deadline for the whole call, NOSCRIPT retry included.
     Connection* conn = pick();
     if (conn == nullptr) {
         result<Value> failure = Problem{errc::store_unavailable, "not connected to " + endpoint_.describe()};
@@ -156,9 +181,14 @@ net::awaitable<result<Value>> RedisStore::run_script(const policy::Policy& p, st
     argv.push_back(std::to_string(p.window.count()));
     argv.push_back(std::to_string(p.burst));
     argv.push_back(std::to_string(cost));
-    argv.push_back(instance_id_ + ":" + std::to_string(++sequence_));
+    argv.push_back(member_for(p));
     if (peek) argv.emplace_back("peek");
-    co_return co_await eval(script_for(p.algorithm), std::move(argv));
+    co_return co_await eval(script_for(p.algorithm), std::move(argv), Connection::clock::now() + timeout_);
+}
+
+std::string RedisStore::member_for(const policy::Policy& p) {
+    if (p.algorithm != policy::Algorithm::sliding_log) return {};
+    return instance_id_ + ":" + std::to_string(++sequence_);
 }
 
 net::awaitable<result<check::Verdict>> RedisStore::apply_all(std::vector<LimitCheck> checks) {
@@ -174,9 +204,9 @@ net::awaitable<result<check::Verdict>> RedisStore::apply_all(std::vector<LimitCh
         argv.push_back(std::to_string(p.window.count()));
         argv.push_back(std::to_string(p.burst));
         argv.push_back(std::to_string(c.cost));
-        argv.push_back(instance_id_ + ":" + std::to_string(++sequence_));
+        argv.push_back(member_for(p));
     }
-    auto reply = co_await eval(multi_script(), std::move(argv));
+    auto reply = co_await eval(multi_script(), std::move(argv), Connection::clock::now() + timeout_);
     if (!reply) co_return reply.error();
     if (reply->is_error()) co_return Problem{errc::bad_script_reply, "redis error: " + reply->str};
     if (reply->type != Value::Type::array || reply->elements.size() != checks.size()) {
@@ -195,9 +225,97 @@ net::awaitable<result<check::Verdict>> RedisStore::apply_all(std::vector<LimitCh
 
 net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p, std::string key,
                                                          std::uint32_t cost) {
-    auto reply = co_await run_script(p, std::move(key), cost, false);
+    // Not `c ? co_await a : co_await b`: GCC 12 destroys the result twice.
+    result<Value> reply = Problem{errc::store_unavailable, "not sent"};
+    if (coalescing_.enabled) reply = co_await coalesce(p, std::move(key), cost);
+    else reply = co_await run_script(p, std::move(key), cost, false);
     if (!reply) co_return reply.error();
     co_return parse_verdict(*reply, p);
+}
+
+// ---- coalescing -------------------------------------------------------------------------------
+
+net::awaitable<result<Value>> RedisStore::coalesce(const policy::Policy& p, std::string key,
+                                                  std::uint32_t cost) {
+    if (!breaker_.allow()) {
+        co_return Problem{errc::store_unavailable, "circuit open: " + endpoint_.describe() + " failed repeatedly"};
+    }
+    QueuedCheck check{p.algorithm, p.limit, p.window.count(), p.burst, cost, std::move(key), member_for(p),
+                      Connection::clock::now() + timeout_, {}};
+    co_return co_await net::async_initiate<decltype(net::use_awaitable), void(result<Value>)>(
+        [this](auto handler, QueuedCheck queued) {
+            queued.done = std::make_unique<WaiterFor<decltype(handler), Waiter>>(executor_, std::move(handler));
+            enqueue(std::move(queued));
+        },
+        net::use_awaitable, std::move(check));
+}
+
+void RedisStore::enqueue(QueuedCheck check) {
+    queue_.push_back(std::move(check));
+    // Flush once the handlers already runnable have run: checks arriving in the same turn
+    // of the event loop leave together even while few calls are out.
+    if (!flush_posted_) {
+        flush_posted_ = true;
+        net::post(executor_, [this] {
+            flush_posted_ = false;
+            flush();
+        });
+    }
+}
+
+void RedisStore::flush() {
+    if (stopped_) {
+        for (auto& check : queue_) {
+            check.done->complete(Problem{errc::store_unavailable, "the redis store is stopping"});
+        }
+        queue_.clear();
+        return;
+    }
+    while (!queue_.empty() && in_flight_ < coalescing_.max_in_flight) {
+        const auto n = static_cast<std::ptrdiff_t>(std::min(queue_.size(), coalescing_.max_batch));
+        std::vector<QueuedCheck> batch(std::make_move_iterator(queue_.begin()),
+                                       std::make_move_iterator(queue_.begin() + n));
+        queue_.erase(queue_.begin(), queue_.begin() + n);
+        ++in_flight_;
+        net::co_spawn(executor_, send_batch(std::move(batch)), net::detached);
+    }
+}
+
+net::awaitable<void> RedisStore::send_batch(std::vector<QueuedCheck> batch) {
+    // The oldest check's deadline: no check waits past its own, queueing included.
+    const auto deadline = batch.front().deadline;
+    const std::size_t n = batch.size();
+    std::vector<std::string> argv;
+    argv.reserve(1 + 7 * n);
+    argv.push_back(std::to_string(n));
+    for (auto& c : batch) argv.push_back(std::move(c.key));
+    for (auto& c : batch) {
+        // A lone check runs its algorithm's own script (ARGV without the algorithm name).
+        if (n > 1) argv.emplace_back(policy::to_string(c.algorithm));
+        argv.push_back(std::to_string(c.limit));
+        argv.push_back(std::to_string(c.window_ms));
+        argv.push_back(std::to_string(c.burst));
+        argv.push_back(std::to_string(c.cost));
+        argv.push_back(std::move(c.member));
+    }
+    const Script& script = n > 1 ? batch_script() : script_for(batch.front().algorithm);
+    batches_sent_.fetch_add(1, std::memory_order_relaxed);
+    checks_batched_.fetch_add(n, std::memory_order_relaxed);
+
+    auto reply = co_await eval(script, std::move(argv), deadline);
+    --in_flight_;
+
+    // One reply per check: each waiter gets its own element (or the shared failure).
+    auto reply_for = [&](std::size_t i) -> result<Value> {
+        if (!reply) return reply.error();
+        if (n == 1 || reply->is_error()) return *reply;
+        if (reply->type != Value::Type::array || reply->elements.size() != n) {
+            return Problem{errc::bad_script_reply, "expected one reply per check from lua/batch.lua"};
+        }
+        return std::move(reply->elements[i]);
+    };
+    for (std::size_t i = 0; i < n; ++i) batch[i].done->complete(reply_for(i));
+    flush();
 }
 
 net::awaitable<result<check::Verdict>> RedisStore::peek(const policy::Policy& p, std::string key) {

@@ -33,20 +33,22 @@ const std::vector<Script>& scripts() {
     return all;
 }
 
-const Script& script_for(policy::Algorithm a) {
-    const std::string_view name = policy::to_string(a);
+namespace {
+
+const Script& script_named(std::string_view name) {
     for (const auto& s : scripts()) {
         if (s.name == name) return s;
     }
-    // Every algorithm has a file in lua/; a missing one is a build defect.
-    throw std::logic_error("no embedded script for algorithm " + std::string(name));
+    // Every script has a file in lua/; a missing one is a build defect.
+    throw std::logic_error("no embedded script lua/" + std::string(name) + ".lua");
 }
 
-const Script& multi_script() {
-    for (const auto& s : scripts()) {
-        if (s.name == "multi") return s;
-    }
-    throw std::logic_error("no embedded script lua/multi.lua");  // a build defect
-}
+}  // namespace
+
+const Script& multi_script() { return script_named("multi"); }
+
+const Script& batch_script() { return script_named("batch"); }
+
+const Script& script_for(policy::Algorithm a) { return script_named(policy::to_string(a)); }
 
 }  // namespace ratelimitd::store::redis

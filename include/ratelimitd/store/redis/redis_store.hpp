@@ -1,5 +1,5 @@
-// The production store: every check is one EVALSHA of an embedded script over a pipelined
-// connection of this thread's pool.
+// The production store: checks run as embedded scripts over pipelined connections of this
+// thread's pool; checks waiting together are coalesced into one batch script call.
 #pragma once
 
 #include "ratelimitd/store/redis/circuit_breaker.hpp"
@@ -11,14 +11,27 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace ratelimitd::store::redis {
 
+/// How apply() calls waiting on one thread's store are coalesced into lua/batch.lua calls.
+/// A check is sent at once when fewer than `max_in_flight` calls await replies; otherwise it
+/// waits for the next reply and leaves with every check that queued meanwhile, so batches
+/// grow with load and an idle server adds no delay.
+struct Coalescing {
+    bool enabled = true;
+    std::size_t max_batch = 64;     ///< checks in one call at most
+    std::size_t max_in_flight = 4;  ///< calls sent and not yet answered, over all connections
+};
+
 /// The Redis store of one server thread: a few connections on that thread's io_context,
-/// picked round-robin among the ready ones.
+/// picked round-robin among the ready ones. apply() is coalesced (see Coalescing); layered
+/// checks, peeks and resets are sent on their own.
 /// @par Thread Safety
 /// Used only on the executor given at construction.
 class RedisStore final : public Store {
@@ -26,7 +39,7 @@ public:
     /// `instance_id` makes sliding-log members unique across sidecars (random per process).
     RedisStore(boost::asio::any_io_executor ex, Endpoint endpoint,
                std::chrono::milliseconds timeout, std::string instance_id,
-               int connections = 2);
+               int connections = 2, Coalescing coalescing = {});
     ~RedisStore() override;
 
     boost::asio::awaitable<result<check::Verdict>> apply(const policy::Policy& p, std::string key,
@@ -53,7 +66,31 @@ public:
     /// Thread-safe (read by the metrics scrape on another thread).
     [[nodiscard]] bool breaker_open() const noexcept { return breaker_open_.load(std::memory_order_relaxed); }
 
+    /// Script calls sent by apply() and the checks they carried, since construction; their
+    /// ratio is the mean batch size. Thread-safe (read by the metrics scrape).
+    [[nodiscard]] std::uint64_t batches_sent() const noexcept { return batches_sent_.load(std::memory_order_relaxed); }
+    [[nodiscard]] std::uint64_t checks_batched() const noexcept { return checks_batched_.load(std::memory_order_relaxed); }
+
 private:
+    /// Resumes one waiting apply() with its reply (posted, never inline).
+    struct Waiter {
+        virtual ~Waiter() = default;
+        virtual void complete(result<Value> reply) = 0;
+    };
+
+    /// One apply() waiting for its batch to be sent and answered.
+    struct QueuedCheck {
+        policy::Algorithm algorithm;
+        std::int64_t limit;
+        std::int64_t window_ms;
+        std::int64_t burst;
+        std::uint32_t cost;
+        std::string key;
+        std::string member;                       ///< sliding log only
+        Connection::clock::time_point deadline;   ///< when it was queued + the store timeout
+        std::unique_ptr<Waiter> done;
+    };
+
     Connection* pick() noexcept;
     boost::asio::awaitable<result<Value>> exec(Connection& c, std::vector<std::string> argv,
                                               Connection::clock::time_point deadline);
@@ -63,8 +100,18 @@ private:
     void record(const result<Value>& outcome);
     void schedule_probe();
     /// EVALSHA of `script` with `argv` (numkeys, keys, args), through the breaker, EVAL after
-    /// NOSCRIPT, within one deadline.
-    boost::asio::awaitable<result<Value>> eval(const Script& script, std::vector<std::string> argv);
+    /// NOSCRIPT, both within `deadline`.
+    boost::asio::awaitable<result<Value>> eval(const Script& script, std::vector<std::string> argv,
+                                              Connection::clock::time_point deadline);
+    /// Queues a check and completes with its own reply (void(result<Value>)).
+    boost::asio::awaitable<result<Value>> coalesce(const policy::Policy& p, std::string key,
+                                                  std::uint32_t cost);
+    void enqueue(QueuedCheck check);
+    /// Sends queued checks while fewer than max_in_flight calls are out.
+    void flush();
+    boost::asio::awaitable<void> send_batch(std::vector<QueuedCheck> batch);
+    /// A sliding-log member unique across sidecars; the other algorithms ignore it.
+    std::string member_for(const policy::Policy& p);
     /// EVALSHA of the algorithm's script (EVAL after NOSCRIPT), within one deadline.
     boost::asio::awaitable<result<Value>> run_script(const policy::Policy& p, std::string key,
                                                     std::uint32_t cost, bool peek);
@@ -83,6 +130,13 @@ private:
     std::uint64_t sequence_ = 0;   // with instance_id_: unique sliding-log members
     std::vector<std::shared_ptr<Connection>> connections_;
     std::size_t next_ = 0;
+
+    Coalescing coalescing_;
+    std::deque<QueuedCheck> queue_;
+    std::size_t in_flight_ = 0;
+    bool flush_posted_ = false;
+    std::atomic<std::uint64_t> batches_sent_{0};
+    std::atomic<std::uint64_t> checks_batched_{0};
 };
 
 }  // namespace ratelimitd::store::redis

@@ -24,6 +24,9 @@ const Script& script_for(policy::Algorithm a);
 /// The script deciding layered checks (lua/multi.lua, with every algorithm pasted in).
 const Script& multi_script();
 
+/// The script deciding a batch of independent checks in one call (lua/batch.lua).
+const Script& batch_script();
+
 /// Lower-case hex SHA1 of `text` (OpenSSL).
 std::string sha1_hex(std::string_view text);
 

@@ -1,0 +1,262 @@
+// Coalescing against a real redis-server: checks waiting together leave as one lua/batch.lua
+// call (counted by Redis itself), are decided in arrival order, stay exact, and fail alone.
+#include "ratelimitd/check/key.hpp"
+#include "ratelimitd/store/redis/endpoint.hpp"
+#include "ratelimitd/store/redis/redis_store.hpp"
+#include "support/processes.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ratelimitd::test {
+namespace {
+
+namespace net = boost::asio;
+using namespace std::chrono_literals;
+using store::redis::Coalescing;
+using store::redis::RedisStore;
+
+policy::Policy make_policy(policy::Algorithm a, std::int64_t limit) {
+    policy::Policy p;
+    p.name = std::string("co-") + policy::to_string(a);
+    p.algorithm = a;
+    p.limit = limit;
+    p.window = 600s;  // nothing refills or expires during a test
+    p.burst = limit;
+    return p;
+}
+
+/// How many times Redis ran `command` since the last CONFIG RESETSTAT (INFO commandstats).
+long long calls_of(const RedisServer& redis, const std::string& command) {
+    const std::string info = redis.command({"INFO", "commandstats"});
+    const std::string field = "cmdstat_" + command + ":calls=";
+    const auto at = info.find(field);
+    if (at == std::string::npos) return 0;
+    return std::stoll(info.substr(at + field.size()));
+}
+
+/// One server thread's RedisStore on an io_context this test runs.
+class StoreOnOneThread {
+public:
+    StoreOnOneThread(const RedisServer& redis, std::chrono::milliseconds timeout, Coalescing coalescing) {
+        auto endpoint = store::redis::parse_redis_url(redis.url());
+        if (!endpoint) throw std::runtime_error(endpoint.error().detail);
+        store_ = std::make_unique<RedisStore>(ioc_.get_executor(), *endpoint, timeout, "coalescing-test", 2,
+                                              coalescing);
+        if (!run_until([this] { return store_->any_ready(); }, 10s)) {
+            throw std::runtime_error("RedisStore did not connect to " + redis.url());
+        }
+    }
+
+    ~StoreOnOneThread() {
+        store_->stop();
+        work_.reset();
+        ioc_.poll();
+        store_.reset();
+    }
+
+    StoreOnOneThread(const StoreOnOneThread&) = delete;
+    StoreOnOneThread& operator=(const StoreOnOneThread&) = delete;
+
+    struct Check {
+        const policy::Policy* policy;
+        std::string key;
+    };
+
+    /// Starts every check before any is answered, in this order; returns the verdicts in the
+    /// same order.
+    std::vector<result<check::Verdict>> apply_together(const std::vector<Check>& checks) {
+        auto out = std::make_shared<std::vector<std::optional<result<check::Verdict>>>>(checks.size());
+        auto done = std::make_shared<std::size_t>(0);
+        for (std::size_t i = 0; i < checks.size(); ++i) {
+            net::co_spawn(
+                ioc_,
+                [this, out, done, i, c = checks[i]]() -> net::awaitable<void> {
+                    (*out)[i].emplace(co_await store_->apply(*c.policy, c.key, 1));
+                    ++*done;
+                },
+                net::detached);
+        }
+        if (!run_until([&] { return *done == checks.size(); }, 30s)) {
+            throw std::runtime_error("the store answered " + std::to_string(*done) + " of " +
+                                     std::to_string(checks.size()) + " checks within 30 s");
+        }
+        std::vector<result<check::Verdict>> verdicts;
+        for (auto& v : *out) verdicts.push_back(std::move(*v));
+        return verdicts;
+    }
+
+    RedisStore& store() { return *store_; }
+
+private:
+    template <class Done>
+    bool run_until(Done done, std::chrono::milliseconds timeout) {
+        const auto until = std::chrono::steady_clock::now() + timeout;
+        while (!done()) {
+            if (std::chrono::steady_clock::now() >= until) return false;
+            ioc_.run_one_until(until);
+        }
+        return true;
+    }
+
+    net::io_context ioc_{1};
+    std::optional<net::executor_work_guard<net::io_context::executor_type>> work_{ioc_.get_executor()};
+    std::unique_ptr<RedisStore> store_;
+};
+
+class RedisCoalescing : public ::testing::Test {
+protected:
+    static void TearDownTestSuite() {
+        delete redis_;
+        redis_ = nullptr;
+    }
+    void SetUp() override {
+        if (redis_ == nullptr) redis_ = new RedisServer();
+        ASSERT_EQ(redis_->command({"FLUSHALL"}), "OK");
+    }
+    void reset_stats() { ASSERT_EQ(redis_->command({"CONFIG", "RESETSTAT"}), "OK"); }
+
+    static RedisServer* redis_;
+};
+RedisServer* RedisCoalescing::redis_ = nullptr;
+
+TEST_F(RedisCoalescing, ChecksStartedTogetherLeaveAsOneCallPerBatchAndAreDecidedInArrivalOrder) {
+    StoreOnOneThread lane(*redis_, 5s, Coalescing{});
+    const auto p = make_policy(policy::Algorithm::sliding_log, 30);
+    const std::string key = check::make_key("rl", p.name, "hot", "global");
+    reset_stats();
+
+    const auto verdicts = lane.apply_together(std::vector<StoreOnOneThread::Check>(100, {&p, key}));
+
+    // 100 checks, at most 64 per call: two script calls, counted by Redis itself.
+    EXPECT_EQ(calls_of(*redis_, "evalsha"), 2);
+    EXPECT_EQ(lane.store().batches_sent(), 2u);
+    EXPECT_EQ(lane.store().checks_batched(), 100u);
+    // Arrival order: the first 30 are admitted, each seeing one less remaining; the rest denied.
+    for (std::size_t i = 0; i < verdicts.size(); ++i) {
+        ASSERT_TRUE(verdicts[i]) << i << ": " << verdicts[i].error().detail;
+        if (i < 30) {
+            EXPECT_TRUE(verdicts[i]->allowed) << i;
+            EXPECT_EQ(verdicts[i]->windows.at(0).remaining, 29 - static_cast<std::int64_t>(i)) << i;
+        } else {
+            EXPECT_FALSE(verdicts[i]->allowed) << i;
+        }
+    }
+    EXPECT_EQ(redis_->integer({"ZCARD", key}), 30);
+}
+
+TEST_F(RedisCoalescing, EveryAlgorithmIsExactInsideMixedBatches) {
+    StoreOnOneThread lane(*redis_, 5s, Coalescing{});
+    const auto tb = make_policy(policy::Algorithm::token_bucket, 7);
+    const auto sl = make_policy(policy::Algorithm::sliding_log, 11);
+    const auto fw = make_policy(policy::Algorithm::fixed_window, 13);
+    std::vector<StoreOnOneThread::Check> checks;
+    for (int i = 0; i < 40; ++i) {  // interleaved: every batch holds all three algorithms
+        checks.push_back({&tb, check::make_key("rl", tb.name, "t", "global")});
+        checks.push_back({&sl, check::make_key("rl", sl.name, "t", "global")});
+        checks.push_back({&fw, check::make_key("rl", fw.name, "t", "global")});
+    }
+    const auto verdicts = lane.apply_together(checks);
+
+    std::map<std::string, int> admitted;
+    for (std::size_t i = 0; i < verdicts.size(); ++i) {
+        ASSERT_TRUE(verdicts[i]) << verdicts[i].error().detail;
+        if (verdicts[i]->allowed) ++admitted[checks[i].policy->name];
+    }
+    EXPECT_EQ(admitted[tb.name], 7);
+    EXPECT_EQ(admitted[sl.name], 11);
+    EXPECT_EQ(admitted[fw.name], 13);
+    EXPECT_LT(lane.store().batches_sent(), verdicts.size()) << "nothing was coalesced";
+    for (const auto& key : redis_->keys()) EXPECT_GT(redis_->integer({"PTTL", key}), 0) << key;
+}
+
+TEST_F(RedisCoalescing, ACheckWhoseKeyHoldsAnotherTypeFailsAloneAndTheOthersAreCharged) {
+    StoreOnOneThread lane(*redis_, 5s, Coalescing{});
+    const auto p = make_policy(policy::Algorithm::fixed_window, 5);
+    const std::string good_a = check::make_key("rl", p.name, "a", "global");
+    const std::string bad = check::make_key("rl", p.name, "bad", "global");
+    const std::string good_b = check::make_key("rl", p.name, "b", "global");
+    ASSERT_EQ(redis_->command({"HSET", bad, "not", "a counter"}), "1");
+
+    const auto verdicts = lane.apply_together({{&p, good_a}, {&p, bad}, {&p, good_b}});
+
+    ASSERT_TRUE(verdicts[0]) << verdicts[0].error().detail;
+    EXPECT_TRUE(verdicts[0]->allowed);
+    ASSERT_FALSE(verdicts[1]);
+    EXPECT_EQ(verdicts[1].error().code, errc::bad_script_reply);
+    EXPECT_NE(verdicts[1].error().detail.find("WRONGTYPE"), std::string::npos) << verdicts[1].error().detail;
+    ASSERT_TRUE(verdicts[2]) << verdicts[2].error().detail;
+    EXPECT_TRUE(verdicts[2]->allowed);
+    EXPECT_EQ(redis_->command({"GET", good_a}), "1");
+    EXPECT_EQ(redis_->command({"GET", good_b}), "1");
+}
+
+TEST_F(RedisCoalescing, AFlushedScriptCacheIsReloadedForABatch) {
+    StoreOnOneThread lane(*redis_, 5s, Coalescing{});
+    const auto p = make_policy(policy::Algorithm::token_bucket, 50);
+    const std::string key = check::make_key("rl", p.name, "flushed", "global");
+    ASSERT_EQ(redis_->command({"SCRIPT", "FLUSH"}), "OK");
+    reset_stats();
+
+    const auto verdicts = lane.apply_together(std::vector<StoreOnOneThread::Check>(20, {&p, key}));
+
+    for (const auto& v : verdicts) {
+        ASSERT_TRUE(v) << v.error().detail;
+        EXPECT_TRUE(v->allowed);
+    }
+    EXPECT_EQ(calls_of(*redis_, "eval"), 1) << "one EVAL after NOSCRIPT, for the whole batch";
+}
+
+TEST_F(RedisCoalescing, WhenDisabledEveryCheckIsItsOwnCall) {
+    StoreOnOneThread lane(*redis_, 5s, Coalescing{.enabled = false});
+    const auto p = make_policy(policy::Algorithm::fixed_window, 8);
+    const std::string key = check::make_key("rl", p.name, "solo", "global");
+    reset_stats();
+
+    const auto verdicts = lane.apply_together(std::vector<StoreOnOneThread::Check>(20, {&p, key}));
+
+    int admitted = 0;
+    for (const auto& v : verdicts) {
+        ASSERT_TRUE(v) << v.error().detail;
+        admitted += v->allowed ? 1 : 0;
+    }
+    EXPECT_EQ(admitted, 8);
+    EXPECT_EQ(calls_of(*redis_, "evalsha"), 20);
+    EXPECT_EQ(lane.store().batches_sent(), 0u);
+}
+
+TEST_F(RedisCoalescing, QueuedChecksFailByTheirDeadlineWhenRedisHangs) {
+    // More checks than max_batch * max_in_flight, so some wait in the queue behind calls
+    // that never come back: every one must still end by its own deadline.
+    StoreOnOneThread lane(*redis_, 200ms, Coalescing{});
+    const auto p = make_policy(policy::Algorithm::token_bucket, 1000);
+    const std::string key = check::make_key("rl", p.name, "hung", "global");
+    redis_->pause();
+    const auto started = std::chrono::steady_clock::now();
+    const auto verdicts = lane.apply_together(std::vector<StoreOnOneThread::Check>(400, {&p, key}));
+    const auto took = std::chrono::steady_clock::now() - started;
+    redis_->resume();
+
+    for (const auto& v : verdicts) {
+        ASSERT_FALSE(v);
+        EXPECT_TRUE(v.error().code == errc::store_timeout || v.error().code == errc::store_unavailable)
+            << v.error().detail;
+    }
+    // Each waited at most its 200 ms deadline; 2 s leaves room for a slow machine.
+    EXPECT_LT(took, 2s);
+}
+
+}  // namespace
+}  // namespace ratelimitd::test
