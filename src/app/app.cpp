@@ -1,5 +1,6 @@
 // run(): threads, stores, server, signals, drain.
 #include "ratelimitd/app/app.hpp"
+#include "ratelimitd/app/fd_limit.hpp"
 #include "ratelimitd/app/memory_sweeper.hpp"
 
 #include "ratelimitd/core/clock.hpp"
@@ -66,9 +67,13 @@ std::string format_endpoint(const tcp::endpoint& ep) {
 }  // namespace
 
 int run(const Settings& settings, policy::Config config) {
-    spdlog::debug("settings: config={} listen={}:{} threads={} store_timeout={}ms log_format={}",
+    spdlog::debug("settings: config={} listen={}:{} threads={} store_timeout={}ms log_format={} "
+                  "max_connections={} max_requests_per_connection={} request_timeout={}ms memory_max_keys={}",
                   settings.config_path, settings.listen_host, settings.listen_port, settings.threads,
-                  settings.store_timeout.count(), settings.log_format);
+                  settings.store_timeout.count(), settings.log_format, settings.max_connections,
+                  settings.max_requests_per_connection, settings.request_timeout.count(),
+                  settings.memory_max_keys);
+    ensure_descriptors_for(settings.max_connections);
     policy::RegistryHandle registry(std::make_shared<const policy::Registry>(std::move(config.registry)));
     SystemClock clock;
 
@@ -82,9 +87,14 @@ int run(const Settings& settings, policy::Config config) {
         redis_endpoint = *ep;
     }
     std::unique_ptr<store::memory::MemoryStore> memory;
-    if (!redis_endpoint) memory = std::make_unique<store::memory::MemoryStore>(clock);
+    if (!redis_endpoint) memory = std::make_unique<store::memory::MemoryStore>(clock, settings.memory_max_keys);
 
     service::Metrics metrics;
+    if (memory) {
+        metrics.set_memory_store_stats([&memory] {
+            return service::MemoryStoreStats{memory->key_count(), memory->evictions()};
+        });
+    }
     http::RouterOptions router_options;
     router_options.version = RATELIMITD_VERSION;
     router_options.store_name = redis_endpoint ? "redis" : "embedded";
@@ -115,7 +125,8 @@ int run(const Settings& settings, policy::Config config) {
             w->redis = std::make_unique<store::redis::RedisStore>(
                 w->ioc->get_executor(), *redis_endpoint, settings.store_timeout,
                 // sliding-log members must be unique across threads too
-                instance_id + "." + std::to_string(i));
+                instance_id + "." + std::to_string(i), 2,
+                store::redis::Coalescing{.enabled = settings.coalescing});
             store = w->redis.get();
             if (settings.denial_cache) {
                 w->redis->on_reconnected([&denial_cache] { denial_cache.clear(); });
@@ -136,6 +147,14 @@ int run(const Settings& settings, policy::Config config) {
             for (auto& w : workers) open += w->redis->breaker_open() ? 1 : 0;
             return open;
         });
+        metrics.set_coalescing_stats([&workers] {
+            service::CoalescingStats c;
+            for (auto& w : workers) {
+                c.script_calls += w->redis->batches_sent();
+                c.checks += w->redis->checks_batched();
+            }
+            return c;
+        });
     }
 
     // The main thread accepts connections and handles signals; workers serve sessions.
@@ -143,7 +162,11 @@ int run(const Settings& settings, policy::Config config) {
     std::optional<http::Server> server;
     try {
         const auto address = net::ip::make_address(settings.listen_host);
-        server.emplace(main_ioc, tcp::endpoint(address, settings.listen_port), lanes, http::ServerLimits{});
+        http::ServerLimits limits;
+        limits.request_timeout = settings.request_timeout;
+        limits.max_connections = settings.max_connections;
+        limits.max_requests_per_connection = settings.max_requests_per_connection;
+        server.emplace(main_ioc, tcp::endpoint(address, settings.listen_port), lanes, limits);
     } catch (const boost::system::system_error& e) {
         spdlog::error("cannot listen on {}:{}: {}", settings.listen_host, settings.listen_port,
                       e.code().message());

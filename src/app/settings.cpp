@@ -12,8 +12,8 @@ namespace ratelimitd::app {
 namespace {
 
 const std::set<std::string, std::less<>> value_flags = {
-    "config", "listen", "redis", "threads", "log-level", "log-format", "store-timeout", "access-log", "denial-cache",
-    "check-config"};
+    "config", "listen", "redis", "threads", "log-level", "log-format", "store-timeout", "access-log", "denial-cache", "coalescing",
+    "max-connections", "max-requests-per-connection", "request-timeout", "memory-max-keys", "check-config"};
 
 Problem bad(std::string what) { return Problem{errc::invalid_request, std::move(what)}; }
 
@@ -31,13 +31,27 @@ std::optional<std::string> pick(const CommandLine& cl, const EnvLookup& env, std
     return from_file;
 }
 
+// A whole number lo..hi from a flag or the environment; the message names the setting.
+result<std::int64_t> parse_count(const std::string& text, std::string_view flag, std::int64_t lo,
+                                 std::int64_t hi) {
+    std::int64_t n = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc{} || end != text.data() + text.size() || n < lo || n > hi) {
+        return bad(std::string(flag) + ": expected a whole number " + std::to_string(lo) + ".." +
+                   std::to_string(hi) + ", got \"" + text + "\"");
+    }
+    return n;
+}
+
 }  // namespace
 
 const char* usage() {
     return "usage: ratelimitd --config FILE [--listen HOST:PORT] [--redis URL] [--threads N]\n"
            "                  [--log-level trace|debug|info|warn|error] [--log-format text|json]\n"
            "                  [--store-timeout DURATION] [--access-log off|denied|all]\n"
-           "                  [--denial-cache on|off]\n"
+           "                  [--denial-cache on|off] [--coalescing on|off] [--max-connections N]\n"
+           "                  [--max-requests-per-connection N] [--request-timeout DURATION]\n"
+           "                  [--memory-max-keys N]\n"
            "       ratelimitd --check-config FILE   validate FILE, print what is wrong, exit 0 or 1\n"
            "       ratelimitd --version | --help\n"
            "\n"
@@ -180,11 +194,48 @@ result<Settings> resolve_settings(const CommandLine& cl, const policy::FileSetti
         s.access_log = *mode;
     }
     s.access_log_sample = file.access_log_sample.value_or(1.0);
-    if (auto cache = pick(cl, env, "denial-cache", std::nullopt)) {
-        if (*cache != "on" && *cache != "off") {
-            return bad("denial-cache: expected on or off, got \"" + *cache + "\"");
+    for (auto [flag, value] : {std::pair{"denial-cache", &s.denial_cache}, std::pair{"coalescing", &s.coalescing}}) {
+        if (auto text = pick(cl, env, flag, std::nullopt)) {
+            if (*text != "on" && *text != "off") {
+                return bad(std::string(flag) + ": expected on or off, got \"" + *text + "\"");
+            }
+            *value = *text == "on";
         }
-        s.denial_cache = *cache == "on";
+    }
+
+    namespace b = policy::setting_bounds;
+    if (file.max_connections) s.max_connections = static_cast<std::size_t>(*file.max_connections);
+    if (auto t = pick(cl, env, "max-connections", std::nullopt)) {
+        auto n = parse_count(*t, "max-connections", 1, b::max_connections_hi);
+        if (!n) return n.error();
+        s.max_connections = static_cast<std::size_t>(*n);
+    }
+    if (file.max_requests_per_connection) {
+        s.max_requests_per_connection = static_cast<std::size_t>(*file.max_requests_per_connection);
+    }
+    if (auto t = pick(cl, env, "max-requests-per-connection", std::nullopt)) {
+        auto n = parse_count(*t, "max-requests-per-connection", 1, b::max_requests_per_connection_hi);
+        if (!n) return n.error();
+        s.max_requests_per_connection = static_cast<std::size_t>(*n);
+    }
+    s.request_timeout = file.request_timeout.value_or(s.request_timeout);
+    if (auto t = pick(cl, env, "request-timeout", std::nullopt)) {
+        auto d = parse_duration(*t);
+        if (!d) return bad("request-timeout: " + d.error().detail);
+        if (*d < b::request_timeout_lo || *d > b::request_timeout_hi) {
+            return bad("request-timeout: expected a duration from 100ms to 10m, got \"" + *t + "\"");
+        }
+        s.request_timeout = *d;
+    }
+    if (file.memory_max_keys) s.memory_max_keys = static_cast<std::size_t>(*file.memory_max_keys);
+    if (auto t = pick(cl, env, "memory-max-keys", std::nullopt)) {
+        auto n = parse_count(*t, "memory-max-keys", 0, b::memory_max_keys_hi);
+        if (!n || (*n != 0 && *n < b::memory_max_keys_lo)) {
+            return bad("memory-max-keys: expected 0 (no cap) or a whole number " +
+                       std::to_string(b::memory_max_keys_lo) + ".." + std::to_string(b::memory_max_keys_hi) +
+                       ", got \"" + *t + "\"");
+        }
+        s.memory_max_keys = static_cast<std::size_t>(*n);
     }
     return s;
 }

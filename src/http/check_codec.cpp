@@ -416,6 +416,7 @@ bhttp::status status_for(errc code) noexcept {
     case errc::payload_too_large: return bhttp::status::payload_too_large;
     case errc::not_found: return bhttp::status::not_found;
     case errc::method_not_allowed: return bhttp::status::method_not_allowed;
+    case errc::too_many_connections: return bhttp::status::service_unavailable;
     default: return bhttp::status::internal_server_error;  // not a client error: a bug
     }
 }

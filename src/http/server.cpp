@@ -1,11 +1,17 @@
 // Server: the acceptor, round-robin hand-off to lanes, and drain on shutdown.
 #include "ratelimitd/http/server.hpp"
 
+#include "ratelimitd/http/check_codec.hpp"
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/http/write.hpp>
 #include <spdlog/spdlog.h>
+
+#include <array>
+#include <sstream>
 
 namespace ratelimitd::http {
 
@@ -13,9 +19,32 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 using tcp = net::ip::tcp;
 
+namespace {
+
+// At most one warning per this long while connections are being refused.
+constexpr std::chrono::seconds refusal_log_interval{10};
+
+// The refusal as sent on the wire: the same JSON error as every other, Connection: close.
+std::string render_refusal(std::size_t max_connections) {
+    Response res = make_error_response(
+        Problem{errc::too_many_connections,
+                "connections: " + std::to_string(max_connections) + " open already (max_connections)"},
+        11, false);
+    res.set(bhttp::field::retry_after, "1");
+    std::ostringstream out;
+    out << res;
+    return out.str();
+}
+
+}  // namespace
+
 Server::Server(net::io_context& accept_ioc, const tcp::endpoint& endpoint, std::vector<Lane*> lanes,
                ServerLimits limits)
-    : accept_ioc_(accept_ioc), acceptor_(accept_ioc), lanes_(std::move(lanes)), limits_(limits) {
+    : accept_ioc_(accept_ioc),
+      acceptor_(accept_ioc),
+      lanes_(std::move(lanes)),
+      limits_(limits),
+      refusal_(render_refusal(limits.max_connections)) {
     acceptor_.open(endpoint.protocol());
     acceptor_.set_option(net::socket_base::reuse_address(true));
     acceptor_.bind(endpoint);
@@ -49,6 +78,11 @@ net::awaitable<void> Server::accept_loop() {
             co_await pause.async_wait(net::as_tuple(net::use_awaitable));
             continue;
         }
+        if (live_sessions() >= limits_.max_connections) {
+            refuse(std::move(socket), lane);
+            continue;
+        }
+        lane.live.fetch_add(1);  // counted out by the session when it ends
         socket.set_option(tcp::no_delay(true), ec);
         net::co_spawn(lane.ioc, run_session(beast::tcp_stream(std::move(socket)), lane, limits_),
                       [](std::exception_ptr e) {
@@ -59,6 +93,30 @@ net::awaitable<void> Server::accept_loop() {
                               spdlog::error("session ended by an exception: {}", ex.what());
                           }
                       });
+    }
+}
+
+void Server::refuse(tcp::socket socket, Lane& lane) {
+    boost::system::error_code ec;
+    // A fresh socket's send buffer has room for a few hundred bytes: write without waiting,
+    // so a refusal costs a few system calls and no session.
+    socket.non_blocking(true, ec);
+    socket.write_some(net::buffer(refusal_), ec);
+    socket.shutdown(tcp::socket::shutdown_send, ec);
+    // Read what the client has sent already: closing with unread data resets the connection,
+    // and the client could lose the 503 before reading it.
+    std::array<char, 4096> sink;
+    for (int i = 0; i < 4 && !ec; ++i) socket.read_some(net::buffer(sink), ec);
+    socket.close(ec);
+
+    lane.router.metrics().count_connection_rejected();
+    ++refused_unlogged_;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - refusal_logged_ >= refusal_log_interval) {
+        spdlog::warn("connection limit reached: refused {} connection(s) since the last such line, "
+                     "max_connections={}", refused_unlogged_, limits_.max_connections);
+        refused_unlogged_ = 0;
+        refusal_logged_ = now;
     }
 }
 

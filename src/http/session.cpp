@@ -26,9 +26,9 @@ constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
 /// Registers the session in its lane for drain, and unregisters it on every exit path.
 class SlotGuard {
 public:
+    // The acceptor has counted this connection into lane.live already.
     SlotGuard(Lane& lane, beast::tcp_stream& stream) : lane_(lane) {
         slot_ = lane_.sessions.insert(lane_.sessions.end(), SessionSlot{&stream, true});
-        lane_.live.fetch_add(1);
         lane_.router.metrics().connection_opened();
     }
     ~SlotGuard() {
@@ -81,12 +81,15 @@ net::awaitable<void> run_session(beast::tcp_stream stream, Lane& lane, const Ser
         if (!ec) ctx.peer = peer.address().to_string();
     }
 
+    std::size_t served = 0;
     while (!lane.draining) {
         // Wait for the first byte of the next request under the keep-alive deadline. Only
-        // here is the session idle: a drain may close it without losing a request.
+        // here is the session idle: a drain may close it without losing a request. A new
+        // connection gets only request_timeout: its client opened it to send a request, and
+        // one that sends nothing should not hold a slot for the whole keep-alive time.
         guard.slot().idle = true;
         if (buffer.size() == 0) {
-            stream.expires_after(limits.idle_timeout);
+            stream.expires_after(served == 0 ? limits.request_timeout : limits.idle_timeout);
             auto [ec, n] = co_await stream.async_read_some(buffer.prepare(4096), use_tuple);
             if (ec) break;
             buffer.commit(n);
@@ -122,7 +125,10 @@ net::awaitable<void> run_session(beast::tcp_stream stream, Lane& lane, const Ser
         }
 
         Response res = co_await lane.router.handle(parser.release(), ctx);
-        if (lane.draining) res.keep_alive(false);  // Connection: close while shutting down
+        // Connection: close while shutting down, and on the last request a connection may
+        // carry (so no client stays pinned to one thread forever, and a proxy reconnects).
+        ++served;
+        if (lane.draining || served >= limits.max_requests_per_connection) res.keep_alive(false);
         const bool keep_alive = res.keep_alive();
         stream.expires_after(limits.write_timeout);
         auto [wec, wn] = co_await bhttp::async_write(stream, res, use_tuple);

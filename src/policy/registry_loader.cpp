@@ -360,7 +360,8 @@ Config Validator::run(const Json& root) {
         root, "",
         {"prefix", "default_policy", "policies", "routes", "identity", "trusted_proxies", "auth",
          "hash_secret", "listen", "redis", "threads", "log_level", "log_format", "store_timeout",
-         "admin_token", "access_log", "access_log_sample"});
+         "admin_token", "access_log", "access_log_sample", "max_connections",
+         "max_requests_per_connection", "request_timeout", "memory_max_keys"});
 
     Config cfg;
     Registry& reg = cfg.registry;
@@ -754,6 +755,32 @@ void Validator::read_settings(const Json& root, FileSettings& s) const {
             fail("access_log_sample", "expected a number from 0 to 1, got " + describe(*v));
         }
         s.access_log_sample = v->get<double>();
+    }
+    namespace b = setting_bounds;
+    if (const Json* v = find(root, "max_connections")) {
+        s.max_connections = need_int(*v, "max_connections", 1, b::max_connections_hi);
+    }
+    if (const Json* v = find(root, "max_requests_per_connection")) {
+        s.max_requests_per_connection =
+            need_int(*v, "max_requests_per_connection", 1, b::max_requests_per_connection_hi);
+    }
+    if (const Json* v = find(root, "request_timeout")) {
+        const auto d = need_duration(*v, "request_timeout");
+        if (d < b::request_timeout_lo || d > b::request_timeout_hi) {
+            fail("request_timeout", "expected a duration from 100ms to 10m, got " + describe(*v));
+        }
+        s.request_timeout = d;
+    }
+    if (const Json* v = find(root, "memory_max_keys")) {
+        // 0 is "no cap"; below one key per shard of the embedded store a cap means nothing.
+        const bool zero = v->is_number_integer() && v->get<std::int64_t>() == 0;
+        const bool in_range = v->is_number_integer() && v->get<std::int64_t>() >= b::memory_max_keys_lo &&
+                              v->get<std::int64_t>() <= b::memory_max_keys_hi;
+        if (!zero && !in_range) {
+            fail("memory_max_keys", "expected 0 (no cap) or an integer " + std::to_string(b::memory_max_keys_lo) +
+                                        ".." + std::to_string(b::memory_max_keys_hi) + ", got " + describe(*v));
+        }
+        s.memory_max_keys = v->get<std::int64_t>();
     }
 }
 

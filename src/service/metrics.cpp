@@ -81,6 +81,16 @@ void Metrics::set_breaker_gauge(std::function<int()> open_breakers) {
     open_breakers_ = std::move(open_breakers);
 }
 
+void Metrics::set_coalescing_stats(std::function<CoalescingStats()> stats) {
+    std::lock_guard lock(mu_);
+    coalescing_stats_ = std::move(stats);
+}
+
+void Metrics::set_memory_store_stats(std::function<MemoryStoreStats()> stats) {
+    std::lock_guard lock(mu_);
+    memory_store_stats_ = std::move(stats);
+}
+
 std::string Metrics::render(std::string_view version, std::string_view store) const {
     std::string out;
     out.reserve(4096);
@@ -127,6 +137,16 @@ std::string Metrics::render(std::string_view version, std::string_view store) co
            "Server threads whose circuit breaker holds checks back from the store.");
     line("ratelimitd_circuit_breakers_open {}\n", open_breakers_ ? open_breakers_() : 0);
 
+    if (coalescing_stats_) {
+        const CoalescingStats c = coalescing_stats_();
+        header(out, "ratelimitd_redis_check_calls_total", "counter",
+               "Script calls sent to Redis for single checks; with coalescing, one per batch.");
+        line("ratelimitd_redis_check_calls_total {}\n", c.script_calls);
+        header(out, "ratelimitd_redis_coalesced_checks_total", "counter",
+               "Single checks those calls carried (divided by the calls: the mean batch size).");
+        line("ratelimitd_redis_coalesced_checks_total {}\n", c.checks);
+    }
+
     header(out, "ratelimitd_http_requests_total", "counter", "HTTP requests answered, by route and status.");
     for (const auto& [key, n] : http_) {
         line("ratelimitd_http_requests_total{{route=\"{}\",status=\"{}\"}} {}\n", label(key.first), key.second, n);
@@ -134,8 +154,21 @@ std::string Metrics::render(std::string_view version, std::string_view store) co
 
     header(out, "ratelimitd_connections_open", "gauge", "Client connections open.");
     line("ratelimitd_connections_open {}\n", connections_open_.load(std::memory_order_relaxed));
+    header(out, "ratelimitd_connections_rejected_total", "counter",
+           "Connections answered 503 and closed because max_connections were open.");
+    line("ratelimitd_connections_rejected_total {}\n", connections_rejected_.load(std::memory_order_relaxed));
     header(out, "ratelimitd_requests_in_flight", "gauge", "Requests being answered.");
     line("ratelimitd_requests_in_flight {}\n", in_flight_.load(std::memory_order_relaxed));
+
+    if (memory_store_stats_) {
+        const MemoryStoreStats m = memory_store_stats_();
+        header(out, "ratelimitd_memory_store_keys", "gauge",
+               "Keys held by the embedded store (expired ones not yet swept included).");
+        line("ratelimitd_memory_store_keys {}\n", m.keys);
+        header(out, "ratelimitd_memory_store_evictions_total", "counter",
+               "Live keys the embedded store dropped to stay within memory_max_keys.");
+        line("ratelimitd_memory_store_evictions_total {}\n", m.evictions);
+    }
 
     header(out, "ratelimitd_reloads_total", "counter", "Config reloads (SIGHUP), by result.");
     line("ratelimitd_reloads_total{{result=\"success\"}} {}\n", reloads_ok_.load(std::memory_order_relaxed));

@@ -70,6 +70,8 @@ TEST_F(Operations, CountersMoveExactlyWithTheChecks) {
     const std::string denied = "ratelimitd_checks_total{policy=\"five\",verdict=\"denied\"}";
     const double a0 = std::max(0.0, sample(before, allowed));
     const double d0 = std::max(0.0, sample(before, denied));
+    const double calls0 = std::max(0.0, sample(before, "ratelimitd_redis_check_calls_total"));
+    const double carried0 = std::max(0.0, sample(before, "ratelimitd_redis_coalesced_checks_total"));
     auto tally = fire(server_->port(), 7, 7, [](HttpClient& c) {
         return c.post("/v1/check", R"({"policy":"five","tenant":"counted"})");
     });
@@ -80,6 +82,13 @@ TEST_F(Operations, CountersMoveExactlyWithTheChecks) {
     EXPECT_GE(sample(after, "ratelimitd_http_requests_total{route=\"/v1/check\",status=\"429\"}"), 2);
     EXPECT_GE(sample(after, "ratelimitd_store_latency_seconds_count"), 7);
     EXPECT_EQ(sample(after, "ratelimitd_circuit_breakers_open"), 0);
+    // The 5 admitted checks reached Redis (denials may come from the denial cache), in at
+    // most as many calls as checks.
+    const double calls = sample(after, "ratelimitd_redis_check_calls_total") - calls0;
+    const double carried = sample(after, "ratelimitd_redis_coalesced_checks_total") - carried0;
+    EXPECT_GE(carried, 5);
+    EXPECT_GE(calls, 1);
+    EXPECT_LE(calls, carried);
     EXPECT_EQ(after.find("counted"), std::string::npos) << "tenant ids never become label values";
 }
 

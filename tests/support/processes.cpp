@@ -155,14 +155,18 @@ std::string Child::wait_for_log(const std::string& text, std::chrono::millisecon
     return {};
 }
 
-RedisServer::RedisServer() : port_(free_port()) { start(); }
+RedisServer::RedisServer(std::string password) : port_(free_port()), password_(std::move(password)) { start(); }
 
 void RedisServer::start() {
     static std::atomic<int> n{0};
     const std::string log = scratch_dir() + "/redis-" + std::to_string(port_) + "-" + std::to_string(n++) + ".log";
-    child_ = Child({"redis-server", "--port", std::to_string(port_), "--bind", "127.0.0.1", "--save", "",
-                    "--appendonly", "no", "--dir", scratch_dir()},
-                   log);
+    std::vector<std::string> argv{"redis-server", "--port", std::to_string(port_), "--bind", "127.0.0.1", "--save",
+                                  "",             "--appendonly", "no",       "--dir",  scratch_dir()};
+    if (!password_.empty()) {
+        argv.push_back("--requirepass");
+        argv.push_back(password_);
+    }
+    child_ = Child(argv, log);
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (std::chrono::steady_clock::now() < until) {
         if (can_connect(port_) && command({"PING"}) == "PONG") return;
@@ -177,6 +181,10 @@ std::string RedisServer::command(const std::vector<std::string>& argv) const {
     if (c == nullptr || c->err) {
         if (c) redisFree(c);
         return "(error) cannot connect";
+    }
+    if (!password_.empty()) {
+        auto* auth = static_cast<redisReply*>(redisCommand(c, "AUTH %b", password_.data(), password_.size()));
+        if (auth) freeReplyObject(auth);
     }
     std::vector<const char*> args;
     std::vector<size_t> lens;

@@ -41,12 +41,15 @@ private:
     std::string log_path_;
 };
 
-/// redis-server on a free loopback port, no persistence.
+/// redis-server on a free loopback port, no persistence; with `password`, it requires AUTH
+/// (requirepass), url() carries the password and command() authenticates first.
 class RedisServer {
 public:
-    RedisServer();
+    explicit RedisServer(std::string password = {});
     unsigned short port() const { return port_; }
-    std::string url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
+    std::string url() const {
+        return "redis://" + (password_.empty() ? "" : ":" + password_ + "@") + "127.0.0.1:" + std::to_string(port_);
+    }
     /// Runs one command and returns the reply flattened to text ("(nil)", "1", "a b c"...).
     std::string command(const std::vector<std::string>& argv) const;
     long long integer(const std::vector<std::string>& argv) const;
@@ -59,6 +62,7 @@ public:
 private:
     void start();
     unsigned short port_;
+    std::string password_;
     Child child_;
 };
 

@@ -5,6 +5,7 @@
 #include "ratelimitd/policy/policy.hpp"
 
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <optional>
@@ -39,6 +40,11 @@ struct Settings {
     std::string access_log = "off";             ///< off|denied|all
     double access_log_sample = 1.0;
     bool denial_cache = true;                   ///< --denial-cache on|off (Redis store only)
+    bool coalescing = true;                     ///< --coalescing on|off (Redis store only)
+    std::size_t max_connections = 10'000;       ///< open at once; beyond it: 503 and close
+    std::size_t max_requests_per_connection = 10'000;  ///< the last one's answer closes
+    std::chrono::milliseconds request_timeout{10'000};  ///< to read a whole request
+    std::size_t memory_max_keys = 1'000'000;    ///< embedded store; 0: no cap
 };
 
 /// Looks up an environment variable; nullptr when unset.
@@ -46,9 +52,13 @@ using EnvLookup = std::function<const char*(const char*)>;
 
 /// Applies precedence flag > environment (RATELIMITD_LISTEN, RATELIMITD_REDIS_URL or
 /// RATELIMITD_REDIS, RATELIMITD_THREADS, RATELIMITD_LOG_LEVEL, RATELIMITD_LOG_FORMAT,
-/// RATELIMITD_STORE_TIMEOUT, RATELIMITD_ACCESS_LOG; RATELIMITD_ADMIN_TOKEN and
-/// RATELIMITD_HASH_SECRET have no flag, so they stay out of `ps`) > config file > default, and validates each value. The config
-/// path comes from --config or RATELIMITD_CONFIG. Never throws.
+/// RATELIMITD_STORE_TIMEOUT, RATELIMITD_ACCESS_LOG, RATELIMITD_MAX_CONNECTIONS,
+/// RATELIMITD_MAX_REQUESTS_PER_CONNECTION, RATELIMITD_REQUEST_TIMEOUT,
+/// RATELIMITD_MEMORY_MAX_KEYS, RATELIMITD_DENIAL_CACHE, RATELIMITD_COALESCING;
+/// RATELIMITD_ADMIN_TOKEN and RATELIMITD_HASH_SECRET have no
+/// flag, so they stay out of `ps`) > config file > default, and validates each value; a bad
+/// value fails with a message naming the setting. The config path comes from --config or
+/// RATELIMITD_CONFIG. Never throws.
 result<Settings> resolve_settings(const CommandLine& cl, const policy::FileSettings& file,
                                   const EnvLookup& env);
 

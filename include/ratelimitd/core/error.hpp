@@ -32,6 +32,8 @@ enum class errc {
     store_timeout,
     /// The store answered with something that is not a verdict (a bug or a foreign script).
     bad_script_reply,
+    /// The server holds max_connections connections already (503). Retrying later may help.
+    too_many_connections,
 };
 
 /// The stable lower-case name of a code, as it appears in JSON error bodies and logs.

@@ -20,8 +20,8 @@ result<check::CheckRequest> parse_check_json(std::string_view body);
 /// space) with the same fields and the same errors as parse_check_json. Never throws.
 result<check::CheckRequest> parse_check_query(std::string_view query);
 
-/// The one table from client-error codes to statuses (400, 413, 404, 405; 500 for anything
-/// that is not a client error, which is a bug).
+/// The one table from client-error codes to statuses (400, 413, 404, 405; 503 for
+/// too_many_connections; 500 for anything that is not a client error, which is a bug).
 bhttp::status status_for(errc code) noexcept;
 
 /// {"error": "<code>", "detail": "<sentence>"} with status_for(p.code),

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstddef>
 #include <list>
+#include <string>
 #include <vector>
 
 namespace ratelimitd::http {
@@ -23,9 +24,15 @@ struct ServerLimits {
     /// (60 s), so nginx closes an idle upstream connection before we do and never reuses
     /// one we are closing.
     std::chrono::milliseconds idle_timeout{75'000};
-    /// To read a whole request once its first byte has arrived (slow or half-sent requests).
+    /// To read a whole request once its first byte has arrived (slow or half-sent requests),
+    /// and for a new connection to send that first byte.
     std::chrono::milliseconds request_timeout{10'000};
     std::chrono::milliseconds write_timeout{10'000};
+    /// Connections open at once over all lanes. One more is answered 503 and closed at once,
+    /// so a flood of connections cannot take the descriptors the served ones need.
+    std::size_t max_connections = 10'000;
+    /// Requests served on one connection; the response to the last carries Connection: close.
+    std::size_t max_requests_per_connection = 10'000;
 };
 
 /// One live connection, as its lane sees it. Touched only on the lane's thread.
@@ -43,6 +50,9 @@ struct Lane {
     Router& router;
     std::list<SessionSlot> sessions;
     bool draining = false;
+    /// Connections handed to this lane and not closed yet. The acceptor counts one in before
+    /// it spawns the session (so a burst of accepts cannot overshoot max_connections); the
+    /// session counts it out when it ends.
     std::atomic<std::size_t> live{0};
 };
 
@@ -74,12 +84,19 @@ public:
 
 private:
     boost::asio::awaitable<void> accept_loop();
+    /// Answers 503 too_many_connections and closes, without a session. Accept thread only.
+    void refuse(boost::asio::ip::tcp::socket socket, Lane& lane);
 
     boost::asio::io_context& accept_ioc_;
     boost::asio::ip::tcp::acceptor acceptor_;
     std::vector<Lane*> lanes_;
     ServerLimits limits_;
     std::size_t next_lane_ = 0;
+    std::string refusal_;  // the 503 a connection over max_connections gets, rendered once
+    // Refusals since the last warning, and when that was: one log line per burst, not per
+    // connection (accept thread only).
+    std::size_t refused_unlogged_ = 0;
+    std::chrono::steady_clock::time_point refusal_logged_{};
 };
 
 }  // namespace ratelimitd::http

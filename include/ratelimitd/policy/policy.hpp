@@ -117,7 +117,23 @@ struct FileSettings {
     std::optional<std::string> admin_token;    ///< bearer token for the admin endpoints
     std::optional<std::string> access_log;     ///< off|denied|all
     std::optional<double> access_log_sample;   ///< 0..1
+    std::optional<std::int64_t> max_connections;              ///< see setting_bounds
+    std::optional<std::int64_t> max_requests_per_connection;
+    std::optional<std::chrono::milliseconds> request_timeout;
+    std::optional<std::int64_t> memory_max_keys;              ///< 0: no cap
 };
+
+/// Ranges of the connection and memory settings, one source for the file loader and for the
+/// flags and environment (app/settings.cpp), so both refuse the same values.
+namespace setting_bounds {
+inline constexpr std::int64_t max_connections_hi = 1'000'000;
+inline constexpr std::int64_t max_requests_per_connection_hi = 1'000'000'000;
+inline constexpr std::chrono::milliseconds request_timeout_lo{100};
+inline constexpr std::chrono::milliseconds request_timeout_hi{600'000};
+/// memory_max_keys is 0 (no cap) or at least one key per shard of the embedded store.
+inline constexpr std::int64_t memory_max_keys_lo = 64;
+inline constexpr std::int64_t memory_max_keys_hi = 1'000'000'000;
+}  // namespace setting_bounds
 
 /// Everything one config file holds.
 struct Config {

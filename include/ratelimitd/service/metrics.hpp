@@ -16,6 +16,18 @@
 
 namespace ratelimitd::service {
 
+/// What the embedded store reports at each scrape.
+/// What the Redis store's coalescing did, summed over server threads (read at scrape).
+struct CoalescingStats {
+    std::uint64_t script_calls = 0;  ///< calls sent for apply(): one per batch
+    std::uint64_t checks = 0;        ///< checks those calls carried
+};
+
+struct MemoryStoreStats {
+    std::uint64_t keys = 0;       ///< keys held, expired ones not yet swept included
+    std::uint64_t evictions = 0;  ///< live keys dropped to stay within memory_max_keys
+};
+
 /// How a check ended, as counted by ratelimitd_checks_total{verdict=...}.
 enum class Outcome { allowed, denied, shadow_denied, degraded_allowed, failed_closed };
 
@@ -42,9 +54,18 @@ public:
     void request_finished() noexcept { in_flight_.fetch_sub(1, std::memory_order_relaxed); }
     void count_reload(bool ok) noexcept { (ok ? reloads_ok_ : reloads_failed_).fetch_add(1, std::memory_order_relaxed); }
     void count_access_log_dropped() noexcept { access_log_dropped_.fetch_add(1, std::memory_order_relaxed); }
+    /// A connection refused because max_connections were open.
+    void count_connection_rejected() noexcept { connections_rejected_.fetch_add(1, std::memory_order_relaxed); }
 
     /// Reports how many server threads have their circuit breaker open (a gauge read at scrape).
     void set_breaker_gauge(std::function<int()> open_breakers);
+
+    /// Reports the Redis store's coalescing (read at scrape). Unset: not rendered.
+    void set_coalescing_stats(std::function<CoalescingStats()> stats);
+
+    /// Reports the embedded store's keys and evictions (read at scrape). Unset (the Redis
+    /// store): those series are not rendered.
+    void set_memory_store_stats(std::function<MemoryStoreStats()> stats);
 
     /// The whole exposition, `# HELP`/`# TYPE` lines included.
     std::string render(std::string_view version, std::string_view store) const;
@@ -60,6 +81,8 @@ private:
     std::map<std::string, std::unique_ptr<PolicyCounters>, std::less<>> policies_;
     std::map<std::pair<std::string, unsigned>, std::uint64_t> http_;
     std::function<int()> open_breakers_;
+    std::function<MemoryStoreStats()> memory_store_stats_;
+    std::function<CoalescingStats()> coalescing_stats_;
 
     std::array<std::atomic<std::uint64_t>, 3> store_errors_{};  // timeout, unavailable, bad_reply
     std::array<std::atomic<std::uint64_t>, latency_buckets.size()> latency_counts_{};
@@ -70,6 +93,7 @@ private:
     std::atomic<std::uint64_t> reloads_ok_{0};
     std::atomic<std::uint64_t> reloads_failed_{0};
     std::atomic<std::uint64_t> access_log_dropped_{0};
+    std::atomic<std::uint64_t> connections_rejected_{0};
 };
 
 }  // namespace ratelimitd::service

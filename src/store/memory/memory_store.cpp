@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -259,10 +261,17 @@ constexpr std::size_t shard_count = 64;
 // whole map once per (buckets / 2) checks of the shard, cheap enough not to show.
 constexpr std::size_t sweep_buckets_per_check = 2;
 
+// Entries a full shard looks at to choose what to drop: a sample, as Redis's eviction does,
+// so a new key costs a bounded number of steps however large the shard is.
+constexpr std::size_t eviction_sample = 8;
+// Buckets scanned at most for that sample (a map has about one bucket per entry).
+constexpr std::size_t eviction_scan_buckets = 32;
+
 struct alignas(64) Shard {
     mutable std::mutex mutex;
     Map map;
-    std::size_t sweep_cursor = 0;  // next bucket of the incremental sweep
+    std::size_t sweep_cursor = 0;  // next bucket of the incremental sweep (and eviction sample)
+    std::size_t max_keys = std::numeric_limits<std::size_t>::max();  // its share of the cap
 };
 
 // Drops the expired entries of bucket `bucket`. Keys are copied before erasing because
@@ -281,10 +290,69 @@ std::size_t sweep_bucket(Map& map, std::size_t bucket, std::int64_t now) {
     return dropped;
 }
 
+// Brings `shard` back to its max_keys after a write. Expired entries go first: those in a
+// sample of buckets at the sweep cursor (so successive samples move over the whole map) are
+// dropped. With none, the sampled entry nearest its expiry is evicted: the one whose state
+// was soonest to go anyway, so forgetting it gives back the least quota (a token bucket
+// nearest to full, a window nearest to its end). `keep(key)` marks the keys just written,
+// which are never chosen. Returns the number of live entries evicted.
+template <class Keep>
+std::size_t trim(Shard& shard, std::int64_t now, const Keep& keep) {
+    Map& map = shard.map;
+    std::size_t evicted = 0;
+    while (map.size() > shard.max_keys) {
+        // Pointers to keys, erased through find(): erase(key) must not be handed a reference
+        // into the node it destroys, and erasing one node leaves the others' keys in place.
+        std::array<const std::string*, eviction_sample> expired_keys{};
+        std::size_t n_expired = 0;
+        const std::string* victim = nullptr;
+        std::int64_t victim_expiry = 0;
+        std::size_t seen = 0;
+        const std::size_t buckets = map.bucket_count();
+        for (std::size_t b = 0; b < std::min(buckets, eviction_scan_buckets) && seen < eviction_sample; ++b) {
+            if (shard.sweep_cursor >= buckets) shard.sweep_cursor = 0;
+            const std::size_t bucket = shard.sweep_cursor++;
+            for (auto it = map.begin(bucket); it != map.end(bucket) && seen < eviction_sample; ++it, ++seen) {
+                if (keep(it->first)) continue;
+                if (expired(it->second, now)) {
+                    expired_keys[n_expired++] = &it->first;
+                } else if (victim == nullptr || it->second.expire_at < victim_expiry) {
+                    victim = &it->first;
+                    victim_expiry = it->second.expire_at;
+                }
+            }
+        }
+        if (n_expired > 0) {
+            for (std::size_t i = 0; i < n_expired; ++i) map.erase(map.find(*expired_keys[i]));
+            continue;
+        }
+        if (victim == nullptr) {
+            // The sampled buckets held only kept keys: any other key will do.
+            for (const auto& kv : map) {
+                if (!keep(kv.first)) {
+                    victim = &kv.first;
+                    break;
+                }
+            }
+            if (victim == nullptr) break;  // nothing but the keys just written
+        }
+        map.erase(map.find(*victim));
+        ++evicted;
+    }
+    return evicted;
+}
+
 }  // namespace
 
 struct MemoryStore::Impl {
-    explicit Impl(const Clock& c) : clock(c) {}
+    Impl(const Clock& c, std::size_t max_keys) : clock(c) {
+        if (max_keys == 0) return;
+        // Shares that add up to max_keys exactly, at least one key per shard.
+        max_keys = std::max(max_keys, shard_count);
+        for (std::size_t i = 0; i < shard_count; ++i) {
+            shards[i].max_keys = max_keys / shard_count + (i < max_keys % shard_count ? 1 : 0);
+        }
+    }
 
     // The map buckets by the low bits of the same hash, so the shard takes the high ones:
     // keys of one shard then still spread over all of its buckets.
@@ -295,9 +363,11 @@ struct MemoryStore::Impl {
 
     const Clock& clock;
     std::array<Shard, shard_count> shards;
+    std::atomic<std::uint64_t> evictions{0};
 };
 
-MemoryStore::MemoryStore(const Clock& clock) : impl_(std::make_unique<Impl>(clock)) {}
+MemoryStore::MemoryStore(const Clock& clock, std::size_t max_keys)
+    : impl_(std::make_unique<Impl>(clock, max_keys)) {}
 
 MemoryStore::~MemoryStore() = default;
 
@@ -372,6 +442,13 @@ check::Verdict MemoryStore::decide_all(const std::vector<LimitCheck>& checks) {
                                        static_cast<std::int64_t>(checks[i].cost), now);
         }
     }
+    for (Shard* s : order) {
+        if (s->map.size() <= s->max_keys) continue;
+        const auto written = [&checks](const std::string& k) {
+            return std::any_of(checks.begin(), checks.end(), [&k](const LimitCheck& c) { return c.key == k; });
+        };
+        impl_->evictions.fetch_add(trim(*s, now, written), std::memory_order_relaxed);
+    }
     locks.clear();
 
     check::Verdict v;
@@ -399,6 +476,10 @@ check::Verdict MemoryStore::decide(const policy::Policy& p, const std::string& k
         // key then see non-decreasing times in the order they are decided.
         now = impl_->clock.now_ms();
         r = run_algorithm(shard.map, key, p, static_cast<std::int64_t>(cost), now);
+        if (shard.map.size() > shard.max_keys) {
+            const auto written = [&key](const std::string& k) { return k == key; };
+            impl_->evictions.fetch_add(trim(shard, now, written), std::memory_order_relaxed);
+        }
         for (std::size_t i = 0; i < sweep_buckets_per_check; ++i) {
             if (shard.sweep_cursor >= shard.map.bucket_count()) shard.sweep_cursor = 0;
             sweep_bucket(shard.map, shard.sweep_cursor++, now);
@@ -467,6 +548,8 @@ std::size_t MemoryStore::sweep_expired() {
     }
     return dropped;
 }
+
+std::uint64_t MemoryStore::evictions() const { return impl_->evictions.load(std::memory_order_relaxed); }
 
 std::size_t MemoryStore::key_count() const {
     std::size_t n = 0;

@@ -394,6 +394,7 @@ TEST(StatusFor, MapsClientErrorsAndTreatsTheRestAsBugs) {
     EXPECT_EQ(status_for(errc::store_unavailable), bhttp::status::internal_server_error);
     EXPECT_EQ(status_for(errc::store_timeout), bhttp::status::internal_server_error);
     EXPECT_EQ(status_for(errc::bad_script_reply), bhttp::status::internal_server_error);
+    EXPECT_EQ(status_for(errc::too_many_connections), bhttp::status::service_unavailable);
     EXPECT_EQ(status_for(static_cast<errc>(0)), bhttp::status::internal_server_error);
     EXPECT_EQ(status_for(static_cast<errc>(99)), bhttp::status::internal_server_error);
 }

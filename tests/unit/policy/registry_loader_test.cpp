@@ -56,6 +56,11 @@ std::string dump(const Config& c) {
       << "\nlog_level=" << s.log_level.value_or("-")
       << "\nlog_format=" << s.log_format.value_or("-")
       << "\nstore_timeout=" << (s.store_timeout ? std::to_string(s.store_timeout->count()) : "-")
+      << "\nmax_connections=" << (s.max_connections ? std::to_string(*s.max_connections) : "-")
+      << "\nmax_requests_per_connection="
+      << (s.max_requests_per_connection ? std::to_string(*s.max_requests_per_connection) : "-")
+      << "\nrequest_timeout=" << (s.request_timeout ? std::to_string(s.request_timeout->count()) : "-")
+      << "\nmemory_max_keys=" << (s.memory_max_keys ? std::to_string(*s.memory_max_keys) : "-")
       << '\n';
     return o.str();
 }
@@ -192,6 +197,16 @@ TEST(LoadConfig, FullFixtureReadsEveryKey) {
     EXPECT_EQ(c.settings.log_level, "debug");
     EXPECT_EQ(c.settings.log_format, "json");
     EXPECT_EQ(c.settings.store_timeout, 50ms);
+    EXPECT_EQ(c.settings.max_connections, 5000);
+    EXPECT_EQ(c.settings.max_requests_per_connection, 1000);
+    EXPECT_EQ(c.settings.request_timeout, 2s);
+    EXPECT_EQ(c.settings.memory_max_keys, 200000);
+}
+
+TEST(ParseConfig, MemoryMaxKeysZeroMeansNoCap) {
+    const std::string base = "policies:\n  a: {algorithm: fixed_window, limit: 1, window: 1s}\n";
+    EXPECT_EQ(parse_config(base + "memory_max_keys: 0\n", "m.yaml").settings.memory_max_keys, 0);
+    EXPECT_EQ(parse_config(base, "m.yaml").settings.memory_max_keys, std::nullopt);
 }
 
 TEST(LoadConfig, LayeredLimitsKeepTheirOrderAndIdentities) {
@@ -358,7 +373,8 @@ const InvalidCase invalid_cases[] = {
     {"unknown_top_level_key.yaml",
      "colour: unknown key (expected one of: prefix, default_policy, policies, routes, identity, trusted_proxies, "
      "auth, hash_secret, listen, redis, threads, log_level, log_format, store_timeout, "
-     "admin_token, access_log, access_log_sample)"},
+     "admin_token, access_log, access_log_sample, max_connections, max_requests_per_connection, "
+     "request_timeout, memory_max_keys)"},
     {"policies_missing.yaml", "policies: missing (expected a map of policy names to policies)"},
     {"policies_not_a_map.yaml", "policies: expected a map of policy names to policies, got a list"},
     {"policies_empty.yaml", "policies: expected at least one policy"},
@@ -481,6 +497,12 @@ const InvalidCase invalid_cases[] = {
     {"log_format_invalid.yaml", R"(log_format: expected one of text, json, got "xml")"},
     {"store_timeout_invalid.yaml",
      R"(store_timeout: expected a duration such as "500ms", "60s" or "1m", got "50")"},
+    {"max_connections_zero.yaml", "max_connections: expected an integer 1..1000000, got 0"},
+    {"max_requests_per_connection_text.yaml",
+     R"(max_requests_per_connection: expected an integer 1..1000000000, got "many")"},
+    {"request_timeout_too_short.yaml", R"(request_timeout: expected a duration from 100ms to 10m, got "10ms")"},
+    {"memory_max_keys_too_small.yaml",
+     "memory_max_keys: expected 0 (no cap) or an integer 64..1000000000, got 10"},
 };
 
 class InvalidFixture : public testing::TestWithParam<InvalidCase> {};

@@ -485,5 +485,95 @@ TEST_F(MemoryStoreTest, AKeyReusedByAnotherAlgorithmStartsFresh) {
     EXPECT_EQ(store_.key_count(), 1u);
 }
 
+// ---- the key cap (memory_max_keys) ----
+
+TEST(MemoryStoreCap, AFloodOfNewKeysStaysWithinTheCapAndEveryEvictionIsCounted) {
+    ManualClock clock{T0};
+    MemoryStore store{clock, 640};  // 10 keys per shard
+    const Policy p = make_policy("fw", Algorithm::fixed_window, 10, 60'000);
+    for (int i = 0; i < 10'000; ++i) {
+        ASSERT_TRUE(store.decide(p, "flood:" + std::to_string(i), 1).allowed);
+        if (i % 250 == 0) {
+            ASSERT_LE(store.key_count(), 640u) << "after " << i + 1 << " keys";
+        }
+    }
+    // 10'000 keys over 64 shards fill every shard: exactly the cap is held, and every key
+    // that is not held was evicted (none had expired).
+    EXPECT_EQ(store.key_count(), 640u);
+    EXPECT_EQ(store.evictions(), 10'000u - 640u);
+}
+
+TEST(MemoryStoreCap, WithoutACapNothingIsEvicted) {
+    ManualClock clock{T0};
+    MemoryStore store{clock};
+    const Policy p = make_policy("fw", Algorithm::fixed_window, 10, 60'000);
+    for (int i = 0; i < 5'000; ++i) store.decide(p, "k" + std::to_string(i), 1);
+    EXPECT_EQ(store.key_count(), 5'000u);
+    EXPECT_EQ(store.evictions(), 0u);
+}
+
+TEST(MemoryStoreCap, ExpiredKeysMakeRoomBeforeAnyLiveKeyIsEvicted) {
+    ManualClock clock{T0};
+    MemoryStore store{clock, 640};
+    const Policy p = make_policy("fw", Algorithm::fixed_window, 10, 1'000);
+    for (int i = 0; i < 2'000; ++i) store.decide(p, "old" + std::to_string(i), 1);
+    ASSERT_EQ(store.key_count(), 640u);
+    const auto evicted_before = store.evictions();
+    clock.advance(1'001);  // every old key has expired
+    // Few enough new keys that no shard gets more than its share of them: each takes the
+    // place of expired keys, so nothing live is evicted.
+    for (int i = 0; i < 160; ++i) {
+        ASSERT_TRUE(store.decide(p, "new" + std::to_string(i), 1).allowed);
+    }
+    EXPECT_EQ(store.evictions(), evicted_before);
+    EXPECT_LE(store.key_count(), 640u);
+}
+
+TEST(MemoryStoreCap, TheKeyNearestItsExpiryIsEvictedFirst) {
+    // 4 keys per shard, so each shard's sample covers it all. Long-lived keys (1 h) share the
+    // shards with a flood of short-lived ones (10 s): the flood only evicts itself.
+    ManualClock clock{T0};
+    MemoryStore store{clock, 256};
+    const Policy long_lived = make_policy("long", Algorithm::fixed_window, 5, 3'600'000);
+    const Policy short_lived = make_policy("short", Algorithm::fixed_window, 5, 10'000);
+    for (int i = 0; i < 16; ++i) store.decide(long_lived, "long" + std::to_string(i), 1);
+    clock.advance(1);
+    for (int i = 0; i < 2'000; ++i) store.decide(short_lived, "short" + std::to_string(i), 1);
+    for (int i = 0; i < 16; ++i) {
+        // Still counted: 1 of 5 used.
+        EXPECT_EQ(store.inspect(long_lived, "long" + std::to_string(i)).windows.at(0).remaining, 4) << i;
+    }
+    EXPECT_EQ(store.key_count(), 256u);
+    EXPECT_EQ(store.evictions(), 2'016u - 256u);
+}
+
+TEST(MemoryStoreCap, AnEvictedKeyStartsAfreshSoEvictionCanOnlyAdmitMore) {
+    ManualClock clock{T0};
+    MemoryStore store{clock, 64};  // one key per shard
+    const Policy p = make_policy("fw", Algorithm::fixed_window, 2, 60'000);
+    ASSERT_TRUE(store.decide(p, "victim", 2).allowed);
+    ASSERT_FALSE(store.decide(p, "victim", 1).allowed);
+    for (int i = 0; i < 1'000; ++i) store.decide(p, "other" + std::to_string(i), 1);
+    ASSERT_GT(store.evictions(), 0u);
+    // Its shard was refilled many times over: the denied key was forgotten and admits again.
+    EXPECT_TRUE(store.decide(p, "victim", 1).allowed);
+}
+
+TEST(MemoryStoreCap, LayeredChecksStayWithinTheCapToo) {
+    ManualClock clock{T0};
+    MemoryStore store{clock, 128};  // 2 keys per shard: room for both keys of one check
+    const Policy a = make_policy("a", Algorithm::token_bucket, 10, 60'000);
+    const Policy b = make_policy("b", Algorithm::sliding_log, 10, 60'000);
+    for (int i = 0; i < 1'000; ++i) {
+        const std::string t = std::to_string(i);
+        std::vector<LimitCheck> checks;
+        checks.push_back(LimitCheck{&a, "a:" + t, 1});
+        checks.push_back(LimitCheck{&b, "b:" + t, 1});
+        ASSERT_TRUE(store.decide_all(checks).allowed);
+        ASSERT_LE(store.key_count(), 128u) << "after check " << i;
+    }
+    EXPECT_EQ(store.evictions(), 2'000u - store.key_count());
+}
+
 }  // namespace
 }  // namespace ratelimitd::store::memory

@@ -14,12 +14,20 @@ namespace ratelimitd::store::memory {
 /// Redis scripts (same rounding, reset rules, cost handling; a denied check changes nothing).
 /// A key's state is dropped when Redis would have expired it, so memory stays bounded.
 /// Limits are per instance: two sidecars with embedded stores do not share counters.
+///
+/// With `max_keys`, a flood of new keys cannot grow memory past it: each of the 64 shards
+/// holds at most its share (max_keys / 64). A new key in a full shard first drops expired
+/// keys found in a sample of that shard, else evicts the sampled key nearest its expiry
+/// (Redis's volatile-ttl, approximated by sampling). An evicted key forgets its count, so
+/// its next check starts afresh: eviction can only admit more, never deny wrongly; each one
+/// is counted (evictions()).
 /// @par Thread Safety
 /// One MemoryStore is shared by every server thread; apply() may be called concurrently.
 class MemoryStore final : public Store {
 public:
-    /// `clock` supplies the time (Redis TIME's role) and must outlive the store.
-    explicit MemoryStore(const Clock& clock);
+    /// `clock` supplies the time (Redis TIME's role) and must outlive the store. `max_keys`
+    /// 0: no cap; below 64 it acts as 64 (one key per shard).
+    explicit MemoryStore(const Clock& clock, std::size_t max_keys = 0);
     ~MemoryStore() override;
 
     boost::asio::awaitable<result<check::Verdict>> apply(const policy::Policy& p, std::string key,
@@ -48,8 +56,12 @@ public:
     /// drops expired keys as it goes, so calling this is optional.
     std::size_t sweep_expired();
 
-    /// Number of keys held (expired ones not yet swept included).
+    /// Number of keys held (expired ones not yet swept included). Never above max_keys,
+    /// except by the keys of one layered check in a shard with room for fewer.
     std::size_t key_count() const;
+
+    /// Live keys dropped so far to stay within max_keys (expired ones dropped are not counted).
+    std::uint64_t evictions() const;
 
 private:
     struct Impl;

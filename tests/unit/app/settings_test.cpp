@@ -1,0 +1,96 @@
+// Settings: flag > RATELIMITD_* environment > config file > default for the connection and
+// memory limits, and a message naming the setting for each bad value.
+#include "ratelimitd/app/settings.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ratelimitd::app {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Resolves `args` (after the program name) against a fake environment and file settings.
+result<Settings> resolve(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+                         const policy::FileSettings& file = {}) {
+    std::vector<const char*> argv{"ratelimitd"};
+    for (const auto& a : args) argv.push_back(a.c_str());
+    auto cl = parse_command_line(static_cast<int>(argv.size()), argv.data());
+    if (!cl) return cl.error();
+    const EnvLookup lookup = [&env](const char* name) -> const char* {
+        auto it = env.find(name);
+        return it == env.end() ? nullptr : it->second.c_str();
+    };
+    return resolve_settings(*cl, file, lookup);
+}
+
+std::string error_of(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}) {
+    auto s = resolve(args, env);
+    return s ? "(no error)" : s.error().detail;
+}
+
+TEST(Settings, ConnectionAndMemoryLimitsHaveDefaults) {
+    auto s = resolve({}, {});
+    ASSERT_TRUE(s) << s.error().detail;
+    EXPECT_EQ(s->max_connections, 10'000u);
+    EXPECT_EQ(s->max_requests_per_connection, 10'000u);
+    EXPECT_EQ(s->request_timeout, 10s);
+    EXPECT_EQ(s->memory_max_keys, 1'000'000u);
+}
+
+TEST(Settings, FlagBeatsEnvironmentBeatsFile) {
+    policy::FileSettings file;
+    file.max_connections = 100;
+    file.max_requests_per_connection = 200;
+    file.request_timeout = 3s;
+    file.memory_max_keys = 0;
+
+    auto from_file = resolve({}, {}, file);
+    ASSERT_TRUE(from_file) << from_file.error().detail;
+    EXPECT_EQ(from_file->max_connections, 100u);
+    EXPECT_EQ(from_file->max_requests_per_connection, 200u);
+    EXPECT_EQ(from_file->request_timeout, 3s);
+    EXPECT_EQ(from_file->memory_max_keys, 0u);
+
+    const std::map<std::string, std::string> env{{"RATELIMITD_MAX_CONNECTIONS", "101"},
+                                                 {"RATELIMITD_MAX_REQUESTS_PER_CONNECTION", "201"},
+                                                 {"RATELIMITD_REQUEST_TIMEOUT", "4s"},
+                                                 {"RATELIMITD_MEMORY_MAX_KEYS", "5000"}};
+    auto from_env = resolve({}, env, file);
+    ASSERT_TRUE(from_env) << from_env.error().detail;
+    EXPECT_EQ(from_env->max_connections, 101u);
+    EXPECT_EQ(from_env->max_requests_per_connection, 201u);
+    EXPECT_EQ(from_env->request_timeout, 4s);
+    EXPECT_EQ(from_env->memory_max_keys, 5000u);
+
+    auto from_flags = resolve({"--max-connections", "102", "--max-requests-per-connection=202",
+                               "--request-timeout", "500ms", "--memory-max-keys", "0"},
+                              env, file);
+    ASSERT_TRUE(from_flags) << from_flags.error().detail;
+    EXPECT_EQ(from_flags->max_connections, 102u);
+    EXPECT_EQ(from_flags->max_requests_per_connection, 202u);
+    EXPECT_EQ(from_flags->request_timeout, 500ms);
+    EXPECT_EQ(from_flags->memory_max_keys, 0u);
+}
+
+TEST(Settings, BadValuesAreRefusedNamingTheSetting) {
+    EXPECT_EQ(error_of({"--max-connections", "0"}), R"(max-connections: expected a whole number 1..1000000, got "0")");
+    EXPECT_EQ(error_of({"--max-connections", "10k"}),
+              R"(max-connections: expected a whole number 1..1000000, got "10k")");
+    EXPECT_EQ(error_of({}, {{"RATELIMITD_MAX_REQUESTS_PER_CONNECTION", "-1"}}),
+              R"(max-requests-per-connection: expected a whole number 1..1000000000, got "-1")");
+    EXPECT_EQ(error_of({"--request-timeout", "10"}),
+              R"(request-timeout: expected a duration such as "500ms", "60s" or "1m", got "10")");
+    EXPECT_EQ(error_of({"--request-timeout", "50ms"}),
+              R"(request-timeout: expected a duration from 100ms to 10m, got "50ms")");
+    EXPECT_EQ(error_of({"--memory-max-keys", "63"}),
+              R"(memory-max-keys: expected 0 (no cap) or a whole number 64..1000000000, got "63")");
+    EXPECT_EQ(error_of({"--memory-max-keys", "lots"}),
+              R"(memory-max-keys: expected 0 (no cap) or a whole number 64..1000000000, got "lots")");
+}
+
+}  // namespace
+}  // namespace ratelimitd::app
