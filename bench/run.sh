@@ -4,7 +4,8 @@
 # (the per-check-script ceiling of one Redis), plus the Node rate-limiter-flexible peer.
 # Everything runs on loopback, every load is bounded in time, everything started is stopped.
 #   bench/run.sh [--duration SECONDS] [--runs N] [--no-node]
-# Prints one table (median of N runs) and writes it to bench/results/latest.md.
+# Prints one table (median of N runs) and writes it, with the machine it ran on, to
+# bench/RESULTS.md, and the latency curves of the run to bench/latency.png (gnuplot).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -65,11 +66,13 @@ launch() {  # name, extra args... -> sets LAUNCH_PORT, LAUNCH_PID
   LAUNCH_PORT=$(grep -o 'listening on [0-9.]*:[0-9]*' "$work/$name.log" | sed 's/.*://')
 }
 launch redis-store --redis "redis://127.0.0.1:$redis_port"; rs_port=$LAUNCH_PORT
+launch redis-store-solo --redis "redis://127.0.0.1:$redis_port" --coalescing off --denial-cache off; solo_port=$LAUNCH_PORT
 launch embedded; em_port=$LAUNCH_PORT; em_pid=$LAUNCH_PID
 
 # --- measurements --------------------------------------------------------------------------
 results=$work/results.tsv   # setup, distribution, rps, p50, p99, p999
 : >"$results"
+mkdir -p "$work/curves"     # one file per wrk row: percentile, ms (the last run's)
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 field() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
@@ -79,7 +82,8 @@ measure_wrk() {  # setup, distribution, url, script, TENANTS
   : >"$work/runs"
   for _ in $(seq 1 "$runs"); do
     rcli FLUSHALL >/dev/null
-    out=$(TENANTS=$tenants wrk -t1 -c32 -d"${duration}s" -s "$script" "$url" | grep '^RESULT')
+    TENANTS=$tenants BENCH_DIR=$root/bench wrk -t1 -c32 -d"${duration}s" -s "$script" "$url" >"$work/wrk.out"
+    out=$(grep '^RESULT' "$work/wrk.out")
     local req sec
     req=$(echo "$out" | field requests); sec=$(echo "$out" | field seconds)
     echo "$(awk -v r="$req" -v s="$sec" 'BEGIN{printf "%.0f", r/s}') $(echo "$out" | field p50_ms) $(echo "$out" | field p99_ms) $(echo "$out" | field p999_ms)" >>"$work/runs"
@@ -87,6 +91,8 @@ measure_wrk() {  # setup, distribution, url, script, TENANTS
   rps=$(cut -d' ' -f1 "$work/runs" | median); p50=$(cut -d' ' -f2 "$work/runs" | median)
   p99=$(cut -d' ' -f3 "$work/runs" | median); p999=$(cut -d' ' -f4 "$work/runs" | median)
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$setup" "$dist" "$rps" "$p50" "$p99" "$p999" >>"$results"
+  { echo "# $setup, $dist"; grep '^CURVE' "$work/wrk.out" | cut -d' ' -f2-; } \
+    >"$work/curves/$(wc -l <"$results").dat"
   echo "  $setup / $dist: $rps req/s, p99 $p99 ms" >&2
 }
 
@@ -114,6 +120,8 @@ measure_evalsha 1
 for spec in "hot tenant:1" "uniform 10k:10000" "uniform 1M:1000000"; do
   measure_wrk "ratelimitd redis" "${spec%%:*}" "http://127.0.0.1:$rs_port/v1/check" bench/check.lua "${spec##*:}"
 done
+# Without the fast path: every check its own EVALSHA, no local denial cache.
+measure_wrk "ratelimitd redis, coalescing off" "uniform 10k" "http://127.0.0.1:$solo_port/v1/check" bench/check.lua 10000
 rss_before=$(ps -o rss= -p "$em_pid")
 for spec in "hot tenant:1" "uniform 10k:10000" "uniform 1M:1000000"; do
   measure_wrk "ratelimitd embedded" "${spec%%:*}" "http://127.0.0.1:$em_port/v1/check" bench/check.lua "${spec##*:}"
@@ -142,18 +150,59 @@ done
 # --- report --------------------------------------------------------------------------------
 nginx_rps=$(awk -F'\t' '$1=="nginx return 204"{print $3}' "$results")
 evalsha_rps=$(awk -F'\t' '$1=="redis-benchmark EVALSHA -P16"{print $3}' "$results")
-report=$root/bench/results/latest.md
-mkdir -p "$root/bench/results"
+rps_of() { awk -F'\t' -v s="$1" -v d="$2" '$1==s && $2==d {print $3}' "$results"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "" || b == "" || b == 0) print "-"; else printf "%.2f", a/b }'; }
+report=$root/bench/RESULTS.md
+plot=$root/bench/latency.png
 {
-  echo "Machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(uname -r); $(date -u +%Y-%m-%dT%H:%MZ)"
-  echo "wrk -t1 -c32 -d${duration}s keep-alive, median of $runs; redis-benchmark -c32 -r10000."
+  echo "# Benchmark results"
+  echo
+  echo "Written by \`bench/run.sh --duration $duration --runs $runs\` on $(date -u +%Y-%m-%dT%H:%MZ)."
+  echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(free -g | awk '/Mem:/{print $2}') GiB, Linux $(uname -r)."
+  echo "Everything on that machine at once: wrk, redis-server, nginx and ratelimitd (2 server threads) share its cores."
+  echo "wrk -t1 -c32 keep-alive, ${duration} s per run, median of $runs runs; redis-benchmark -c32 -r10000 (random keys)."
   echo
   echo "| setup | tenants | req/s | p50 ms | p99 ms | p99.9 ms | × nginx 204 | × EVALSHA -P16 |"
   echo "|---|---|---:|---:|---:|---:|---:|---:|"
   awk -F'\t' -v n="$nginx_rps" -v e="$evalsha_rps" \
     '{printf "| %s | %s | %s | %s | %s | %s | %.2f | %.2f |\n", $1, $2, $3, $4, $5, $6, $3/n, $3/e}' "$results"
   echo
-  echo "Redis MEMORY USAGE per key after one check:$mem"
+  echo "Redis MEMORY USAGE per key after one check:$mem."
   echo "ratelimitd embedded RSS: ${rss_before} KiB before the embedded rows, ${rss_after} KiB after them (the 1M-tenant row last)."
+  echo
+  echo "## Goals of the performance issue, in this run"
+  echo
+  echo "| goal | wanted | reached |"
+  echo "|---|---:|---:|"
+  echo "| Redis store, 10k tenants ÷ EVALSHA -P16 | ≥ 1.0 | $(ratio "$(rps_of "ratelimitd redis" "uniform 10k")" "$evalsha_rps") |"
+  echo "| Redis store, 10k tenants ÷ Node peer | ≥ 3.0 | $(ratio "$(rps_of "ratelimitd redis" "uniform 10k")" "$(rps_of "node rate-limiter-flexible" "uniform 10k")") |"
+  echo "| Redis store, 10k tenants, p99 ms | ≤ 2 | $(awk -F'\t' '$1=="ratelimitd redis" && $2=="uniform 10k"{print $5}' "$results") |"
+  echo "| hot tenant (local denial cache) ÷ nginx 204 | ≥ 0.6 | $(ratio "$(rps_of "ratelimitd redis" "hot tenant")" "$nginx_rps") |"
+  echo "| embedded store, 10k tenants ÷ nginx 204 | ≥ 0.6 | $(ratio "$(rps_of "ratelimitd embedded" "uniform 10k")" "$nginx_rps") |"
+  echo "| coalescing on ÷ off (Redis store, 10k tenants) | — | $(ratio "$(rps_of "ratelimitd redis" "uniform 10k")" "$(rps_of "ratelimitd redis, coalescing off" "uniform 10k")") |"
+  echo
+  echo "![latency by percentile](latency.png)"
 } >"$report"
+
+if command -v gnuplot >/dev/null 2>&1; then
+  {
+    echo "set terminal pngcairo size 1000,600"
+    echo "set output '$plot'"
+    echo "set title 'Latency by percentile (wrk -t1 -c32, last run of each row)'"
+    echo "set xlabel 'percentile'; set ylabel 'latency, ms'"
+    echo "set logscale y; set grid; set key outside right"
+    echo "set xtics ('50' 0, '75' 1, '90' 2, '95' 3, '99' 4, '99.5' 5, '99.9' 6, '99.99' 7)"
+    printf 'plot '
+    sep=""
+    for f in $(ls "$work/curves" | sort -n); do
+      title=$(head -1 "$work/curves/$f" | sed 's/^# //; s/'"'"'//g')
+      printf "%s'%s' using 0:2 with linespoints title '%s'" "$sep" "$work/curves/$f" "$title"
+      sep=", "
+    done
+    echo
+  } >"$work/plot.gp"
+  gnuplot "$work/plot.gp" || echo "gnuplot failed; no plot written" >&2
+else
+  echo "gnuplot is not installed (scripts/install-deps.sh installs it); no plot written" >&2
+fi
 cat "$report"

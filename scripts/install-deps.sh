@@ -8,6 +8,8 @@ packages=(
   libboost1.81-dev libhiredis-dev nlohmann-json3-dev libyaml-cpp-dev
   libspdlog-dev libfmt-dev libssl-dev libgtest-dev libgmock-dev
   redis-server redis-tools nginx-light wrk procps prometheus clang-14 libclang-rt-14-dev
+  # bench/run.sh draws its latency plot with gnuplot.
+  gnuplot-nox
   # clients/php and its tests: php-cli with curl, Symfony HttpKernel + Routing for the
   # example app, composer to validate and install the package as users do.
   php-cli php-curl php-symfony-http-kernel php-symfony-routing composer
