@@ -21,7 +21,7 @@ done
 
 bash scripts/install-deps.sh >/dev/null
 cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DRATELIMITD_TESTS=OFF >/dev/null
-cmake --build build-release -j2 --target ratelimitd >/dev/null
+cmake --build build-release -j2 --target ratelimitd store_bench >/dev/null
 bin=$root/build-release/ratelimitd
 
 work=$(mktemp -d)
@@ -76,30 +76,40 @@ mkdir -p "$work/curves"     # one file per wrk row: percentile, ms (the last run
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 field() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
+# CPU seconds redis-server has used so far; the difference over a row, divided by the checks
+# of that row, is what one check costs Redis: the figure coalescing lowers, and the one that
+# decides how many sidecars one Redis can serve.
+redis_cpu() { rcli INFO cpu | tr -d '\r' | awk -F: '/^used_cpu_(sys|user):/{s+=$2} END{printf "%.6f", s}'; }
+us_per_check() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN{ if (n > 0) printf "%.1f", (b - a) * 1e6 / n; else print "-" }'; }
 
-measure_wrk() {  # setup, distribution, url, script, TENANTS
-  local setup=$1 dist=$2 url=$3 script=$4 tenants=$5 out rps p50 p99 p999
+measure_wrk() {  # setup, distribution, url, script, TENANTS, uses_redis (1|0)
+  local setup=$1 dist=$2 url=$3 script=$4 tenants=$5 uses_redis=${6:-1} out rps p50 p99 p999 cpu0 total=0
   : >"$work/runs"
+  cpu0=$(redis_cpu)
   for _ in $(seq 1 "$runs"); do
     rcli FLUSHALL >/dev/null
     TENANTS=$tenants BENCH_DIR=$root/bench wrk -t1 -c32 -d"${duration}s" -s "$script" "$url" >"$work/wrk.out"
     out=$(grep '^RESULT' "$work/wrk.out")
     local req sec
     req=$(echo "$out" | field requests); sec=$(echo "$out" | field seconds)
+    total=$((total + req))
     echo "$(awk -v r="$req" -v s="$sec" 'BEGIN{printf "%.0f", r/s}') $(echo "$out" | field p50_ms) $(echo "$out" | field p99_ms) $(echo "$out" | field p999_ms)" >>"$work/runs"
   done
   rps=$(cut -d' ' -f1 "$work/runs" | median); p50=$(cut -d' ' -f2 "$work/runs" | median)
   p99=$(cut -d' ' -f3 "$work/runs" | median); p999=$(cut -d' ' -f4 "$work/runs" | median)
-  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$setup" "$dist" "$rps" "$p50" "$p99" "$p999" >>"$results"
+  local cpu="-"
+  [ "$uses_redis" = 1 ] && cpu=$(us_per_check "$cpu0" "$(redis_cpu)" "$total")
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$setup" "$dist" "$rps" "$p50" "$p99" "$p999" "$cpu" >>"$results"
   { echo "# $setup, $dist"; grep '^CURVE' "$work/wrk.out" | cut -d' ' -f2-; } \
     >"$work/curves/$(wc -l <"$results").dat"
   echo "  $setup / $dist: $rps req/s, p99 $p99 ms" >&2
 }
 
 measure_evalsha() {  # pipeline
-  local pipeline=$1 sha csv rps p99
+  local pipeline=$1 sha csv rps p99 cpu0
   sha=$(rcli SCRIPT LOAD "$(cat lua/token_bucket.lua)")
   : >"$work/runs"
+  cpu0=$(redis_cpu)
   for _ in $(seq 1 "$runs"); do
     rcli FLUSHALL >/dev/null
     csv=$(redis-benchmark -p "$redis_port" -c 32 -P "$pipeline" -n $((duration * 40000)) -r 10000 --csv \
@@ -108,15 +118,36 @@ measure_evalsha() {  # pipeline
     echo "$csv" | tr -d '"' | awk -F, '{print $2, $5, $7, $8}' >>"$work/runs"
   done
   rps=$(cut -d' ' -f1 "$work/runs" | median); p99=$(cut -d' ' -f3 "$work/runs" | median)
-  printf 'redis-benchmark EVALSHA -P%s\trandom 10k keys\t%s\t%s\t%s\t%s\n' "$pipeline" "$rps" \
-    "$(cut -d' ' -f2 "$work/runs" | median)" "$p99" "-" >>"$results"
+  printf 'redis-benchmark EVALSHA -P%s\trandom 10k keys\t%s\t%s\t%s\t%s\t%s\n' "$pipeline" "$rps" \
+    "$(cut -d' ' -f2 "$work/runs" | median)" "$p99" "-" \
+    "$(us_per_check "$cpu0" "$(redis_cpu)" $((runs * duration * 40000)))" >>"$results"
   echo "  EVALSHA -P$pipeline: $rps req/s" >&2
 }
 
+measure_store() {  # coalescing on|off: the Redis store driven without HTTP (bench/store_bench.cpp)
+  local mode=$1 cpu0 out total=0 calls=0 rps
+  : >"$work/runs"
+  cpu0=$(redis_cpu)
+  for _ in $(seq 1 "$runs"); do
+    rcli FLUSHALL >/dev/null
+    out=$("$root/build-release/store_bench" "redis://127.0.0.1:$redis_port" --seconds "$duration" --threads 1 \
+            --concurrency 256 --tenants 10000 --coalescing "$mode" 2>/dev/null)
+    echo "$out" | sed -n 's/.*rate=\([0-9]*\).*/\1/p' >>"$work/runs"
+    total=$((total + $(echo "$out" | sed -n 's/.*checks=\([0-9]*\).*/\1/p')))
+    calls=$((calls + $(echo "$out" | sed -n 's/.*calls=\([0-9]*\).*/\1/p')))
+  done
+  rps=$(median <"$work/runs")
+  printf 'ratelimitd store layer, no HTTP, coalescing %s\trandom 10k keys\t%s\t-\t-\t-\t%s\n' "$mode" "$rps" \
+    "$(us_per_check "$cpu0" "$(redis_cpu)" "$total")" >>"$results"
+  echo "  store layer, coalescing $mode: $rps checks/s, $(awk -v t=$total -v c=$calls 'BEGIN{printf "%.1f", t/c}') checks per call" >&2
+}
+
 echo "measuring (median of $runs runs of ${duration}s each)..." >&2
-measure_wrk "nginx return 204" "-" "http://127.0.0.1:$nginx_port/" bench/plain.lua 1
+measure_wrk "nginx return 204" "-" "http://127.0.0.1:$nginx_port/" bench/plain.lua 1 0
 measure_evalsha 16
 measure_evalsha 1
+measure_store on
+measure_store off
 for spec in "hot tenant:1" "uniform 10k:10000" "uniform 1M:1000000"; do
   measure_wrk "ratelimitd redis" "${spec%%:*}" "http://127.0.0.1:$rs_port/v1/check" bench/check.lua "${spec##*:}"
 done
@@ -124,7 +155,7 @@ done
 measure_wrk "ratelimitd redis, coalescing off" "uniform 10k" "http://127.0.0.1:$solo_port/v1/check" bench/check.lua 10000
 rss_before=$(ps -o rss= -p "$em_pid")
 for spec in "hot tenant:1" "uniform 10k:10000" "uniform 1M:1000000"; do
-  measure_wrk "ratelimitd embedded" "${spec%%:*}" "http://127.0.0.1:$em_port/v1/check" bench/check.lua "${spec##*:}"
+  measure_wrk "ratelimitd embedded" "${spec%%:*}" "http://127.0.0.1:$em_port/v1/check" bench/check.lua "${spec##*:}" 0
 done
 rss_after=$(ps -o rss= -p "$em_pid")
 
@@ -162,10 +193,16 @@ plot=$root/bench/latency.png
   echo "Everything on that machine at once: wrk, redis-server, nginx and ratelimitd (2 server threads) share its cores."
   echo "wrk -t1 -c32 keep-alive, ${duration} s per run, median of $runs runs; redis-benchmark -c32 -r10000 (random keys)."
   echo
-  echo "| setup | tenants | req/s | p50 ms | p99 ms | p99.9 ms | × nginx 204 | × EVALSHA -P16 |"
-  echo "|---|---|---:|---:|---:|---:|---:|---:|"
+  echo "| setup | tenants | req/s | p50 ms | p99 ms | p99.9 ms | × nginx 204 | × EVALSHA -P16 | Redis CPU µs per check |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
   awk -F'\t' -v n="$nginx_rps" -v e="$evalsha_rps" \
-    '{printf "| %s | %s | %s | %s | %s | %s | %.2f | %.2f |\n", $1, $2, $3, $4, $5, $6, $3/n, $3/e}' "$results"
+    '{printf "| %s | %s | %s | %s | %s | %s | %.2f | %.2f | %s |\n", $1, $2, $3, $4, $5, $6, $3/n, $3/e, $7}' "$results"
+  echo
+  echo "Redis CPU per check: redis-server's CPU time over the row ÷ the checks of the row. It includes"
+  echo "Redis's cost per wake-up (epoll, read, write), so it falls as more commands arrive per wake-up."
+  echo "The HTTP rows share the 2 cores with wrk and Redis and saturate on the HTTP side first; the"
+  echo "store-layer rows (bench/store_bench.cpp: one thread, 256 checks outstanding, no HTTP) show what"
+  echo "one Redis decides through ratelimitd's store with coalescing on and off."
   echo
   echo "Redis MEMORY USAGE per key after one check:$mem."
   echo "ratelimitd embedded RSS: ${rss_before} KiB before the embedded rows, ${rss_after} KiB after them (the 1M-tenant row last)."
@@ -175,11 +212,13 @@ plot=$root/bench/latency.png
   echo "| goal | wanted | reached |"
   echo "|---|---:|---:|"
   echo "| Redis store, 10k tenants ÷ EVALSHA -P16 | ≥ 1.0 | $(ratio "$(rps_of "ratelimitd redis" "uniform 10k")" "$evalsha_rps") |"
+  echo "| Redis store layer without HTTP (coalescing on, 256 outstanding) ÷ EVALSHA -P16 | ≥ 1.0 | $(ratio "$(rps_of "ratelimitd store layer, no HTTP, coalescing on" "random 10k keys")" "$evalsha_rps") |"
+  echo "| same, coalescing on ÷ off | — | $(ratio "$(rps_of "ratelimitd store layer, no HTTP, coalescing on" "random 10k keys")" "$(rps_of "ratelimitd store layer, no HTTP, coalescing off" "random 10k keys")") |"
   echo "| Redis store, 10k tenants ÷ Node peer | ≥ 3.0 | $(ratio "$(rps_of "ratelimitd redis" "uniform 10k")" "$(rps_of "node rate-limiter-flexible" "uniform 10k")") |"
   echo "| Redis store, 10k tenants, p99 ms | ≤ 2 | $(awk -F'\t' '$1=="ratelimitd redis" && $2=="uniform 10k"{print $5}' "$results") |"
   echo "| hot tenant (local denial cache) ÷ nginx 204 | ≥ 0.6 | $(ratio "$(rps_of "ratelimitd redis" "hot tenant")" "$nginx_rps") |"
   echo "| embedded store, 10k tenants ÷ nginx 204 | ≥ 0.6 | $(ratio "$(rps_of "ratelimitd embedded" "uniform 10k")" "$nginx_rps") |"
-  echo "| coalescing on ÷ off (Redis store, 10k tenants) | — | $(ratio "$(rps_of "ratelimitd redis" "uniform 10k")" "$(rps_of "ratelimitd redis, coalescing off" "uniform 10k")") |"
+  echo "| coalescing on ÷ off (Redis store, 10k tenants), req/s | — | $(ratio "$(rps_of "ratelimitd redis" "uniform 10k")" "$(rps_of "ratelimitd redis, coalescing off" "uniform 10k")") |"
   echo
   echo "![latency by percentile](latency.png)"
 } >"$report"
@@ -190,7 +229,7 @@ if command -v gnuplot >/dev/null 2>&1; then
     echo "set output '$plot'"
     echo "set title 'Latency by percentile (wrk -t1 -c32, last run of each row)'"
     echo "set xlabel 'percentile'; set ylabel 'latency, ms'"
-    echo "set logscale y; set grid; set key outside right"
+    echo "set logscale y; set grid; set key top left font ',9'"
     echo "set xtics ('50' 0, '75' 1, '90' 2, '95' 3, '99' 4, '99.5' 5, '99.9' 6, '99.99' 7)"
     printf 'plot '
     sep=""
