@@ -1,6 +1,8 @@
 // /v1/check on the wire: JSON bodies and query strings in, JSON answers and status codes out.
 #include "ratelimitd/http/check_codec.hpp"
 
+#include "ratelimitd/http/json_writer.hpp"
+
 #include "ratelimitd/http/rate_limit_headers.hpp"
 #include "ratelimitd/policy/policy.hpp"
 
@@ -326,41 +328,49 @@ std::int64_t retry_after_of(const check::WindowState& w, bool denied) noexcept {
     return denied ? clamp_count(std::max<std::int64_t>(w.retry_after_s, 1)) : 0;
 }
 
-Response make_json_response(bhttp::status status, const ordered_json& body, unsigned version,
-                            bool keep_alive) {
+Response make_json_response(bhttp::status status, std::string body, unsigned version, bool keep_alive) {
     Response res{status, version};
     res.set(bhttp::field::content_type, "application/json");
     res.set(bhttp::field::cache_control, "no-store");
     res.keep_alive(keep_alive);
-    // replace: a detail or a tenant with invalid UTF-8 must not make dump() throw.
-    res.body() = body.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+    res.body() = std::move(body);
     res.prepare_payload();
     return res;
 }
 
-ordered_json identity_body(const service::Decision& d, bool allowed, std::string_view policy) {
-    ordered_json body = ordered_json::object();
-    body["allowed"] = allowed;
-    body["policy"] = policy;
-    body["tenant"] = d.tenant;
-    body["scope"] = d.scope;
-    return body;
+Response make_json_response(bhttp::status status, const ordered_json& body, unsigned version,
+                            bool keep_alive) {
+    // replace: a detail or a tenant with invalid UTF-8 must not make dump() throw.
+    return make_json_response(status, body.dump(-1, ' ', false, ordered_json::error_handler_t::replace),
+                              version, keep_alive);
+}
+
+// Opens the answer object with the fields every check answer starts with.
+void write_identity(JsonWriter& w, const service::Decision& d, bool allowed, std::string_view policy) {
+    w.begin_object();
+    w.key("allowed").boolean(allowed);
+    w.key("policy").string(policy);
+    w.key("tenant").string(d.tenant);
+    w.key("scope").string(d.scope);
 }
 
 Response make_degraded_response(const service::Decision& d, unsigned version, bool keep_alive) {
     const bool allowed = d.verdict.allowed;
-    ordered_json body = identity_body(d, allowed, d.policy);
-    body["limit"] = nullptr;  // the store did not answer: no number is known
-    body["remaining"] = nullptr;
-    body["reset"] = nullptr;
+    JsonWriter w;
+    write_identity(w, d, allowed, d.policy);
+    // The store did not answer: no number is known.
+    w.key("limit").null();
+    w.key("remaining").null();
+    w.key("reset").null();
     if (allowed) {
-        body["retry_after"] = nullptr;
+        w.key("retry_after").null();
     } else {
-        body["retry_after"] = 1;  // matches the Retry-After header below
+        w.key("retry_after").number(1);  // matches the Retry-After header below
     }
-    body["degraded"] = true;
+    w.key("degraded").boolean(true);
+    w.end_object();
     const auto status = allowed ? bhttp::status::ok : bhttp::status::service_unavailable;
-    Response res = make_json_response(status, body, version, keep_alive);
+    Response res = make_json_response(status, w.take(), version, keep_alive);
     res.set("X-RateLimit-Degraded", to_string(d.store_error));
     if (!allowed) res.set(bhttp::field::retry_after, "1");
     return res;
@@ -430,8 +440,10 @@ Response make_error_response(const Problem& p, unsigned version, bool keep_alive
 
 Response make_check_response(const service::Decision& d, unsigned version, bool keep_alive) {
     if (!d.limited) {
-        return make_json_response(bhttp::status::ok, identity_body(d, true, policy::no_policy),
-                                  version, keep_alive);
+        JsonWriter w;
+        write_identity(w, d, true, policy::no_policy);
+        w.end_object();
+        return make_json_response(bhttp::status::ok, w.take(), version, keep_alive);
     }
     if (d.degraded) return make_degraded_response(d, version, keep_alive);
 
@@ -445,29 +457,31 @@ Response make_check_response(const service::Decision& d, unsigned version, bool 
     }
 
     const check::WindowState& r = v.reported();
-    ordered_json body = identity_body(d, v.allowed, d.policy);
-    body["limit"] = clamp_count(r.limit);
-    body["remaining"] = clamp_count(r.remaining);
-    body["reset"] = clamp_count(r.reset_epoch_s);
-    body["retry_after"] = retry_after_of(r, !v.allowed);
+    JsonWriter w;
+    write_identity(w, d, v.allowed, d.policy);
+    w.key("limit").number(clamp_count(r.limit));
+    w.key("remaining").number(clamp_count(r.remaining));
+    w.key("reset").number(clamp_count(r.reset_epoch_s));
+    w.key("retry_after").number(retry_after_of(r, !v.allowed));
     if (v.windows.size() > 1) {
-        ordered_json windows = ordered_json::array();
-        for (const auto& w : v.windows) {
-            ordered_json item = ordered_json::object();
-            item["policy"] = w.policy;
-            item["limit"] = clamp_count(w.limit);
-            item["window"] = clamp_count(w.window_s);
-            item["remaining"] = clamp_count(w.remaining);
-            item["reset"] = clamp_count(w.reset_epoch_s);
+        w.key("windows").begin_array();
+        for (const auto& win : v.windows) {
+            w.begin_object();
+            w.key("policy").string(win.policy);
+            w.key("limit").number(clamp_count(win.limit));
+            w.key("window").number(clamp_count(win.window_s));
+            w.key("remaining").number(clamp_count(win.remaining));
+            w.key("reset").number(clamp_count(win.reset_epoch_s));
             // Same rule as the RateLimit field: the reported window of a deny is denied.
-            item["retry_after"] = retry_after_of(w, !w.allowed || (!v.allowed && &w == &r));
-            windows.push_back(std::move(item));
+            w.key("retry_after").number(retry_after_of(win, !win.allowed || (!v.allowed && &win == &r)));
+            w.end_object();
         }
-        body["windows"] = std::move(windows);
+        w.end_array();
     }
+    w.end_object();
 
     Response res = make_json_response(
-        v.allowed ? bhttp::status::ok : bhttp::status::too_many_requests, body, version,
+        v.allowed ? bhttp::status::ok : bhttp::status::too_many_requests, w.take(), version,
         keep_alive);
     set_rate_limit_headers(v, res);
     return res;

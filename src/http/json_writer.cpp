@@ -1,0 +1,135 @@
+// JsonWriter: JSON tokens appended to one string, escaped as nlohmann's dump() escapes.
+#include "ratelimitd/http/json_writer.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <stdexcept>
+
+namespace ratelimitd::http {
+
+namespace {
+
+bool is_ascii(std::string_view s) noexcept {
+    for (const char c : s) {
+        if (static_cast<unsigned char>(c) >= 0x80) return false;
+    }
+    return true;
+}
+
+void append_escaped_ascii(std::string& out, std::string_view s) {
+    static constexpr char hex[] = "0123456789abcdef";
+    out += '"';
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+            if (c < 0x20) {
+                out += "\\u00";
+                out += hex[c >> 4];
+                out += hex[c & 0xf];
+            } else {
+                out += ch;
+            }
+        }
+    }
+    out += '"';
+}
+
+}  // namespace
+
+JsonWriter::JsonWriter(std::size_t reserve) { out_.reserve(reserve); }
+
+void JsonWriter::before_value() {
+    if (after_key_) {
+        after_key_ = false;
+        return;
+    }
+    if (depth_ > 0) {
+        if (has_items_[depth_ - 1]) out_ += ',';
+        has_items_[depth_ - 1] = true;
+    }
+}
+
+void JsonWriter::open(char c) {
+    if (depth_ == max_depth) throw std::length_error("JsonWriter: nested deeper than max_depth");
+    before_value();
+    out_ += c;
+    has_items_[depth_++] = false;
+}
+
+JsonWriter& JsonWriter::begin_object() {
+    open('{');
+    return *this;
+}
+
+JsonWriter& JsonWriter::end_object() {
+    out_ += '}';
+    --depth_;
+    return *this;
+}
+
+JsonWriter& JsonWriter::begin_array() {
+    open('[');
+    return *this;
+}
+
+JsonWriter& JsonWriter::end_array() {
+    out_ += ']';
+    --depth_;
+    return *this;
+}
+
+JsonWriter& JsonWriter::key(std::string_view name) {
+    string(name);
+    out_ += ':';
+    after_key_ = true;
+    return *this;
+}
+
+JsonWriter& JsonWriter::string(std::string_view text) {
+    before_value();
+    if (is_ascii(text)) {
+        append_escaped_ascii(out_, text);
+    } else {
+        // Rare (every field the answers carry is validated ASCII): let nlohmann check the
+        // UTF-8 and replace what is invalid.
+        out_ += nlohmann::json(std::string(text)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    }
+    return *this;
+}
+
+JsonWriter& JsonWriter::number(std::int64_t n) {
+    before_value();
+    char buf[24];
+    const auto r = std::to_chars(buf, buf + sizeof buf, n);
+    out_.append(buf, r.ptr);
+    return *this;
+}
+
+JsonWriter& JsonWriter::boolean(bool b) {
+    before_value();
+    out_ += b ? "true" : "false";
+    return *this;
+}
+
+JsonWriter& JsonWriter::null() {
+    before_value();
+    out_ += "null";
+    return *this;
+}
+
+std::string JsonWriter::take() {
+    depth_ = 0;
+    after_key_ = false;
+    return std::move(out_);
+}
+
+}  // namespace ratelimitd::http
