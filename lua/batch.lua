@@ -3,8 +3,8 @@
 --
 -- KEYS[i]  the key of check i (a key may repeat: later checks see earlier ones' charges)
 -- ARGV     six values per check, check i at ARGV[6*(i-1)+1 ..]: algorithm ("token_bucket",
---          "sliding_log" or "fixed_window"), then that algorithm's own ARGV[1..5]: limit,
---          window_ms, burst, cost, member
+--          "sliding_log", "fixed_window", "gcra" or "sliding_window"), then that algorithm's
+--          own ARGV[1..5]: limit, window_ms, burst, cost, member
 -- Returns one reply per check, in order: what the algorithm's script returns, or an error
 -- reply for that check alone (e.g. WRONGTYPE when its key holds something else).
 --
@@ -18,10 +18,14 @@
 --@function token_bucket
 --@function sliding_log
 --@function fixed_window
+--@function gcra
+--@function sliding_window
 local algorithms = {
   token_bucket = token_bucket,
   sliding_log = sliding_log,
   fixed_window = fixed_window,
+  gcra = gcra,
+  sliding_window = sliding_window,
 }
 
 local n = #KEYS

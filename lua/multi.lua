@@ -3,15 +3,17 @@
 --
 -- KEYS[i]  the key of limit i (all distinct)
 -- ARGV     six values per limit, limit i at ARGV[6*(i-1)+1 ..]: algorithm ("token_bucket",
---          "sliding_log" or "fixed_window"), then that algorithm's own ARGV[1..5]: limit,
---          window_ms, burst, cost, member
+--          "sliding_log", "fixed_window", "gcra" or "sliding_window"), then that algorithm's
+--          own ARGV[1..5]: limit, window_ms, burst, cost, member
 -- Returns one reply per limit, in order, each exactly what the algorithm's script returns.
 --
 -- The build (cmake/embed_lua.cmake) pastes each algorithm's script in below as a function of
 -- (KEYS, ARGV), so every number comes from the same code as a single check.
 -- Phase 1 peeks every limit (writes nothing). A limit fits when the peek's remaining >= cost,
--- which is exactly each script's admit test (token bucket: floor(level / window) >= cost
--- <=> level >= cost * window for a whole cost; the others: limit - count >= cost).
+-- which is exactly each script's admit test (token bucket and GCRA: floor(level / window)
+-- >= cost <=> level >= cost * window for a whole cost; sliding window: remaining is the
+-- floor of what fits, so remaining >= cost <=> the weighted count plus cost fits; the others:
+-- limit - count >= cost).
 -- Phase 2: when all fit, each script runs for real and admits (nothing changed in between,
 -- and time only adds capacity). Otherwise only the misfits run for real, and a denied check
 -- writes nothing; the others answer with their peek (allowed, state unchanged).
@@ -21,10 +23,14 @@
 --@function token_bucket
 --@function sliding_log
 --@function fixed_window
+--@function gcra
+--@function sliding_window
 local algorithms = {
   token_bucket = token_bucket,
   sliding_log = sliding_log,
   fixed_window = fixed_window,
+  gcra = gcra,
+  sliding_window = sliding_window,
 }
 
 local n = #KEYS

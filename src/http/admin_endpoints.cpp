@@ -39,7 +39,7 @@ json registry_json(const policy::Registry& reg) {
         json entry = {{"algorithm", policy::to_string(p.algorithm)},
                       {"limit", p.limit},
                       {"window", format_duration(p.window)}};
-        if (p.algorithm == policy::Algorithm::token_bucket) entry["burst"] = p.burst;
+        if (p.has_burst()) entry["burst"] = p.burst;
         entry["on_store_error"] = p.on_store_error == policy::OnStoreError::allow ? "allow" : "deny";
         policies[name] = std::move(entry);
     }

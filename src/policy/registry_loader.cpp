@@ -443,11 +443,14 @@ Policy Validator::read_policy(const std::string& name, const Json& body,
 
     const std::string alg_path = join(path, "algorithm");
     const std::string alg = need_one_of(
-        require(body, path, "algorithm", "one of token_bucket, sliding_log, fixed_window"),
-        alg_path, {"token_bucket", "sliding_log", "fixed_window"});
-    p.algorithm = alg == "token_bucket"  ? Algorithm::token_bucket
-                  : alg == "sliding_log" ? Algorithm::sliding_log
-                                         : Algorithm::fixed_window;
+        require(body, path, "algorithm",
+                "one of token_bucket, sliding_log, fixed_window, gcra, sliding_window"),
+        alg_path, {"token_bucket", "sliding_log", "fixed_window", "gcra", "sliding_window"});
+    p.algorithm = alg == "token_bucket"     ? Algorithm::token_bucket
+                  : alg == "sliding_log"    ? Algorithm::sliding_log
+                  : alg == "fixed_window"   ? Algorithm::fixed_window
+                  : alg == "gcra"           ? Algorithm::gcra
+                                            : Algorithm::sliding_window;
 
     const std::string limit_range = "an integer 1.." + std::to_string(max_limit);
     const std::string limit_path = join(path, "limit");
@@ -461,9 +464,9 @@ Policy Validator::read_policy(const std::string& name, const Json& body,
     p.burst = p.limit;
     if (const Json* v = find(body, "burst")) {
         const std::string burst_path = join(path, "burst");
-        if (p.algorithm != Algorithm::token_bucket) {
+        if (!p.has_burst()) {
             fail(burst_path,
-                 std::string("only allowed with algorithm token_bucket, this policy uses ") + alg);
+                 std::string("only allowed with algorithm token_bucket or gcra, this policy uses ") + alg);
         }
         p.burst = need_int(*v, burst_path, 1, max_limit);
     }
@@ -481,12 +484,19 @@ Policy Validator::read_policy(const std::string& name, const Json& body,
                  " for sliding_log (each admitted unit is one sorted-set member in Redis), got " +
                  std::to_string(p.limit));
     }
-    if (p.algorithm == Algorithm::token_bucket && p.burst > max_exact_double / p.window.count()) {
+    if (p.has_burst() && p.burst > max_exact_double / p.window.count()) {
         // The Lua script scales tokens by milliseconds in doubles; beyond 2^53 it would round.
         fail(path,
-             "expected burst * window in ms <= 2^53 (9007199254740992) so the token bucket stays "
-             "exact in Lua, got " +
+             std::string("expected burst * window in ms <= 2^53 (9007199254740992) so the ") +
+                 (p.algorithm == Algorithm::gcra ? "GCRA" : "token bucket") + " stays exact in Lua, got " +
                  std::to_string(p.burst) + " * " + std::to_string(p.window.count()));
+    }
+    if (p.algorithm == Algorithm::sliding_window && p.limit > max_exact_double / p.window.count()) {
+        // The counts are weighted by milliseconds of the window in doubles; beyond 2^53 they round.
+        fail(path,
+             "expected limit * window in ms <= 2^53 (9007199254740992) so the sliding window stays "
+             "exact in Lua, got " +
+                 std::to_string(p.limit) + " * " + std::to_string(p.window.count()));
     }
     return p;
 }

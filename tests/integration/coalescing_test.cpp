@@ -181,11 +181,15 @@ TEST_F(RedisCoalescing, EveryAlgorithmIsExactInsideMixedBatches) {
     const auto tb = make_policy(policy::Algorithm::token_bucket, 7);
     const auto sl = make_policy(policy::Algorithm::sliding_log, 11);
     const auto fw = make_policy(policy::Algorithm::fixed_window, 13);
+    const auto gc = make_policy(policy::Algorithm::gcra, 9);
+    const auto sw = make_policy(policy::Algorithm::sliding_window, 17);
     std::vector<StoreOnOneThread::Check> checks;
-    for (int i = 0; i < 40; ++i) {  // interleaved: every batch holds all three algorithms
+    for (int i = 0; i < 40; ++i) {  // interleaved: every batch holds every algorithm
         checks.push_back({&tb, check::make_key("rl", tb.name, "t", "global")});
         checks.push_back({&sl, check::make_key("rl", sl.name, "t", "global")});
         checks.push_back({&fw, check::make_key("rl", fw.name, "t", "global")});
+        checks.push_back({&gc, check::make_key("rl", gc.name, "t", "global")});
+        checks.push_back({&sw, check::make_key("rl", sw.name, "t", "global")});
     }
     const auto verdicts = lane.apply_together(checks);
 
@@ -197,6 +201,8 @@ TEST_F(RedisCoalescing, EveryAlgorithmIsExactInsideMixedBatches) {
     EXPECT_EQ(admitted[tb.name], 7);
     EXPECT_EQ(admitted[sl.name], 11);
     EXPECT_EQ(admitted[fw.name], 13);
+    EXPECT_EQ(admitted[gc.name], 9);
+    EXPECT_EQ(admitted[sw.name], 17);
     EXPECT_LT(lane.store().batches_sent(), verdicts.size()) << "nothing was coalesced";
     for (const auto& key : redis_->keys()) EXPECT_GT(redis_->integer({"PTTL", key}), 0) << key;
 }

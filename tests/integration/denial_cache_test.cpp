@@ -30,6 +30,14 @@ policies:
     algorithm: fixed_window
     limit: 3
     window: 2s
+  gc:
+    algorithm: gcra
+    limit: 3
+    window: 3s
+  sw:
+    algorithm: sliding_window
+    limit: 3
+    window: 2s
 )";
 
 /// Script calls Redis has run so far (EVALSHA + EVAL), from INFO commandstats.
@@ -111,7 +119,7 @@ TEST_P(DenialCache, ASmallerCostThanTheOneDeniedStillAsksRedis) {
     EXPECT_EQ(with_cost(1), 200) << "the denial of cost 2 was not cached: one unit was still there";
 }
 
-INSTANTIATE_TEST_SUITE_P(Algorithms, DenialCache, ::testing::Values("tb", "sl", "fw"));
+INSTANTIATE_TEST_SUITE_P(Algorithms, DenialCache, ::testing::Values("tb", "sl", "fw", "gc", "sw"));
 
 }  // namespace
 }  // namespace ratelimitd::test

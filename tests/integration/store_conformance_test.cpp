@@ -37,6 +37,10 @@ using policy::Algorithm;
 using policy::Policy;
 using namespace std::chrono_literals;
 
+// GCRA is the token bucket counted from the other end (the TAT is how far the bucket is from
+// full), so every scenario expects the token bucket's numbers of it.
+bool bucket_like(Algorithm a) { return a == Algorithm::token_bucket || a == Algorithm::gcra; }
+
 enum class Kind { redis, embedded };
 
 const char* to_string(Kind k) { return k == Kind::redis ? "redis" : "embedded"; }
@@ -133,6 +137,21 @@ public:
         return std::move(apply_concurrently(p, {key}, cost).front());
     }
 
+    /// One layered check (Redis: lua/multi.lua) of every limit in `checks`.
+    Observed apply_all(std::vector<store::LimitCheck> checks) {
+        std::optional<Observed> out;
+        net::co_spawn(
+            ioc_,
+            [this, &out, checks = std::move(checks)]() mutable -> net::awaitable<void> {
+                const std::int64_t before = wall_ms();
+                auto verdict = co_await store_->apply_all(std::move(checks));
+                out.emplace(Observed{std::move(verdict), before, wall_ms()});
+            },
+            net::detached);
+        if (!run_until([&] { return out.has_value(); }, 30s)) throw std::runtime_error("no layered answer in 30 s");
+        return std::move(*out);
+    }
+
 private:
     // Runs handlers until `done()`; waiting on the io_context, not sleeping.
     template <class Done>
@@ -177,7 +196,7 @@ protected:
         if (kind() == Kind::redis && redis_ != nullptr) expect_every_key_expires();
     }
 
-    /// A policy of this test's algorithm; burst = limit for the token bucket.
+    /// A policy of this test's algorithm; burst = limit for the token bucket and GCRA.
     Policy policy(std::int64_t limit, std::chrono::milliseconds window) const {
         Policy p;
         p.name = std::string("conf-") + policy::to_string(algorithm());
@@ -191,10 +210,13 @@ protected:
     /// The key of `tenant` under `p`, remembered with the longest TTL its state may need.
     std::string key(const Policy& p, const std::string& tenant, const std::string& scope = "global") {
         std::string k = check::make_key("rl", p.name, tenant, scope);
-        // Token bucket: until the bucket is full again (burst / limit windows); the others:
-        // one window (README "Keys").
+        // Token bucket and GCRA: until the bucket is full again / the TAT is past (burst / limit
+        // windows); sliding window counter: to the end of the window after the current one
+        // (two windows); the others: one window (README "Keys").
         const std::int64_t w = p.window.count();
-        max_ttl_ms_[k] = p.algorithm == Algorithm::token_bucket ? ceil_div(p.burst * w, p.limit) : w;
+        max_ttl_ms_[k] = bucket_like(p.algorithm)                       ? ceil_div(p.burst * w, p.limit)
+                         : p.algorithm == Algorithm::sliding_window ? 2 * w
+                                                                    : w;
         return k;
     }
 
@@ -377,6 +399,7 @@ struct Step {
 std::vector<Step> expected_sequence(Algorithm a) {
     switch (a) {
         case Algorithm::token_bucket:
+        case Algorithm::gcra:
             // level 80000 -1-> 60000 -2-> 20000 (1 token) -2 denied- -1-> 0; each reset is
             // when the next (or, denied, the `cost`-th) token is back, counted from the first
             // check because refill since then moves `now` and the missing level alike.
@@ -394,6 +417,15 @@ std::vector<Step> expected_sequence(Algorithm a) {
             return {{1, true, 3, 20'000, 0},  {2, true, 1, 20'000, 0},  {2, false, 1, 20'000, 0},
                     {1, true, 0, 20'000, 0},  {1, false, 0, 20'000, 0}, {3, false, 0, 20'000, 0},
                     {4, false, 0, 20'000, 0}};
+        case Algorithm::sliding_window:
+            // One window opened by the first check, nothing before it (p = 0): the counts are
+            // the fixed window's. A unit comes back only as the current count c fades through
+            // the next window, c * (20000 - e) <= (4 - want) * 20000 at e ms into it:
+            // c 1, want 4 -> e 20000; c 3, want 2 -> 6667; c 4, want 1 -> 5000; want 3 ->
+            // 15000; want 4 -> 20000 (then nothing of it is left).
+            return {{1, true, 3, 40'000, 0},  {2, true, 1, 26'667, 0},  {2, false, 1, 26'667, 0},
+                    {1, true, 0, 25'000, 0},  {1, false, 0, 25'000, 0}, {3, false, 0, 35'000, 0},
+                    {4, false, 0, 40'000, 0}};
     }
     return {};
 }
@@ -429,11 +461,47 @@ TEST_P(Conformance, NumbersAfterASequenceOfChecks) {
         // reset_after = reset - now, with now inside this step's own bracket.
         EXPECT_GE(w.reset_after_ms, lo - o.after_ms);
         EXPECT_LE(w.reset_after_ms, hi - o.before_ms);
-        // Whole-second offsets and a sequence well under a second: one possible value each.
+        // A sequence well under a second (and the sliding window's 667 ms past the second
+        // more than it lasts): one possible value each.
         EXPECT_EQ(w.reset_after_s, ceil_div(w.reset_after_ms, 1000));
-        EXPECT_EQ(w.reset_after_s, s.reset_in_ms / 1000);
+        EXPECT_EQ(w.reset_after_s, ceil_div(s.reset_in_ms, 1000));
         EXPECT_EQ(w.retry_after_s, s.allowed ? 0 : std::max<std::int64_t>(1, w.reset_after_s));
     }
+}
+
+// ---- layered limits --------------------------------------------------------------------------
+
+TEST_P(Conformance, LayeredLimitsChargeAllOrNothing) {
+    // Two limits of this algorithm decided as one (Redis: lua/multi.lua, whose phase 1 relies
+    // on "the peek's remaining >= cost exactly when the real check admits"). The small limit
+    // denies the third unit, so the large one must not be charged for it.
+    const Policy small = policy(2, 600s);
+    Policy large = policy(5, 600s);
+    large.name += "-large";
+    const std::string ks = key(small, "layered");
+    const std::string kl = key(large, "layered");
+    const auto both = [&](std::uint32_t cost) {
+        std::vector<store::LimitCheck> checks;
+        checks.push_back(store::LimitCheck{&small, ks, cost});
+        checks.push_back(store::LimitCheck{&large, kl, cost});
+        Observed o = lane_->apply_all(std::move(checks));
+        if (!o.verdict) throw std::runtime_error(describe(o));
+        return o;
+    };
+    const Observed first = both(2);
+    ASSERT_TRUE(first.verdict->allowed) << describe(first);
+    ASSERT_EQ(first.verdict->windows.size(), 2u);
+    EXPECT_EQ(first.verdict->windows[0].remaining, 0);
+    EXPECT_EQ(first.verdict->windows[1].remaining, 3);
+    for (int i = 0; i < 3; ++i) {
+        const Observed denied = both(1);
+        EXPECT_FALSE(denied.verdict->allowed) << describe(denied);
+        EXPECT_FALSE(denied.verdict->windows[0].allowed);
+        EXPECT_EQ(denied.verdict->windows[1].remaining, 3) << "the large limit was charged";
+    }
+    // The large limit alone still holds exactly 3.
+    EXPECT_TRUE(check(large, kl, 3).verdict->allowed);
+    EXPECT_FALSE(check(large, kl, 1).verdict->allowed);
 }
 
 // ---- a denied check changes nothing ----------------------------------------------------------
@@ -442,7 +510,7 @@ TEST_P(Conformance, DeniedChecksChangeNothing) {
     // Two keys with the same history, except that `a` is denied again and again meanwhile. A
     // denial that charged, extended the window or restarted the token refill would leave `a`
     // behind `b`.
-    const Policy p = policy(2, 1'000ms);  // token bucket: one token per 500 ms
+    const Policy p = policy(2, 1'000ms);  // token bucket, GCRA: one unit per 500 ms
     const std::string a = key(p, "denied-often");
     const std::string b = key(p, "never-denied");
     const Observed a0 = check(p, a, 2);
@@ -475,11 +543,13 @@ TEST_P(Conformance, DeniedChecksChangeNothing) {
     // (had the denials restarted the refill, `a` would hold a tenth of one); the others are
     // still full for both.
     at(750);
-    expect_same(1, algorithm() == Algorithm::token_bucket);
+    expect_same(1, bucket_like(algorithm()));
     // Once the state of `b` is gone (token bucket: refilled 750 ms after its last admit;
-    // the others: the window has passed; + 1 for the expiry millisecond), `a` must be
-    // just as fresh.
-    at(algorithm() == Algorithm::token_bucket ? 1'550 : 1'050);
+    // sliding window counter: the next window has passed too; the others: the window has
+    // passed; + 1 for the expiry millisecond), `a` must be just as fresh.
+    at(bucket_like(algorithm())                        ? 1'550
+       : algorithm() == Algorithm::sliding_window ? 2'050
+                                                  : 1'050);
     expect_same(2, true);
     expect_same(1, false);
 }
@@ -496,8 +566,13 @@ TEST_P(Conformance, ACheckPassesExactlyRetryAfterSecondsAfterADenial) {
     const Observed denied = check(p, k, 1);
     ASSERT_FALSE(denied.verdict->allowed) << describe(denied);
     const auto& w = denied.window();
-    // token bucket: the next token in 750 ms; the others: the window's end, 1500 ms away.
-    EXPECT_EQ(w.retry_after_s, algorithm() == Algorithm::token_bucket ? 1 : 2) << describe(denied);
+    // token bucket, GCRA: the next unit in 750 ms; sliding window counter: 2 * (1500 - e) <=
+    // 1 * 1500 at e = 750 ms into the next window, 2250 ms away; the others: the window's end,
+    // 1500 ms away.
+    EXPECT_EQ(w.retry_after_s, bucket_like(algorithm())                        ? 1
+                               : algorithm() == Algorithm::sliding_window ? 3
+                                                                          : 2)
+        << describe(denied);
 
     // Shortly before the reset the check is still denied: Retry-After is not a guess.
     std::this_thread::sleep_until(std::chrono::system_clock::time_point(
@@ -514,7 +589,8 @@ TEST_P(Conformance, ACheckPassesExactlyRetryAfterSecondsAfterADenial) {
 INSTANTIATE_TEST_SUITE_P(Stores, Conformance,
                          ::testing::Combine(::testing::Values(Kind::redis, Kind::embedded),
                                             ::testing::Values(Algorithm::token_bucket, Algorithm::sliding_log,
-                                                              Algorithm::fixed_window)),
+                                                              Algorithm::fixed_window, Algorithm::gcra,
+                                                              Algorithm::sliding_window)),
                          [](const auto& info) {
                              return std::string(to_string(std::get<0>(info.param))) + "_" +
                                     policy::to_string(std::get<1>(info.param));

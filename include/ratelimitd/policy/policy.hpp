@@ -12,9 +12,9 @@
 
 namespace ratelimitd::policy {
 
-enum class Algorithm { token_bucket, sliding_log, fixed_window };
+enum class Algorithm { token_bucket, sliding_log, fixed_window, gcra, sliding_window };
 
-/// "token_bucket", "sliding_log", "fixed_window".
+/// "token_bucket", "sliding_log", "fixed_window", "gcra", "sliding_window".
 const char* to_string(Algorithm a) noexcept;
 
 /// What a policy answers when the store fails or times out.
@@ -26,13 +26,18 @@ struct Policy {
     Algorithm algorithm = Algorithm::token_bucket;
     std::int64_t limit = 0;                  ///< units per window (token bucket: refill per window)
     std::chrono::milliseconds window{0};     ///< window length (token bucket: refill period)
-    std::int64_t burst = 0;                  ///< token bucket capacity; equals limit elsewhere
+    std::int64_t burst = 0;                  ///< token bucket / GCRA capacity; equals limit elsewhere
     OnStoreError on_store_error = OnStoreError::allow;
 
-    /// The largest cost a single check can ever be admitted with: burst for the token bucket,
-    /// limit for the others. A larger cost is rejected with invalid_cost.
+    /// The largest cost a single check can ever be admitted with: burst for the token bucket
+    /// and GCRA, limit for the others. A larger cost is rejected with invalid_cost.
     [[nodiscard]] std::int64_t max_cost() const noexcept {
-        return algorithm == Algorithm::token_bucket ? burst : limit;
+        return has_burst() ? burst : limit;
+    }
+
+    /// Whether `burst` is a setting of this algorithm (token bucket, GCRA).
+    [[nodiscard]] bool has_burst() const noexcept {
+        return algorithm == Algorithm::token_bucket || algorithm == Algorithm::gcra;
     }
 };
 

@@ -1,4 +1,5 @@
-// The embedded store: lua/token_bucket.lua, sliding_log.lua and fixed_window.lua in C++.
+// The embedded store: lua/token_bucket.lua, sliding_log.lua, fixed_window.lua, gcra.lua and
+// sliding_window.lua in C++.
 #include "ratelimitd/store/memory/memory_store.hpp"
 
 #include <algorithm>
@@ -66,10 +67,24 @@ struct FixedWindowState {
     std::int64_t count = 0;
 };
 
+// gcra.lua's string "<ms>:<f>": the TAT is ms + f / limit.
+struct GcraState {
+    std::int64_t ms = 0;
+    std::int64_t f = 0;
+};
+
+// sliding_window.lua's hash {s, c, p}: when the current window opened, its count, the
+// previous window's count.
+struct SlidingWindowState {
+    std::int64_t start = 0;
+    std::int64_t cur = 0;
+    std::int64_t prev = 0;
+};
+
 struct Entry {
     // Redis's PEXPIREAT: the entry is absent once now > expire_at (see expired()).
     std::int64_t expire_at = 0;
-    std::variant<TokenBucketState, SlidingLogState, FixedWindowState> state;
+    std::variant<TokenBucketState, SlidingLogState, FixedWindowState, GcraState, SlidingWindowState> state;
 };
 
 // Redis's keyIsExpired() is `now > when`: during its expiry millisecond a key still exists
@@ -82,6 +97,8 @@ std::size_t state_index(Algorithm a) {
         case Algorithm::token_bucket: return 0;
         case Algorithm::sliding_log: return 1;
         case Algorithm::fixed_window: return 2;
+        case Algorithm::gcra: return 3;
+        case Algorithm::sliding_window: return 4;
     }
     return 0;
 }
@@ -108,6 +125,8 @@ Entry& insert(Map& map, const std::string& key, Algorithm algorithm) {
         case Algorithm::token_bucket: e.state.emplace<TokenBucketState>(); break;
         case Algorithm::sliding_log: e.state.emplace<SlidingLogState>(); break;
         case Algorithm::fixed_window: e.state.emplace<FixedWindowState>(); break;
+        case Algorithm::gcra: e.state.emplace<GcraState>(); break;
+        case Algorithm::sliding_window: e.state.emplace<SlidingWindowState>(); break;
     }
     return e;
 }
@@ -254,6 +273,103 @@ Reply fixed_window(Map& map, const std::string& key, const Policy& p, std::int64
     return r;
 }
 
+// lua/gcra.lua: time in units of 1/limit ms, so the emission interval is window units and
+// `debt` (TAT - now) is token_bucket's capacity - level.
+Reply gcra(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now) {
+    const std::int64_t limit = p.limit;
+    const std::int64_t window = p.window.count();
+    const std::int64_t capacity = p.burst * window;
+    const std::int64_t need = cost * window;
+
+    Entry* e = find_live(map, key, Algorithm::gcra, now);
+    std::int64_t debt = 0;
+    if (e != nullptr) {
+        const auto& s = std::get<GcraState>(e->state);
+        const std::int64_t ahead = s.ms - now;
+        if (ahead > capacity / limit + 1) {
+            debt = capacity;  // only after the clock stepped back: owe at most everything
+        } else if (ahead >= 0) {
+            debt = std::min(capacity, ahead * limit + s.f);
+        }
+    }
+
+    std::int64_t level = capacity - debt;
+    Reply r;
+    if (level >= need) {
+        r.allowed = true;
+        level -= need;
+        const std::int64_t owed = debt + need;
+        if (e == nullptr) e = &insert(map, key, Algorithm::gcra);
+        e->state = GcraState{now + owed / limit, owed % limit};
+        e->expire_at = now + ceil_div(owed, limit);  // SET ... PX: until the TAT is past
+        // reset: when the next whole unit is back
+        const std::int64_t tokens = floor_div(level, window);
+        r.reset_ms = tokens >= p.burst ? now : now + ceil_div((tokens + 1) * window - level, limit);
+    } else {
+        // reset: when `cost` units are back; a denied check writes nothing
+        r.reset_ms = now + ceil_div(need - level, limit);
+    }
+    r.remaining = floor_div(level, window);
+    return r;
+}
+
+// lua/sliding_window.lua: counts weighted by milliseconds of the window, in integers.
+Reply sliding_window(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
+                     std::int64_t now) {
+    const std::int64_t limit = p.limit;
+    const std::int64_t window = p.window.count();
+
+    Entry* e = find_live(map, key, Algorithm::sliding_window, now);
+    std::int64_t start = now;
+    std::int64_t cur = 0;
+    std::int64_t prev = 0;
+    if (e != nullptr) {
+        const auto& s = std::get<SlidingWindowState>(e->state);
+        const std::int64_t opened = std::min(s.start, now);  // clock stepped back: stay in the window
+        const std::int64_t passed = (now - opened) / window;
+        if (passed == 0) {
+            start = opened;
+            cur = s.cur;
+            prev = s.prev;
+        } else if (passed == 1) {
+            start = opened + window;
+            prev = s.cur;
+        }  // two windows or more: a new one opens now
+    }
+
+    const std::int64_t elapsed = now - start;
+    const std::int64_t weighted = prev * (window - elapsed) + cur * window;
+    std::int64_t remaining = std::max<std::int64_t>(0, floor_div(limit * window - weighted, window));
+
+    // Earliest ms at which `want` units fit with no further check (see the script).
+    const auto fits_at = [&](std::int64_t want) -> std::int64_t {
+        std::int64_t room = limit - cur - want;
+        if (room >= 0) {
+            if (prev == 0) return now;
+            const std::int64_t at = window - room * window / prev;
+            if (at < window) return start + std::max(elapsed, at);
+        }
+        room = limit - want;
+        if (cur == 0) return start + window;
+        return start + window + std::max<std::int64_t>(0, window - room * window / cur);
+    };
+
+    Reply r;
+    if (cost <= remaining) {
+        r.allowed = true;
+        cur += cost;
+        if (e == nullptr) e = &insert(map, key, Algorithm::sliding_window);
+        e->state = SlidingWindowState{start, cur, prev};
+        e->expire_at = start + 2 * window;  // PEXPIRE start + 2 windows - now
+        remaining -= cost;
+        r.reset_ms = remaining >= limit ? now : fits_at(remaining + 1);
+    } else {
+        r.reset_ms = fits_at(cost);  // a denied check writes nothing
+    }
+    r.remaining = remaining;
+    return r;
+}
+
 // 64 shards keep two threads on different keys off each other's lock (see
 // bench/memory_store_bytes.md); each shard sits on its own cache lines.
 constexpr std::size_t shard_count = 64;
@@ -396,6 +512,8 @@ Reply run_algorithm(Map& map, const std::string& key, const Policy& p, std::int6
         case Algorithm::token_bucket: return token_bucket(map, key, p, cost, now);
         case Algorithm::sliding_log: return sliding_log(map, key, p, cost, now);
         case Algorithm::fixed_window: return fixed_window(map, key, p, cost, now);
+        case Algorithm::gcra: return gcra(map, key, p, cost, now);
+        case Algorithm::sliding_window: return sliding_window(map, key, p, cost, now);
     }
     return Reply{};
 }

@@ -107,6 +107,24 @@ TEST(LoadConfig, ExampleConfigLoads) {
     EXPECT_TRUE(routed);
 }
 
+TEST(LoadConfig, GcraAndSlidingWindow) {
+    const Config c = load_config(data_dir + "/valid/new_algorithms.yaml");
+    const Policy& gcra = *c.registry.find("api-gcra");
+    EXPECT_EQ(gcra.algorithm, Algorithm::gcra);
+    EXPECT_EQ(gcra.limit, 10);
+    EXPECT_EQ(gcra.window, 1s);
+    EXPECT_EQ(gcra.burst, 20);
+    EXPECT_EQ(gcra.max_cost(), 20);
+    EXPECT_EQ(c.registry.find("api-gcra-default-burst")->burst, 5);  // default: limit
+    const Policy& sw = *c.registry.find("search");
+    EXPECT_EQ(sw.algorithm, Algorithm::sliding_window);
+    EXPECT_EQ(sw.limit, 100);
+    EXPECT_EQ(sw.window, 1min);
+    EXPECT_EQ(sw.max_cost(), 100);
+    EXPECT_STREQ(ratelimitd::policy::to_string(Algorithm::gcra), "gcra");
+    EXPECT_STREQ(ratelimitd::policy::to_string(Algorithm::sliding_window), "sliding_window");
+}
+
 TEST(LoadConfig, ContractExampleMeansWhatTheContractSays) {
     const std::string file = data_dir + "/valid/contract.yaml";
     const Config c = load_config(file);
@@ -391,9 +409,10 @@ const InvalidCase invalid_cases[] = {
     {"policy_unknown_key.yaml",
      "policies.api.colour: unknown key (expected one of: algorithm, limit, window, burst, on_store_error)"},
     {"algorithm_missing.yaml",
-     "policies.api.algorithm: missing (expected one of token_bucket, sliding_log, fixed_window)"},
+     "policies.api.algorithm: missing (expected one of token_bucket, sliding_log, fixed_window, gcra, "
+     "sliding_window)"},
     {"algorithm_unknown.yaml",
-     R"(policies.api.algorithm: expected one of token_bucket, sliding_log, fixed_window, got "leaky")"},
+     R"(policies.api.algorithm: expected one of token_bucket, sliding_log, fixed_window, gcra, sliding_window, got "leaky")"},
     {"limit_missing.yaml", "policies.api.limit: missing (expected an integer 1..1000000000)"},
     {"limit_zero.yaml", "policies.api.limit: expected an integer 1..1000000000, got 0"},
     {"limit_too_large.yaml",
@@ -410,11 +429,17 @@ const InvalidCase invalid_cases[] = {
      R"(policies.api.window: expected a duration such as "500ms", "60s" or "1m", got "0s" (must be at least 1ms))"},
     {"window_too_long.yaml", R"(policies.api.window: expected at most 365d, got "366d")"},
     {"burst_not_token_bucket.yaml",
-     "policies.login.burst: only allowed with algorithm token_bucket, this policy uses fixed_window"},
+     "policies.login.burst: only allowed with algorithm token_bucket or gcra, this policy uses fixed_window"},
     {"burst_zero.yaml", "policies.api.burst: expected an integer 1..1000000000, got 0"},
     {"burst_times_window_over_2_53.yaml",
      "policies.api: expected burst * window in ms <= 2^53 (9007199254740992) so the token bucket stays exact in "
      "Lua, got 1000000 * 31536000000"},
+    {"gcra_burst_times_window_over_2_53.yaml",
+     "policies.api: expected burst * window in ms <= 2^53 (9007199254740992) so the GCRA stays exact in "
+     "Lua, got 1000000 * 31536000000"},
+    {"sliding_window_limit_times_window_over_2_53.yaml",
+     "policies.api: expected limit * window in ms <= 2^53 (9007199254740992) so the sliding window stays "
+     "exact in Lua, got 1000000 * 31536000000"},
     {"sliding_log_limit_too_large.yaml",
      "policies.exports.limit: expected at most 100000 for sliding_log (each admitted unit is one sorted-set "
      "member in Redis), got 100001"},

@@ -453,6 +453,126 @@ INSTANTIATE_TEST_SUITE_P(MemoryStore, EveryAlgorithm,
 
 // ---- the rest of the Store interface ----
 
+// ---- GCRA: the TAT in units of 1/limit ms --------------------------------------------------
+
+TEST_F(MemoryStoreTest, GcraSequenceWithAFractionalEmissionInterval) {
+    // limit 3 per 10 s, burst 3: T = 3333.33 ms, tracked exactly as 10000 units of 1/3 ms.
+    const Policy p = make_policy("gc", Algorithm::gcra, 3, 10'000);
+    // TAT = T0 + T; reset: the next whole unit back at ceil(3333.33) ms.
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 2, E + 4, 0, 4}));
+    EXPECT_TRUE(check_is(store_, p, "k", 2, {true, 0, E + 4, 0, 4}));  // TAT = T0 + 10000
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 4, 4, 4}));  // 3334 ms to the next unit
+    at(3'333);  // TAT - now = 6666.67 ms: 0.9999 of a unit, not yet
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 4, 1, 1}));
+    at(3'334);  // 6666 ms: one whole unit back
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 0, E + 7, 0, 4}));  // next at 3334 + 3334 = 6668
+    // The key lives until the TAT is past (T0 + 13333.33): then it means "full".
+    at(13'334);
+    EXPECT_EQ(store_.key_count(), 1u);
+    EXPECT_TRUE(check_is(store_, p, "k", 3, {true, 0, E + 17, 0, 4}));  // full again: all 3; next at +3334
+}
+
+TEST_F(MemoryStoreTest, GcraAnswersExactlyAsTheTokenBucket) {
+    // GCRA is the token bucket seen from the other end (debt = capacity - level): over a
+    // pseudo-random walk of costs and pauses, every number of every answer is the same.
+    const Policy tb = make_policy("tb", Algorithm::token_bucket, 7, 3'000, 5);
+    const Policy gc = make_policy("gc", Algorithm::gcra, 7, 3'000, 5);
+    std::uint64_t x = 88172645463325252ull;
+    const auto next = [&x] {  // xorshift64
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return x;
+    };
+    std::int64_t offset = 0;
+    for (int i = 0; i < 2'000; ++i) {
+        offset += static_cast<std::int64_t>(next() % 900);
+        at(offset);
+        const auto cost = static_cast<std::uint32_t>(1 + next() % 5);
+        const check::Verdict a = store_.decide(tb, "tb", cost);
+        const check::Verdict b = store_.decide(gc, "gc", cost);
+        const auto& wa = a.windows.at(0);
+        const auto& wb = b.windows.at(0);
+        ASSERT_EQ(wa.allowed, wb.allowed) << "step " << i;
+        ASSERT_EQ(wa.remaining, wb.remaining) << "step " << i;
+        ASSERT_EQ(wa.reset_after_ms, wb.reset_after_ms) << "step " << i;
+        ASSERT_EQ(wa.retry_after_s, wb.retry_after_s) << "step " << i;
+    }
+}
+
+// ---- sliding window counter: the previous window weighted by its part still inside ----------
+
+TEST_F(MemoryStoreTest, SlidingWindowWeightsThePreviousWindow) {
+    // limit 10 per 1000 ms; the first check opens the window at T0.
+    const Policy p = make_policy("sw", Algorithm::sliding_window, 10, 1'000);
+    // c 8: the unit after the remaining 2 is back when 8 * (1000 - e) <= 7 * 1000 in the
+    // next window, e = 125: T0 + 1125.
+    EXPECT_TRUE(check_is(store_, p, "k", 8, {true, 2, E + 2, 0, 2}));
+    // Next window at e = 250: 8 * 750 / 1000 = 6 weigh, 4 fit.
+    at(1'250);
+    EXPECT_TRUE(check_is(store_, p, "k", 5, {false, 4, E + 2, 1, 1}));  // 5 fit once 8*(1000-e) <= 5000: e 375
+    EXPECT_TRUE(check_is(store_, p, "k", 4, {true, 0, E + 2, 0, 1}));   // c 4: 8*(1000-e) <= 5000 at e 375
+    at(1'374);
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 2, 1, 1}));  // 8 * 626 = 5008 > 5000
+    at(1'375);
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 0, E + 2, 0, 1}));   // 8 * 625 = 5000: fits
+    // The state is needed until the end of the window after the current one: T0 + 3000.
+    at(3'000);
+    EXPECT_EQ(store_.key_count(), 1u);
+    EXPECT_TRUE(check_is(store_, p, "k", 10, {true, 0, E + 5, 0, 2}));  // nothing weighs any more
+    at(5'001);
+    EXPECT_EQ(store_.sweep_expired(), 1u);
+}
+
+TEST_F(MemoryStoreTest, SlidingWindowResetIsTheFirstMillisecondACheckFits) {
+    // Over a pseudo-random walk: every denial's reset is exact, denied one millisecond before
+    // it and admitted at it (a denied check writes nothing, so probing changes nothing);
+    // remaining is exactly the largest cost admitted now.
+    const Policy p = make_policy("sw", Algorithm::sliding_window, 9, 700);
+    std::uint64_t x = 2463534242ull;
+    const auto next = [&x] {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return x;
+    };
+    std::vector<std::pair<std::int64_t, std::uint32_t>> history;  // admitted (offset, cost)
+    std::int64_t offset = 0;
+    int denials = 0;
+    for (int i = 0; i < 300; ++i) {
+        offset += static_cast<std::int64_t>(next() % 200);
+        const auto cost = static_cast<std::uint32_t>(1 + next() % 9);
+        at(offset);
+        const check::Verdict v = store_.decide(p, "k", cost);
+        const auto& w = v.windows.at(0);
+        if (v.allowed) {
+            history.emplace_back(offset, cost);
+            continue;
+        }
+        ++denials;
+        ASSERT_LT(w.remaining, static_cast<std::int64_t>(cost)) << "step " << i;
+        // Replay the admitted history on a fresh store, then probe the reset's edges.
+        ManualClock clock{T0};
+        MemoryStore replay{clock};
+        for (const auto& [t, c] : history) {
+            clock.set(T0 + t);
+            ASSERT_TRUE(replay.decide(p, "k", c).allowed);
+        }
+        const std::int64_t reset = offset + w.reset_after_ms;
+        clock.set(T0 + offset);
+        ASSERT_EQ(replay.decide(p, "k", static_cast<std::uint32_t>(w.remaining + 1)).allowed, false) << "step " << i;
+        if (w.remaining > 0) {
+            ASSERT_TRUE(replay.decide(p, "k", static_cast<std::uint32_t>(w.remaining)).allowed) << "step " << i;
+            continue;  // that charged the replay: the reset probe below would not hold
+        }
+        clock.set(T0 + reset - 1);
+        ASSERT_FALSE(replay.decide(p, "k", cost).allowed) << "step " << i << " reset " << reset;
+        clock.set(T0 + reset);
+        ASSERT_TRUE(replay.decide(p, "k", cost).allowed) << "step " << i << " reset " << reset;
+    }
+    EXPECT_GT(denials, 20);
+}
+
 TEST_F(MemoryStoreTest, ApplyMatchesDecideAndTheStoreIsReady) {
     const Policy p = make_policy("fw", Algorithm::fixed_window, 3, 10'000);
     boost::asio::io_context io;

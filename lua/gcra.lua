@@ -1,0 +1,82 @@
+-- gcra.lua: the generic cell rate algorithm (as redis-cell and go-redis/redis_rate): one
+-- timestamp per key, the theoretical arrival time (TAT) of the next unit; `limit` units per
+-- `window`, at most `burst` at once.
+--
+-- KEYS[1]  the TAT: a string "<ms>:<f>", TAT = ms + f / limit (0 <= f < limit)
+-- ARGV[1]  limit      units per window (emission interval T = window_ms / limit)
+-- ARGV[2]  window_ms  window in milliseconds
+-- ARGV[3]  burst      capacity in units (tolerance = burst * T)
+-- ARGV[4]  cost       units this check takes (1..burst)
+-- ARGV[5]  unused (the same argument list serves every algorithm)
+-- ARGV[6]  "peek" to report the state without changing it (cost is then 0)
+-- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
+--          reset_after_ms}.
+--
+-- Time is counted in units of 1/limit ms, so T is exactly window_ms units and every number
+-- is an integer (exact in a Lua double: burst * window_ms <= 2^53, which the config loader
+-- guarantees). d = max(0, TAT - now) is how far the key is "in debt"; a check of `cost` is
+-- admitted when d + cost * T <= burst * T, and then TAT = max(TAT, now) + cost * T. That is
+-- the token bucket of token_bucket.lua with level = burst * T - d, so remaining and reset
+-- mean the same (and have the same values). Redis TIME is the only clock. A denied check
+-- writes nothing. The TTL is the time until the TAT is in the past: after that the missing
+-- key means exactly the same thing (nothing owed, full burst).
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local burst = tonumber(ARGV[3])
+local cost = tonumber(ARGV[4])
+local peek = ARGV[6] == 'peek'
+if peek then cost = 0 end
+
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+
+local capacity = burst * window
+local need = cost * window
+local debt = 0
+local tat = redis.call('GET', KEYS[1])
+if tat then
+  local ms, f = string.match(tat, '^(%d+):(%d+)$')
+  if ms then
+    local ahead = tonumber(ms) - now
+    if ahead > 0 then
+      -- a TAT beyond now + burst * T only after the clock stepped back: owe at most everything
+      if ahead > math.floor(capacity / limit) + 1 then
+        debt = capacity
+      else
+        debt = math.min(capacity, ahead * limit + tonumber(f))
+      end
+    elseif ahead == 0 then
+      debt = math.min(capacity, tonumber(f))
+    end
+  end
+end
+
+local level = capacity - debt
+local allowed, reset_ms
+if level >= need then
+  allowed = 1
+  level = level - need
+  if not peek then
+    local owed = debt + need
+    local ms = now + math.floor(owed / limit)
+    redis.call('SET', KEYS[1], string.format('%.0f', ms) .. ':' .. string.format('%.0f', owed % limit),
+               'PX', math.ceil(owed / limit))
+  end
+  -- reset: when the next whole unit is back
+  local tokens = math.floor(level / window)
+  if tokens >= burst then
+    reset_ms = now -- nothing owed (only when peeking): nothing to wait for
+  else
+    reset_ms = now + math.ceil(((tokens + 1) * window - level) / limit)
+  end
+else
+  allowed = 0
+  -- reset: when `cost` units are back
+  reset_ms = now + math.ceil((need - level) / limit)
+end
+
+local remaining = math.floor(level / window)
+local reset_after = math.ceil((reset_ms - now) / 1000)
+local retry_after = 0
+if allowed == 0 then retry_after = math.max(1, reset_after) end
+return {allowed, limit, remaining, math.ceil(reset_ms / 1000), retry_after, reset_after, reset_ms - now}

@@ -1,0 +1,91 @@
+-- sliding_window.lua: the sliding window counter. The count of the window that ends now is
+-- estimated from two fixed windows: the previous window's count weighted by the part of it
+-- still inside the sliding window, plus the current window's count. An approximation: it
+-- assumes the previous window's units were spread evenly over it.
+--
+-- KEYS[1]  a hash {s = ms the current window opened, c = its count, p = the previous count}
+-- ARGV[1]  limit      units per window
+-- ARGV[2]  window_ms  window length in milliseconds
+-- ARGV[3]  burst      unused (equals limit)
+-- ARGV[4]  cost       units this check takes (1..limit)
+-- ARGV[5]  unused
+-- ARGV[6]  "peek" to report the state without changing it (cost is then 0)
+-- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
+--          reset_after_ms}.
+--
+-- Windows follow each other from the key's first check (as fixed_window.lua's do): the
+-- window opened at s is [s, s + window); at e ms into it the estimate is
+-- p * (window - e) / window + c. Everything is compared multiplied by window_ms, in integers
+-- (exact in a Lua double: limit * window_ms <= 2^53, which the config loader guarantees).
+-- A check of `cost` is admitted when p * (window - e) + (c + cost) * window <= limit * window,
+-- so remaining = limit - c - ceil(p * (window - e) / window) is exactly what fits now. Redis
+-- TIME is the only clock. A denied check writes nothing. The TTL is the end of the window
+-- after the current one (at most two windows): then both counts are out of the sliding window.
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local cost = tonumber(ARGV[4])
+local peek = ARGV[6] == 'peek'
+if peek then cost = 0 end
+
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+
+-- The window `now` falls in, and the two counts as of now.
+local start, cur, prev = now, 0, 0
+local state = redis.call('HMGET', KEYS[1], 's', 'c', 'p')
+if state[1] then
+  local s = tonumber(state[1])
+  if s > now then s = now end -- the clock stepped back (failover): stay in the stored window
+  local passed = math.floor((now - s) / window)
+  if passed == 0 then
+    start, cur, prev = s, tonumber(state[2]), tonumber(state[3])
+  elseif passed == 1 then
+    start, cur, prev = s + window, 0, tonumber(state[2])
+  end -- two windows or more: both counts have left the sliding window; a new one opens now
+end
+
+-- Units still weighing on the estimate at `e` ms into the current window, times window.
+local elapsed = now - start
+local weighted = prev * (window - elapsed) + cur * window
+local remaining = math.max(0, math.floor((limit * window - weighted) / window))
+
+-- Earliest ms at which `want` units fit, with no further check: later in the current window
+-- (the previous count fades), else in the next one (the current count fades in its turn);
+-- each time is the smallest integer e solving p * (window - e) <= room * window.
+local function fits_at(want)
+  local room = limit - cur - want
+  if room >= 0 then
+    if prev == 0 then return now end
+    local e = window - math.floor(room * window / prev)
+    if e < window then return start + math.max(elapsed, e) end
+  end
+  room = limit - want
+  if cur == 0 then return start + window end
+  return start + window + math.max(0, window - math.floor(room * window / cur))
+end
+
+local allowed, reset_ms
+if cost <= remaining then
+  allowed = 1
+  if not peek then
+    cur = cur + cost
+    redis.call('HSET', KEYS[1], 's', string.format('%.0f', start), 'c', cur, 'p', prev)
+    redis.call('PEXPIRE', KEYS[1], start + 2 * window - now)
+  end
+  remaining = remaining - cost
+  -- reset: when the next whole unit is back (now when nothing is used: only when peeking)
+  if remaining >= limit then
+    reset_ms = now
+  else
+    reset_ms = fits_at(remaining + 1)
+  end
+else
+  allowed = 0
+  -- reset: when `cost` units fit
+  reset_ms = fits_at(cost)
+end
+
+local reset_after = math.ceil((reset_ms - now) / 1000)
+local retry_after = 0
+if allowed == 0 then retry_after = math.max(1, reset_after) end
+return {allowed, limit, remaining, math.ceil(reset_ms / 1000), retry_after, reset_after, reset_ms - now}
