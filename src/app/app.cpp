@@ -252,6 +252,12 @@ int run(const Settings& settings, policy::Config config) {
     signals.async_wait(on_signal);
 
     main_ioc.run();
+    // A drain that finds no session stops main_ioc before the acceptor's close (posted) has
+    // run; the pending accept names a lane's io_context, so finish it now, while the lanes
+    // still exist, instead of at main_ioc's destruction after theirs.
+    main_ioc.restart();
+    server->drain();
+    main_ioc.poll();
     if (sweeper) sweeper->stop();
 
     // Let each worker finish its own shutdown on its own thread, then join.

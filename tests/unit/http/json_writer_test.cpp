@@ -44,8 +44,9 @@ TEST(JsonWriter, WritesTheSameBytesAsNlohmannForANestedAnswer) {
 }
 
 TEST(JsonWriter, EscapesEveryStringAsNlohmannDoes) {
+    static constexpr char with_nul[] = "nul\0 x01\x01 x1f\x1f del\x7f";
     std::vector<std::string> samples = {"", "plain", "quote\" backslash\\ slash/", "tab\t nl\n cr\r bs\b ff\f",
-                                        std::string("nul\0 x01\x01 x1f\x1f del\x7f", 22), "caf\xc3\xa9",
+                                        std::string(with_nul, sizeof with_nul - 1), "caf\xc3\xa9",
                                         "bad \xff utf-8 \xc3", "\xe2\x82\xac euro"};
     for (const auto& s : samples) {
         JsonWriter w;
