@@ -9,6 +9,7 @@ std::string_view to_string(errc code) noexcept {
     switch (code) {
     case errc::invalid_request: return "invalid_request";
     case errc::unknown_policy: return "unknown_policy";
+    case errc::unknown_plan: return "unknown_plan";
     case errc::invalid_cost: return "invalid_cost";
     case errc::payload_too_large: return "payload_too_large";
     case errc::not_found: return "not_found";

@@ -33,15 +33,37 @@ Response method_not_allowed(const Request& req, std::string_view allow) {
     return res;
 }
 
+/// limit/window/burst of a single-window policy, or its `windows` list.
+json limits_json(const policy::Policy& p) {
+    const auto window_json = [](const policy::Policy& w) {
+        json entry = {{"limit", w.limit}, {"window", format_duration(w.window)}};
+        if (w.has_burst()) entry["burst"] = w.burst;
+        return entry;
+    };
+    if (p.windows.empty()) return window_json(p);
+    json windows = json::array();
+    for (const auto& w : p.windows) {
+        json entry = window_json(w);
+        entry["name"] = w.name;
+        windows.push_back(std::move(entry));
+    }
+    return {{"windows", std::move(windows)}};
+}
+
 json registry_json(const policy::Registry& reg) {
     json policies = json::object();
     for (const auto& [name, p] : reg.policies) {
-        json entry = {{"algorithm", policy::to_string(p.algorithm)},
-                      {"limit", p.limit},
-                      {"window", format_duration(p.window)}};
-        if (p.has_burst()) entry["burst"] = p.burst;
+        json entry = {{"algorithm", policy::to_string(p.algorithm)}};
+        entry.update(limits_json(p));
         entry["on_store_error"] = p.on_store_error == policy::OnStoreError::allow ? "allow" : "deny";
+        if (p.shadow) entry["shadow"] = true;
         policies[name] = std::move(entry);
+    }
+    json plans = json::object();
+    for (const auto& [plan_name, plan] : reg.plans) {
+        json entry = json::object();
+        for (const auto& [policy_name, p] : plan.policies) entry[policy_name] = limits_json(p);
+        plans[plan_name] = std::move(entry);
     }
     json routes = json::array();
     for (const auto& r : reg.routes) {
@@ -68,6 +90,9 @@ json registry_json(const policy::Registry& reg) {
             {"prefix", reg.prefix},
             {"default_policy", reg.default_policy ? json(*reg.default_policy) : json(nullptr)},
             {"policies", std::move(policies)},
+            {"plans", std::move(plans)},
+            // Tenant ids are not secrets, but a registry may hold many: the count only.
+            {"tenants", reg.tenants.size()},
             {"routes", std::move(routes)}};
 }
 

@@ -26,15 +26,16 @@ using check::CheckRequest;
 // The fields of a check, shared by the JSON and the query-string parser so that both
 // accept the same names and fail with the same sentences.
 
-enum class Field : unsigned { policy, tenant, scope, cost, method, path };
+enum class Field : unsigned { policy, tenant, scope, cost, method, path, plan };
 
-constexpr std::array<std::pair<std::string_view, Field>, 6> field_names{{
+constexpr std::array<std::pair<std::string_view, Field>, 7> field_names{{
     {"policy", Field::policy},
     {"tenant", Field::tenant},
     {"scope", Field::scope},
     {"cost", Field::cost},
     {"method", Field::method},
     {"path", Field::path},
+    {"plan", Field::plan},
 }};
 
 // name_of() indexes the table by enumerator, so the table must stay in enum order.
@@ -102,6 +103,7 @@ public:
         case Field::scope: req_.scope = std::move(value); break;
         case Field::method: req_.method = std::move(value); break;
         case Field::path: req_.path = std::move(value); break;
+        case Field::plan: req_.plan = std::move(value); break;
         case Field::cost: break;  // never a string; the parsers route it to set_cost
         }
     }
@@ -422,6 +424,7 @@ bhttp::status status_for(errc code) noexcept {
     switch (code) {
     case errc::invalid_request:
     case errc::unknown_policy:
+    case errc::unknown_plan:
     case errc::invalid_cost: return bhttp::status::bad_request;
     case errc::payload_too_large: return bhttp::status::payload_too_large;
     case errc::not_found: return bhttp::status::not_found;
@@ -478,12 +481,15 @@ Response make_check_response(const service::Decision& d, unsigned version, bool 
         }
         w.end_array();
     }
+    // A shadow policy would have denied: allowed anyway, and the caller may want to know.
+    if (d.shadow_denied) w.key("shadow_denied").boolean(true);
     w.end_object();
 
     Response res = make_json_response(
         v.allowed ? bhttp::status::ok : bhttp::status::too_many_requests, w.take(), version,
         keep_alive);
     set_rate_limit_headers(v, res);
+    if (d.shadow_denied) res.set("X-RateLimit-Shadow", "deny");
     return res;
 }
 

@@ -40,6 +40,8 @@ constexpr const char* duration_example = "a duration such as \"500ms\", \"60s\" 
 constexpr const char* name_charset = "1..64 bytes of A-Z, a-z, 0-9, '.', '_' or '-'";
 // Limits of one route go to Redis as one script call with one key each: keep it small.
 constexpr std::size_t max_route_limits = 8;
+// Windows of one policy: each is a key of the same script call.
+constexpr std::size_t max_policy_windows = 8;
 
 //------------------------------------------------------------------------------
 // Text helpers
@@ -342,6 +344,16 @@ private:
 
     void read_policies(const Json& root, Registry& reg) const;
     Policy read_policy(const std::string& name, const Json& body, const std::string& path) const;
+    /// limit/window/burst, or a `windows:` list, into `p` (whose algorithm is set).
+    void read_limits(const Json& body, const std::string& path, Policy& p) const;
+    void read_window(const Json& body, const std::string& path, Policy& p) const;
+    /// Windows over a day need `long_ttl: true`: their keys outlive a day.
+    void check_long_windows(const Policy& p, const std::string& path) const;
+    void read_plans(const Json& v, Registry& reg) const;
+    void read_tenants(const Json& v, Registry& reg) const;
+    /// A plan's or a tenant's limits for `base`: its numbers, everything else inherited.
+    Policy read_variant(const Policy& base, const std::string& label, const Json& body,
+                        const std::string& path) const;
     void read_routes(const Json& v, Registry& reg) const;
     void read_route_limits(const Json& v, const std::string& path, const Registry& reg,
                            Route& r) const;
@@ -358,7 +370,7 @@ Config Validator::run(const Json& root) {
     }
     check_keys(
         root, "",
-        {"prefix", "default_policy", "policies", "routes", "identity", "trusted_proxies", "auth",
+        {"prefix", "default_policy", "policies", "plans", "tenants", "routes", "identity", "trusted_proxies", "auth",
          "hash_secret", "listen", "redis", "threads", "log_level", "log_format", "store_timeout",
          "admin_token", "access_log", "access_log_sample", "max_connections",
          "max_requests_per_connection", "request_timeout", "memory_max_keys"});
@@ -384,6 +396,9 @@ Config Validator::run(const Json& root) {
         }
         reg.default_policy = name;
     }
+
+    if (const Json* v = find(root, "plans")) read_plans(*v, reg);
+    if (const Json* v = find(root, "tenants")) read_tenants(*v, reg);
 
     // Identity first: route limits name identity sources.
     if (const Json* v = find(root, "identity")) read_identity(*v, reg);
@@ -436,7 +451,8 @@ Policy Validator::read_policy(const std::string& name, const Json& body,
     if (!body.is_object()) {
         fail(path, "expected a map with algorithm, limit and window, got " + describe(body));
     }
-    check_keys(body, path, {"algorithm", "limit", "window", "burst", "on_store_error"});
+    check_keys(body, path,
+               {"algorithm", "limit", "window", "burst", "windows", "on_store_error", "shadow", "long_ttl"});
 
     Policy p;
     p.name = name;
@@ -452,6 +468,99 @@ Policy Validator::read_policy(const std::string& name, const Json& body,
                   : alg == "gcra"           ? Algorithm::gcra
                                             : Algorithm::sliding_window;
 
+    if (const Json* v = find(body, "on_store_error")) {
+        p.on_store_error =
+            need_one_of(*v, join(path, "on_store_error"), {"allow", "deny"}) == "deny"
+                ? OnStoreError::deny
+                : OnStoreError::allow;
+    }
+    if (const Json* v = find(body, "shadow")) p.shadow = need_bool(*v, join(path, "shadow"));
+    if (const Json* v = find(body, "long_ttl")) p.long_ttl = need_bool(*v, join(path, "long_ttl"));
+
+    read_limits(body, path, p);
+    check_long_windows(p, path);
+    return p;
+}
+
+void Validator::read_limits(const Json& body, const std::string& path, Policy& p) const {
+    const Json* windows = find(body, "windows");
+    if (windows == nullptr) {
+        read_window(body, path, p);
+        return;
+    }
+    for (const char* single : {"limit", "window", "burst"}) {
+        if (find(body, single) != nullptr) {
+            fail(join(path, single), "not allowed with windows (each window has its own)");
+        }
+    }
+    const std::string windows_path = join(path, "windows");
+    const std::string expected = "a list of 2.." + std::to_string(max_policy_windows) +
+                                 " windows such as {limit: 100, window: 1m}";
+    if (!windows->is_array() || windows->size() < 2 || windows->size() > max_policy_windows) {
+        fail(windows_path, "expected " + expected + ", got " +
+                               (windows->is_array() ? std::to_string(windows->size()) + " windows"
+                                                    : describe(*windows)));
+    }
+    p.windows.clear();
+    std::size_t i = 0;
+    for (const auto& item : *windows) {
+        const std::string item_path = join(windows_path, i++);
+        if (!item.is_object()) fail(item_path, "expected a map with limit and window, got " + describe(item));
+        check_keys(item, item_path, {"limit", "window", "burst", "name"});
+        Policy w;
+        w.algorithm = p.algorithm;
+        w.on_store_error = p.on_store_error;
+        w.shadow = p.shadow;
+        w.long_ttl = p.long_ttl;
+        w.plan = p.plan;
+        read_window(item, item_path, w);
+        // The IETF item name: distinct per window, so clients can tell them apart.
+        w.name = p.name + "-" + format_duration(w.window);
+        if (const Json* n = find(item, "name")) {
+            const std::string name_path = join(item_path, "name");
+            const std::string name_expected = std::string("a window name of ") + name_charset;
+            w.name = need_string(*n, name_path, name_expected);
+            if (!check::is_valid_policy_name(w.name)) {
+                fail(name_path, "expected " + name_expected + ", got " + describe(*n));
+            }
+        }
+        for (std::size_t j = 0; j < p.windows.size(); ++j) {
+            // Each window's key ends with its span: two equal spans would share one key.
+            if (p.windows[j].window == w.window) {
+                fail(join(item_path, "window"), "duplicate span " + format_duration(w.window) + " (" +
+                                                    join("windows", j) + " has it too)");
+            }
+            if (p.windows[j].name == w.name) {
+                fail(join(item_path, "name"), quote(w.name) + " is already the name of " + join("windows", j));
+            }
+        }
+        p.windows.push_back(std::move(w));
+    }
+    const Policy& first = p.windows.front();
+    p.limit = first.limit;
+    p.window = first.window;
+    p.burst = first.burst;
+}
+
+void Validator::check_long_windows(const Policy& p, const std::string& path) const {
+    if (p.long_ttl) return;
+    const auto check = [&](const Policy& w, const std::string& window_path) {
+        if (w.window > std::chrono::hours(24)) {
+            fail(window_path, "a window longer than 1d keeps its keys longer than a day (got " +
+                                  format_duration(w.window) + "); set long_ttl: true on the policy to confirm");
+        }
+    };
+    if (p.windows.empty()) {
+        check(p, join(path, "window"));
+        return;
+    }
+    for (std::size_t i = 0; i < p.windows.size(); ++i) {
+        check(p.windows[i], join(join(join(path, "windows"), i), "window"));
+    }
+}
+
+void Validator::read_window(const Json& body, const std::string& path, Policy& p) const {
+    const std::string alg = to_string(p.algorithm);
     const std::string limit_range = "an integer 1.." + std::to_string(max_limit);
     const std::string limit_path = join(path, "limit");
     p.limit = need_int(require(body, path, "limit", limit_range), limit_path, 1, max_limit);
@@ -469,13 +578,6 @@ Policy Validator::read_policy(const std::string& name, const Json& body,
                  std::string("only allowed with algorithm token_bucket or gcra, this policy uses ") + alg);
         }
         p.burst = need_int(*v, burst_path, 1, max_limit);
-    }
-
-    if (const Json* v = find(body, "on_store_error")) {
-        p.on_store_error =
-            need_one_of(*v, join(path, "on_store_error"), {"allow", "deny"}) == "deny"
-                ? OnStoreError::deny
-                : OnStoreError::allow;
     }
 
     if (p.algorithm == Algorithm::sliding_log && p.limit > max_sliding_log_limit) {
@@ -498,6 +600,86 @@ Policy Validator::read_policy(const std::string& name, const Json& body,
              "exact in Lua, got " +
                  std::to_string(p.limit) + " * " + std::to_string(p.window.count()));
     }
+}
+
+void Validator::read_plans(const Json& v, Registry& reg) const {
+    if (v.is_null()) return;
+    const std::string expected = "a map of plan names to {policy: limits} maps";
+    if (!v.is_object()) fail("plans", "expected " + expected + ", got " + describe(v));
+    for (const auto& [plan_name, body] : v.items()) {
+        const std::string path = join("plans", plan_name);
+        if (!check::is_valid_policy_name(plan_name)) fail(path, std::string("expected a plan name of ") + name_charset);
+        if (plan_name == tenant_override_label) {
+            fail(path, "\"tenant\" is reserved (it marks a tenant's own overrides in keys); choose another name");
+        }
+        if (!body.is_object() || body.empty()) {
+            fail(path, "expected a map of policy names to limits such as {api-default: {limit: 600, window: 1m}}, got " +
+                           describe(body));
+        }
+        Plan plan;
+        for (const auto& [policy_name, limits] : body.items()) {
+            const std::string policy_path = join(path, policy_name);
+            const Policy* base = reg.find(policy_name);
+            if (base == nullptr) fail(policy_path, quote(policy_name) + " is not a defined policy");
+            plan.policies.emplace(policy_name, read_variant(*base, plan_name, limits, policy_path));
+        }
+        reg.plans.emplace(plan_name, std::move(plan));
+    }
+}
+
+void Validator::read_tenants(const Json& v, Registry& reg) const {
+    if (v.is_null()) return;
+    const std::string expected = "a map of tenant ids to {plan, overrides}";
+    if (!v.is_object()) fail("tenants", "expected " + expected + ", got " + describe(v));
+    for (const auto& [tenant, body] : v.items()) {
+        const std::string path = join("tenants", tenant);
+        if (const auto ok = check::validate_tenant(tenant); !ok) {
+            std::string detail = ok.error().detail;
+            if (detail.starts_with("tenant: ")) detail.erase(0, 8);
+            fail(path, detail);
+        }
+        if (!body.is_object() || body.empty()) {
+            fail(path, "expected a map with plan and/or overrides, got " + describe(body));
+        }
+        check_keys(body, path, {"plan", "overrides"});
+        TenantSettings t;
+        if (const Json* plan = find(body, "plan")) {
+            const std::string plan_path = join(path, "plan");
+            std::string name = need_string(*plan, plan_path, "a plan name");
+            if (reg.plans.find(name) == reg.plans.end()) fail(plan_path, quote(name) + " is not a defined plan");
+            t.plan = std::move(name);
+        }
+        if (const Json* overrides = find(body, "overrides")) {
+            const std::string overrides_path = join(path, "overrides");
+            if (!overrides->is_object() || overrides->empty()) {
+                fail(overrides_path, "expected a map of policy names to limits, got " + describe(*overrides));
+            }
+            for (const auto& [policy_name, limits] : overrides->items()) {
+                const std::string policy_path = join(overrides_path, policy_name);
+                const Policy* base = reg.find(policy_name);
+                if (base == nullptr) fail(policy_path, quote(policy_name) + " is not a defined policy");
+                t.overrides.emplace(policy_name, read_variant(*base, tenant_override_label, limits, policy_path));
+            }
+        }
+        reg.tenants.emplace(tenant, std::move(t));
+    }
+}
+
+Policy Validator::read_variant(const Policy& base, const std::string& label, const Json& body,
+                               const std::string& path) const {
+    if (!body.is_object()) fail(path, "expected a map with limit and window, or windows, got " + describe(body));
+    for (const char* inherited : {"algorithm", "on_store_error", "shadow", "long_ttl"}) {
+        if (find(body, inherited) != nullptr) {
+            fail(join(path, inherited), std::string("inherited from policies.") + path_segment(base.name) +
+                                            "; a plan or override sets only limit, window, burst or windows");
+        }
+    }
+    check_keys(body, path, {"limit", "window", "burst", "windows"});
+    Policy p = base;
+    p.plan = label;
+    p.windows.clear();
+    read_limits(body, path, p);
+    check_long_windows(p, path);
     return p;
 }
 

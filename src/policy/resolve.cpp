@@ -51,6 +51,38 @@ const Route* match_route(const Registry& reg, std::string_view method, std::stri
     return nullptr;
 }
 
+result<const Policy*> limits_for(const Registry& reg, const Policy& base, std::string_view tenant,
+                                 const std::optional<std::string>& requested_plan) {
+    const auto t = reg.tenants.find(tenant);
+    if (t != reg.tenants.end()) {
+        if (auto o = t->second.overrides.find(base.name); o != t->second.overrides.end()) return &o->second;
+    }
+    const std::string* plan_name = nullptr;
+    if (requested_plan) {
+        plan_name = &*requested_plan;
+    } else if (t != reg.tenants.end() && t->second.plan) {
+        plan_name = &*t->second.plan;
+    }
+    if (plan_name == nullptr) return &base;
+    const auto plan = reg.plans.find(*plan_name);
+    if (plan == reg.plans.end()) {
+        std::string detail = "plan: " + quote(*plan_name) + " is not defined (known: ";
+        std::size_t listed = 0;
+        for (const auto& [known, ignored] : reg.plans) {
+            if (listed == max_known_listed) {
+                detail += ", ...";
+                break;
+            }
+            if (listed++ > 0) detail += ", ";
+            detail += known;
+        }
+        if (listed == 0) detail += "none";
+        return Problem{errc::unknown_plan, detail + ")"};
+    }
+    const auto limits = plan->second.policies.find(base.name);
+    return limits == plan->second.policies.end() ? &base : &limits->second;
+}
+
 result<Resolved> resolve(const Registry& reg, const check::CheckRequest& req) {
     const Route* route = nullptr;
     std::string_view name;

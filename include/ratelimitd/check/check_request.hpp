@@ -16,6 +16,8 @@ struct CheckRequest {
     std::uint32_t cost = 1;             ///< units this request uses, 1..max_cost
     std::optional<std::string> method;  ///< only for route-based resolution
     std::optional<std::string> path;    ///< only for route-based resolution
+    /// The caller's plan for this tenant (e.g. "pro"); absent: the registry's tenant map.
+    std::optional<std::string> plan;
 };
 
 /// Largest cost a single check may carry (contract §2).

@@ -20,4 +20,14 @@ namespace ratelimitd::check {
 [[nodiscard]] std::string make_key(std::string_view prefix, std::string_view policy,
                                    std::string_view tenant, std::string_view scope);
 
+/// The key of one window of a multi-window policy:
+/// "<prefix>:<policy>:{<tenant>:<scope>}:<span>", e.g. "rl:api-tiered:{tenant_8231:global}:1d".
+///
+/// The braces are a Redis Cluster hash tag: every window key of one check hashes to the same
+/// slot, so the one script that decides them all is valid on a cluster. Tenants hold no '{'
+/// or '}', so the tag always starts at our '{'; `span` is the window's format_duration().
+[[nodiscard]] std::string make_window_key(std::string_view prefix, std::string_view policy,
+                                          std::string_view tenant, std::string_view scope,
+                                          std::string_view span);
+
 }  // namespace ratelimitd::check

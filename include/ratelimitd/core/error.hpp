@@ -34,6 +34,8 @@ enum class errc {
     bad_script_reply,
     /// The server holds max_connections connections already (503). Retrying later may help.
     too_many_connections,
+    /// The plan named in the request is not in the registry.
+    unknown_plan,
 };
 
 /// The stable lower-case name of a code, as it appears in JSON error bodies and logs.

@@ -20,7 +20,8 @@ const char* to_string(Algorithm a) noexcept;
 /// What a policy answers when the store fails or times out.
 enum class OnStoreError { allow, deny };
 
-/// One named limit.
+/// One named limit: one window (limit, window, burst), or several (`windows`) decided
+/// together.
 struct Policy {
     std::string name;
     Algorithm algorithm = Algorithm::token_bucket;
@@ -28,18 +29,43 @@ struct Policy {
     std::chrono::milliseconds window{0};     ///< window length (token bucket: refill period)
     std::int64_t burst = 0;                  ///< token bucket / GCRA capacity; equals limit elsewhere
     OnStoreError on_store_error = OnStoreError::allow;
+    /// Evaluate and count as usual, report the numbers, but never deny (rolling out a limit).
+    bool shadow = false;
+    /// Windows longer than a day were confirmed (`long_ttl: true`): their keys outlive a day.
+    bool long_ttl = false;
+    /// A multi-window policy (`windows:`): one single-window policy per window, same
+    /// algorithm, named by its IETF item name (e.g. "api-1m"), in file order. The fields
+    /// above then hold the first window's numbers. Empty for a single-window policy.
+    std::vector<Policy> windows;
+    /// Whose limits these are: empty for the policy's own, a plan's name, or
+    /// tenant_override_label for one tenant's override. Part of the key (see key_name()).
+    std::string plan;
 
     /// The largest cost a single check can ever be admitted with: burst for the token bucket
-    /// and GCRA, limit for the others. A larger cost is rejected with invalid_cost.
+    /// and GCRA, limit for the others; the smallest of these over several windows. A larger
+    /// cost is rejected with invalid_cost.
     [[nodiscard]] std::int64_t max_cost() const noexcept {
+        if (!windows.empty()) {
+            std::int64_t most = windows.front().max_cost();
+            for (const auto& w : windows) most = w.max_cost() < most ? w.max_cost() : most;
+            return most;
+        }
         return has_burst() ? burst : limit;
     }
+
+    /// The policy part of its keys: "api-default", or "api-default@pro" under plan "pro", so
+    /// counts kept under one plan's numbers never meet another plan's (README "Plans").
+    [[nodiscard]] std::string key_name() const { return plan.empty() ? name : name + "@" + plan; }
 
     /// Whether `burst` is a setting of this algorithm (token bucket, GCRA).
     [[nodiscard]] bool has_burst() const noexcept {
         return algorithm == Algorithm::token_bucket || algorithm == Algorithm::gcra;
     }
 };
+
+/// Policy::plan of a tenant's own override (`tenants: {t: {overrides: ...}}`); no plan may
+/// take this name.
+inline constexpr const char* tenant_override_label = "tenant";
 
 /// Name of the pseudo-policy that routes use to mean "not limited".
 inline constexpr const char* no_policy = "none";
@@ -84,6 +110,17 @@ struct Cidr {
     int prefix_len = 0;
 };
 
+/// Per-plan limits: policy name -> that policy with the plan's numbers (Policy::plan set).
+struct Plan {
+    std::map<std::string, Policy, std::less<>> policies;
+};
+
+/// What the registry knows of one tenant: its plan, and its own limits for some policies.
+struct TenantSettings {
+    std::optional<std::string> plan;                      ///< a defined plan
+    std::map<std::string, Policy, std::less<>> overrides;  ///< Policy::plan = tenant_override_label
+};
+
 struct AuthSettings {
     int deny_status = 429;  ///< status /v1/auth answers on deny (403 for nginx auth_request)
 };
@@ -95,6 +132,8 @@ struct Registry {
     std::string prefix = "rl";                  ///< Redis key prefix
     std::optional<std::string> default_policy;  ///< used when neither request nor route names one
     std::map<std::string, Policy, std::less<>> policies;
+    std::map<std::string, Plan, std::less<>> plans;             ///< `plans:`
+    std::map<std::string, TenantSettings, std::less<>> tenants; ///< `tenants:`
     std::vector<Route> routes;
     std::vector<IdentitySource> identity;
     std::vector<Cidr> trusted_proxies;

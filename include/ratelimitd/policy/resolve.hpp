@@ -5,7 +5,9 @@
 #include "ratelimitd/core/error.hpp"
 #include "ratelimitd/policy/policy.hpp"
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace ratelimitd::policy {
 
@@ -21,6 +23,14 @@ struct Resolved {
 /// name is not in the registry or nothing names a policy. Does not validate tenant, scope
 /// or cost. The result points into `reg`, which must outlive it.
 result<Resolved> resolve(const Registry& reg, const check::CheckRequest& req);
+
+/// The limits `base` has for `tenant`: the tenant's own override when the registry has one;
+/// else the plan's limits for `base`, the plan being `requested_plan` when given, else the
+/// tenant's plan in the registry; else `base` itself (also when the plan does not list
+/// `base`). Fails with unknown_plan when `requested_plan` is not defined. The result points
+/// into `reg` (or is `&base`).
+result<const Policy*> limits_for(const Registry& reg, const Policy& base, std::string_view tenant,
+                                 const std::optional<std::string>& requested_plan);
 
 /// The first route matching method + path, or nullptr. A route without a method matches any
 /// method; a path ending in '*' matches every path starting with what precedes the '*'.

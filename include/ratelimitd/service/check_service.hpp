@@ -11,6 +11,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct Decision {
     /// verdict.allowed tells which way; verdict.windows is empty (no numbers are known).
     bool degraded = false;
     errc store_error = errc::store_unavailable;  ///< why, when degraded
+    /// A shadow policy would have denied; the decision allows anyway (verdict.allowed) and
+    /// verdict.windows holds the shadow windows' numbers too.
+    bool shadow_denied = false;
     check::Verdict verdict;
 };
 
@@ -34,6 +38,12 @@ struct LimitTarget {
     const policy::Policy* policy = nullptr;  ///< points into the registry passed alongside
     std::string tenant;                      ///< a valid tenant
 };
+
+/// The store checks of one limit: one for a single-window policy, one per window (with the
+/// hash-tagged window keys) for a multi-window one. The checks point into `p`.
+std::vector<store::LimitCheck> store_checks(const policy::Policy& p, std::string_view prefix,
+                                            std::string_view tenant, std::string_view scope,
+                                            std::uint32_t cost);
 
 /// Decides checks. One per server thread; holds references only.
 class CheckService {
@@ -46,14 +56,18 @@ public:
     /// reach the store; store failures come back as a degraded Decision. Never throws.
     boost::asio::awaitable<result<Decision>> check(check::CheckRequest req);
 
-    /// Decides several limits as one, each for `cost` units on `scope` (already valid):
-    /// allowed only when each admits, and a denial by one charges none (Store::apply_all; a
-    /// single limit goes through Store::apply). `policy` and `tenant` of the Decision list
-    /// every limit's, joined by ','. On a store failure it degrades, failing closed when any
-    /// of the policies says on_store_error: deny. No limits: allowed, not limited. Never throws.
+    /// Decides several limits as one, each for `cost` units on `scope` (already valid), each
+    /// with its tenant's limits (policy::limits_for, `plan` being the caller's): allowed only
+    /// when each window of each limit admits, and a denial by one charges none (one
+    /// Store::apply_all; a single window goes through Store::apply). Shadow policies are
+    /// decided after the enforced ones admitted, and never deny (Decision::shadow_denied).
+    /// `policy` and `tenant` of the Decision list every limit's, joined by ','. On a store
+    /// failure it degrades, failing closed when any enforced policy says on_store_error: deny.
+    /// No limits: allowed, not limited. Never throws.
     boost::asio::awaitable<result<Decision>> check_limits(std::shared_ptr<const policy::Registry> registry,
                                                           std::vector<LimitTarget> limits,
-                                                          std::string scope, std::uint32_t cost);
+                                                          std::string scope, std::uint32_t cost,
+                                                          std::optional<std::string> plan = std::nullopt);
 
     /// Admin: the state of the key a check would use, without consuming. The request must
     /// resolve to a limited policy. Client mistakes as in check(); store failures as Problems.
@@ -78,12 +92,19 @@ private:
         const policy::Policy* policy = nullptr;
         std::string tenant;
         std::string scope;
-        std::string key;
+        std::vector<store::LimitCheck> checks;  // one per window
     };
     result<Target> target_of(check::CheckRequest req) const;
 
-    /// Counts the decision in ratelimitd_checks_total (and near-limit).
-    void count(const Decision& d, const policy::Policy& p);
+    /// Store::apply for one check, apply_all for several; times it and counts failures.
+    boost::asio::awaitable<result<check::Verdict>> decide(std::vector<store::LimitCheck> checks);
+
+    /// The decision when the store failed: allowed unless `fail_closed`, degraded, counted.
+    Decision degrade(Decision d, const std::vector<LimitTarget>& limits, bool fail_closed, const Problem& why);
+
+    /// Counts each limit in ratelimitd_checks_total (and near-limit) by its windows;
+    /// `owner[k]` is the limit of verdict window k.
+    void count(const Decision& d, const std::vector<LimitTarget>& limits, const std::vector<std::size_t>& owner);
 
     const policy::RegistryHandle& registry_;
     store::Store& store_;

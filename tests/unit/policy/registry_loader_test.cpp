@@ -125,6 +125,53 @@ TEST(LoadConfig, GcraAndSlidingWindow) {
     EXPECT_STREQ(ratelimitd::policy::to_string(Algorithm::sliding_window), "sliding_window");
 }
 
+TEST(LoadConfig, WindowsPlansTenantsAndShadow) {
+    const Config c = load_config(data_dir + "/valid/plans_windows_shadow.yaml");
+    const Registry& reg = c.registry;
+    const Policy& tiered = *reg.find("api-tiered");
+    ASSERT_EQ(tiered.windows.size(), 2u);
+    EXPECT_EQ(tiered.windows[0].name, "api-tiered-1m");  // default item name: policy-span
+    EXPECT_EQ(tiered.windows[0].limit, 100);
+    EXPECT_EQ(tiered.windows[0].window, 1min);
+    EXPECT_EQ(tiered.windows[1].name, "api-daily");
+    EXPECT_EQ(tiered.windows[1].window, 24h);
+    EXPECT_EQ(tiered.windows[1].algorithm, Algorithm::fixed_window);
+    EXPECT_EQ(tiered.max_cost(), 100);  // the smallest window decides
+    EXPECT_EQ(tiered.key_name(), "api-tiered");
+    EXPECT_TRUE(reg.find("exports")->long_ttl);
+    EXPECT_TRUE(reg.find("new-limit")->shadow);
+    EXPECT_FALSE(tiered.shadow);
+
+    const Policy& pro = reg.plans.at("pro").policies.at("api-default");
+    EXPECT_EQ(pro.name, "api-default");
+    EXPECT_EQ(pro.plan, "pro");
+    EXPECT_EQ(pro.key_name(), "api-default@pro");
+    EXPECT_EQ(pro.algorithm, Algorithm::token_bucket);  // inherited
+    EXPECT_EQ(pro.limit, 600);
+    EXPECT_EQ(pro.burst, 1200);
+    const Policy& pro_tiered = reg.plans.at("pro").policies.at("api-tiered");
+    ASSERT_EQ(pro_tiered.windows.size(), 2u);
+    EXPECT_EQ(pro_tiered.windows[1].limit, 50000);
+    EXPECT_EQ(pro_tiered.windows[1].plan, "pro");
+
+    EXPECT_EQ(reg.tenants.at("tenant_8231").plan, "pro");
+    const TenantSettings& ip = reg.tenants.at("ip:10.0.0.1");
+    EXPECT_EQ(ip.plan, "free");
+    EXPECT_EQ(ip.overrides.at("api-default").limit, 5);
+    EXPECT_EQ(ip.overrides.at("api-default").key_name(), "api-default@tenant");
+}
+
+TEST(ParseConfig, WindowsMayHaveBurstForTokenBuckets) {
+    const Config c = parse_config(
+        "policies:\n  a:\n    algorithm: token_bucket\n    windows:\n      - {limit: 10, window: 1s, burst: 20}\n"
+        "      - {limit: 100, window: 1h}\n",
+        "w.yaml");
+    const Policy& a = *c.registry.find("a");
+    EXPECT_EQ(a.windows[0].burst, 20);
+    EXPECT_EQ(a.windows[1].burst, 100);
+    EXPECT_EQ(a.max_cost(), 20);
+}
+
 TEST(LoadConfig, ContractExampleMeansWhatTheContractSays) {
     const std::string file = data_dir + "/valid/contract.yaml";
     const Config c = load_config(file);
@@ -343,9 +390,9 @@ TEST(ParseConfig, JsonDuplicateKeyInsideAList) {
 
 TEST(ParseConfig, MaxWindowIsAccepted) {
     EXPECT_NO_THROW(parse_config(
-        "policies:\n  a: {algorithm: fixed_window, limit: 1, window: 365d}\n", "w.yaml"));
+        "policies:\n  a: {algorithm: fixed_window, limit: 1, window: 365d, long_ttl: true}\n", "w.yaml"));
     EXPECT_NO_THROW(parse_config(
-        "policies:\n  a: {algorithm: fixed_window, limit: 1, window: 8760h}\n", "w.yaml"));
+        "policies:\n  a: {algorithm: fixed_window, limit: 1, window: 8760h, long_ttl: true}\n", "w.yaml"));
 }
 
 TEST(ParseConfig, TokenBucketAtExactly2To53IsAccepted) {
@@ -389,7 +436,7 @@ const InvalidCase invalid_cases[] = {
      R"((top level): expected a map of settings (at least "policies"), got a list)"},
     {"empty.yaml", R"((top level): expected a map of settings (at least "policies"), got null)"},
     {"unknown_top_level_key.yaml",
-     "colour: unknown key (expected one of: prefix, default_policy, policies, routes, identity, trusted_proxies, "
+     "colour: unknown key (expected one of: prefix, default_policy, policies, plans, tenants, routes, identity, trusted_proxies, "
      "auth, hash_secret, listen, redis, threads, log_level, log_format, store_timeout, "
      "admin_token, access_log, access_log_sample, max_connections, max_requests_per_connection, "
      "request_timeout, memory_max_keys)"},
@@ -407,7 +454,8 @@ const InvalidCase invalid_cases[] = {
     {"policy_not_a_map.yaml",
      "policies.api: expected a map with algorithm, limit and window, got 10"},
     {"policy_unknown_key.yaml",
-     "policies.api.colour: unknown key (expected one of: algorithm, limit, window, burst, on_store_error)"},
+     "policies.api.colour: unknown key (expected one of: algorithm, limit, window, burst, windows, on_store_error, "
+     "shadow, long_ttl)"},
     {"algorithm_missing.yaml",
      "policies.api.algorithm: missing (expected one of token_bucket, sliding_log, fixed_window, gcra, "
      "sliding_window)"},
@@ -526,6 +574,25 @@ const InvalidCase invalid_cases[] = {
     {"max_requests_per_connection_text.yaml",
      R"(max_requests_per_connection: expected an integer 1..1000000000, got "many")"},
     {"request_timeout_too_short.yaml", R"(request_timeout: expected a duration from 100ms to 10m, got "10ms")"},
+    // multi-window policies, plans, tenants, shadow mode
+    {"windows_duplicate_span.yaml", "policies.api.windows[1].window: duplicate span 1m (windows[0] has it too)"},
+    {"windows_with_limit.yaml", "policies.api.limit: not allowed with windows (each window has its own)"},
+    {"windows_only_one.yaml",
+     "policies.api.windows: expected a list of 2..8 windows such as {limit: 100, window: 1m}, got 1 windows"},
+    {"windows_duplicate_name.yaml", R"(policies.api.windows[1].name: "w" is already the name of windows[0])"},
+    {"window_over_a_day_without_long_ttl.yaml",
+     "policies.api.windows[1].window: a window longer than 1d keeps its keys longer than a day (got 7d); set "
+     "long_ttl: true on the policy to confirm"},
+    {"plan_policy_undefined.yaml", R"(plans.pro.apii: "apii" is not a defined policy)"},
+    {"plan_name_reserved.yaml",
+     R"(plans.tenant: "tenant" is reserved (it marks a tenant's own overrides in keys); choose another name)"},
+    {"plan_sets_algorithm.yaml",
+     "plans.pro.api.algorithm: inherited from policies.api; a plan or override sets only limit, window, burst or "
+     "windows"},
+    {"tenant_plan_undefined.yaml", R"(tenants.tenant_1.plan: "enterprise" is not a defined plan)"},
+    {"tenant_override_policy_undefined.yaml", R"(tenants.tenant_1.overrides.apii: "apii" is not a defined policy)"},
+    {"tenant_id_invalid.yaml", "tenants.tenant 1: byte 7 (0x20) is not allowed; use A-Z, a-z, 0-9 and . _ : @ -"},
+    {"shadow_not_bool.yaml", R"(policies.api.shadow: expected true or false, got "yes")"},
     {"memory_max_keys_too_small.yaml",
      "memory_max_keys: expected 0 (no cap) or an integer 64..1000000000, got 10"},
 };
