@@ -1,6 +1,7 @@
 // Operations: /metrics (valid Prometheus text that moves exactly with the checks), admin
 // endpoints behind a bearer token, X-Request-Id, and the access log.
 #include "support/http_client.hpp"
+#include "support/metrics_text.hpp"
 #include "support/load.hpp"
 #include "support/processes.hpp"
 
@@ -31,15 +32,6 @@ policies:
     limit: 10
     window: 60s
 )";
-
-/// The value of one sample line of the exposition ("name{labels} value"), or -1.
-double sample(const std::string& exposition, const std::string& series) {
-    std::istringstream lines(exposition);
-    for (std::string line; std::getline(lines, line);) {
-        if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
-    }
-    return -1;
-}
 
 class Operations : public ::testing::Test {
 protected:

@@ -66,4 +66,18 @@ TEST(MakeKey, EveryValidTripleHasItsOwnKey) {
     EXPECT_EQ(keys.size(), triples);
 }
 
+TEST(WindowKey, TagsTenantAndScopeForRedisClusterAndEndsWithTheSpan) {
+    EXPECT_EQ(make_window_key("rl", "api-tiered", "tenant_8231", "global", "1m"), "rl:api-tiered:{tenant_8231:global}:1m");
+    EXPECT_EQ(make_window_key("rl", "api@pro", "ip:2001:db8::1", "POST_/x", "1d"), "rl:api@pro:{ip:2001:db8::1:POST_/x}:1d");
+    // The hash tag is the text between the first '{' and the next '}': the same for every
+    // window of one (policy, tenant, scope), whatever the span.
+    const auto tag = [](const std::string& key) {
+        const auto open = key.find('{');
+        return key.substr(open + 1, key.find('}', open + 1) - open - 1);
+    };
+    EXPECT_EQ(tag(make_window_key("rl", "p", "t", "s", "1m")), tag(make_window_key("rl", "p", "t", "s", "1d")));
+    // A scope holding '}' still gives every window of that check one tag.
+    EXPECT_EQ(tag(make_window_key("rl", "p", "t", "a}b", "1m")), tag(make_window_key("rl", "p", "t", "a}b", "1h")));
+}
+
 }  // namespace

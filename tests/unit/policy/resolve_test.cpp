@@ -211,3 +211,50 @@ TEST(MatchRoute, EmptyTableMatchesNothing) {
 }
 
 }  // namespace
+
+namespace {
+
+/// api-default (60) with plans free (10) and pro (600); tenant "t-free" on free, "t-own"
+/// on pro with an override of 7.
+Registry plans_registry() {
+    Registry reg = contract_registry();
+    auto variant = [](const std::string& label, std::int64_t limit) {
+        Policy p = make_policy("api-default", Algorithm::token_bucket, limit);
+        p.plan = label;
+        return p;
+    };
+    reg.plans["free"].policies.emplace("api-default", variant("free", 10));
+    reg.plans["pro"].policies.emplace("api-default", variant("pro", 600));
+    reg.tenants["t-free"].plan = "free";
+    reg.tenants["t-own"].plan = "pro";
+    reg.tenants["t-own"].overrides.emplace("api-default", variant(tenant_override_label, 7));
+    return reg;
+}
+
+std::int64_t limit_for(const Registry& reg, std::string_view policy, std::string_view tenant,
+                       std::optional<std::string> plan = std::nullopt) {
+    auto p = limits_for(reg, *reg.find(policy), tenant, plan);
+    EXPECT_TRUE(p.has_value()) << p.error().detail;
+    return p ? (*p)->limit : -1;
+}
+
+}  // namespace
+
+TEST(LimitsFor, OverrideThenRequestedPlanThenTheTenantsPlanThenThePolicy) {
+    const Registry reg = plans_registry();
+    EXPECT_EQ(limit_for(reg, "api-default", "t-own", "free"), 7) << "an override wins over everything";
+    EXPECT_EQ(limit_for(reg, "api-default", "t-free", "pro"), 600) << "the caller's plan wins over the map";
+    EXPECT_EQ(limit_for(reg, "api-default", "t-free"), 10);
+    EXPECT_EQ(limit_for(reg, "api-default", "nobody"), 60);
+    EXPECT_EQ(limit_for(reg, "login", "t-free"), 5) << "a plan that does not list a policy leaves it alone";
+    EXPECT_EQ((*limits_for(reg, *reg.find("api-default"), "t-free", std::nullopt))->key_name(), "api-default@free");
+    EXPECT_EQ((*limits_for(reg, *reg.find("api-default"), "t-own", std::nullopt))->key_name(), "api-default@tenant");
+}
+
+TEST(LimitsFor, AnUnknownRequestedPlanNamesTheKnownOnes) {
+    const Registry reg = plans_registry();
+    auto p = limits_for(reg, *reg.find("api-default"), "nobody", std::string("gold"));
+    ASSERT_FALSE(p.has_value());
+    EXPECT_EQ(p.error().code, errc::unknown_plan);
+    EXPECT_EQ(p.error().detail, R"(plan: "gold" is not defined (known: free, pro))");
+}
