@@ -351,6 +351,9 @@ private:
     void check_long_windows(const Policy& p, const std::string& path) const;
     void read_plans(const Json& v, Registry& reg) const;
     void read_tenants(const Json& v, Registry& reg) const;
+    /// {policy: limits} of a plan or of a tenant's overrides, each policy defined.
+    std::map<std::string, Policy, std::less<>> read_variants(const Json& body, const std::string& path,
+                                                             const std::string& label, const Registry& reg) const;
     /// A plan's or a tenant's limits for `base`: its numbers, everything else inherited.
     Policy read_variant(const Policy& base, const std::string& label, const Json& body,
                         const std::string& path) const;
@@ -616,14 +619,7 @@ void Validator::read_plans(const Json& v, Registry& reg) const {
             fail(path, "expected a map of policy names to limits such as {api-default: {limit: 600, window: 1m}}, got " +
                            describe(body));
         }
-        Plan plan;
-        for (const auto& [policy_name, limits] : body.items()) {
-            const std::string policy_path = join(path, policy_name);
-            const Policy* base = reg.find(policy_name);
-            if (base == nullptr) fail(policy_path, quote(policy_name) + " is not a defined policy");
-            plan.policies.emplace(policy_name, read_variant(*base, plan_name, limits, policy_path));
-        }
-        reg.plans.emplace(plan_name, std::move(plan));
+        reg.plans.emplace(plan_name, Plan{read_variants(body, path, plan_name, reg)});
     }
 }
 
@@ -654,15 +650,23 @@ void Validator::read_tenants(const Json& v, Registry& reg) const {
             if (!overrides->is_object() || overrides->empty()) {
                 fail(overrides_path, "expected a map of policy names to limits, got " + describe(*overrides));
             }
-            for (const auto& [policy_name, limits] : overrides->items()) {
-                const std::string policy_path = join(overrides_path, policy_name);
-                const Policy* base = reg.find(policy_name);
-                if (base == nullptr) fail(policy_path, quote(policy_name) + " is not a defined policy");
-                t.overrides.emplace(policy_name, read_variant(*base, tenant_override_label, limits, policy_path));
-            }
+            t.overrides = read_variants(*overrides, overrides_path, tenant_override_label, reg);
         }
         reg.tenants.emplace(tenant, std::move(t));
     }
+}
+
+std::map<std::string, Policy, std::less<>> Validator::read_variants(const Json& body, const std::string& path,
+                                                                   const std::string& label,
+                                                                   const Registry& reg) const {
+    std::map<std::string, Policy, std::less<>> out;
+    for (const auto& [policy_name, limits] : body.items()) {
+        const std::string policy_path = join(path, policy_name);
+        const Policy* base = reg.find(policy_name);
+        if (base == nullptr) fail(policy_path, quote(policy_name) + " is not a defined policy");
+        out.emplace(policy_name, read_variant(*base, label, limits, policy_path));
+    }
+    return out;
 }
 
 Policy Validator::read_variant(const Policy& base, const std::string& label, const Json& body,

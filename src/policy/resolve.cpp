@@ -7,19 +7,26 @@ namespace {
 
 constexpr std::size_t max_known_listed = 20;  // a huge registry must not make a huge detail
 
-Problem unknown_policy(const Registry& reg, std::string_view name) {
-    std::string detail = "policy: " + quote(name) + " is not defined (known: ";
+/// `<field>: "<name>" is not defined (known: a, b, ...)` over the names of `defined`.
+template <class Map>
+Problem not_defined(errc code, std::string_view field, std::string_view name, const Map& defined) {
+    std::string detail = std::string(field) + ": " + quote(name) + " is not defined (known: ";
     std::size_t listed = 0;
-    for (const auto& [known, p] : reg.policies) {
+    for (const auto& entry : defined) {
         if (listed == max_known_listed) {
             detail += ", ...";
             break;
         }
         if (listed++ > 0) detail += ", ";
-        detail += known;
+        detail += entry.first;
     }
+    if (listed == 0) detail += "none";
     detail += ')';
-    return Problem{errc::unknown_policy, std::move(detail)};
+    return Problem{code, std::move(detail)};
+}
+
+Problem unknown_policy(const Registry& reg, std::string_view name) {
+    return not_defined(errc::unknown_policy, "policy", name, reg.policies);
 }
 
 char ascii_upper(char c) noexcept {
@@ -65,20 +72,7 @@ result<const Policy*> limits_for(const Registry& reg, const Policy& base, std::s
     }
     if (plan_name == nullptr) return &base;
     const auto plan = reg.plans.find(*plan_name);
-    if (plan == reg.plans.end()) {
-        std::string detail = "plan: " + quote(*plan_name) + " is not defined (known: ";
-        std::size_t listed = 0;
-        for (const auto& [known, ignored] : reg.plans) {
-            if (listed == max_known_listed) {
-                detail += ", ...";
-                break;
-            }
-            if (listed++ > 0) detail += ", ";
-            detail += known;
-        }
-        if (listed == 0) detail += "none";
-        return Problem{errc::unknown_plan, detail + ")"};
-    }
+    if (plan == reg.plans.end()) return not_defined(errc::unknown_plan, "plan", *plan_name, reg.plans);
     const auto limits = plan->second.policies.find(base.name);
     return limits == plan->second.policies.end() ? &base : &limits->second;
 }
