@@ -155,8 +155,12 @@ net::awaitable<Response> Router::auth(const Request& req, std::string_view path,
 }
 
 void Router::access_log(const service::Decision& d, unsigned status, const std::string& request_id) {
-    if (options_.access_log == AccessLogMode::off) return;
-    if (options_.access_log == AccessLogMode::denied && d.verdict.allowed) return;
+    // Shadow denials are what a limit's rollout watches: logged whatever the mode, within the
+    // same sampling and per-second cap.
+    if (!d.shadow_denied) {
+        if (options_.access_log == AccessLogMode::off) return;
+        if (options_.access_log == AccessLogMode::denied && d.verdict.allowed) return;
+    }
     if (options_.access_log_sample < 1.0) {
         static thread_local std::minstd_rand rng{std::random_device{}()};
         if (std::uniform_real_distribution<double>(0.0, 1.0)(rng) >= options_.access_log_sample) return;
@@ -174,7 +178,7 @@ void Router::access_log(const service::Decision& d, unsigned status, const std::
         return;
     }
     const auto verdict = d.degraded ? (d.verdict.allowed ? "degraded_allowed" : "failed_closed")
-                                    : (d.verdict.allowed ? "allowed" : "denied");
+                                    : (!d.verdict.allowed ? "denied" : d.shadow_denied ? "shadow_denied" : "allowed");
     spdlog::info("access request_id={} policy={} tenant={} scope={} verdict={} status={}", request_id, d.policy,
                  d.tenant, d.scope, verdict, status);
 }

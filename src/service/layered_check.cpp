@@ -114,9 +114,6 @@ net::awaitable<result<Decision>> CheckService::check_limits(std::shared_ptr<cons
         }
     }
     count(d, limits, owner);
-    if (d.shadow_denied) {
-        spdlog::info("shadow denial policy={} tenant={} scope={} cost={}", d.policy, d.tenant, d.scope, cost);
-    }
     co_return d;
 }
 

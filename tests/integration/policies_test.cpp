@@ -270,6 +270,10 @@ TEST_P(Policies, AShadowPolicyNeverDeniesButCountsWouldBeDenials) {
     EXPECT_EQ(tally.denied, 0);
     EXPECT_EQ(flagged.load(), 7) << "the limit is 3: the other 7 would have been denied";
     EXPECT_EQ(sample(c.get("/metrics").body, series) - before, 7);
+    // Logged as access lines although access_log is off by default.
+    const std::string line = deployment(GetParam()).server->process().wait_for_log(
+        "tenant=" + tenant("shadow") + " scope=global verdict=shadow_denied status=200", std::chrono::seconds(5));
+    EXPECT_NE(line, "") << "no access line for a shadow denial";
 }
 
 TEST_P(Policies, AShadowLayerNeverKeepsTheEnforcedOneFromCounting) {
