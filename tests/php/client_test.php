@@ -95,6 +95,12 @@ switch ($mode) {
         $tooDear = $client->check('api', 'tenant_c', 'global', 2);
         Check::ok(!$tooDear->allowed && $tooDear->remaining === 1, 'cost 2 with one unit left is denied and consumes nothing');
 
+        Check::same(9, $client->check('api', 'tenant_pro', plan: 'pro')->remaining, 'a plan named by the caller: its limit (10)');
+        $e = Check::throws(CheckRejectedException::class, fn () => $client->check('api', 'tenant_pro', plan: 'gold'), 'an unknown plan throws');
+        if ($e instanceof CheckRejectedException) {
+            Check::same('unknown_plan', $e->errorCode, 'unknown plan: error code');
+        }
+
         $e = Check::throws(CheckRejectedException::class, fn () => $client->check('no-such-policy', 'tenant_a'), 'unknown policy throws');
         if ($e instanceof CheckRejectedException) {
             Check::same(400, $e->status, 'unknown policy: status 400');

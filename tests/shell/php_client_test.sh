@@ -22,6 +22,9 @@ policies:
     limit: 2
     window: 1m
     on_store_error: deny
+plans:
+  pro:
+    api: { limit: 10, window: 1m }
 YAML
 
 start_redis; redis_port=$started_port; redis_pid=$started_pid

@@ -75,16 +75,21 @@ final class RateLimitClient
      * @param string    $scope    what is limited, e.g. "global" or "POST_/v1/exports"
      * @param int       $cost     units this request uses, 1..1000000
      * @param bool|null $failOpen this call's answer when ratelimitd cannot be asked; null: the client's default
+     * @param string|null $plan   the tenant's plan when the app knows it (e.g. "pro"); null: the registry decides
      *
      * @throws CheckRejectedException when ratelimitd refuses the request itself (400 unknown_policy, ...)
      */
-    public function check(string $policy, string $tenant, string $scope = 'global', int $cost = 1, ?bool $failOpen = null): Result
+    public function check(string $policy, string $tenant, string $scope = 'global', int $cost = 1, ?bool $failOpen = null, ?string $plan = null): Result
     {
         $failOpen ??= $this->failOpen;
         $headers = [];
+        $fields = ['policy' => $policy, 'tenant' => $tenant, 'scope' => $scope, 'cost' => $cost];
+        if ($plan !== null) {
+            $fields['plan'] = $plan;
+        }
         curl_setopt_array($this->curl, [
             CURLOPT_POSTFIELDS => json_encode(
-                ['policy' => $policy, 'tenant' => $tenant, 'scope' => $scope, 'cost' => $cost],
+                $fields,
                 JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES,
             ),
             CURLOPT_HEADERFUNCTION => static function ($curl, string $line) use (&$headers): int {
