@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <map>
 #include <memory>
 #include <thread>
@@ -227,6 +228,20 @@ TEST_P(Policies, TheRegistryNamesPlansAndOverridesForTenants) {
     const auto res = check(c, {{"policy", "planned"}, {"tenant", "special"}, {"scope", GetParam()}});
     EXPECT_EQ(res.header("x-ratelimit-limit"), "7");
     EXPECT_EQ(res.header("ratelimit-policy"), R"("planned";q=7;w=3600)");
+}
+
+TEST(PolicyReload, MovingATenantToAnotherPlanTakesEffectOnSighup) {
+    const std::string base = "policies:\n  api: { algorithm: fixed_window, limit: 3, window: 1h }\n"
+                             "plans:\n  free:\n    api: { limit: 2, window: 1h }\n  pro:\n    api: { limit: 5, window: 1h }\n";
+    RedisServer redis;
+    Ratelimitd server(base + "tenants:\n  mover: { plan: free }\n", redis.url());
+    const auto send = [](HttpClient& c) { return check(c, {{"policy", "api"}, {"tenant", "mover"}}); };
+    EXPECT_EQ(fire(server.port(), 10, 5, send).allowed, 2);
+    server.write_config(base + "tenants:\n  mover: { plan: pro }\n");
+    server.process().signal(SIGHUP);
+    ASSERT_FALSE(server.process().wait_for_log("reloaded", std::chrono::seconds(5)).empty());
+    EXPECT_EQ(fire(server.port(), 10, 5, send).allowed, 5) << "the pro limit, from fresh counts";
+    EXPECT_EQ(redis.command({"GET", "rl:api@free:mover:global"}), "2") << "the free plan's key is left to expire";
 }
 
 TEST_P(Policies, AnUnknownPlanIsAClientErrorAndChangesNothing) {
