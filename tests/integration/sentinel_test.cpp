@@ -153,6 +153,52 @@ TEST(Sentinel, FailoverIsFollowedWithFailureModesMeanwhileAndExactCountsOnBothSi
     EXPECT_TRUE(server.process().running());
 }
 
+TEST(Sentinel, ManualFailoverWithTheOldPrimaryAliveIsFollowed) {
+    // SENTINEL FAILOVER with the old primary alive: ratelimitd's connections to it are open
+    // and healthy, and must move anyway. (Sentinel demotes the old primary only later, when
+    // its INFO shows it still thinks itself a primary; a write reaching it then meets
+    // READONLY, which the last test covers.)
+    RedisServer primary("", {"--repl-diskless-sync-delay", "0"});
+    RedisServer replica("", {"--replicaof", "127.0.0.1", std::to_string(primary.port()),
+                             "--repl-diskless-sync-delay", "0"});
+    ASSERT_TRUE(wait_until([&] {
+        return replica.command({"INFO", "replication"}).find("master_link_status:up") != std::string::npos;
+    }, 10s));
+    RedisSentinel sentinel("m", primary.port());
+    ASSERT_TRUE(wait_until([&] {
+        return sentinel.command({"SENTINEL", "replicas", "m"}).find(std::to_string(replica.port())) != std::string::npos;
+    }, 15s));
+    Ratelimitd server(config, sentinel.url());
+    EXPECT_EQ(admitted(server.port(), "closed", "before"), 5);
+
+    // NOGOODSLAVE until the sentinel has heard from the replica itself: retry.
+    std::string answer;
+    ASSERT_TRUE(wait_until([&] { return (answer = sentinel.command({"SENTINEL", "FAILOVER", "m"})) == "OK"; }, 15s))
+        << answer;
+    const std::string new_primary = "127.0.0.1:" + std::to_string(replica.port());
+    std::map<std::string, int> seen;  // outcome of the fail-closed policy -> count
+    HttpClient client(server.port());
+    bool followed = false;
+    for (int n = 0; !followed && n < 2000; ++n) {
+        auto r = client.post("/v1/check", json{{"policy", "closed"}, {"tenant", "during-" + std::to_string(n)}}.dump());
+        ++seen[std::to_string(r.status) + (degraded(r) ? "+degraded" : "")];
+        followed = sentinel.master_address() == new_primary && every_thread_decides(server.port());
+        std::this_thread::sleep_for(10ms);
+    }
+    ASSERT_TRUE(followed) << server.process().log();
+    std::printf("SENTINEL manual failover: fail-closed outcomes meanwhile:");
+    for (const auto& [outcome, count] : seen) std::printf(" %s=%d", outcome.c_str(), count);
+    std::printf("\n");
+    for (const auto& [outcome, count] : seen) {
+        EXPECT_TRUE(outcome == "200" || outcome == "503+degraded") << outcome << " x" << count;
+    }
+    EXPECT_EQ(admitted(server.port(), "closed", "after"), 5);
+    EXPECT_EQ(admitted(server.port(), "open", "after"), 5);
+    EXPECT_NE(replica.command({"INFO", "replication"}).find("role:master"), std::string::npos);
+    // Counts written before the switch were replicated: the old tenant is still spent.
+    EXPECT_EQ(admitted(server.port(), "closed", "before"), 0);
+}
+
 TEST(Sentinel, NoSentinelAnsweringMeansFailureModesNotAHang) {
     const unsigned short nobody = free_port();
     Ratelimitd server(config, "redis-sentinel://:hunter2secret@127.0.0.1:" + std::to_string(nobody) + "/m");
