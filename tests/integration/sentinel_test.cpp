@@ -168,7 +168,9 @@ TEST(Sentinel, ManualFailoverWithTheOldPrimaryAliveIsFollowed) {
     ASSERT_TRUE(wait_until([&] {
         return sentinel.command({"SENTINEL", "replicas", "m"}).find(std::to_string(replica.port())) != std::string::npos;
     }, 15s));
-    Ratelimitd server(config, sentinel.url());
+    // Given by the environment this time.
+    Ratelimitd server(config, "", {}, {"RATELIMITD_REDIS=" + sentinel.url()});
+    EXPECT_NE(server.process().log().find("store=redis-sentinel://"), std::string::npos) << server.process().log();
     EXPECT_EQ(admitted(server.port(), "closed", "before"), 5);
 
     // NOGOODSLAVE until the sentinel has heard from the replica itself: retry.
@@ -201,7 +203,10 @@ TEST(Sentinel, ManualFailoverWithTheOldPrimaryAliveIsFollowed) {
 
 TEST(Sentinel, NoSentinelAnsweringMeansFailureModesNotAHang) {
     const unsigned short nobody = free_port();
-    Ratelimitd server(config, "redis-sentinel://:hunter2secret@127.0.0.1:" + std::to_string(nobody) + "/m");
+    // Given by the config file's `redis:` key this time.
+    Ratelimitd server("redis: \"redis-sentinel://:hunter2secret@127.0.0.1:" + std::to_string(nobody) + "/m\"\n" +
+                          config,
+                      "");
     HttpClient c(server.port());
     const auto t0 = steady::now();
     auto open = c.post("/v1/check", R"({"policy":"open","tenant":"t"})");
