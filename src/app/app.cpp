@@ -11,6 +11,7 @@
 #include "ratelimitd/store/denial_cache.hpp"
 #include "ratelimitd/store/memory/memory_store.hpp"
 #include "ratelimitd/store/redis/redis_store.hpp"
+#include "ratelimitd/store/redis/sentinel.hpp"
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/address.hpp>
@@ -78,7 +79,17 @@ int run(const Settings& settings, policy::Config config) {
     SystemClock clock;
 
     std::optional<store::redis::Endpoint> redis_endpoint;
-    if (settings.redis_url) {
+    std::shared_ptr<store::redis::SentinelMonitor> sentinel;  // redis-sentinel://: follows the primary
+    if (settings.redis_url && store::redis::is_sentinel_url(*settings.redis_url)) {
+        auto url = store::redis::parse_sentinel_url(*settings.redis_url);
+        if (!url) {
+            spdlog::error("{}", url.error().detail);
+            return 1;
+        }
+        sentinel = std::make_shared<store::redis::SentinelMonitor>(*url);
+        sentinel->poll_once();  // a primary now if a sentinel names one; else the poller finds it
+        redis_endpoint = sentinel->current().value_or(url->endpoint_at("127.0.0.1", 6379));
+    } else if (settings.redis_url) {
         auto ep = store::redis::parse_redis_url(*settings.redis_url);
         if (!ep) {
             spdlog::error("{}", ep.error().detail);
@@ -126,7 +137,7 @@ int run(const Settings& settings, policy::Config config) {
                 w->ioc->get_executor(), *redis_endpoint, settings.store_timeout,
                 // sliding-log members must be unique across threads too
                 instance_id + "." + std::to_string(i), 2,
-                store::redis::Coalescing{.enabled = settings.coalescing});
+                store::redis::Coalescing{.enabled = settings.coalescing}, sentinel);
             store = w->redis.get();
             if (settings.denial_cache) {
                 w->redis->on_reconnected([&denial_cache] { denial_cache.clear(); });
@@ -177,6 +188,15 @@ int run(const Settings& settings, policy::Config config) {
         w->thread = std::thread([ioc = &*w->ioc] { ioc->run(); });
     }
 
+    if (sentinel) {
+        // Runs on the monitor's thread; each store reconnects on its own thread.
+        sentinel->start([&workers](const store::redis::Endpoint&) {
+            for (auto& w : workers) net::post(*w->ioc, [w = w.get()] { w->redis->retarget(); });
+        });
+    }
+    const std::string store_description =
+        sentinel ? sentinel->describe() : redis_endpoint ? redis_endpoint->describe() : std::string("embedded");
+
     if (redis_endpoint) {
         // Give the pools a moment to connect so the first checks do not fail open needlessly;
         // a Redis that is down does not stop the service from starting (/readyz says 503).
@@ -192,7 +212,7 @@ int run(const Settings& settings, policy::Config config) {
         }
         if (!all_ready()) {
             spdlog::warn("redis at {} is not answering yet; checks answer by each policy's "
-                         "on_store_error until it does", redis_endpoint->describe());
+                         "on_store_error until it does", store_description);
         }
     } else {
         spdlog::warn("no Redis URL given: using the embedded store; limits are per instance, "
@@ -201,7 +221,7 @@ int run(const Settings& settings, policy::Config config) {
 
     server->start();
     spdlog::info("listening on {} store={} policies={} threads={}", format_endpoint(server->local_endpoint()),
-                 redis_endpoint ? redis_endpoint->describe() : std::string("embedded"),
+                 store_description,
                  registry.current()->policies.size(), settings.threads);
 
     // The embedded store drops idle keys from a timer on this (accept) thread, so its memory
@@ -260,6 +280,7 @@ int run(const Settings& settings, policy::Config config) {
     main_ioc.poll();
     if (sweeper) sweeper->stop();
 
+    if (sentinel) sentinel->stop();  // no more retargets posted to the workers
     // Let each worker finish its own shutdown on its own thread, then join.
     for (auto& w : workers) {
         net::post(*w->ioc, [w = w.get()] {

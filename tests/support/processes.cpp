@@ -157,6 +157,11 @@ std::string Child::wait_for_log(const std::string& text, std::chrono::millisecon
 
 RedisServer::RedisServer(std::string password) : port_(free_port()), password_(std::move(password)) { start(); }
 
+RedisServer::RedisServer(std::string password, std::vector<std::string> extra_args)
+    : port_(free_port()), password_(std::move(password)), extra_args_(std::move(extra_args)) {
+    start();
+}
+
 void RedisServer::start() {
     static std::atomic<int> n{0};
     const std::string log = scratch_dir() + "/redis-" + std::to_string(port_) + "-" + std::to_string(n++) + ".log";
@@ -166,6 +171,7 @@ void RedisServer::start() {
         argv.push_back("--requirepass");
         argv.push_back(password_);
     }
+    argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
     child_ = Child(argv, log);
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (std::chrono::steady_clock::now() < until) {

@@ -46,6 +46,8 @@ private:
 class RedisServer {
 public:
     explicit RedisServer(std::string password = {});
+    /// With `extra_args` appended to the command line (e.g. {"--replicaof", "127.0.0.1", "6379"}).
+    RedisServer(std::string password, std::vector<std::string> extra_args);
     unsigned short port() const { return port_; }
     std::string url() const {
         return "redis://" + (password_.empty() ? "" : ":" + password_ + "@") + "127.0.0.1:" + std::to_string(port_);
@@ -63,6 +65,7 @@ private:
     void start();
     unsigned short port_;
     std::string password_;
+    std::vector<std::string> extra_args_;
     Child child_;
 };
 

@@ -97,9 +97,10 @@ std::chrono::milliseconds with_jitter(std::chrono::milliseconds d) {
 
 }  // namespace
 
-Connection::Connection(net::any_io_executor ex, Endpoint endpoint)
+Connection::Connection(net::any_io_executor ex, Endpoint endpoint, std::shared_ptr<EndpointSource> source)
     : executor_(std::move(ex)),
       endpoint_(std::move(endpoint)),
+      source_(std::move(source)),
       reconnect_timer_(executor_),
       connect_timer_(executor_) {}
 
@@ -114,8 +115,26 @@ void Connection::stop() {
     teardown(nullptr);
 }
 
+void Connection::retarget() {
+    if (stopped_ || !source_) return;
+    auto current = source_->current();
+    if (ctx_ != nullptr && current && current->host == endpoint_.host && current->port == endpoint_.port) return;
+    if (ctx_ != nullptr) teardown("the primary moved");
+    backoff_ = std::chrono::milliseconds{0};
+    reconnect_timer_.cancel();
+    connect();
+}
+
 void Connection::connect() {
     if (stopped_ || ctx_ != nullptr) return;
+    if (source_) {
+        auto current = source_->current();
+        if (!current) {
+            schedule_reconnect();  // no primary known yet: commands fail fast meanwhile
+            return;
+        }
+        endpoint_ = std::move(*current);
+    }
     redisAsyncContext* ac = redisAsyncConnect(endpoint_.host.c_str(), endpoint_.port);
     if (ac == nullptr) {
         spdlog::error("redis: cannot allocate a connection to {}", endpoint_.describe());
@@ -287,7 +306,24 @@ void Connection::on_reply(redisAsyncContext* ac, void* reply, void* privdata) {
         p.finish(Problem{errc::store_unavailable, "connection to redis lost"});
         return;
     }
-    p.finish(Value::from_reply(static_cast<const redisReply*>(reply)));
+    auto value = Value::from_reply(static_cast<const redisReply*>(reply));
+    // A write to a demoted primary (now a replica): the store is unavailable here, not
+    // broken, and the primary is elsewhere. Scripts report it as "... READONLY ...".
+    if (value.is_error() && value.str.find("READONLY") != std::string::npos) {
+        auto* self = static_cast<Connection*>(ac->data);
+        p.finish(Problem{errc::store_unavailable,
+                         "redis at " + (self ? self->endpoint_.describe() : std::string("?")) +
+                             " is a read-only replica"});
+        if (self != nullptr && self->source_) {
+            self->source_->suspect();
+            // Not from inside hiredis's read callback: the teardown frees the context.
+            net::post(self->executor_, [w = self->weak_from_this(), ac] {
+                if (auto c = w.lock(); c && c->ctx_ == ac) c->teardown("READONLY: it is a replica now");
+            });
+        }
+        return;
+    }
+    p.finish(std::move(value));
 }
 
 }  // namespace ratelimitd::store::redis

@@ -34,17 +34,19 @@ struct WaiterFor final : Base {
 }  // namespace
 
 RedisStore::RedisStore(net::any_io_executor ex, Endpoint endpoint, std::chrono::milliseconds timeout,
-                       std::string instance_id, int connections, Coalescing coalescing)
+                       std::string instance_id, int connections, Coalescing coalescing,
+                       std::shared_ptr<EndpointSource> source)
     : executor_(ex),
       probe_timer_(ex),
       endpoint_(std::move(endpoint)),
+      source_(std::move(source)),
       timeout_(timeout),
       instance_id_(std::move(instance_id)),
       coalescing_(coalescing) {
     coalescing_.max_batch = std::max<std::size_t>(coalescing_.max_batch, 1);
     coalescing_.max_in_flight = std::max<std::size_t>(coalescing_.max_in_flight, 1);
     for (int i = 0; i < connections; ++i) {
-        connections_.push_back(std::make_shared<Connection>(ex, endpoint_));
+        connections_.push_back(std::make_shared<Connection>(ex, endpoint_, source_));
         connections_.back()->start();
     }
 }
@@ -69,7 +71,11 @@ bool RedisStore::any_ready() const noexcept {
     return false;
 }
 
-std::string RedisStore::describe() const { return endpoint_.describe(); }
+std::string RedisStore::describe() const { return source_ ? source_->describe() : endpoint_.describe(); }
+
+void RedisStore::retarget() {
+    for (auto& c : connections_) c->retarget();
+}
 
 // Round-robin over ready connections; a connection still connecting queues commands in
 // order behind its setup, so it is the fallback when none is ready yet.
@@ -99,7 +105,7 @@ void RedisStore::record(const result<Value>& outcome) {
     if (!failed) {
         if (breaker_.on_success()) {
             breaker_open_ = false;
-            spdlog::info("redis: {} answers again; circuit closed", endpoint_.describe());
+            spdlog::info("redis: {} answers again; circuit closed", describe());
         }
         return;
     }
@@ -107,7 +113,7 @@ void RedisStore::record(const result<Value>& outcome) {
         breaker_open_ = true;
         spdlog::warn("redis: {} keeps failing ({}); circuit open, checks answer by on_store_error "
                      "without waiting; probing every {} ms",
-                     endpoint_.describe(), outcome.error().detail, breaker_.retry_interval().count());
+                     describe(), outcome.error().detail, breaker_.retry_interval().count());
         schedule_probe();
     }
 }
@@ -122,7 +128,7 @@ void RedisStore::schedule_probe() {
             if (co_await ping()) {
                 if (breaker_.on_success()) {
                     breaker_open_ = false;
-                    spdlog::info("redis: {} answers again; circuit closed", endpoint_.describe());
+                    spdlog::info("redis: {} answers again; circuit closed", describe());
                 }
             } else {
                 breaker_.on_failure();
@@ -145,12 +151,12 @@ net::awaitable<result<Value>> RedisStore::eval(const Script& script, std::vector
                                               Connection::clock::time_point deadline) {
     if (!breaker_.allow()) {
         co_return Problem{errc::store_unavailable,
-                          "circuit open: " + endpoint_.describe() + " failed repeatedly"};
+                          "circuit open: " + describe() + " failed repeatedly"};
     }
     // One deadline for the whole call, NOSCRIPT retry included.
     Connection* conn = pick();
     if (conn == nullptr) {
-        result<Value> failure = Problem{errc::store_unavailable, "not connected to " + endpoint_.describe()};
+        result<Value> failure = Problem{errc::store_unavailable, "not connected to " + describe()};
         record(failure);
         co_return failure;
     }
@@ -238,7 +244,7 @@ net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p
 net::awaitable<result<Value>> RedisStore::coalesce(const policy::Policy& p, std::string key,
                                                   std::uint32_t cost) {
     if (!breaker_.allow()) {
-        co_return Problem{errc::store_unavailable, "circuit open: " + endpoint_.describe() + " failed repeatedly"};
+        co_return Problem{errc::store_unavailable, "circuit open: " + describe() + " failed repeatedly"};
     }
     QueuedCheck check{p.algorithm, p.limit, p.window.count(), p.burst, cost, std::move(key), member_for(p),
                       Connection::clock::now() + timeout_, {}};
@@ -331,10 +337,10 @@ net::awaitable<result<check::Verdict>> RedisStore::peek(const policy::Policy& p,
 
 net::awaitable<result<Value>> RedisStore::command(std::vector<std::string> argv) {
     if (!breaker_.allow()) {
-        co_return Problem{errc::store_unavailable, "circuit open: " + endpoint_.describe() + " failed repeatedly"};
+        co_return Problem{errc::store_unavailable, "circuit open: " + describe() + " failed repeatedly"};
     }
     Connection* conn = pick();
-    if (conn == nullptr) co_return Problem{errc::store_unavailable, "not connected to " + endpoint_.describe()};
+    if (conn == nullptr) co_return Problem{errc::store_unavailable, "not connected to " + describe()};
     auto hold = conn->shared_from_this();
     auto reply = co_await exec(*conn, std::move(argv), Connection::clock::now() + timeout_);
     record(reply);

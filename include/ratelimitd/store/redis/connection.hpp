@@ -3,6 +3,7 @@
 
 #include "ratelimitd/core/error.hpp"
 #include "ratelimitd/store/redis/endpoint.hpp"
+#include "ratelimitd/store/redis/endpoint_source.hpp"
 #include "ratelimitd/store/redis/scripts.hpp"
 #include "ratelimitd/store/redis/value.hpp"
 
@@ -65,7 +66,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
 public:
     using clock = std::chrono::steady_clock;
 
-    Connection(boost::asio::any_io_executor ex, Endpoint endpoint);
+    /// With a `source` (Sentinel), each (re)connect goes to `source->current()` instead of
+    /// `endpoint`, and a READONLY reply (a demoted primary) drops the connection and tells
+    /// the source.
+    Connection(boost::asio::any_io_executor ex, Endpoint endpoint,
+               std::shared_ptr<EndpointSource> source = nullptr);
     ~Connection();
     Connection(const Connection&) = delete;
     Connection& operator=(const Connection&) = delete;
@@ -78,6 +83,9 @@ public:
     void start();
     /// Closes the connection for good; commands in flight fail with store_unavailable.
     void stop();
+    /// The source names another endpoint (a failover): unless already connected there, drop
+    /// the connection (commands in flight fail with store_unavailable) and connect at once.
+    void retarget();
 
     /// Connected and set up (AUTH, SELECT, SCRIPT LOAD answered).
     [[nodiscard]] bool ready() const noexcept { return ready_; }
@@ -113,6 +121,7 @@ private:
 
     boost::asio::any_io_executor executor_;
     Endpoint endpoint_;
+    std::shared_ptr<EndpointSource> source_;  // null: always endpoint_
     redisAsyncContext* ctx_ = nullptr;   // owned by hiredis once connected; see on_disconnect
     std::atomic<bool> ready_{false};  // read by the start-up wait on another thread
     bool stopped_ = false;

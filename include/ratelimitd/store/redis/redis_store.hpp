@@ -37,9 +37,11 @@ struct Coalescing {
 class RedisStore final : public Store {
 public:
     /// `instance_id` makes sliding-log members unique across sidecars (random per process).
+    /// With a `source` (Sentinel), connections go wherever it names (see Connection).
     RedisStore(boost::asio::any_io_executor ex, Endpoint endpoint,
                std::chrono::milliseconds timeout, std::string instance_id,
-               int connections = 2, Coalescing coalescing = {});
+               int connections = 2, Coalescing coalescing = {},
+               std::shared_ptr<EndpointSource> source = nullptr);
     ~RedisStore() override;
 
     boost::asio::awaitable<result<check::Verdict>> apply(const policy::Policy& p, std::string key,
@@ -58,6 +60,9 @@ public:
 
     /// Stops every connection (shutdown).
     void stop();
+
+    /// The source names a new primary: every connection not already there reconnects now.
+    void retarget();
 
     /// True once at least one connection is set up.
     [[nodiscard]] bool any_ready() const noexcept;
@@ -125,6 +130,7 @@ private:
     bool stopped_ = false;
 
     Endpoint endpoint_;
+    std::shared_ptr<EndpointSource> source_;
     std::chrono::milliseconds timeout_;
     std::string instance_id_;
     std::uint64_t sequence_ = 0;   // with instance_id_: unique sliding-log members

@@ -1,0 +1,333 @@
+// Redis Sentinel: parsing redis-sentinel:// URLs, and the monitor that polls the sentinels.
+#include "ratelimitd/store/redis/sentinel.hpp"
+
+#include <hiredis/hiredis.h>
+#include <spdlog/spdlog.h>
+
+#include <charconv>
+
+namespace ratelimitd::store::redis {
+
+namespace {
+
+constexpr std::string_view sentinel_scheme = "redis-sentinel://";
+
+// The URL itself is left out of messages: it may hold passwords.
+Problem bad(const std::string& why) {
+    return Problem{errc::invalid_request,
+                   "redis: not a valid redis-sentinel://[[user]:password@]host:port[,host:port...]/master-name[/db] "
+                   "URL: " + why};
+}
+
+std::optional<std::string> percent_decode(std::string_view s) {
+    std::string out;
+    for (size_t i = 0; i < s.size(); ++i) {
+        if (s[i] != '%') {
+            out.push_back(s[i]);
+            continue;
+        }
+        if (i + 2 >= s.size()) return std::nullopt;
+        int v = 0;
+        auto [p, ec] = std::from_chars(s.data() + i + 1, s.data() + i + 3, v, 16);
+        if (ec != std::errc{} || p != s.data() + i + 3) return std::nullopt;
+        out.push_back(static_cast<char>(v));
+        i += 2;
+    }
+    return out;
+}
+
+bool parse_int(std::string_view s, int& out) {
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    return ec == std::errc{} && p == s.data() + s.size();
+}
+
+/// host[:port] or [v6][:port]; the port defaults to 26379.
+result<SentinelAddress> parse_host_port(std::string_view s, std::size_t position) {
+    const std::string which = "sentinel " + std::to_string(position);
+    SentinelAddress a;
+    std::string_view port;
+    if (!s.empty() && s.front() == '[') {
+        auto close = s.find(']');
+        if (close == std::string_view::npos) return bad(which + ": unclosed '[' in the host");
+        a.host = std::string(s.substr(1, close - 1));
+        std::string_view after = s.substr(close + 1);
+        if (!after.empty()) {
+            if (after.front() != ':') return bad(which + ": expected ':' after ']'");
+            port = after.substr(1);
+            if (port.empty()) return bad(which + ": the port after ':' is empty");
+        }
+    } else if (auto colon = s.rfind(':'); colon != std::string_view::npos) {
+        a.host = std::string(s.substr(0, colon));
+        port = s.substr(colon + 1);
+        if (port.empty()) return bad(which + ": the port after ':' is empty");
+    } else {
+        a.host = std::string(s);
+    }
+    if (a.host.empty()) return bad(which + ": the host is empty");
+    if (!port.empty() && (!parse_int(port, a.port) || a.port < 1 || a.port > 65535)) {
+        return bad(which + ": the port must be a number 1..65535");
+    }
+    return a;
+}
+
+std::string host_port(const std::string& host, int port) {
+    const bool v6 = host.find(':') != std::string::npos;
+    return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+}  // namespace
+
+bool is_sentinel_url(std::string_view url) { return url.substr(0, sentinel_scheme.size()) == sentinel_scheme; }
+
+std::string SentinelUrl::describe() const {
+    std::string out(sentinel_scheme);
+    for (std::size_t i = 0; i < sentinels.size(); ++i) {
+        if (i) out += ',';
+        out += host_port(sentinels[i].host, sentinels[i].port);
+    }
+    return out + "/" + master_name + "/" + std::to_string(db);
+}
+
+Endpoint SentinelUrl::endpoint_at(std::string host, int port) const {
+    Endpoint ep;
+    ep.host = std::move(host);
+    ep.port = port;
+    ep.username = username;
+    ep.password = password;
+    ep.db = db;
+    return ep;
+}
+
+result<SentinelUrl> parse_sentinel_url(std::string_view url) {
+    if (!is_sentinel_url(url)) return bad("expected it to start with redis-sentinel://");
+    std::string_view rest = url.substr(sentinel_scheme.size());
+    SentinelUrl out;
+
+    if (auto q = rest.find('?'); q != std::string_view::npos) {
+        std::string_view query = rest.substr(q + 1);
+        rest = rest.substr(0, q);
+        while (!query.empty()) {
+            auto amp = query.find('&');
+            std::string_view pair = query.substr(0, amp);
+            query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+            constexpr std::string_view key = "sentinel_password=";
+            if (pair.substr(0, key.size()) != key) {
+                return bad("unknown query parameter (only sentinel_password= is understood)");
+            }
+            auto decoded = percent_decode(pair.substr(key.size()));
+            if (!decoded) return bad("bad percent-escape in sentinel_password");
+            if (decoded->empty()) return bad("sentinel_password is empty");
+            out.sentinel_password = std::move(*decoded);
+        }
+    }
+
+    if (auto at = rest.rfind('@'); at != std::string_view::npos) {
+        std::string_view userinfo = rest.substr(0, at);
+        rest = rest.substr(at + 1);
+        auto colon = userinfo.find(':');
+        std::string_view user = colon == std::string_view::npos ? std::string_view{} : userinfo.substr(0, colon);
+        std::string_view pass = colon == std::string_view::npos ? userinfo : userinfo.substr(colon + 1);
+        auto decoded = percent_decode(pass);
+        if (!decoded) return bad("bad percent-escape in the password");
+        if (!decoded->empty()) out.password = std::move(*decoded);
+        if (!user.empty()) out.username = std::string(user);
+    }
+
+    const auto slash = rest.find('/');
+    if (slash == std::string_view::npos) return bad("the master name is missing: expected /master-name after the sentinels");
+    std::string_view hosts = rest.substr(0, slash);
+    std::string_view path = rest.substr(slash + 1);
+
+    if (hosts.empty()) return bad("no sentinel address before the master name");
+    for (std::size_t position = 1; ; ++position) {
+        auto comma = hosts.find(',');
+        std::string_view one = hosts.substr(0, comma);
+        if (one.empty()) return bad("sentinel " + std::to_string(position) + " is empty (a stray ',')");
+        auto addr = parse_host_port(one, position);
+        if (!addr) return addr.error();
+        out.sentinels.push_back(std::move(*addr));
+        if (comma == std::string_view::npos) break;
+        hosts = hosts.substr(comma + 1);
+    }
+
+    const auto db_slash = path.find('/');
+    std::string_view name = path.substr(0, db_slash);
+    if (name.empty()) return bad("the master name after '/' is empty");
+    for (char c : name) {
+        if (c <= ' ' || c > '~') return bad("the master name may only hold printable characters, no spaces");
+    }
+    out.master_name = std::string(name);
+    if (db_slash != std::string_view::npos) {
+        std::string_view db = path.substr(db_slash + 1);
+        if (!db.empty() && (!parse_int(db, out.db) || out.db < 0)) {
+            return bad("the database after the master name must be a number");
+        }
+    }
+    return out;
+}
+
+// ---- SentinelMonitor --------------------------------------------------------------------------
+
+struct SentinelMonitor::Asked {
+    bool answered = false;
+    std::string host;
+    int port = 0;
+    std::string why;  ///< when not answered: what went wrong, for the log
+};
+
+SentinelMonitor::SentinelMonitor(SentinelUrl url, std::chrono::milliseconds poll_interval)
+    : url_(std::move(url)), poll_interval_(poll_interval) {}
+
+SentinelMonitor::~SentinelMonitor() {
+    stop();
+    if (context_ != nullptr) redisFree(static_cast<redisContext*>(context_));
+}
+
+std::optional<Endpoint> SentinelMonitor::current() const {
+    std::lock_guard lock(mu_);
+    return primary_;
+}
+
+void SentinelMonitor::suspect() {
+    std::lock_guard lock(mu_);
+    suspected_ = true;
+    wake_.notify_one();
+}
+
+void SentinelMonitor::start(std::function<void(const Endpoint&)> on_change) {
+    on_change_ = std::move(on_change);
+    thread_ = std::thread([this] { run(); });
+}
+
+void SentinelMonitor::stop() {
+    {
+        std::lock_guard lock(mu_);
+        stopping_ = true;
+        wake_.notify_one();
+    }
+    if (thread_.joinable()) thread_.join();
+}
+
+void SentinelMonitor::run() {
+    std::unique_lock lock(mu_);
+    while (!stopping_) {
+        wake_.wait_for(lock, poll_interval_, [this] { return stopping_ || suspected_; });
+        if (stopping_) break;
+        suspected_ = false;
+        lock.unlock();
+        poll_once();
+        lock.lock();
+    }
+}
+
+// One connection is kept, to the sentinel that answered last, so a poll is one round trip.
+SentinelMonitor::Asked SentinelMonitor::ask(std::size_t index) {
+    const SentinelAddress& s = url_.sentinels[index];
+    const std::string where = "sentinel " + host_port(s.host, s.port);
+    auto* c = static_cast<redisContext*>(context_);
+    if (c != nullptr && context_index_ != index) {
+        redisFree(c);
+        c = nullptr;
+        context_ = nullptr;
+    }
+    auto drop = [&] {
+        if (c != nullptr) redisFree(c);
+        context_ = nullptr;
+    };
+    const timeval tv{0, static_cast<suseconds_t>(
+                            std::chrono::duration_cast<std::chrono::microseconds>(sentinel_timeout).count())};
+    if (c == nullptr) {
+        c = redisConnectWithTimeout(s.host.c_str(), s.port, tv);
+        if (c == nullptr || c->err) {
+            Asked a{false, {}, 0, where + ": " + (c ? std::string(c->errstr) : std::string("out of memory"))};
+            drop();
+            return a;
+        }
+        redisSetTimeout(c, tv);
+        context_ = c;
+        context_index_ = index;
+        if (url_.sentinel_password) {
+            const char* argv[] = {"AUTH", url_.sentinel_password->data()};
+            const size_t lens[] = {4, url_.sentinel_password->size()};
+            auto* r = static_cast<redisReply*>(redisCommandArgv(c, 2, argv, lens));
+            const bool ok = r != nullptr && r->type != REDIS_REPLY_ERROR;
+            std::string why = r == nullptr ? std::string("no answer to AUTH")
+                                           : "AUTH refused: " + std::string(r->str ? r->str : "", r->len);
+            if (r) freeReplyObject(r);
+            if (!ok) {
+                drop();
+                return Asked{false, {}, 0, where + ": " + why};
+            }
+        }
+    }
+    const char* argv[] = {"SENTINEL", "get-master-addr-by-name", url_.master_name.data()};
+    const size_t lens[] = {8, 23, url_.master_name.size()};
+    auto* r = static_cast<redisReply*>(redisCommandArgv(c, 3, argv, lens));
+    if (r == nullptr) {
+        Asked a{false, {}, 0, where + ": " + (c->err ? std::string(c->errstr) : std::string("no answer"))};
+        drop();
+        return a;
+    }
+    Asked a;
+    if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 && r->element[0]->type == REDIS_REPLY_STRING &&
+        r->element[1]->type == REDIS_REPLY_STRING &&
+        parse_int(std::string_view(r->element[1]->str, r->element[1]->len), a.port) && a.port >= 1 &&
+        a.port <= 65535) {
+        a.answered = true;
+        a.host.assign(r->element[0]->str, r->element[0]->len);
+    } else if (r->type == REDIS_REPLY_NIL) {
+        a.why = where + ": does not know a master named " + url_.master_name;
+    } else if (r->type == REDIS_REPLY_ERROR) {
+        a.why = where + ": " + std::string(r->str, r->len);
+    } else {
+        a.why = where + ": unexpected reply to SENTINEL get-master-addr-by-name";
+    }
+    freeReplyObject(r);
+    return a;
+}
+
+bool SentinelMonitor::poll_once() {
+    // The sentinel that answered last first, then the others in the URL's order.
+    const std::size_t n = url_.sentinels.size();
+    std::vector<std::size_t> order;
+    if (context_ != nullptr) order.push_back(context_index_);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (order.empty() || order.front() != i) order.push_back(i);
+    }
+    std::string failures;
+    for (std::size_t i : order) {
+        Asked a = ask(i);
+        if (!a.answered) {
+            failures += (failures.empty() ? "" : "; ") + a.why;
+            continue;
+        }
+        Endpoint ep = url_.endpoint_at(a.host, a.port);
+        std::optional<Endpoint> before;
+        bool changed = false;
+        {
+            std::lock_guard lock(mu_);
+            before = primary_;
+            changed = !primary_ || primary_->host != ep.host || primary_->port != ep.port;
+            if (changed) primary_ = ep;
+        }
+        if (warned_) {
+            spdlog::info("sentinel: {} answers again", describe());
+            warned_ = false;
+        }
+        if (changed) {
+            spdlog::info("sentinel: the primary of {} is {}{}", url_.master_name, host_port(ep.host, ep.port),
+                         before ? " (was " + host_port(before->host, before->port) + ")" : std::string());
+            if (on_change_) on_change_(ep);
+        }
+        return true;
+    }
+    if (!warned_) {
+        spdlog::warn("sentinel: no sentinel of {} named a primary ({}); checks answer by on_store_error "
+                     "while the last known primary does not answer",
+                     describe(), failures);
+        warned_ = true;
+    }
+    return false;
+}
+
+}  // namespace ratelimitd::store::redis
