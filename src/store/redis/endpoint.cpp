@@ -12,6 +12,9 @@ Problem bad(std::string_view, std::string why) {
     return Problem{errc::invalid_request, "redis: not a valid redis://[:password@]host:port[/db] URL: " + why};
 }
 
+
+}  // namespace
+
 std::optional<std::string> percent_decode(std::string_view s) {
     std::string out;
     for (size_t i = 0; i < s.size(); ++i) {
@@ -28,8 +31,6 @@ std::optional<std::string> percent_decode(std::string_view s) {
     }
     return out;
 }
-
-}  // namespace
 
 std::string Endpoint::describe() const {
     const bool v6 = host.find(':') != std::string::npos;

@@ -19,23 +19,6 @@ Problem bad(const std::string& why) {
                    "URL: " + why};
 }
 
-std::optional<std::string> percent_decode(std::string_view s) {
-    std::string out;
-    for (size_t i = 0; i < s.size(); ++i) {
-        if (s[i] != '%') {
-            out.push_back(s[i]);
-            continue;
-        }
-        if (i + 2 >= s.size()) return std::nullopt;
-        int v = 0;
-        auto [p, ec] = std::from_chars(s.data() + i + 1, s.data() + i + 3, v, 16);
-        if (ec != std::errc{} || p != s.data() + i + 3) return std::nullopt;
-        out.push_back(static_cast<char>(v));
-        i += 2;
-    }
-    return out;
-}
-
 bool parse_int(std::string_view s, int& out) {
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
     return ec == std::errc{} && p == s.data() + s.size();

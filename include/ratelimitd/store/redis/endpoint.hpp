@@ -20,6 +20,9 @@ struct Endpoint {
     [[nodiscard]] std::string describe() const;
 };
 
+/// Decodes %XY escapes (URL user and password parts); nullopt when an escape is malformed.
+std::optional<std::string> percent_decode(std::string_view s);
+
 /// Parses redis://[[user]:password@]host[:port][/db]. IPv6 hosts go in brackets. Percent-
 /// escapes in the password are decoded. Fails with invalid_request naming what is wrong.
 result<Endpoint> parse_redis_url(std::string_view url);
