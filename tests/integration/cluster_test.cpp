@@ -2,12 +2,20 @@
 // tenants spread over every node, a slot migrated under load (MOVED/ASK followed, nothing fails,
 // counts exact), and the refusal of layered limits.
 #include "ratelimitd/check/key.hpp"
+#include "ratelimitd/store/redis/cluster/cluster_store.hpp"
 #include "ratelimitd/store/redis/cluster/key_slot.hpp"
 #include "support/http_client.hpp"
 #include "support/load.hpp"
 #include "support/processes.hpp"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
 #include <gtest/gtest.h>
+
+#include <map>
+#include <optional>
 
 #include <array>
 #include <fstream>
@@ -24,6 +32,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using store::redis::cluster::key_slot;
+namespace net = boost::asio;
 
 const char* const config = R"(
 policies:
@@ -195,6 +204,132 @@ TEST_F(Cluster, FollowsASlotMigratedUnderLoad) {
                 slot, from, to, allowed.load(), denied.load(),
                 sample(after, "ratelimitd_redis_cluster_redirects_total{kind=\"moved\"}") - moved0,
                 sample(after, "ratelimitd_redis_cluster_redirects_total{kind=\"ask\"}") - ask0);
+}
+
+/// One server thread's ClusterStore on an io_context the test runs.
+class ClusterStoreOnOneThread {
+public:
+    explicit ClusterStoreOnOneThread(const RedisCluster& cluster) {
+        auto endpoint = store::redis::cluster::parse_cluster_url(cluster.url());
+        if (!endpoint) throw std::runtime_error(endpoint.error().detail);
+        store_ = std::make_unique<store::redis::cluster::ClusterStore>(ioc_.get_executor(), *endpoint, 5s,
+                                                                       "cluster-test");
+        if (!run_until([this] { return store_->any_ready(); }, 10s)) throw std::runtime_error("no slot map");
+    }
+    ~ClusterStoreOnOneThread() {
+        store_->stop();
+        work_.reset();
+        ioc_.poll();
+        store_.reset();
+    }
+
+    /// Runs every coroutine `make(i)` for i in 0..n concurrently, until all are done.
+    template <class Make>
+    void together(std::size_t n, Make make) {
+        auto done = std::make_shared<std::size_t>(0);
+        for (std::size_t i = 0; i < n; ++i) {
+            net::co_spawn(ioc_, make(i), [done](std::exception_ptr) { ++*done; });
+        }
+        if (!run_until([&] { return *done == n; }, 30s)) throw std::runtime_error("the store did not answer");
+    }
+
+    store::redis::cluster::ClusterStore& store() { return *store_; }
+
+private:
+    template <class Done>
+    bool run_until(Done done, std::chrono::milliseconds timeout) {
+        const auto until = std::chrono::steady_clock::now() + timeout;
+        while (!done()) {
+            if (std::chrono::steady_clock::now() >= until) return false;
+            ioc_.run_one_until(until);
+        }
+        return true;
+    }
+
+    net::io_context ioc_{1};
+    std::optional<net::executor_work_guard<net::io_context::executor_type>> work_{ioc_.get_executor()};
+    std::unique_ptr<store::redis::cluster::ClusterStore> store_;
+};
+
+policy::Policy fixed(std::string name, std::int64_t limit) {
+    policy::Policy p;
+    p.name = std::move(name);
+    p.algorithm = policy::Algorithm::fixed_window;
+    p.limit = limit;
+    p.window = 60s;
+    p.burst = limit;
+    return p;
+}
+
+TEST_F(Cluster, CoalescesOnlyKeysOfOneSlotPerCall) {
+    ClusterStoreOnOneThread lane(*cluster_);
+    const auto p = fixed("co", 20);
+    // Pairs sharing a hash tag (one slot) and tags on every node, all started before any answer:
+    // a batch mixing slots would fail with CROSSSLOT.
+    std::vector<std::string> keys;
+    for (int t = 0; t < 6; ++t) {
+        keys.push_back("rl:co:{tag" + std::to_string(t) + "}:a");
+        keys.push_back("rl:co:{tag" + std::to_string(t) + "}:b");
+    }
+    constexpr std::size_t per_key = 30;
+    std::map<std::string, int> allowed;
+    int failed = 0;
+    std::string failure;
+    lane.together(keys.size() * per_key, [&](std::size_t i) -> net::awaitable<void> {
+        const std::string key = keys[i % keys.size()];
+        auto v = co_await lane.store().apply(p, key, 1);
+        if (!v) {
+            ++failed;
+            failure = v.error().detail;
+        } else if (v->allowed) {
+            ++allowed[key];
+        }
+    });
+    EXPECT_EQ(failed, 0) << failure;
+    for (const auto& k : keys) EXPECT_EQ(allowed[k], 20) << k;
+    EXPECT_GT(lane.store().checks_batched(), lane.store().batches_sent()) << "no check was coalesced";
+    std::printf("%zu checks over %zu keys in 6 slots: %llu script calls\n", keys.size() * per_key, keys.size(),
+                static_cast<unsigned long long>(lane.store().batches_sent()));
+}
+
+TEST_F(Cluster, LayeredChecksRunWithinOneSlotAndFailCleanlyAcrossSlots) {
+    ClusterStoreOnOneThread lane(*cluster_);
+    const auto minute = fixed("layer-a", 3);
+    const auto hour = fixed("layer-b", 5);
+    std::vector<result<check::Verdict>> same, across;
+    lane.together(4, [&](std::size_t) -> net::awaitable<void> {
+        std::vector<store::LimitCheck> checks{{&minute, "rl:layer:{t1:global}:60", 1},
+                                              {&hour, "rl:layer:{t1:global}:3600", 1}};
+        same.push_back(co_await lane.store().apply_all(std::move(checks)));
+    });
+    ASSERT_EQ(same.size(), 4u);
+    int admitted = 0;
+    for (auto& v : same) {
+        ASSERT_TRUE(v) << v.error().detail;
+        admitted += v->allowed ? 1 : 0;
+    }
+    EXPECT_EQ(admitted, 3);
+
+    lane.together(1, [&](std::size_t) -> net::awaitable<void> {
+        std::vector<store::LimitCheck> checks{{&minute, "rl:layer:{t1}:x", 1}, {&hour, "rl:layer:{t2}:x", 1}};
+        across.push_back(co_await lane.store().apply_all(std::move(checks)));
+    });
+    ASSERT_EQ(across.size(), 1u);
+    ASSERT_FALSE(across[0]);
+    EXPECT_EQ(across[0].error().code, errc::store_unavailable);
+    EXPECT_NE(across[0].error().detail.find("different hash slots"), std::string::npos);
+
+    // peek and reset reach the owner too.
+    std::optional<result<check::Verdict>> peeked;
+    std::optional<result<bool>> reset;
+    lane.together(1, [&](std::size_t) -> net::awaitable<void> {
+        peeked.emplace(co_await lane.store().peek(minute, "rl:layer:{t1:global}:60"));
+        reset.emplace(co_await lane.store().reset("rl:layer:{t1:global}:60"));
+    });
+    ASSERT_TRUE(*peeked) << (*peeked).error().detail;
+    EXPECT_EQ((**peeked).windows.front().remaining, 0);
+    ASSERT_TRUE(*reset);
+    EXPECT_TRUE(**reset);
 }
 
 TEST_F(Cluster, RefusesLayeredLimitsAtStartAndInCheckConfig) {
