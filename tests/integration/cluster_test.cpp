@@ -18,6 +18,7 @@
 #include <optional>
 
 #include <array>
+#include <csignal>
 #include <fstream>
 #include <atomic>
 #include <chrono>
@@ -364,6 +365,15 @@ routes:
     // The same file against a single Redis is fine.
     Child single({RATELIMITD_BINARY, "--check-config", path}, scratch_dir() + "/cluster-check-single.log");
     EXPECT_EQ(single.wait(10s), 0) << single.log();
+
+    // A reload to it is refused too, and the running config keeps serving.
+    server_->write_config(layered);
+    server_->process().signal(SIGHUP);
+    EXPECT_NE(server_->process().wait_for_log("reload refused", 10s).find("layered limits need a single Redis"),
+              std::string::npos);
+    server_->write_config(config);
+    HttpClient c(server_->port());
+    EXPECT_EQ(c.post("/v1/check", check_body("bucket", "after-refused-reload")).status, 200);
 }
 
 }  // namespace
