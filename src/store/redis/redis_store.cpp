@@ -254,7 +254,11 @@ net::awaitable<result<Value>> RedisStore::check_reply(const policy::Policy& p, s
 
 net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p, std::string key,
                                                          std::uint32_t cost) {
-    auto reply = co_await check_reply(p, std::move(key), cost, clock::now() + timeout_, false);
+    // check_reply() inlined: one coroutine frame less per check on the hot path.
+    const auto deadline = clock::now() + timeout_;
+    result<Value> reply = Problem{errc::store_unavailable, "not sent"};
+    if (coalescing_.enabled) reply = co_await coalesce(p, std::move(key), cost, deadline);
+    else reply = co_await run_script(p, std::move(key), cost, false, deadline, false);
     if (!reply) co_return reply.error();
     co_return parse_verdict(*reply, p);
 }
