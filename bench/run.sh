@@ -3,19 +3,22 @@
 # nginx `return 204` (the HTTP ceiling) and redis-benchmark EVALSHA of the token-bucket script
 # (the per-check-script ceiling of one Redis), plus the Node rate-limiter-flexible peer.
 # Everything runs on loopback, every load is bounded in time, everything started is stopped.
-#   bench/run.sh [--duration SECONDS] [--runs N] [--no-node]
+# Redis Cluster rows: the same load over clusters of 1, 2 and 3 primaries (started here).
+#   bench/run.sh [--duration SECONDS] [--runs N] [--no-node] [--cluster-only]
 # Prints one table (median of N runs) and writes it, with the machine it ran on, to
 # bench/RESULTS.md, and the latency curves of the run to bench/latency.png (gnuplot).
+# --cluster-only measures only the cluster rows and prints them, leaving RESULTS.md alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-duration=10 runs=3 node=1
+duration=10 runs=3 node=1 cluster_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) duration=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --no-node) node=0; shift ;;
-    *) echo "usage: bench/run.sh [--duration SECONDS] [--runs N] [--no-node]"; exit 2 ;;
+    --cluster-only) cluster_only=1; shift ;;
+    *) echo "usage: bench/run.sh [--duration SECONDS] [--runs N] [--no-node] [--cluster-only]"; exit 2 ;;
   esac
 done
 
@@ -142,7 +145,76 @@ measure_store() {  # coalescing on|off: the Redis store driven without HTTP (ben
   echo "  store layer, coalescing $mode: $rps checks/s, $(awk -v t=$total -v c=$calls 'BEGIN{printf "%.1f", t/c}') checks per call" >&2
 }
 
+# --- Redis Cluster -----------------------------------------------------------------------
+# start_cluster N: N primaries, no replicas, on free ports; sets CLUSTER_URL.
+start_cluster() {
+  local n=$1 i port bus nodes=() buses=() dir=$work/cluster-$1
+  mkdir -p "$dir"
+  for i in $(seq 1 "$n"); do
+    port=$(pick_port); bus=$(pick_port)
+    redis-server --port "$port" --cluster-port "$bus" --bind 127.0.0.1 --cluster-enabled yes \
+      --cluster-config-file "$dir/nodes-$port.conf" --save "" --appendonly no --dir "$dir" >"$dir/$port.log" 2>&1 &
+    pids+=("$!"); wait_port "$port"
+    nodes+=("127.0.0.1:$port"); buses+=("$bus")
+  done
+  if [ "$n" -ge 3 ]; then
+    redis-cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes >"$dir/create.log" 2>&1
+  else  # redis-cli --cluster create wants 3 masters; smaller clusters are put together by hand
+    local first=${nodes[0]##*:} slots per=$((16384 / n)) lo hi
+    for i in $(seq 1 $((n - 1))); do
+      redis-cli -p "$first" CLUSTER MEET 127.0.0.1 "${nodes[$i]##*:}" "${buses[$i]}" >/dev/null
+    done
+    for i in $(seq 0 $((n - 1))); do
+      lo=$((i * per)); hi=$(( i == n - 1 ? 16383 : (i + 1) * per - 1 ))
+      redis-cli -p "${nodes[$i]##*:}" CLUSTER ADDSLOTSRANGE "$lo" "$hi" >/dev/null
+    done
+  fi
+  for _ in $(seq 1 400); do
+    local ok=1
+    for node in "${nodes[@]}"; do
+      redis-cli -p "${node##*:}" CLUSTER INFO | grep -q cluster_state:ok || ok=0
+    done
+    [ "$ok" = 1 ] && break
+    sleep 0.05
+  done
+  CLUSTER_URL="redis-cluster://$(IFS=,; echo "${nodes[*]}")"
+  CLUSTER_PORTS=("${nodes[@]##*:}")
+}
+
+# measure_cluster N: the store layer (no HTTP) and ratelimitd over HTTP against N primaries.
+measure_cluster() {
+  local n=$1 out rps p50 p99 port
+  start_cluster "$n"
+  : >"$work/runs"
+  for _ in $(seq 1 "$runs"); do
+    for port in "${CLUSTER_PORTS[@]}"; do redis-cli -p "$port" FLUSHALL >/dev/null; done
+    out=$("$root/build-release/store_bench" "$CLUSTER_URL" --seconds "$duration" --threads 1 \
+            --concurrency 256 --tenants 10000 --coalescing on 2>/dev/null)
+    echo "$(echo "$out" | sed -n 's/.*rate=\([0-9]*\).*/\1/p') $(echo "$out" | sed -n 's/.*p50_us=\([0-9]*\).*/\1/p') $(echo "$out" | sed -n 's/.*p99_us=\([0-9]*\).*/\1/p')" >>"$work/runs"
+  done
+  rps=$(cut -d' ' -f1 "$work/runs" | median)
+  p50=$(cut -d' ' -f2 "$work/runs" | median | awk '{printf "%.2f", $1 / 1000}')
+  p99=$(cut -d' ' -f3 "$work/runs" | median | awk '{printf "%.2f", $1 / 1000}')
+  printf 'ratelimitd store layer, no HTTP, cluster of %s\trandom 10k keys\t%s\t%s\t%s\t-\t-\n' "$n" "$rps" "$p50" "$p99" >>"$results"
+  echo "  store layer, cluster of $n: $rps checks/s, p99 $p99 ms" >&2
+  launch "cluster-$n" --redis "$CLUSTER_URL"
+  measure_wrk "ratelimitd redis-cluster of $n" "uniform 10k" "http://127.0.0.1:$LAUNCH_PORT/v1/check" \
+    bench/check.lua 10000 0
+}
+
 echo "measuring (median of $runs runs of ${duration}s each)..." >&2
+if [ "$cluster_only" = 1 ]; then
+  for n in 1 2 3; do measure_cluster "$n"; done
+  rps_of() { awk -F'\t' -v s="$1" -v d="$2" '$1==s && $2==d {print $3}' "$results"; }
+  ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "" || b == "" || b == 0) print "-"; else printf "%.2f", a/b }'; }
+  echo "| setup | keys | req/s | p50 ms | p99 ms | × 1 primary |"
+  echo "|---|---|---:|---:|---:|---:|"
+  while IFS=$'\t' read -r setup dist r p50 p99 _; do
+    base=$(rps_of "${setup% of [0-9]} of 1" "$dist")
+    echo "| $setup | $dist | $r | $p50 | $p99 | $(ratio "$r" "$base") |"
+  done <"$results"
+  exit 0
+fi
 measure_wrk "nginx return 204" "-" "http://127.0.0.1:$nginx_port/" bench/plain.lua 1 0
 measure_evalsha 16
 measure_evalsha 1
@@ -158,6 +230,7 @@ for spec in "hot tenant:1" "uniform 10k:10000" "uniform 1M:1000000"; do
   measure_wrk "ratelimitd embedded" "${spec%%:*}" "http://127.0.0.1:$em_port/v1/check" bench/check.lua "${spec##*:}" 0
 done
 rss_after=$(ps -o rss= -p "$em_pid")
+for n in 1 2 3; do measure_cluster "$n"; done
 
 if [ "$node" = 1 ] && command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then
   if (cd "$work" && npm install --silent --no-audit --no-fund rate-limiter-flexible ioredis >/dev/null 2>&1); then
@@ -198,6 +271,9 @@ plot=$root/bench/latency.png
   awk -F'\t' -v n="$nginx_rps" -v e="$evalsha_rps" \
     '{printf "| %s | %s | %s | %s | %s | %s | %.2f | %.2f | %s |\n", $1, $2, $3, $4, $5, $6, $3/n, $3/e, $7}' "$results"
   echo
+  echo "Cluster rows: every primary, the load generator and ratelimitd share the same 2 cores, so more"
+  echo "primaries cannot add throughput here; the ratios below show what routing over N pools costs, not"
+  echo "how a cluster of N machines scales. Store-layer p50/p99 are one check's latency, queueing included."
   echo "Redis CPU per check: redis-server's CPU time over the row ÷ the checks of the row. It includes"
   echo "Redis's cost per wake-up (epoll, read, write), so it falls as more commands arrive per wake-up."
   echo "The HTTP rows share the 2 cores with wrk and Redis and saturate on the HTTP side first; the"
@@ -218,6 +294,10 @@ plot=$root/bench/latency.png
   echo "| Redis store, 10k tenants, p99 ms | ≤ 2 | $(awk -F'\t' '$1=="ratelimitd redis" && $2=="uniform 10k"{print $5}' "$results") |"
   echo "| hot tenant (local denial cache) ÷ nginx 204 | ≥ 0.6 | $(ratio "$(rps_of "ratelimitd redis" "hot tenant")" "$nginx_rps") |"
   echo "| embedded store, 10k tenants ÷ nginx 204 | ≥ 0.6 | $(ratio "$(rps_of "ratelimitd embedded" "uniform 10k")" "$nginx_rps") |"
+  for n in 2 3; do
+    echo "| cluster of $n ÷ cluster of 1, store layer (no HTTP) | — | $(ratio "$(rps_of "ratelimitd store layer, no HTTP, cluster of $n" "random 10k keys")" "$(rps_of "ratelimitd store layer, no HTTP, cluster of 1" "random 10k keys")") |"
+    echo "| cluster of $n ÷ cluster of 1, over HTTP | — | $(ratio "$(rps_of "ratelimitd redis-cluster of $n" "uniform 10k")" "$(rps_of "ratelimitd redis-cluster of 1" "uniform 10k")") |"
+  done
   echo "| coalescing on ÷ off (Redis store, 10k tenants), req/s | — | $(ratio "$(rps_of "ratelimitd redis" "uniform 10k")" "$(rps_of "ratelimitd redis, coalescing off" "uniform 10k")") |"
   echo
   echo "![latency by percentile](latency.png)"

@@ -1,5 +1,6 @@
 // run(): threads, stores, server, signals, drain.
 #include "ratelimitd/app/app.hpp"
+#include "ratelimitd/app/cluster_rules.hpp"
 #include "ratelimitd/app/fd_limit.hpp"
 #include "ratelimitd/app/memory_sweeper.hpp"
 
@@ -10,6 +11,7 @@
 #include "ratelimitd/service/check_service.hpp"
 #include "ratelimitd/store/denial_cache.hpp"
 #include "ratelimitd/store/memory/memory_store.hpp"
+#include "ratelimitd/store/redis/cluster/cluster_store.hpp"
 #include "ratelimitd/store/redis/redis_store.hpp"
 #include "ratelimitd/store/redis/sentinel.hpp"
 
@@ -42,12 +44,14 @@ struct Worker {
     std::optional<net::io_context> ioc;
     std::optional<net::executor_work_guard<net::io_context::executor_type>> work;
     std::unique_ptr<store::redis::RedisStore> redis;  // this thread's pool, when Redis is used
+    std::unique_ptr<store::redis::cluster::ClusterStore> cluster;  // or its pools, on a cluster
     std::unique_ptr<store::CachingStore> cached;      // the denial cache in front of it
     std::thread thread;
 
     ~Worker() {
         cached.reset();
         redis.reset();  // frees hiredis contexts while the io_context still exists
+        cluster.reset();
         ioc.reset();    // destroys handlers never run (they may touch the lane)
     }
 };
@@ -79,6 +83,7 @@ int run(const Settings& settings, policy::Config config) {
     SystemClock clock;
 
     std::optional<store::redis::Endpoint> redis_endpoint;
+    std::optional<store::redis::cluster::ClusterEndpoint> cluster_endpoint;
     std::shared_ptr<store::redis::SentinelMonitor> sentinel;  // redis-sentinel://: follows the primary
     if (settings.redis_url && store::redis::is_sentinel_url(*settings.redis_url)) {
         auto url = store::redis::parse_sentinel_url(*settings.redis_url);
@@ -89,6 +94,17 @@ int run(const Settings& settings, policy::Config config) {
         sentinel = std::make_shared<store::redis::SentinelMonitor>(*url);
         sentinel->poll_once();  // a primary now if a sentinel names one; else the poller finds it
         redis_endpoint = sentinel->current().value_or(url->endpoint_at("127.0.0.1", 6379));
+    } else if (settings.redis_url && store::redis::cluster::is_cluster_url(*settings.redis_url)) {
+        auto ep = store::redis::cluster::parse_cluster_url(*settings.redis_url);
+        if (!ep) {
+            spdlog::error("{}", ep.error().detail);
+            return 1;
+        }
+        if (auto refusal = cluster_refusal(*registry.current())) {
+            spdlog::error("{}: {}", settings.config_path, *refusal);
+            return 1;
+        }
+        cluster_endpoint = *ep;
     } else if (settings.redis_url) {
         auto ep = store::redis::parse_redis_url(*settings.redis_url);
         if (!ep) {
@@ -98,7 +114,8 @@ int run(const Settings& settings, policy::Config config) {
         redis_endpoint = *ep;
     }
     std::unique_ptr<store::memory::MemoryStore> memory;
-    if (!redis_endpoint) memory = std::make_unique<store::memory::MemoryStore>(clock, settings.memory_max_keys);
+    const bool uses_redis = redis_endpoint || cluster_endpoint;
+    if (!uses_redis) memory = std::make_unique<store::memory::MemoryStore>(clock, settings.memory_max_keys);
 
     service::Metrics metrics;
     if (memory) {
@@ -108,7 +125,7 @@ int run(const Settings& settings, policy::Config config) {
     }
     http::RouterOptions router_options;
     router_options.version = RATELIMITD_VERSION;
-    router_options.store_name = redis_endpoint ? "redis" : "embedded";
+    router_options.store_name = cluster_endpoint ? "redis-cluster" : redis_endpoint ? "redis" : "embedded";
     router_options.admin_token = settings.admin_token;
     router_options.access_log = settings.access_log == "all"      ? http::AccessLogMode::all
                                 : settings.access_log == "denied" ? http::AccessLogMode::denied
@@ -132,18 +149,24 @@ int run(const Settings& settings, policy::Config config) {
         w->ioc.emplace(1);
         w->work.emplace(w->ioc->get_executor());
         store::Store* store = memory.get();
+        // sliding-log members must be unique across threads too
+        const std::string thread_instance = instance_id + "." + std::to_string(i);
+        const store::redis::Coalescing coalescing{.enabled = settings.coalescing};
         if (redis_endpoint) {
-            w->redis = std::make_unique<store::redis::RedisStore>(
-                w->ioc->get_executor(), *redis_endpoint, settings.store_timeout,
-                // sliding-log members must be unique across threads too
-                instance_id + "." + std::to_string(i), 2,
-                store::redis::Coalescing{.enabled = settings.coalescing}, sentinel);
+            w->redis = std::make_unique<store::redis::RedisStore>(w->ioc->get_executor(), *redis_endpoint,
+                                                                  settings.store_timeout, thread_instance, 2,
+                                                                  coalescing, sentinel);
             store = w->redis.get();
-            if (settings.denial_cache) {
-                w->redis->on_reconnected([&denial_cache] { denial_cache.clear(); });
-                w->cached = std::make_unique<store::CachingStore>(*w->redis, denial_cache);
-                store = w->cached.get();
-            }
+            if (settings.denial_cache) w->redis->on_reconnected([&denial_cache] { denial_cache.clear(); });
+        } else if (cluster_endpoint) {
+            w->cluster = std::make_unique<store::redis::cluster::ClusterStore>(
+                w->ioc->get_executor(), *cluster_endpoint, settings.store_timeout, thread_instance, 2, coalescing);
+            store = w->cluster.get();
+            if (settings.denial_cache) w->cluster->on_reconnected([&denial_cache] { denial_cache.clear(); });
+        }
+        if (uses_redis && settings.denial_cache) {
+            w->cached = std::make_unique<store::CachingStore>(*store, denial_cache);
+            store = w->cached.get();
         }
         w->service = std::make_unique<service::CheckService>(registry, *store, metrics);
         w->router = std::make_unique<http::Router>(*w->service, router_options);
@@ -165,6 +188,29 @@ int run(const Settings& settings, policy::Config config) {
                 c.checks += w->redis->checks_batched();
             }
             return c;
+        });
+    } else if (cluster_endpoint) {
+        metrics.set_breaker_gauge([&workers] {
+            int open = 0;
+            for (auto& w : workers) open += w->cluster->breaker_open() ? 1 : 0;
+            return open;
+        });
+        metrics.set_coalescing_stats([&workers] {
+            service::CoalescingStats c;
+            for (auto& w : workers) {
+                c.script_calls += w->cluster->batches_sent();
+                c.checks += w->cluster->checks_batched();
+            }
+            return c;
+        });
+        metrics.set_cluster_redirects([&workers] {
+            service::ClusterRedirects r;
+            for (auto& w : workers) {
+                const auto one = w->cluster->redirects();
+                r.moved += one.moved;
+                r.ask += one.ask;
+            }
+            return r;
         });
     }
 
@@ -194,16 +240,21 @@ int run(const Settings& settings, policy::Config config) {
             for (auto& w : workers) net::post(*w->ioc, [w = w.get()] { w->redis->retarget(); });
         });
     }
-    const std::string store_description =
-        sentinel ? sentinel->describe() : redis_endpoint ? redis_endpoint->describe() : std::string("embedded");
+    // Called after the pools have had their chance to connect: a cluster names its primaries.
+    const auto store_description = [&] {
+        if (sentinel) return sentinel->describe();
+        if (redis_endpoint) return redis_endpoint->describe();
+        if (cluster_endpoint) return workers.front()->cluster->describe();
+        return std::string("embedded");
+    };
 
-    if (redis_endpoint) {
+    if (uses_redis) {
         // Give the pools a moment to connect so the first checks do not fail open needlessly;
         // a Redis that is down does not stop the service from starting (/readyz says 503).
         const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
         auto all_ready = [&] {
             for (auto& w : workers) {
-                if (!w->redis->any_ready()) return false;
+                if (w->redis ? !w->redis->any_ready() : !w->cluster->any_ready()) return false;
             }
             return true;
         };
@@ -212,7 +263,7 @@ int run(const Settings& settings, policy::Config config) {
         }
         if (!all_ready()) {
             spdlog::warn("redis at {} is not answering yet; checks answer by each policy's "
-                         "on_store_error until it does", store_description);
+                         "on_store_error until it does", store_description());
         }
     } else {
         spdlog::warn("no Redis URL given: using the embedded store; limits are per instance, "
@@ -221,7 +272,7 @@ int run(const Settings& settings, policy::Config config) {
 
     server->start();
     spdlog::info("listening on {} store={} policies={} threads={}", format_endpoint(server->local_endpoint()),
-                 store_description,
+                 store_description(),
                  registry.current()->policies.size(), settings.threads);
 
     // The embedded store drops idle keys from a timer on this (accept) thread, so its memory
@@ -252,6 +303,15 @@ int run(const Settings& settings, policy::Config config) {
         if (sig == SIGHUP) {
             try {
                 auto next = policy::load_config(settings.config_path);
+                if (cluster_endpoint) {
+                    if (auto refusal = cluster_refusal(next.registry)) {
+                        metrics.count_reload(false);
+                        spdlog::error("reload refused, the previous config keeps serving: {}: {}",
+                                      settings.config_path, *refusal);
+                        signals.async_wait(on_signal);
+                        return;
+                    }
+                }
                 const auto count = next.registry.policies.size();
                 registry.replace(std::make_shared<const policy::Registry>(std::move(next.registry)));
                 metrics.count_reload(true);
@@ -285,6 +345,7 @@ int run(const Settings& settings, policy::Config config) {
     for (auto& w : workers) {
         net::post(*w->ioc, [w = w.get()] {
             if (w->redis) w->redis->stop();
+            if (w->cluster) w->cluster->stop();
             w->work.reset();
             w->ioc->stop();
         });

@@ -919,9 +919,11 @@ void Validator::read_settings(const Json& root, FileSettings& s) const {
         // The URL may carry a password: say what is wrong without echoing it.
         const std::string expected = "a URL such as \"redis://127.0.0.1:6379\"";
         if (!v->is_string()) fail("redis", "expected " + expected + ", got " + type_name(*v));
-        if (!v->get_ref<const std::string&>().starts_with("redis://") &&
-            !v->get_ref<const std::string&>().starts_with("redis-sentinel://")) {
-            fail("redis", "expected " + expected + " (starting with \"redis://\")");
+        const auto& url = v->get_ref<const std::string&>();
+        if (!url.starts_with("redis://") && !url.starts_with("redis-sentinel://") &&
+            !url.starts_with("redis-cluster://")) {
+            fail("redis", "expected " + expected +
+                             " (starting with \"redis://\", \"redis-sentinel://\" or \"redis-cluster://\")");
         }
         s.redis = v->get<std::string>();
     }

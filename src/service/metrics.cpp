@@ -86,6 +86,11 @@ void Metrics::set_coalescing_stats(std::function<CoalescingStats()> stats) {
     coalescing_stats_ = std::move(stats);
 }
 
+void Metrics::set_cluster_redirects(std::function<ClusterRedirects()> redirects) {
+    std::lock_guard lock(mu_);
+    cluster_redirects_ = std::move(redirects);
+}
+
 void Metrics::set_memory_store_stats(std::function<MemoryStoreStats()> stats) {
     std::lock_guard lock(mu_);
     memory_store_stats_ = std::move(stats);
@@ -145,6 +150,14 @@ std::string Metrics::render(std::string_view version, std::string_view store) co
         header(out, "ratelimitd_redis_coalesced_checks_total", "counter",
                "Single checks those calls carried (divided by the calls: the mean batch size).");
         line("ratelimitd_redis_coalesced_checks_total {}\n", c.checks);
+    }
+
+    if (cluster_redirects_) {
+        const ClusterRedirects r = cluster_redirects_();
+        header(out, "ratelimitd_redis_cluster_redirects_total", "counter",
+               "MOVED and ASK redirects followed to another Redis Cluster node.");
+        line("ratelimitd_redis_cluster_redirects_total{{kind=\"moved\"}} {}\n", r.moved);
+        line("ratelimitd_redis_cluster_redirects_total{{kind=\"ask\"}} {}\n", r.ask);
     }
 
     header(out, "ratelimitd_http_requests_total", "counter", "HTTP requests answered, by route and status.");

@@ -8,10 +8,12 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <functional>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -181,15 +183,15 @@ void RedisServer::start() {
     throw std::runtime_error("redis-server did not start on port " + std::to_string(port_) + ": " + child_.log());
 }
 
-std::string RedisServer::command(const std::vector<std::string>& argv) const {
+std::string redis_command(unsigned short port, const std::string& password, const std::vector<std::string>& argv) {
     timeval tv{2, 0};
-    redisContext* c = redisConnectWithTimeout("127.0.0.1", port_, tv);
+    redisContext* c = redisConnectWithTimeout("127.0.0.1", port, tv);
     if (c == nullptr || c->err) {
         if (c) redisFree(c);
         return "(error) cannot connect";
     }
-    if (!password_.empty()) {
-        auto* auth = static_cast<redisReply*>(redisCommand(c, "AUTH %b", password_.data(), password_.size()));
+    if (!password.empty()) {
+        auto* auth = static_cast<redisReply*>(redisCommand(c, "AUTH %b", password.data(), password.size()));
         if (auth) freeReplyObject(auth);
     }
     std::vector<const char*> args;
@@ -200,6 +202,17 @@ std::string RedisServer::command(const std::vector<std::string>& argv) const {
     }
     auto* r = static_cast<redisReply*>(redisCommandArgv(c, static_cast<int>(args.size()), args.data(), lens.data()));
     std::string out;
+    bool first = true;
+    // Nested arrays (CLUSTER SLOTS) are flattened depth-first.
+    std::function<void(const redisReply*)> flatten = [&](const redisReply* e) {
+        if (e->type == REDIS_REPLY_ARRAY) {
+            for (size_t i = 0; i < e->elements; ++i) flatten(e->element[i]);
+            return;
+        }
+        if (!first) out += ' ';
+        first = false;
+        out.append(e->str ? std::string(e->str, e->len) : std::to_string(e->integer));
+    };
     if (r == nullptr) {
         out = "(error) no reply";
     } else if (r->type == REDIS_REPLY_INTEGER) {
@@ -207,11 +220,7 @@ std::string RedisServer::command(const std::vector<std::string>& argv) const {
     } else if (r->type == REDIS_REPLY_NIL) {
         out = "(nil)";
     } else if (r->type == REDIS_REPLY_ARRAY) {
-        for (size_t i = 0; i < r->elements; ++i) {
-            if (i) out += ' ';
-            out.append(r->element[i]->str ? std::string(r->element[i]->str, r->element[i]->len)
-                                          : std::to_string(r->element[i]->integer));
-        }
+        flatten(r);
     } else if (r->type == REDIS_REPLY_ERROR) {
         out = "(error) " + std::string(r->str, r->len);
     } else {
@@ -220,6 +229,10 @@ std::string RedisServer::command(const std::vector<std::string>& argv) const {
     if (r) freeReplyObject(r);
     redisFree(c);
     return out;
+}
+
+std::string RedisServer::command(const std::vector<std::string>& argv) const {
+    return redis_command(port_, password_, argv);
 }
 
 long long RedisServer::integer(const std::vector<std::string>& argv) const {
@@ -245,6 +258,104 @@ void RedisServer::restart() {
 
 void RedisServer::pause() { child_.signal(SIGSTOP); }
 void RedisServer::resume() { child_.signal(SIGCONT); }
+
+RedisCluster::RedisCluster(int primaries) {
+    static std::atomic<int> n{0};
+    const std::string dir = scratch_dir() + "/cluster-" + std::to_string(n++);
+    if (::mkdir(dir.c_str(), 0755) != 0) throw std::runtime_error("cannot make " + dir);
+    std::vector<std::string> create{"redis-cli", "--cluster", "create"};
+    for (int i = 0; i < primaries; ++i) {
+        const auto port = free_port();
+        // An explicit bus port: port + 10000 may be taken, or past 65535.
+        const auto bus = free_port();
+        const std::string p = std::to_string(port);
+        ports_.push_back(port);
+        nodes_.emplace_back(std::vector<std::string>{"redis-server", "--port", p, "--cluster-port", std::to_string(bus),
+                                                     "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+                                                     "--cluster-config-file", dir + "/nodes-" + p + ".conf",
+                                                     "--save", "", "--appendonly", "no", "--dir", dir},
+                            dir + "/redis-" + p + ".log");
+        create.push_back("127.0.0.1:" + p);
+    }
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (int i = 0; i < primaries; ++i) {
+        while (command(i, {"PING"}) != "PONG") {
+            if (std::chrono::steady_clock::now() > until) throw std::runtime_error("cluster node did not start");
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+    }
+    create.insert(create.end(), {"--cluster-replicas", "0", "--cluster-yes"});
+    Child cli(create, dir + "/create.log");
+    if (cli.wait(std::chrono::seconds(30)) != 0) throw std::runtime_error("redis-cli --cluster create failed: " + cli.log());
+    // Every node must see the cluster as ok and agree on every slot's owner.
+    until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (true) {
+        bool ok = true;
+        const std::string slots = command(0, {"CLUSTER", "SLOTS"});
+        for (int i = 0; i < primaries && ok; ++i) {
+            ok = command(i, {"CLUSTER", "INFO"}).find("cluster_state:ok") != std::string::npos &&
+                 command(i, {"CLUSTER", "SLOTS"}).size() == slots.size();
+        }
+        if (ok) break;
+        if (std::chrono::steady_clock::now() > until) throw std::runtime_error("the cluster did not become ok");
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+}
+
+std::string RedisCluster::url() const {
+    std::string out = "redis-cluster://";
+    for (size_t i = 0; i < ports_.size(); ++i) out += (i ? ",127.0.0.1:" : "127.0.0.1:") + std::to_string(ports_[i]);
+    return out;
+}
+
+std::string RedisCluster::node_id(int node) const { return command(node, {"CLUSTER", "MYID"}); }
+
+int RedisCluster::owner_of(int slot) const {
+    // Flattened CLUSTER SLOTS: first last host port id [host port id]... per range; no replicas here.
+    std::istringstream in(command(0, {"CLUSTER", "SLOTS"}));
+    std::vector<std::string> w;
+    for (std::string t; in >> t;) w.push_back(t);
+    for (size_t i = 0; i + 4 < w.size(); i += 5) {
+        if (slot >= std::stoi(w[i]) && slot <= std::stoi(w[i + 1])) {
+            const auto port = static_cast<unsigned short>(std::stoi(w[i + 3]));
+            for (int n = 0; n < size(); ++n) {
+                if (ports_[static_cast<size_t>(n)] == port) return n;
+            }
+        }
+    }
+    throw std::runtime_error("no owner for slot " + std::to_string(slot));
+}
+
+void RedisCluster::begin_migration(int slot, int from, int to) const {
+    const std::string s = std::to_string(slot);
+    command(to, {"CLUSTER", "SETSLOT", s, "IMPORTING", node_id(from)});
+    command(from, {"CLUSTER", "SETSLOT", s, "MIGRATING", node_id(to)});
+}
+
+void RedisCluster::migrate_keys(int slot, int from, int to) const {
+    while (true) {
+        std::istringstream in(command(from, {"CLUSTER", "GETKEYSINSLOT", std::to_string(slot), "100"}));
+        std::vector<std::string> argv{"MIGRATE", "127.0.0.1", std::to_string(port(to)), "", "0", "5000", "KEYS"};
+        bool any = false;
+        for (std::string k; in >> k;) {
+            argv.push_back(k);
+            any = true;
+        }
+        if (!any) return;
+        const std::string r = command(from, argv);
+        if (r != "OK") throw std::runtime_error("MIGRATE failed: " + r);
+    }
+}
+
+void RedisCluster::finish_migration(int slot, int to) const {
+    const std::string s = std::to_string(slot);
+    const std::string id = node_id(to);
+    // The target first, then the others (the order redis-cli --cluster reshard uses).
+    command(to, {"CLUSTER", "SETSLOT", s, "NODE", id});
+    for (int n = 0; n < size(); ++n) {
+        if (n != to) command(n, {"CLUSTER", "SETSLOT", s, "NODE", id});
+    }
+}
 
 Ratelimitd::Ratelimitd(const std::string& config_text, const std::string& redis_url,
                        const std::vector<std::string>& extra_args, const std::vector<std::string>& extra_env) {

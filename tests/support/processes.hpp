@@ -69,6 +69,38 @@ private:
     Child child_;
 };
 
+/// Runs one command on the redis-server at 127.0.0.1:`port` (AUTH first with `password`) and
+/// returns the reply flattened as RedisServer::command does; redirects are not followed.
+std::string redis_command(unsigned short port, const std::string& password, const std::vector<std::string>& argv);
+
+/// A Redis Cluster of `primaries` redis-server processes (no replicas) on free loopback ports,
+/// created with `redis-cli --cluster create`; the constructor returns once every node reports
+/// cluster_state:ok and agrees on the owner of every slot.
+class RedisCluster {
+public:
+    explicit RedisCluster(int primaries = 3);
+    /// "redis-cluster://127.0.0.1:P1,127.0.0.1:P2,..."
+    std::string url() const;
+    int size() const { return static_cast<int>(ports_.size()); }
+    unsigned short port(int node) const { return ports_[static_cast<size_t>(node)]; }
+    std::string command(int node, const std::vector<std::string>& argv) const {
+        return redis_command(port(node), {}, argv);
+    }
+    long long integer(int node, const std::vector<std::string>& argv) const { return std::stoll(command(node, argv)); }
+    /// The node (index) that owns `slot`, as node 0's CLUSTER SLOTS says.
+    int owner_of(int slot) const;
+    /// Moving a slot from one node to another, in the steps an operator (or redis-cli --cluster
+    /// reshard) takes: IMPORTING/MIGRATING, MIGRATE every key, then SETSLOT NODE everywhere.
+    void begin_migration(int slot, int from, int to) const;
+    void migrate_keys(int slot, int from, int to) const;
+    void finish_migration(int slot, int to) const;
+
+private:
+    std::string node_id(int node) const;
+    std::vector<unsigned short> ports_;
+    std::vector<Child> nodes_;
+};
+
 /// The ratelimitd binary with a config file written from `config_text`.
 class Ratelimitd {
 public:

@@ -23,6 +23,12 @@ struct CoalescingStats {
     std::uint64_t checks = 0;        ///< checks those calls carried
 };
 
+/// Redirects the Redis Cluster store followed, summed over server threads (read at scrape).
+struct ClusterRedirects {
+    std::uint64_t moved = 0;
+    std::uint64_t ask = 0;
+};
+
 struct MemoryStoreStats {
     std::uint64_t keys = 0;       ///< keys held, expired ones not yet swept included
     std::uint64_t evictions = 0;  ///< live keys dropped to stay within memory_max_keys
@@ -63,6 +69,9 @@ public:
     /// Reports the Redis store's coalescing (read at scrape). Unset: not rendered.
     void set_coalescing_stats(std::function<CoalescingStats()> stats);
 
+    /// Reports the Redis Cluster store's redirects (read at scrape). Unset: not rendered.
+    void set_cluster_redirects(std::function<ClusterRedirects()> redirects);
+
     /// Reports the embedded store's keys and evictions (read at scrape). Unset (the Redis
     /// store): those series are not rendered.
     void set_memory_store_stats(std::function<MemoryStoreStats()> stats);
@@ -83,6 +92,7 @@ private:
     std::function<int()> open_breakers_;
     std::function<MemoryStoreStats()> memory_store_stats_;
     std::function<CoalescingStats()> coalescing_stats_;
+    std::function<ClusterRedirects()> cluster_redirects_;
 
     std::array<std::atomic<std::uint64_t>, 3> store_errors_{};  // timeout, unavailable, bad_reply
     std::array<std::atomic<std::uint64_t>, latency_buckets.size()> latency_counts_{};

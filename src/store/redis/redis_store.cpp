@@ -2,6 +2,7 @@
 // calls; NOSCRIPT reloads invisibly.
 #include "ratelimitd/store/redis/redis_store.hpp"
 
+#include "ratelimitd/store/redis/cluster/key_slot.hpp"
 #include "ratelimitd/store/redis/verdict_reply.hpp"
 
 #include <boost/asio/async_result.hpp>
@@ -147,8 +148,14 @@ net::awaitable<bool> RedisStore::ping() {
     co_return reply.has_value() && reply->type == Value::Type::status && reply->str == "PONG";
 }
 
+void RedisStore::send_asking(Connection& c, Connection::clock::time_point deadline) {
+    // Its +OK is not needed: an ASKING that failed makes the command after it answer MOVED.
+    std::vector<std::string> asking(1, std::string("ASKING"));
+    c.async_exec(std::move(asking), deadline, [](result<Value>) {});
+}
+
 net::awaitable<result<Value>> RedisStore::eval(const Script& script, std::vector<std::string> argv,
-                                              Connection::clock::time_point deadline) {
+                                              Connection::clock::time_point deadline, bool asking) {
     if (!breaker_.allow()) {
         co_return Problem{errc::store_unavailable,
                           "circuit open: " + describe() + " failed repeatedly"};
@@ -164,6 +171,7 @@ net::awaitable<result<Value>> RedisStore::eval(const Script& script, std::vector
     auto hold = conn->shared_from_this();
 
     argv.insert(argv.begin(), {std::string("EVALSHA"), script.sha1});
+    if (asking) send_asking(*conn, deadline);
     auto reply = co_await exec(*conn, argv, deadline);
     record(reply);
     if (reply && reply->is_error() && reply->str.rfind("NOSCRIPT", 0) == 0) {
@@ -171,6 +179,7 @@ net::awaitable<result<Value>> RedisStore::eval(const Script& script, std::vector
         // script and caches it again, so later EVALSHAs find it.
         argv[0] = "EVAL";
         argv[1] = std::string(script.text);
+        if (asking) send_asking(*conn, deadline);
         reply = co_await exec(*conn, std::move(argv), deadline);
         record(reply);
     }
@@ -178,7 +187,8 @@ net::awaitable<result<Value>> RedisStore::eval(const Script& script, std::vector
 }
 
 net::awaitable<result<Value>> RedisStore::run_script(const policy::Policy& p, std::string key,
-                                                     std::uint32_t cost, bool peek) {
+                                                     std::uint32_t cost, bool peek,
+                                                     Connection::clock::time_point deadline, bool asking) {
     std::vector<std::string> argv;
     argv.reserve(10);
     argv.emplace_back("1");
@@ -189,7 +199,7 @@ net::awaitable<result<Value>> RedisStore::run_script(const policy::Policy& p, st
     argv.push_back(std::to_string(cost));
     argv.push_back(member_for(p));
     if (peek) argv.emplace_back("peek");
-    co_return co_await eval(script_for(p.algorithm), std::move(argv), Connection::clock::now() + timeout_);
+    co_return co_await eval(script_for(p.algorithm), std::move(argv), deadline, asking);
 }
 
 std::string RedisStore::member_for(const policy::Policy& p) {
@@ -197,12 +207,13 @@ std::string RedisStore::member_for(const policy::Policy& p) {
     return instance_id_ + ":" + std::to_string(++sequence_);
 }
 
-net::awaitable<result<check::Verdict>> RedisStore::apply_all(std::vector<LimitCheck> checks) {
+net::awaitable<result<Value>> RedisStore::layered_reply(const std::vector<LimitCheck>& checks,
+                                                       clock::time_point deadline, bool asking) {
     // One EVALSHA of lua/multi.lua: N keys, six arguments per key (see the script).
     std::vector<std::string> argv;
     argv.reserve(1 + 7 * checks.size());
     argv.push_back(std::to_string(checks.size()));
-    for (auto& c : checks) argv.push_back(std::move(c.key));
+    for (const auto& c : checks) argv.push_back(c.key);
     for (const auto& c : checks) {
         const policy::Policy& p = *c.policy;
         argv.emplace_back(policy::to_string(p.algorithm));
@@ -212,29 +223,48 @@ net::awaitable<result<check::Verdict>> RedisStore::apply_all(std::vector<LimitCh
         argv.push_back(std::to_string(c.cost));
         argv.push_back(member_for(p));
     }
-    auto reply = co_await eval(multi_script(), std::move(argv), Connection::clock::now() + timeout_);
-    if (!reply) co_return reply.error();
-    if (reply->is_error()) co_return Problem{errc::bad_script_reply, "redis error: " + reply->str};
-    if (reply->type != Value::Type::array || reply->elements.size() != checks.size()) {
-        co_return Problem{errc::bad_script_reply, "expected one reply per limit from lua/multi.lua"};
+    co_return co_await eval(multi_script(), std::move(argv), deadline, asking);
+}
+
+result<check::Verdict> RedisStore::layered_verdict(const Value& reply, const std::vector<LimitCheck>& checks) {
+    if (reply.is_error()) return Problem{errc::bad_script_reply, "redis error: " + reply.str};
+    if (reply.type != Value::Type::array || reply.elements.size() != checks.size()) {
+        return Problem{errc::bad_script_reply, "expected one reply per limit from lua/multi.lua"};
     }
     check::Verdict v;
     v.allowed = true;
     for (std::size_t i = 0; i < checks.size(); ++i) {
-        auto one = parse_verdict(reply->elements[i], *checks[i].policy);
-        if (!one) co_return one.error();
+        auto one = parse_verdict(reply.elements[i], *checks[i].policy);
+        if (!one) return one.error();
         v.allowed = v.allowed && one->allowed;
         v.windows.push_back(std::move(one->windows.front()));
     }
-    co_return v;
+    return v;
+}
+
+net::awaitable<result<check::Verdict>> RedisStore::apply_all(std::vector<LimitCheck> checks) {
+    auto reply = co_await layered_reply(checks, clock::now() + timeout_, false);
+    if (!reply) co_return reply.error();
+    co_return layered_verdict(*reply, checks);
+}
+
+net::awaitable<result<Value>> RedisStore::check_reply(const policy::Policy& p, std::string key,
+                                                      std::uint32_t cost, clock::time_point deadline,
+                                                      bool asking) {
+    // Not `c ? co_await a : co_await b`: GCC 12 destroys the result twice.
+    result<Value> reply = Problem{errc::store_unavailable, "not sent"};
+    if (coalescing_.enabled && !asking) reply = co_await coalesce(p, std::move(key), cost, deadline);
+    else reply = co_await run_script(p, std::move(key), cost, false, deadline, asking);
+    co_return reply;
 }
 
 net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p, std::string key,
                                                          std::uint32_t cost) {
-    // Not `c ? co_await a : co_await b`: GCC 12 destroys the result twice.
+    // check_reply() inlined: one coroutine frame less per check on the hot path.
+    const auto deadline = clock::now() + timeout_;
     result<Value> reply = Problem{errc::store_unavailable, "not sent"};
-    if (coalescing_.enabled) reply = co_await coalesce(p, std::move(key), cost);
-    else reply = co_await run_script(p, std::move(key), cost, false);
+    if (coalescing_.enabled) reply = co_await coalesce(p, std::move(key), cost, deadline);
+    else reply = co_await run_script(p, std::move(key), cost, false, deadline, false);
     if (!reply) co_return reply.error();
     co_return parse_verdict(*reply, p);
 }
@@ -242,12 +272,13 @@ net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p
 // ---- coalescing -------------------------------------------------------------------------------
 
 net::awaitable<result<Value>> RedisStore::coalesce(const policy::Policy& p, std::string key,
-                                                  std::uint32_t cost) {
+                                                  std::uint32_t cost, Connection::clock::time_point deadline) {
     if (!breaker_.allow()) {
         co_return Problem{errc::store_unavailable, "circuit open: " + describe() + " failed repeatedly"};
     }
+    const int slot = coalescing_.one_slot_per_batch ? cluster::key_slot(key) : -1;
     QueuedCheck check{p.algorithm, p.limit, p.window.count(), p.burst, cost, std::move(key), member_for(p),
-                      Connection::clock::now() + timeout_, {}};
+                      deadline, slot, {}};
     co_return co_await net::async_initiate<decltype(net::use_awaitable), void(result<Value>)>(
         [this](auto handler, QueuedCheck queued) {
             queued.done = std::make_unique<WaiterFor<decltype(handler), Waiter>>(executor_, std::move(handler));
@@ -278,10 +309,23 @@ void RedisStore::flush() {
         return;
     }
     while (!queue_.empty() && in_flight_ < coalescing_.max_in_flight) {
-        const auto n = static_cast<std::ptrdiff_t>(std::min(queue_.size(), coalescing_.max_batch));
-        std::vector<QueuedCheck> batch(std::make_move_iterator(queue_.begin()),
-                                       std::make_move_iterator(queue_.begin() + n));
-        queue_.erase(queue_.begin(), queue_.begin() + n);
+        std::vector<QueuedCheck> batch;
+        if (coalescing_.one_slot_per_batch) {
+            // The first check's slot leaves; checks of other slots keep their order.
+            const int slot = queue_.front().slot;
+            for (auto it = queue_.begin(); it != queue_.end() && batch.size() < coalescing_.max_batch;) {
+                if (it->slot == slot) {
+                    batch.push_back(std::move(*it));
+                    it = queue_.erase(it);
+                } else {
+                    ++it;
+                }
+            }
+        } else {
+            const auto n = static_cast<std::ptrdiff_t>(std::min(queue_.size(), coalescing_.max_batch));
+            batch.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.begin() + n));
+            queue_.erase(queue_.begin(), queue_.begin() + n);
+        }
         ++in_flight_;
         net::co_spawn(executor_, send_batch(std::move(batch)), net::detached);
     }
@@ -318,43 +362,62 @@ net::awaitable<void> RedisStore::send_batch(std::vector<QueuedCheck> batch) {
         if (reply->type != Value::Type::array || reply->elements.size() != n) {
             return Problem{errc::bad_script_reply, "expected one reply per check from lua/batch.lua"};
         }
+        // A check's own error (its pcall in lua/batch.lua) is no redirect of the call.
+        if (reply->elements[i].is_error()) {
+            return Problem{errc::bad_script_reply, "redis error: " + reply->elements[i].str};
+        }
         return std::move(reply->elements[i]);
     };
     for (std::size_t i = 0; i < n; ++i) batch[i].done->complete(reply_for(i));
     flush();
 }
 
-net::awaitable<result<check::Verdict>> RedisStore::peek(const policy::Policy& p, std::string key) {
-    auto reply = co_await run_script(p, std::move(key), 1, true);
-    if (!reply) co_return reply.error();
-    auto verdict = parse_verdict(*reply, p);
+net::awaitable<result<Value>> RedisStore::peek_reply(const policy::Policy& p, std::string key,
+                                                    clock::time_point deadline, bool asking) {
+    co_return co_await run_script(p, std::move(key), 1, true, deadline, asking);
+}
+
+result<check::Verdict> RedisStore::peek_verdict(const Value& reply, const policy::Policy& p) {
+    auto verdict = parse_verdict(reply, p);
     if (verdict) {
         for (auto& w : verdict->windows) w.allowed = w.remaining >= 1;
         verdict->allowed = verdict->windows.front().allowed;
     }
-    co_return verdict;
+    return verdict;
 }
 
-net::awaitable<result<Value>> RedisStore::command(std::vector<std::string> argv) {
+net::awaitable<result<check::Verdict>> RedisStore::peek(const policy::Policy& p, std::string key) {
+    auto reply = co_await peek_reply(p, std::move(key), clock::now() + timeout_, false);
+    if (!reply) co_return reply.error();
+    co_return peek_verdict(*reply, p);
+}
+
+net::awaitable<result<Value>> RedisStore::command(std::vector<std::string> argv, clock::time_point deadline,
+                                                  bool asking) {
     if (!breaker_.allow()) {
         co_return Problem{errc::store_unavailable, "circuit open: " + describe() + " failed repeatedly"};
     }
     Connection* conn = pick();
     if (conn == nullptr) co_return Problem{errc::store_unavailable, "not connected to " + describe()};
     auto hold = conn->shared_from_this();
-    auto reply = co_await exec(*conn, std::move(argv), Connection::clock::now() + timeout_);
+    if (asking) send_asking(*conn, deadline);
+    auto reply = co_await exec(*conn, std::move(argv), deadline);
     record(reply);
     co_return reply;
+}
+
+result<bool> RedisStore::reset_result(const Value& reply) {
+    if (reply.type != Value::Type::integer) return Problem{errc::bad_script_reply, "DEL: " + reply.str};
+    return reply.integer > 0;
 }
 
 net::awaitable<result<bool>> RedisStore::reset(std::string key) {
     std::vector<std::string> argv;
     argv.emplace_back("DEL");
     argv.push_back(std::move(key));
-    auto reply = co_await command(std::move(argv));
+    auto reply = co_await command(std::move(argv), clock::now() + timeout_);
     if (!reply) co_return reply.error();
-    if (reply->type != Value::Type::integer) co_return Problem{errc::bad_script_reply, "DEL: " + reply->str};
-    co_return reply->integer > 0;
+    co_return reset_result(*reply);
 }
 
 net::awaitable<bool> RedisStore::ready() {

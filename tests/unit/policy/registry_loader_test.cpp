@@ -563,7 +563,7 @@ const InvalidCase invalid_cases[] = {
     {"listen_ipv6_unbracketed.yaml",
      R"(listen: expected HOST:PORT such as "127.0.0.1:8080" or "[::1]:8080", got "::1:8080")"},
     {"redis_invalid.yaml",
-     R"(redis: expected a URL such as "redis://127.0.0.1:6379" (starting with "redis://"))"},
+     R"(redis: expected a URL such as "redis://127.0.0.1:6379" (starting with "redis://", "redis-sentinel://" or "redis-cluster://"))"},
     {"threads_out_of_range.yaml", "threads: expected an integer 1..256, got 0"},
     {"log_level_invalid.yaml",
      R"(log_level: expected one of trace, debug, info, warn, error, got "verbose")"},

@@ -27,6 +27,9 @@ struct Coalescing {
     bool enabled = true;
     std::size_t max_batch = 64;     ///< checks in one call at most
     std::size_t max_in_flight = 4;  ///< calls sent and not yet answered, over all connections
+    /// On a Redis Cluster node: a batch carries only keys of one hash slot (the first queued
+    /// check's), since a script call may not touch keys of several slots.
+    bool one_slot_per_batch = false;
 };
 
 /// The Redis store of one server thread: a few connections on that thread's io_context,
@@ -54,6 +57,33 @@ public:
     boost::asio::awaitable<result<bool>> reset(std::string key) override;
     boost::asio::awaitable<bool> ready() override;
     std::string describe() const override;
+
+    // ---- building blocks for cluster::ClusterStore, which routes between one RedisStore per
+    // node. Each completes with the raw reply: a Redis error reply (MOVED, ASK, TRYAGAIN...)
+    // is a Value, not a failure. With `asking`, ASKING goes first on the same connection,
+    // back-to-back with the command (the ASK redirect), and nothing is coalesced.
+
+    using clock = Connection::clock;
+
+    /// One check's script; coalesced (see Coalescing) unless `asking` or coalescing is off.
+    /// In a batch, a check's own script error comes back as bad_script_reply, never as an
+    /// error Value, so it cannot be taken for a redirect of the whole call.
+    boost::asio::awaitable<result<Value>> check_reply(const policy::Policy& p, std::string key,
+                                                      std::uint32_t cost, clock::time_point deadline,
+                                                      bool asking);
+    /// lua/multi.lua over every key of `checks`.
+    boost::asio::awaitable<result<Value>> layered_reply(const std::vector<LimitCheck>& checks,
+                                                        clock::time_point deadline, bool asking);
+    /// The algorithm's script in peek mode.
+    boost::asio::awaitable<result<Value>> peek_reply(const policy::Policy& p, std::string key,
+                                                     clock::time_point deadline, bool asking);
+    /// One plain command, through the breaker.
+    boost::asio::awaitable<result<Value>> command(std::vector<std::string> argv, clock::time_point deadline,
+                                                  bool asking = false);
+    /// Reading those replies (pure).
+    static result<check::Verdict> layered_verdict(const Value& reply, const std::vector<LimitCheck>& checks);
+    static result<check::Verdict> peek_verdict(const Value& reply, const policy::Policy& p);
+    static result<bool> reset_result(const Value& reply);
 
     /// Called each time one of the connections is set up again after a loss.
     void on_reconnected(const std::function<void()>& hook);
@@ -93,6 +123,7 @@ private:
         std::string key;
         std::string member;                       ///< sliding log only
         Connection::clock::time_point deadline;   ///< when it was queued + the store timeout
+        int slot;                                 ///< hash slot, with one_slot_per_batch only
         std::unique_ptr<Waiter> done;
     };
 
@@ -107,10 +138,12 @@ private:
     /// EVALSHA of `script` with `argv` (numkeys, keys, args), through the breaker, EVAL after
     /// NOSCRIPT, both within `deadline`.
     boost::asio::awaitable<result<Value>> eval(const Script& script, std::vector<std::string> argv,
-                                              Connection::clock::time_point deadline);
+                                              Connection::clock::time_point deadline, bool asking = false);
+    /// Sends ASKING on `c` with nothing awaited in between, so the next command follows it.
+    static void send_asking(Connection& c, Connection::clock::time_point deadline);
     /// Queues a check and completes with its own reply (void(result<Value>)).
     boost::asio::awaitable<result<Value>> coalesce(const policy::Policy& p, std::string key,
-                                                  std::uint32_t cost);
+                                                  std::uint32_t cost, Connection::clock::time_point deadline);
     void enqueue(QueuedCheck check);
     /// Sends queued checks while fewer than max_in_flight calls are out.
     void flush();
@@ -119,9 +152,8 @@ private:
     std::string member_for(const policy::Policy& p);
     /// EVALSHA of the algorithm's script (EVAL after NOSCRIPT), within one deadline.
     boost::asio::awaitable<result<Value>> run_script(const policy::Policy& p, std::string key,
-                                                    std::uint32_t cost, bool peek);
-    /// One plain command within the store deadline, through the breaker.
-    boost::asio::awaitable<result<Value>> command(std::vector<std::string> argv);
+                                                    std::uint32_t cost, bool peek,
+                                                    Connection::clock::time_point deadline, bool asking);
 
     boost::asio::any_io_executor executor_;
     CircuitBreaker breaker_;
