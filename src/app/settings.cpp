@@ -55,6 +55,11 @@ const char* usage() {
            "       ratelimitd --check-config FILE   validate FILE, print what is wrong, exit 0 or 1\n"
            "       ratelimitd --version | --help\n"
            "\n"
+           "--redis takes one of:\n"
+           "  redis://[[user]:password@]host[:port][/db]                      one Redis\n"
+           "  redis-sentinel://[[user]:password@]host[:port][,...]/master[/db]  the primary Sentinel names\n"
+           "  redis-cluster://[[user]:password@]host:port[,host:port...]      a Redis Cluster\n"
+           "\n"
            "Every flag can also be set as RATELIMITD_<FLAG> (RATELIMITD_LISTEN, RATELIMITD_REDIS_URL,\n"
            "...); flags win over the environment, the environment over the config file.\n"
            "Without a Redis URL anywhere, the embedded store keeps limits per instance.\n";

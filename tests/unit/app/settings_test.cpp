@@ -92,5 +92,12 @@ TEST(Settings, BadValuesAreRefusedNamingTheSetting) {
               R"(memory-max-keys: expected 0 (no cap) or a whole number 64..1000000000, got "lots")");
 }
 
+TEST(Settings, HelpNamesEveryRedisUrlScheme) {
+    const std::string help = usage();
+    for (const char* scheme : {"redis://", "redis-sentinel://", "redis-cluster://"}) {
+        EXPECT_NE(help.find(scheme), std::string::npos) << scheme;
+    }
+}
+
 }  // namespace
 }  // namespace ratelimitd::app
