@@ -283,6 +283,10 @@ RedisCluster::RedisCluster(const RedisClusterOptions& options)
             argv.push_back("--cluster-node-timeout");
             argv.push_back(std::to_string(options.node_timeout.count()));
         }
+        if (!options.require_full_coverage) {
+            argv.push_back("--cluster-require-full-coverage");
+            argv.push_back("no");
+        }
         if (!password_.empty()) {
             argv.push_back("--requirepass");
             argv.push_back(password_);

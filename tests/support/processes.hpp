@@ -83,6 +83,9 @@ struct RedisClusterOptions {
     /// With a password every node has requirepass and masterauth, url() carries it and
     /// command() authenticates first.
     std::string password;
+    /// cluster-require-full-coverage: with yes (Redis's default) every node answers CLUSTERDOWN
+    /// while any slot is uncovered (a failed primary not yet replaced).
+    bool require_full_coverage = true;
 };
 
 /// A Redis Cluster of redis-server processes on free loopback ports, created with
