@@ -18,7 +18,10 @@ namespace net = boost::asio;
 
 namespace {
 
-// MOVED then ASK then a TRYAGAIN or two is the longest chain a migration produces.
+// Redirects (MOVED, ASK) followed per call: MOVED then ASK is the longest chain a migration
+// produces. TRYAGAIN and CLUSTERDOWN are not counted: they are retried until the deadline, since
+// a failover's CLUSTERDOWN lasts from the primary being marked failed until its replica is
+// promoted (the better part of a second with a 1 s cluster-node-timeout).
 constexpr int max_tries = 6;
 // Pause before retrying TRYAGAIN / CLUSTERDOWN (a migration or a failover in progress).
 constexpr std::chrono::milliseconds retry_pause{5};
@@ -198,7 +201,7 @@ net::awaitable<result<Value>> ClusterStore::routed(int slot, clock::time_point d
     RedisStore* node = slots_[static_cast<std::size_t>(slot)];
     bool asking = false;
     std::string last;
-    for (int i = 0; i < max_tries; ++i) {
+    for (int redirects = 0; redirects < max_tries;) {
         if (node == nullptr) {
             request_refresh();
             co_return Problem{errc::store_unavailable,
@@ -218,12 +221,14 @@ net::awaitable<result<Value>> ClusterStore::routed(int slot, clock::time_point d
         case Redirect::Kind::none:
             co_return reply;
         case Redirect::Kind::moved:
+            ++redirects;
             moved_.fetch_add(1, std::memory_order_relaxed);
             node = &node_at(redirect.target);
             slots_[static_cast<std::size_t>(redirect.slot)] = node;
             request_refresh();  // other slots probably moved too
             break;
         case Redirect::Kind::ask:
+            ++redirects;
             ask_.fetch_add(1, std::memory_order_relaxed);
             node = &node_at(redirect.target);
             asking = true;
@@ -244,7 +249,7 @@ net::awaitable<result<Value>> ClusterStore::routed(int slot, clock::time_point d
         if (clock::now() >= deadline) co_return Problem{errc::store_timeout, "redis did not answer in time"};
     }
     co_return Problem{errc::store_unavailable, "redis cluster: slot " + std::to_string(slot) + " still redirected after " +
-                                                   std::to_string(max_tries) + " tries (" + last + ")"};
+                                                   std::to_string(max_tries) + " redirects (" + last + ")"};
 }
 
 net::awaitable<result<check::Verdict>> ClusterStore::apply(const policy::Policy& p, std::string key,
