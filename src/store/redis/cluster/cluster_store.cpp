@@ -22,7 +22,7 @@ namespace {
 // produces. TRYAGAIN and CLUSTERDOWN are not counted: they are retried until the deadline, since
 // a failover's CLUSTERDOWN lasts from the primary being marked failed until its replica is
 // promoted (the better part of a second with a 1 s cluster-node-timeout).
-constexpr int max_tries = 6;
+constexpr int max_redirects = 6;
 // Pause before retrying TRYAGAIN / CLUSTERDOWN (a migration or a failover in progress).
 constexpr std::chrono::milliseconds retry_pause{5};
 // CLUSTER SLOTS is asked at most this often; a failed discovery is retried this often.
@@ -201,7 +201,7 @@ net::awaitable<result<Value>> ClusterStore::routed(int slot, clock::time_point d
     RedisStore* node = slots_[static_cast<std::size_t>(slot)];
     bool asking = false;
     std::string last;
-    for (int redirects = 0; redirects < max_tries;) {
+    for (int redirects = 0; redirects < max_redirects;) {
         if (node == nullptr) {
             request_refresh();
             co_return Problem{errc::store_unavailable,
@@ -249,7 +249,7 @@ net::awaitable<result<Value>> ClusterStore::routed(int slot, clock::time_point d
         if (clock::now() >= deadline) co_return Problem{errc::store_timeout, "redis did not answer in time"};
     }
     co_return Problem{errc::store_unavailable, "redis cluster: slot " + std::to_string(slot) + " still redirected after " +
-                                                   std::to_string(max_tries) + " redirects (" + last + ")"};
+                                                   std::to_string(max_redirects) + " redirects (" + last + ")"};
 }
 
 net::awaitable<result<check::Verdict>> ClusterStore::apply(const policy::Policy& p, std::string key,
