@@ -7,10 +7,16 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <cstring>
 #include <fstream>
 #include <future>
+#include <thread>
 
 namespace ratelimitd::test {
 namespace {
@@ -108,6 +114,53 @@ TEST(Readiness, ReadyzIs503WhileRedisIsUnreachableAndHealthzStays200) {
     HttpClient c(server.port());
     EXPECT_EQ(c.get("/healthz").status, 200);
     EXPECT_EQ(c.get("/readyz").status, 503);
+}
+
+// A Redis that stays down is retried every 0.5 s by every connection; the log says so once
+// per connection (then once per 30 s), not once per attempt, and the reconnect says how many
+// attempts failed.
+TEST(Readiness, AStoreThatStaysDownIsLoggedOncePerConnectionNotPerAttempt) {
+    RedisServer redis;
+    redis.kill_hard();
+    // Hold the dead port (bound, not listening: connects are refused) so that no server another
+    // test starts meanwhile can take it.
+    const int holder = ::socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(holder, 0);
+    const int on = 1;
+    ::setsockopt(holder, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(redis.port());
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::bind(holder, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0) << std::strerror(errno);
+    // Start-up waits up to 3 s for the store: about 6 attempts per connection, 4 connections.
+    Ratelimitd server(five_per_minute, redis.url(), {"--threads", "2"});
+    auto count = [](const std::string& log, const std::string& text) {
+        int n = 0;
+        for (size_t at = log.find(text); at != std::string::npos; at = log.find(text, at + 1)) ++n;
+        return n;
+    };
+    const std::string down = server.process().log();
+    const int reported = count(down, "connect failed");
+    EXPECT_GE(reported, 1) << down;
+    EXPECT_LE(reported, 4) << "one line per connection (2 threads x 2), not per attempt:\n" << down;
+
+    ::close(holder);
+    redis.restart();
+    EXPECT_NE(server.process().wait_for_log("failed attempts)", 5s), "") << server.process().log();
+    // Checks on fresh connections (spread over both threads) decided by Redis again, every
+    // thread's breaker closed after its probe; then counting is exact.
+    const auto until = std::chrono::steady_clock::now() + 5s;
+    int in_a_row = 0;
+    // A fresh tenant per probe: a denied one would be answered by the local denial cache.
+    for (int probe = 0; in_a_row < 12 && std::chrono::steady_clock::now() < until; ++probe) {
+        HttpClient c(server.port());
+        auto res = c.post("/v1/check", json{{"policy", "demo"}, {"tenant", "probe-" + std::to_string(probe)}}.dump());
+        in_a_row = res.body.find("\"degraded\":true") == std::string::npos ? in_a_row + 1 : 0;
+        if (in_a_row == 0) std::this_thread::sleep_for(20ms);
+    }
+    ASSERT_GE(in_a_row, 12) << server.process().log();
+    EXPECT_EQ(allowed_of(server.port(), "demo", "back", 8), 5);
 }
 
 TEST(EmbeddedStore, NoRedisUrlServesExactLimitsAndWarnsPerInstance) {

@@ -10,7 +10,7 @@
 
 namespace ratelimitd::test {
 
-/// A port that was free a moment ago (bound to 127.0.0.1:0 and released).
+/// A loopback port that is free and stays reserved for this test process (see processes.cpp).
 unsigned short free_port();
 
 /// True when something accepts connections on 127.0.0.1:`port`.

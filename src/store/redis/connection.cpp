@@ -23,6 +23,9 @@ constexpr std::chrono::milliseconds max_backoff{500};  // back within ~0.75 s of
 // gone: the connection is dropped and made again, so a hung server does not collect an
 // ever-growing queue of commands nobody waits for.
 constexpr std::chrono::milliseconds silence_limit{1000};
+// A node that stays down is retried every max_backoff by every connection of every thread;
+// one line per this interval per connection says so without flooding the log.
+constexpr std::chrono::seconds failure_report_interval{30};
 
 /// The five event hooks of hiredis (the shape of its adapters/*.h) on an Asio descriptor.
 /// Kept alive by the waits in flight and by `self_`, which hiredis's cleanup hook drops.
@@ -142,7 +145,7 @@ void Connection::connect() {
         return;
     }
     if (ac->err) {
-        spdlog::warn("redis: connect to {} failed: {}", endpoint_.describe(), ac->errstr);
+        report_failed_attempt(spdlog::level::warn, std::string("connect failed: ") + ac->errstr);
         redisAsyncFree(ac);
         schedule_reconnect();
         return;
@@ -160,6 +163,7 @@ void Connection::connect() {
     connect_timer_.async_wait([self = weak_from_this(), ac](boost::system::error_code ec) {
         auto c = self.lock();
         if (ec || !c || c->ctx_ != ac || c->ready_) return;
+        c->report_failed_attempt(spdlog::level::warn, "connect timed out");
         c->teardown("connect timed out");
     });
 }
@@ -195,8 +199,7 @@ void Connection::on_setup_reply(redisAsyncContext* ac, void* reply, void*) {
     if (r == nullptr) return;  // the context is going away; on_disconnect handles it
     if (r->type == REDIS_REPLY_ERROR) {
         // Wrong password or db: retrying soon will not help, but the operator may fix Redis.
-        spdlog::error("redis: setting up {} failed: {}", self->endpoint_.describe(),
-                      std::string(r->str, r->len));
+        self->report_failed_attempt(spdlog::level::err, "setting up failed: " + std::string(r->str, r->len));
         self->setup_pending_ = -1;
         net::post(self->executor_, [w = self->weak_from_this(), ac] {
             if (auto c = w.lock(); c && c->ctx_ == ac) c->teardown("setup failed");
@@ -208,7 +211,13 @@ void Connection::on_setup_reply(redisAsyncContext* ac, void* reply, void*) {
         self->backoff_ = std::chrono::milliseconds{0};
         self->connect_timer_.cancel();
         self->last_reply_ = clock::now();
-        spdlog::info("redis: connected to {}, scripts loaded", self->endpoint_.describe());
+        if (self->failed_attempts_ > 0) {
+            spdlog::info("redis: connected to {}, scripts loaded (after {} failed attempts)",
+                         self->endpoint_.describe(), self->failed_attempts_);
+        } else {
+            spdlog::info("redis: connected to {}, scripts loaded", self->endpoint_.describe());
+        }
+        self->failed_attempts_ = 0;
         if (self->was_ready_ && self->on_reconnected_) self->on_reconnected_();
         self->was_ready_ = true;
     }
@@ -219,7 +228,7 @@ void Connection::on_connect(const redisAsyncContext* ac, int status) {
     if (self == nullptr || self->ctx_ != ac) return;
     if (status != REDIS_OK) {
         // hiredis frees the context right after this callback.
-        spdlog::warn("redis: connect to {} failed: {}", self->endpoint_.describe(), ac->errstr);
+        self->report_failed_attempt(spdlog::level::warn, std::string("connect failed: ") + ac->errstr);
         self->ctx_ = nullptr;
         self->ready_ = false;
         self->schedule_reconnect();
@@ -240,12 +249,31 @@ void Connection::on_disconnect(const redisAsyncContext* ac, int status) {
 void Connection::teardown(const char* why) {
     redisAsyncContext* ac = ctx_;
     if (ac == nullptr) return;
-    if (why != nullptr) spdlog::warn("redis: dropping connection to {}: {}", endpoint_.describe(), why);
+    // A connection that never got set up was already reported as a failed attempt.
+    if (why != nullptr) {
+        spdlog::log(setup_pending_ < 0 || !ready_ ? spdlog::level::debug : spdlog::level::warn,
+                    "redis: dropping connection to {}: {}", endpoint_.describe(), why);
+    }
     ctx_ = nullptr;
     ready_ = false;
     ac->data = nullptr;       // callbacks during the free below must not find us
     redisAsyncFree(ac);       // runs every pending callback with a null reply
     schedule_reconnect();
+}
+
+void Connection::report_failed_attempt(spdlog::level::level_enum level, const std::string& what) {
+    ++failed_attempts_;
+    const auto now = clock::now();
+    if (failed_attempts_ == 1) {
+        spdlog::log(level, "redis: {}: {}", endpoint_.describe(), what);
+    } else if (now >= next_failure_report_) {
+        spdlog::log(level, "redis: {}: {} ({} failed attempts so far; retrying every {} ms)", endpoint_.describe(),
+                    what, failed_attempts_, max_backoff.count());
+    } else {
+        spdlog::debug("redis: {}: {}", endpoint_.describe(), what);
+        return;
+    }
+    next_failure_report_ = now + failure_report_interval;
 }
 
 void Connection::schedule_reconnect() {

@@ -12,6 +12,7 @@
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <spdlog/common.h>
 
 #include <atomic>
 #include <chrono>
@@ -111,6 +112,9 @@ private:
     void schedule_reconnect();
     void send_setup();
     void teardown(const char* why);
+    /// Logs one failed attempt to connect or set up: the first of an outage at `level`, then
+    /// one line per report interval counting the attempts meanwhile; the rest at debug.
+    void report_failed_attempt(spdlog::level::level_enum level, const std::string& what);
     void send(std::shared_ptr<detail::Pending> p, const std::vector<std::string>& argv,
               clock::time_point deadline);
 
@@ -131,6 +135,8 @@ private:
     boost::asio::steady_timer connect_timer_;
     clock::time_point last_reply_{};     // to detect a server that stopped answering
     bool was_ready_ = false;             // set up at least once before
+    int failed_attempts_ = 0;            // since the connection was last set up
+    clock::time_point next_failure_report_{};
     std::function<void()> on_reconnected_;
 };
 
