@@ -148,7 +148,7 @@ measure_store() {  # coalescing on|off: the Redis store driven without HTTP (ben
 # --- Redis Cluster -----------------------------------------------------------------------
 # start_cluster N: N primaries, no replicas, on free ports; sets CLUSTER_URL.
 start_cluster() {
-  local n=$1 i port bus nodes=() buses=() dir=$work/cluster-$1
+  local n=$1 i port bus node nodes=() buses=() dir=$work/cluster-$1
   mkdir -p "$dir"
   for i in $(seq 1 "$n"); do
     port=$(pick_port); bus=$(pick_port)
