@@ -15,6 +15,7 @@
 #include "support/http_client.hpp"
 #include "support/load.hpp"
 #include "support/processes.hpp"
+#include "support/wait.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -67,16 +68,6 @@ class ClusterFailover : public ::testing::TestWithParam<FailoverCase> {};
 constexpr auto dead_slot_latency_bound = 750ms;
 // How long ratelimitd may take to use the promoted replica (measured: see the README).
 constexpr auto follow_bound = 5s;
-
-template <class Pred>
-bool wait_until(Pred pred, std::chrono::milliseconds limit) {
-    const auto until = steady::now() + limit;
-    while (steady::now() < until) {
-        if (pred()) return true;
-        std::this_thread::sleep_for(20ms);
-    }
-    return pred();
-}
 
 std::string body(const std::string& policy, const std::string& tenant) {
     return json{{"policy", policy}, {"tenant", tenant}}.dump();

@@ -7,6 +7,7 @@
 #include "support/http_client.hpp"
 #include "support/load.hpp"
 #include "support/processes.hpp"
+#include "support/wait.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -159,25 +160,20 @@ TEST_F(Cluster, FollowsASlotMigratedUnderLoad) {
             }
         });
     }
-    auto wait_until = [](auto done, std::chrono::milliseconds timeout) {
-        const auto until = std::chrono::steady_clock::now() + timeout;
-        while (!done() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(2ms);
-        return done();
-    };
     auto redirects = [&](const char* kind) {
         return sample(metrics(), std::string("ratelimitd_redis_cluster_redirects_total{kind=\"") + kind + "\"}");
     };
 
-    EXPECT_TRUE(wait_until([&] { return allowed >= 100; }, 10s));
+    EXPECT_TRUE(wait_until([&] { return allowed >= 100; }, 10s, 2ms));
     cluster_->begin_migration(slot, from, to);
     cluster_->migrate_keys(slot, from, to);
     // The key has left `from`, which still owns the slot: every check there is an ASK now.
-    EXPECT_TRUE(wait_until([&] { return redirects("ask") > ask0; }, 10s));
+    EXPECT_TRUE(wait_until([&] { return redirects("ask") > ask0; }, 10s, 2ms));
     cluster_->finish_migration(slot, to);
     // `from` answers MOVED from now on, until ratelimitd's map says `to`.
-    EXPECT_TRUE(wait_until([&] { return redirects("moved") > moved0; }, 10s));
+    EXPECT_TRUE(wait_until([&] { return redirects("moved") > moved0; }, 10s, 2ms));
     const int after_move = allowed + denied;
-    EXPECT_TRUE(wait_until([&] { return allowed + denied > after_move + 200; }, 10s));
+    EXPECT_TRUE(wait_until([&] { return allowed + denied > after_move + 200; }, 10s, 2ms));
     stop = true;
     for (auto& t : load) t.join();
 

@@ -6,6 +6,7 @@
 #include "support/http_client.hpp"
 #include "support/load.hpp"
 #include "support/processes.hpp"
+#include "support/wait.hpp"
 #include "support/sentinel.hpp"
 
 #include <gtest/gtest.h>
@@ -42,16 +43,6 @@ constexpr auto latency_bound = 750ms;
 // How long ratelimitd may take to use the new primary once the sentinel names it (measured:
 // a few hundred ms; see the README).
 constexpr auto follow_bound = 10s;
-
-template <class Pred>
-bool wait_until(Pred pred, std::chrono::milliseconds limit) {
-    const auto until = steady::now() + limit;
-    while (steady::now() < until) {
-        if (pred()) return true;
-        std::this_thread::sleep_for(20ms);
-    }
-    return pred();
-}
 
 int admitted(unsigned short port, const std::string& policy, const std::string& tenant) {
     return fire(port, 8, 8, [&](HttpClient& c) {

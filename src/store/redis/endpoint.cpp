@@ -38,23 +38,32 @@ std::string Endpoint::describe() const {
            std::to_string(db);
 }
 
+std::optional<UserInfo> take_userinfo(std::string_view& rest) {
+    UserInfo out;
+    const auto at = rest.rfind('@');
+    if (at == std::string_view::npos) return out;
+    const std::string_view userinfo = rest.substr(0, at);
+    rest = rest.substr(at + 1);
+    const auto colon = userinfo.find(':');
+    const std::string_view user = colon == std::string_view::npos ? std::string_view{} : userinfo.substr(0, colon);
+    const std::string_view pass = colon == std::string_view::npos ? userinfo : userinfo.substr(colon + 1);
+    auto decoded = percent_decode(pass);
+    if (!decoded) return std::nullopt;
+    if (!decoded->empty()) out.password = std::move(*decoded);
+    if (!user.empty()) out.username = std::string(user);
+    return out;
+}
+
 result<Endpoint> parse_redis_url(std::string_view url) {
     constexpr std::string_view scheme = "redis://";
     if (url.substr(0, scheme.size()) != scheme) return bad(url, "expected it to start with redis://");
     std::string_view rest = url.substr(scheme.size());
     Endpoint ep;
 
-    if (auto at = rest.rfind('@'); at != std::string_view::npos) {
-        std::string_view userinfo = rest.substr(0, at);
-        rest = rest.substr(at + 1);
-        auto colon = userinfo.find(':');
-        std::string_view user = colon == std::string_view::npos ? std::string_view{} : userinfo.substr(0, colon);
-        std::string_view pass = colon == std::string_view::npos ? userinfo : userinfo.substr(colon + 1);
-        auto decoded = percent_decode(pass);
-        if (!decoded) return bad(url, "bad percent-escape in the password");
-        if (!decoded->empty()) ep.password = std::move(*decoded);
-        if (!user.empty()) ep.username = std::string(user);
-    }
+    auto credentials = take_userinfo(rest);
+    if (!credentials) return bad(url, "bad percent-escape in the password");
+    ep.username = std::move(credentials->username);
+    ep.password = std::move(credentials->password);
 
     std::string_view hostport = rest;
     if (auto slash = rest.find('/'); slash != std::string_view::npos) {

@@ -104,17 +104,10 @@ result<SentinelUrl> parse_sentinel_url(std::string_view url) {
         }
     }
 
-    if (auto at = rest.rfind('@'); at != std::string_view::npos) {
-        std::string_view userinfo = rest.substr(0, at);
-        rest = rest.substr(at + 1);
-        auto colon = userinfo.find(':');
-        std::string_view user = colon == std::string_view::npos ? std::string_view{} : userinfo.substr(0, colon);
-        std::string_view pass = colon == std::string_view::npos ? userinfo : userinfo.substr(colon + 1);
-        auto decoded = percent_decode(pass);
-        if (!decoded) return bad("bad percent-escape in the password");
-        if (!decoded->empty()) out.password = std::move(*decoded);
-        if (!user.empty()) out.username = std::string(user);
-    }
+    auto credentials = take_userinfo(rest);
+    if (!credentials) return bad("bad percent-escape in the password");
+    out.username = std::move(credentials->username);
+    out.password = std::move(credentials->password);
 
     const auto slash = rest.find('/');
     if (slash == std::string_view::npos) return bad("the master name is missing: expected /master-name after the sentinels");

@@ -23,6 +23,16 @@ struct Endpoint {
 /// Decodes %XY escapes (URL user and password parts); nullopt when an escape is malformed.
 std::optional<std::string> percent_decode(std::string_view s);
 
+/// The credentials of a URL's "[[user]:password@]" part.
+struct UserInfo {
+    std::optional<std::string> username;
+    std::optional<std::string> password;
+};
+
+/// Takes "[[user]:password@]" (up to the last '@') off the front of `rest`, decoding the
+/// password's percent-escapes; nullopt when one is malformed. No '@': empty credentials.
+std::optional<UserInfo> take_userinfo(std::string_view& rest);
+
 /// Parses redis://[[user]:password@]host[:port][/db]. IPv6 hosts go in brackets. Percent-
 /// escapes in the password are decoded. Fails with invalid_request naming what is wrong.
 result<Endpoint> parse_redis_url(std::string_view url);
