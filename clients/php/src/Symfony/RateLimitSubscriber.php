@@ -5,7 +5,7 @@ declare(strict_types=1);
 
 namespace Ratelimitd\Client\Symfony;
 
-use Ratelimitd\Client\RateLimitClient;
+use Ratelimitd\Client\RateLimitClientInterface;
 use Ratelimitd\Client\Result;
 use Symfony\Component\EventDispatcher\EventSubscriberInterface;
 use Symfony\Component\HttpFoundation\JsonResponse;
@@ -49,7 +49,7 @@ final class RateLimitSubscriber implements EventSubscriberInterface
      * @param callable(Request): ?string|null $tenantResolver the authenticated tenant's id, or null for anonymous
      */
     public function __construct(
-        private readonly RateLimitClient $client,
+        private readonly RateLimitClientInterface $client,
         array $routeLimits = [],
         ?callable $tenantResolver = null,
     ) {
