@@ -130,3 +130,41 @@ NGINX
   cat "$work/nginx/error.log" "$work/nginx/stdout.log" >&2 || true
   fail "could not start nginx"
 }
+
+# start_redis_cluster N: N cluster-enabled redis-servers (primaries, no replicas) made one
+# cluster by `redis-cli --cluster create`; waits until every node reports cluster_state:ok.
+# Sets cluster_ports (space-separated) and started_port (the first node).
+start_redis_cluster() {
+  local n=$1 i port pid addrs="" _ state
+  cluster_ports=""
+  for i in $(seq 1 "$n"); do
+    for _ in $(seq 1 20); do
+      port=$(shuf -i 20000-50000 -n 1)   # the cluster bus listens on port + 10000
+      redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" \
+        --cluster-enabled yes --cluster-config-file "$work/nodes-$port.conf" >"$work/redis-$port.log" 2>&1 &
+      pid=$!
+      for _ in $(seq 1 100); do
+        redis-cli -p "$port" ping >/dev/null 2>&1 && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+      done
+      if redis-cli -p "$port" ping >/dev/null 2>&1; then
+        started_pids+=("$pid"); cluster_ports="$cluster_ports $port"; addrs="$addrs 127.0.0.1:$port"; break
+      fi
+      kill "$pid" 2>/dev/null || true
+    done
+  done
+  # shellcheck disable=SC2086
+  redis-cli --cluster create $addrs --cluster-replicas 0 --cluster-yes >"$work/cluster-create.log" 2>&1 \
+    || { cat "$work/cluster-create.log" >&2; fail "redis-cli --cluster create failed"; }
+  for port in $cluster_ports; do
+    for _ in $(seq 1 200); do
+      state=$(redis-cli -p "$port" cluster info | tr -d '\r' | sed -n 's/^cluster_state://p')
+      [ "$state" = ok ] && break
+      sleep 0.05
+    done
+    [ "$state" = ok ] || fail "redis cluster node $port is not ok: $state"
+  done
+  cluster_ports=${cluster_ports# }
+  started_port=${cluster_ports%% *}
+}
