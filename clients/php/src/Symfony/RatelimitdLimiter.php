@@ -8,6 +8,7 @@ namespace Ratelimitd\Client\Symfony;
 use Ratelimitd\Client\LimitChecker;
 use Ratelimitd\Client\RateLimitClientInterface;
 use Ratelimitd\Client\RatelimitdLimit;
+use Ratelimitd\Client\Result;
 use Symfony\Component\RateLimiter\Exception\MaxWaitDurationExceededException;
 use Symfony\Component\RateLimiter\Exception\ReserveNotSupportedException;
 use Symfony\Component\RateLimiter\LimiterInterface;
@@ -31,6 +32,7 @@ final class RatelimitdLimiter implements LimiterInterface
     /** @var list<RatelimitdLimit> */
     private readonly array $limits;
     private readonly LimitChecker $checker;
+    private ?Result $lastResult = null;
 
     /**
      * @param RatelimitdLimit|list<RatelimitdLimit> $limits
@@ -58,7 +60,14 @@ final class RatelimitdLimiter implements LimiterInterface
             static fn (RatelimitdLimit $l): RatelimitdLimit => new RatelimitdLimit($l->policy, $l->scope, $tokens, $l->failOpen),
             $this->limits,
         );
-        return SymfonyRateLimit::from($this->checker->decide($limits, $this->tenant));
+        $this->lastResult = $this->checker->decide($limits, $this->tenant);
+        return SymfonyRateLimit::from($this->lastResult);
+    }
+
+    /** ratelimitd's own answer to the last consume() (degraded or not, headers), null before one. */
+    public function lastResult(): ?Result
+    {
+        return $this->lastResult;
     }
 
     public function reserve(int $tokens = 1, ?float $maxTime = null): Reservation

@@ -19,6 +19,11 @@ use Symfony\Component\RateLimiter\RateLimit;
  */
 final class RatelimitdRequestLimiter implements RequestRateLimiterInterface
 {
+    /** Request attribute holding the RateLimit of the last consume() for this request. */
+    public const RATE_LIMIT_ATTRIBUTE = '_ratelimitd_rate_limit';
+    /** Request attribute holding ratelimitd's Result of that consume(). */
+    public const RESULT_ATTRIBUTE = '_ratelimitd_result';
+
     /** @var \Closure(Request): string */
     private readonly \Closure $tenantOf;
 
@@ -53,7 +58,13 @@ final class RatelimitdRequestLimiter implements RequestRateLimiterInterface
 
     public function consume(Request $request): RateLimit
     {
-        return $this->limiterFor($request)->consume();
+        $limiter = $this->limiterFor($request);
+        $rateLimit = $limiter->consume();
+        // Kept for the response: LoginThrottledFailureHandler answers 429 with its Retry-After
+        // (or 503 when the limiter could not decide and failed closed).
+        $request->attributes->set(self::RATE_LIMIT_ATTRIBUTE, $rateLimit);
+        $request->attributes->set(self::RESULT_ATTRIBUTE, $limiter->lastResult());
+        return $rateLimit;
     }
 
     public function reset(Request $request): void
