@@ -36,7 +36,7 @@ final class RateLimitClient implements RateLimitClientInterface
      * @param bool     $persistentConnections keep connections across requests of one PHP worker
      *                                   (php-fpm) where PHP offers it: curl_share_init_persistent(),
      *                                   PHP 8.5+; on older PHP the connection lives as long as the client
-     * @param string|null $adminToken    the server's admin token, for reset(); null: none sent
+     * @param string|null $adminToken    the server's admin token, for reset(); null or '': none sent
      */
     public function __construct(
         string $baseUrl = 'http://127.0.0.1:8080',
@@ -155,12 +155,17 @@ final class RateLimitClient implements RateLimitClientInterface
     /** A degraded answer is worth a warning: limits are not being enforced as configured. */
     private function degraded(Result $result): Result
     {
-        $this->logger?->warning('ratelimitd answer is degraded ({reason}): {outcome} without a counter for policy {policy}', [
+        if ($this->logger === null) {
+            return $result;
+        }
+        $context = [
             'reason' => $result->degradedReason,
             'outcome' => $result->allowed ? 'allowed' : 'denied',
             'policy' => $result->policy ?? '(route)',
             'url' => $this->baseUrl,
-        ]);
+        ];
+        // The message reads whole by itself: not every PSR-3 logger interpolates placeholders.
+        $this->logger->warning(sprintf('ratelimitd answer is degraded (%s): %s without a counter for policy %s', ...array_values(array_slice($context, 0, 3))), $context);
         return $result;
     }
 
@@ -176,7 +181,7 @@ final class RateLimitClient implements RateLimitClientInterface
     {
         $headers = [];
         $requestHeaders = ['Content-Type: application/json', 'Accept: application/json', 'Expect:'];
-        if ($this->adminToken !== null && $path !== '/v1/check') {
+        if ($this->adminToken !== null && $this->adminToken !== '' && $path !== '/v1/check') {
             $requestHeaders[] = 'Authorization: Bearer ' . $this->adminToken;
         }
         curl_setopt_array($this->curl, [
