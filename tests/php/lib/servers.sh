@@ -168,3 +168,45 @@ start_redis_cluster() {
   cluster_ports=${cluster_ports# }
   started_port=${cluster_ports%% *}
 }
+
+# start_nginx_auth RATELIMITD_PORT UPSTREAM_PORT closed|open: nginx running the shipped
+# config/nginx/ratelimitd.conf (rendered with envsubst, as its header says) in front of an API.
+start_nginx_auth() {
+  local rl=$1 up=$2 down=$3 _ port pid dir
+  dir=$(mktemp -d "$work/nginx-auth.XXXX")
+  for _ in $(seq 1 20); do
+    port=$(shuf -i 20000-60000 -n 1)
+    LISTEN="127.0.0.1:$port" RATELIMITD_ADDR="127.0.0.1:$rl" UPSTREAM_ADDR="127.0.0.1:$up" RATELIMITD_DOWN=$down \
+      envsubst '${LISTEN} ${RATELIMITD_ADDR} ${UPSTREAM_ADDR} ${RATELIMITD_DOWN}' \
+      <"$root/config/nginx/ratelimitd.conf" >"$dir/ratelimitd.conf"
+    cat >"$dir/nginx.conf" <<NGINX
+worker_processes 1;
+daemon off;
+pid $dir/nginx.pid;
+error_log $dir/error.log;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path $dir/body;
+  proxy_temp_path $dir/proxy;
+  fastcgi_temp_path $dir/fastcgi;
+  uwsgi_temp_path $dir/uwsgi;
+  scgi_temp_path $dir/scgi;
+  include $dir/ratelimitd.conf;
+}
+NGINX
+    nginx -p "$dir" -c "$dir/nginx.conf" >"$dir/stdout.log" 2>&1 &
+    pid=$!
+    for _ in $(seq 1 100); do
+      curl -s -o /dev/null "http://127.0.0.1:$port/" && break
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.05
+    done
+    if kill -0 "$pid" 2>/dev/null && curl -s -o /dev/null "http://127.0.0.1:$port/"; then
+      started_pids+=("$pid"); started_port=$port; started_pid=$pid; return 0
+    fi
+    kill "$pid" 2>/dev/null || true
+  done
+  cat "$dir/error.log" "$dir/stdout.log" >&2 || true
+  fail "could not start nginx with config/nginx/ratelimitd.conf"
+}
