@@ -171,6 +171,7 @@ start_redis_cluster() {
 
 # start_nginx_auth RATELIMITD_PORT UPSTREAM_PORT closed|open: nginx running the shipped
 # config/nginx/ratelimitd.conf (rendered with envsubst, as its header says) in front of an API.
+# Reads the file under $root, the repository root every test script sets.
 start_nginx_auth() {
   local rl=$1 up=$2 down=$3 _ port pid dir
   dir=$(mktemp -d "$work/nginx-auth.XXXX")
