@@ -60,10 +60,16 @@ final class ControllerLimits
     /** @return list<RatelimitdLimit> the new attribute's if any, else the deprecated one's */
     private static function on(\ReflectionFunctionAbstract|\ReflectionClass $target): array
     {
-        $limits = array_map(static fn (\ReflectionAttribute $a): RatelimitdLimit => $a->newInstance(), $target->getAttributes(RatelimitdLimit::class));
+        $limits = [];
+        foreach ($target->getAttributes(RatelimitdLimit::class) as $attribute) {
+            $limits[] = $attribute->newInstance();
+        }
         if ($limits !== []) {
             return $limits;
         }
-        return array_map(static fn (\ReflectionAttribute $a): RatelimitdLimit => $a->newInstance()->toLimit(), $target->getAttributes(DeprecatedRateLimit::class));
+        foreach ($target->getAttributes(DeprecatedRateLimit::class) as $attribute) {
+            $limits[] = $attribute->newInstance()->toLimit();
+        }
+        return $limits;
     }
 }

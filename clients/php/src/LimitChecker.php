@@ -82,7 +82,8 @@ final class LimitChecker
         foreach ($limits as $limit) {
             if ($limit->scope !== $first->scope || $limit->cost !== $first->cost || $limit->failOpen !== $first->failOpen) {
                 throw new LayeredLimitsException(sprintf(
-                    'layered limits %s and %s differ in scope, cost or failOpen; ratelimitd decides one scope and one cost for all the limits of a request, so give them the same',
+                    'layered limits %s and %s differ in scope, cost or failOpen; ratelimitd decides'
+                    . ' one scope and one cost for all the limits of a request, so give them the same',
                     $first->policy,
                     $limit->policy,
                 ));

@@ -165,7 +165,13 @@ final class RateLimitClient implements RateLimitClientInterface
             'url' => $this->baseUrl,
         ];
         // The message reads whole by itself: not every PSR-3 logger interpolates placeholders.
-        $this->logger->warning(sprintf('ratelimitd answer is degraded (%s): %s without a counter for policy %s', ...array_values(array_slice($context, 0, 3))), $context);
+        $message = sprintf(
+            'ratelimitd answer is degraded (%s): %s without a counter for policy %s',
+            $context['reason'],
+            $context['outcome'],
+            $context['policy'],
+        );
+        $this->logger->warning($message, $context);
         return $result;
     }
 

@@ -80,9 +80,11 @@ final class RatelimitdMiddleware
 
     private static function deny(Result $result): JsonResponse
     {
-        $response = $result->degraded
-            ? new JsonResponse(['error' => 'rate_limiter_unavailable', 'detail' => 'The rate limiter cannot be reached; retry shortly.', 'retry_after' => $result->retryAfter], 503)
-            : new JsonResponse(['error' => 'rate_limited', 'detail' => sprintf('Too many requests for policy "%s"; retry in %d s.', $result->policy ?? '', $result->retryAfter), 'retry_after' => $result->retryAfter], 429);
+        // A fail-closed answer while the limiter cannot decide is our outage: 503, not 429.
+        [$status, $error, $detail] = $result->degraded
+            ? [503, 'rate_limiter_unavailable', 'The rate limiter cannot be reached; retry shortly.']
+            : [429, 'rate_limited', sprintf('Too many requests for policy "%s"; retry in %d s.', $result->policy ?? '', $result->retryAfter)];
+        $response = new JsonResponse(['error' => $error, 'detail' => $detail, 'retry_after' => $result->retryAfter], $status);
         $response->headers->add($result->headers());
         $response->headers->set('Retry-After', (string) $result->retryAfter);
         $response->headers->set('Cache-Control', 'no-store');

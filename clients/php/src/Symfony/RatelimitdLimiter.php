@@ -78,7 +78,8 @@ final class RatelimitdLimiter implements LimiterInterface
         }
         $wait = $rateLimit->getRetryAfter()->getTimestamp() - time();
         if ($maxTime !== null && $wait > $maxTime) {
-            throw new MaxWaitDurationExceededException(sprintf('The tokens are available in %d s, more than the %.3F s allowed.', $wait, $maxTime), $rateLimit);
+            $message = sprintf('The tokens are available in %d s, more than the %.3F s allowed.', $wait, $maxTime);
+            throw new MaxWaitDurationExceededException($message, $rateLimit);
         }
         throw new ReserveNotSupportedException(self::class);
     }
