@@ -13,6 +13,8 @@ packages=(
   # clients/php and its tests: php-cli with curl, Symfony HttpKernel + Routing for the
   # example app, composer to validate and install the package as users do.
   php-cli php-curl php-symfony-http-kernel php-symfony-routing composer
+  # clients/php tests (issue 23): Symfony RateLimiter bridge + login throttling app, PSR-3 logger, PSR-7 for the PSR-15 middleware, a Laravel 8 app; envsubst for the probe-through-nginx test.
+  php-symfony-rate-limiter php-psr-log php-nyholm-psr7 php-symfony-framework-bundle php-symfony-security-bundle php-laravel-framework gettext-base
 )
 
 missing=()

@@ -1,11 +1,22 @@
 <?php
 // A deliberately broken stand-in for ratelimitd's /v1/check (served by `php -S`), so probe tests can show each probe check failing.
-// FAKE_LIMIT=N, FAKE_STATE=file, FAKE_BUG=no-recovery | no-retry-after | shared-tenants.
+// FAKE_LIMIT=N, FAKE_STATE=file, FAKE_BUG=no-recovery | no-retry-after | shared-tenants | degraded.
 
 declare(strict_types=1);
 
 $limit = (int) getenv('FAKE_LIMIT');
 $bug = (string) getenv('FAKE_BUG');
+if (parse_url($_SERVER['REQUEST_URI'] ?? '/', PHP_URL_PATH) !== '/v1/check') {
+    echo 'ok';   // /readyz and the start-up probe: ready, so the probe reaches its checks
+    return;
+}
+if ($bug === 'degraded') {
+    // What ratelimitd answers for a fail-open policy whose store cannot decide: allowed, no numbers.
+    header('Content-Type: application/json');
+    header('X-RateLimit-Degraded: store_timeout');
+    echo json_encode(['allowed' => true, 'degraded' => true, 'limit' => null, 'remaining' => null, 'reset' => null, 'retry_after' => 0]);
+    return;
+}
 $body = json_decode((string) file_get_contents('php://input'), true);
 $tenant = is_array($body) ? (string) ($body['tenant'] ?? '') : '';
 

@@ -35,14 +35,15 @@ $it = new RecursiveIteratorIterator(new RecursiveDirectoryIterator($src, Filesys
 $n = 0;
 foreach ($it as $file) {
     $class = 'Ratelimitd\\Client\\' . str_replace('/', '\\', substr($file->getPathname(), strlen($src) + 1, -4));
-    // The Symfony subscriber implements Symfony's interface; Symfony is only a suggestion,
-    // so that one class is checked by file and name, not by loading it.
-    if (str_contains($class, '\\Symfony\\RateLimitSubscriber')) {
-        if (!preg_match('/^final class RateLimitSubscriber\b/m', file_get_contents($file->getPathname()))) { echo "FAIL: $class\n"; exit(1); }
+    // Classes that implement an optional framework's interfaces (Symfony, PSR-15, Laravel:
+    // only suggestions) are checked by file and name, not by loading them.
+    if (preg_match('#\\\\(Symfony|Psr15|Laravel)\\\\#', $class) === 1) {
+        $short = substr($class, strrpos($class, '\\') + 1);
+        if (!preg_match('/^(final |abstract )?(class|interface) ' . $short . '\b/m', file_get_contents($file->getPathname()))) { echo "FAIL: $class\n"; exit(1); }
         $n++;
         continue;
     }
-    if (!class_exists($class)) { echo "FAIL: $class does not autoload from $file\n"; exit(1); }
+    if (!class_exists($class) && !interface_exists($class)) { echo "FAIL: $class does not autoload from $file\n"; exit(1); }
     $n++;
 }
 $client = new Ratelimitd\Client\RateLimitClient('http://127.0.0.1:9');

@@ -2,7 +2,8 @@
 # The Symfony subscriber in the example app (clients/php/examples/symfony-app) served by
 # `php -S`, against a real ratelimitd + redis-server: headers on allowed responses, 429 JSON
 # + headers after the limit without running the controller, a route without a policy
-# untouched, tenant = API-key owner or "ip:" + client IP, attribute on method and on class,
+# untouched, tenant = API-key owner or "ip:" + client IP, attribute on method and on class
+# (the class one under the deprecated old name), two attributes as one layered check,
 # the route map, and fail open / fail closed (503) within 1 s when ratelimitd is stopped.
 # Usage: php_symfony_test.sh PATH_TO_RATELIMITD
 set -euo pipefail
@@ -90,6 +91,20 @@ expect "$(header X-RateLimit-Remaining)" 1 "/reports remaining after cost 2"
 expect "$(req /reports)" 429 "/reports with 1 unit left and cost 2"
 expect "$(runs reports)" 1 "controller runs of /reports"
 ok "/reports: own scope (the exhausted global scope does not apply), cost 2, then 429"
+
+echo "--- two #[RatelimitdLimit] on one action: burst (5/min) + hourly (3/h), one layered check"
+for remaining in 2 1 0; do
+  expect "$(req /orders)" 200 "/orders status"
+  expect "$(header RateLimit-Policy)" '"burst";q=5;w=60, "hourly";q=3;w=3600' "/orders RateLimit-Policy (both limits)"
+  expect "$(header X-RateLimit-Remaining)" "$remaining" "/orders X-RateLimit-Remaining (the least remaining: hourly)"
+done
+expect "$(req /orders)" 429 "/orders #4 (hourly exhausted)"
+expect "$(header X-RateLimit-Limit)" 3 "/orders 429 reports the limit that denied"
+[ "$(header Retry-After)" -ge 1 ] || fail "/orders 429 without Retry-After"
+expect "$(runs orders)" 3 "controller runs of /orders"
+expect "$(redis-cli -p "$redis_port" get rl:hourly:ip:127.0.0.1:orders)" 3 "hourly counter"
+expect "$(redis-cli -p "$redis_port" get rl:burst:ip:127.0.0.1:orders)" 3 "burst counter (the deny by hourly charged burst nothing)"
+ok "/orders: both limits on every answer, 3 x 200 then 429 by hourly; burst holds 3, not 4: one atomic layered check"
 
 echo "--- the route map: route login -> policy login (2/min)"
 expect "$(req /login)" 200 "/login #1"; expect "$(header X-RateLimit-Limit)" 2 "/login limit"

@@ -2,8 +2,10 @@
 # scripts/ratelimit-probe FAILS (exit 1, a message naming the broken check) against broken
 # deployments: a limit higher than the probe expects; two embedded-store instances behind
 # one nginx address; a Redis key without a TTL; --redis naming a Redis the deployment does
-# not use; nothing listening; and fakes (tests/php/fake_deployment.php) whose 429 lacks
-# Retry-After, whose tenants share one budget, or whose budget never comes back.
+# not use; nothing listening; Redis down (readyz 503; with --no-readyz: "degraded", not "more
+# than the quota"); and fakes (tests/php/fake_deployment.php) whose 429 lacks Retry-After,
+# whose tenants share one budget, whose budget never comes back, or whose answers are all
+# degraded although /readyz says ready.
 # Usage: probe_broken_test.sh PATH_TO_RATELIMITD
 set -euo pipefail
 bin=${1:?path to ratelimitd}
@@ -61,16 +63,30 @@ must_fail "an unknown policy" "quota: a check got neither 200 nor 429: HTTP 400"
 
 # Nothing listens on a port a freshly stopped server just used.
 start_ratelimitd "$bin" "$work/limit5.yaml"; gone=$started_port; kill "$started_pid"; wait "$started_pid" 2>/dev/null || true
-must_fail "nothing listening" "quota: a check got neither 200 nor 429: no answer" \
+must_fail "nothing listening" "readyz: no answer from" \
   --url "http://127.0.0.1:$gone" --policy probe --limit 5
 
-for bug in no-retry-after shared-tenants no-recovery; do
+echo "--- Redis down under a fail-open policy"
+start_redis; down_pid=$started_pid
+start_ratelimitd "$bin" "$work/limit5.yaml" --redis "redis://127.0.0.1:$started_port"; nostore=$started_port
+kill "$down_pid"; wait "$down_pid" 2>/dev/null || true
+for _ in $(seq 1 200); do   # until ratelimitd itself has noticed
+  [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$nostore/readyz")" = 503 ] && break
+  sleep 0.05
+done
+must_fail "Redis down: /readyz is checked first" "readyz: .*/readyz answers 503: ratelimitd is up but its store does not answer" \
+  --url "http://127.0.0.1:$nostore" --policy probe --limit 5
+must_fail "Redis down, --no-readyz: the answers are degraded" "quota: 7 of 7 answers are degraded (X-RateLimit-Degraded: store_unavailable)" \
+  --url "http://127.0.0.1:$nostore" --policy probe --limit 5 --no-readyz
+
+for bug in no-retry-after shared-tenants no-recovery degraded; do
   start_php_server "$root/tests/php/fake_deployment.php" FAKE_LIMIT=5 FAKE_BUG=$bug FAKE_STATE="$work/fake-$bug.json"
   : >"$work/fake-$bug.json"   # forget the start-up probe's request
   case $bug in
     no-retry-after) expected="a 429 of the burst has no positive Retry-After" ;;
     shared-tenants) expected="isolation: a fresh tenant got 429" ;;
     no-recovery) expected="recovery: 1 s after Retry-After: 1 the check got 429" ;;
+    degraded) expected="quota: 7 of 7 answers are degraded (X-RateLimit-Degraded: store_timeout)" ;;
   esac
   must_fail "fake deployment: $bug" "$expected" --url "http://127.0.0.1:$started_port" --policy probe --limit 5
 done

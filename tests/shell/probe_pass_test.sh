@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/ratelimit-probe passes against a correct deployment: two ratelimitd instances that
 # share one redis-server, behind nginx round-robin (as in production), including the --redis
-# TTL check; and its usage handling (--help exits 0, missing or bad arguments exit 2).
+# TTL check over a constant number of Redis connections and bounded by --max-keys; and its
+# usage handling (--help exits 0, missing or bad arguments exit 2).
 # Usage: probe_pass_test.sh PATH_TO_RATELIMITD
 set -euo pipefail
 bin=${1:?path to ratelimitd}
@@ -33,6 +34,12 @@ start_ratelimitd "$bin" "$work/config.yaml" --redis "redis://127.0.0.1:$redis_po
 start_ratelimitd "$bin" "$work/config.yaml" --redis "redis://127.0.0.1:$redis_port"; b=$started_port
 start_nginx_round_robin "$a" "$b"; url="http://127.0.0.1:$started_port"
 
+# 300 keys the deployment might hold, each with a TTL: the TTL step must read them over a
+# constant number of connections (one SCAN + one pipeline), not one redis-cli per key.
+for i in $(seq 1 300); do printf 'SET rl:filler:t%s:global 1 EX 600\n' "$i"; done | redis-cli -p "$redis_port" >/dev/null
+connections() { redis-cli -p "$redis_port" info stats | tr -d '\r' | sed -n 's/^total_connections_received://p'; }
+before=$(connections)
+
 echo "--- two instances, one Redis, behind nginx: the probe must pass"
 start=$(date +%s)
 # `sh`, not bash: the probe promises POSIX sh (dash on Debian).
@@ -46,4 +53,13 @@ grep -q 'ok: quota: 5 of 9 concurrent checks allowed' "$work/out" || fail "quota
 waited=$(sed -n 's/.*waiting \([0-9]*\) s (Retry-After).*/\1/p' "$work/out")
 [ -n "$waited" ] && [ "$waited" -ge 1 ] && [ "$elapsed" -ge "$waited" ] \
   || fail "the probe did not wait for Retry-After (${waited:-?} s) before the recovery step (took ${elapsed}s)"
+opened=$(( $(connections) - before - 1 ))   # the last INFO is a connection of its own
+[ "$opened" -le 6 ] || fail "the probe opened $opened Redis connections for 302 keys (expected at most 6: ping, exists, one SCAN, one pipeline)"
+grep -q "ok: ttl: all 302 keys under 'rl:' expire" "$work/out" || fail "ttl line: $(grep ttl: "$work/out")"
+echo "ok    ttl: 302 keys checked over $opened Redis connections"
+
+sh "$probe" --url "$url" --policy probe --limit 5 --extra 4 --redis "redis://127.0.0.1:$redis_port" --max-keys 50 >"$work/out2" \
+  || { cat "$work/out2"; fail "the probe failed with --max-keys 50"; }
+grep -q "ok: ttl: the first 50 keys under 'rl:' expire (stopped at --max-keys 50)" "$work/out2" || fail "--max-keys: $(grep ttl: "$work/out2")"
+echo "ok    --max-keys 50 bounds the TTL step and says so"
 echo "PASS: probe against a correct deployment (${elapsed}s)"

@@ -5,22 +5,26 @@ declare(strict_types=1);
 
 namespace Ratelimitd\Client;
 
+use Psr\Log\LoggerInterface;
 use Ratelimitd\Client\Exception\CheckRejectedException;
+use Ratelimitd\Client\Exception\RateLimitException;
 
 /**
- * A client for ratelimitd's POST /v1/check.
+ * A client for ratelimitd's POST /v1/check (and the admin POST /v1/reset).
  *
  * One instance holds one curl handle, so consecutive checks reuse one keep-alive TCP
  * connection (create the client once per worker process, not once per request). Every
  * call is bounded by a short timeout: when ratelimitd is down, hung or answers garbage,
  * check() returns at once with the caller's fail-open or fail-closed choice instead of
- * making the application wait on its limiter.
+ * making the application wait on its limiter. The handle is freed with the object (no
+ * destructor: curl_close() is a no-op since PHP 8.0 and deprecated in 8.5).
  */
-final class RateLimitClient
+final class RateLimitClient implements RateLimitClientInterface
 {
     private \CurlHandle $curl;
-    private string $checkUrl;
+    private string $baseUrl;
     private int $connectionsOpened = 0;
+    private bool $persistent = false;
 
     /**
      * @param string   $baseUrl          where ratelimitd listens, e.g. http://127.0.0.1:8080
@@ -28,29 +32,34 @@ final class RateLimitClient
      * @param bool     $failOpen         default answer when ratelimitd cannot be asked:
      *                                   true = allow (fail open), false = deny (fail closed)
      * @param int|null $connectTimeoutMs bound of the TCP connect alone; default: $timeoutMs
+     * @param LoggerInterface|null $logger told (warning) about every degraded answer
+     * @param bool     $persistentConnections keep connections across requests of one PHP worker
+     *                                   (php-fpm) where PHP offers it: curl_share_init_persistent(),
+     *                                   PHP 8.5+; on older PHP the connection lives as long as the client
+     * @param string|null $adminToken    the server's admin token, for reset(); null or '': none sent
      */
     public function __construct(
         string $baseUrl = 'http://127.0.0.1:8080',
         private readonly int $timeoutMs = 50,
         private readonly bool $failOpen = true,
         ?int $connectTimeoutMs = null,
+        private readonly ?LoggerInterface $logger = null,
+        bool $persistentConnections = false,
+        private readonly ?string $adminToken = null,
     ) {
         if ($timeoutMs < 1) {
             throw new \InvalidArgumentException('timeoutMs must be at least 1 ms');
         }
-        $this->checkUrl = rtrim($baseUrl, '/') . '/v1/check';
+        $this->baseUrl = rtrim($baseUrl, '/');
         $curl = curl_init();
         if ($curl === false) {
             throw new \RuntimeException('curl_init failed');
         }
         $this->curl = $curl;
         curl_setopt_array($this->curl, [
-            CURLOPT_URL => $this->checkUrl,
             CURLOPT_POST => true,
             CURLOPT_RETURNTRANSFER => true,
             CURLOPT_HTTP_VERSION => CURL_HTTP_VERSION_1_1,
-            // "Expect:" stops curl from waiting for a 100-continue on larger bodies.
-            CURLOPT_HTTPHEADER => ['Content-Type: application/json', 'Accept: application/json', 'Expect:'],
             CURLOPT_TIMEOUT_MS => $timeoutMs,
             CURLOPT_CONNECTTIMEOUT_MS => $connectTimeoutMs ?? $timeoutMs,
             // Without NOSIGNAL libcurl's resolver may use SIGALRM, which cannot time out
@@ -59,77 +68,55 @@ final class RateLimitClient
             CURLOPT_TCP_NODELAY => true,
             CURLOPT_FOLLOWLOCATION => false,
         ]);
+        if ($persistentConnections && function_exists('curl_share_init_persistent')) {
+            // PHP 8.5+: the share handle, and the connections in it, outlive this request.
+            $share = curl_share_init_persistent([CURL_LOCK_DATA_CONNECTION, CURL_LOCK_DATA_DNS]);
+            curl_setopt($this->curl, CURLOPT_SHARE, $share);
+            $this->persistent = true;
+        }
     }
 
-    public function __destruct()
-    {
-        curl_close($this->curl);
-    }
-
-    /**
-     * Checks (and, when allowed, consumes) `cost` units of `policy` for `tenant` on `scope`.
-     *
-     * @param string    $policy   a policy name from ratelimitd's registry
-     * @param string    $tenant   who is limited: an account or API-key id (never the secret),
-     *                            1..128 bytes of [A-Za-z0-9._:@-], e.g. "tenant_42" or "ip:203.0.113.9"
-     * @param string    $scope    what is limited, e.g. "global" or "POST_/v1/exports"
-     * @param int       $cost     units this request uses, 1..1000000
-     * @param bool|null $failOpen this call's answer when ratelimitd cannot be asked; null: the client's default
-     * @param string|null $plan   the tenant's plan when the app knows it (e.g. "pro"); null: the registry decides
-     *
-     * @throws CheckRejectedException when ratelimitd refuses the request itself (400 unknown_policy, ...)
-     */
     public function check(string $policy, string $tenant, string $scope = 'global', int $cost = 1, ?bool $failOpen = null, ?string $plan = null): Result
     {
-        $failOpen ??= $this->failOpen;
-        $headers = [];
         $fields = ['policy' => $policy, 'tenant' => $tenant, 'scope' => $scope, 'cost' => $cost];
         if ($plan !== null) {
             $fields['plan'] = $plan;
         }
-        curl_setopt_array($this->curl, [
-            CURLOPT_POSTFIELDS => json_encode(
-                $fields,
-                JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES,
-            ),
-            CURLOPT_HEADERFUNCTION => static function ($curl, string $line) use (&$headers): int {
-                if (str_starts_with($line, 'HTTP/')) {
-                    $headers = []; // a new status line (e.g. after 100 Continue) starts a new header block
-                } elseif (($colon = strpos($line, ':')) !== false) {
-                    $headers[strtolower(trim(substr($line, 0, $colon)))] = trim(substr($line, $colon + 1));
-                }
-                return strlen($line);
-            },
-        ]);
+        return $this->decide($fields, $failOpen ?? $this->failOpen, $policy);
+    }
 
-        $body = curl_exec($this->curl);
-        $this->connectionsOpened += (int) curl_getinfo($this->curl, CURLINFO_NUM_CONNECTS);
-        if ($body === false || $body === true) {
-            $reason = curl_errno($this->curl) === CURLE_OPERATION_TIMEDOUT ? 'timeout' : 'unreachable';
-            return Result::unavailable($failOpen, $reason, $policy);
+    public function checkRoute(string $method, string $path, string $tenant, ?string $scope = null, int $cost = 1, ?bool $failOpen = null): Result
+    {
+        $fields = ['method' => $method, 'path' => $path, 'tenant' => $tenant, 'cost' => $cost];
+        if ($scope !== null) {
+            $fields['scope'] = $scope;
         }
+        return $this->decide($fields, $failOpen ?? $this->failOpen, null);
+    }
 
-        $status = (int) curl_getinfo($this->curl, CURLINFO_RESPONSE_CODE);
-        $data = json_decode($body, true);
-        if (!is_array($data)) {
-            return Result::unavailable($failOpen, 'bad_response', $policy);
+    public function reset(string $policy, string $tenant, string $scope = 'global'): bool
+    {
+        $answer = $this->post('/v1/reset', ['policy' => $policy, 'tenant' => $tenant, 'scope' => $scope]);
+        if ($answer === null) {
+            throw new RateLimitException('ratelimitd could not be reached for a reset');
         }
-        // 200 allowed, 429 denied, 503 ratelimitd's own fail-closed answer for a policy with
-        // on_store_error: deny: all three are verdicts, and the server's policy decided them.
-        if (in_array($status, [200, 429, 503], true) && array_key_exists('allowed', $data)) {
-            return Result::fromVerdict($data, $headers);
+        [$status, $data] = $answer;
+        if ($status === 200 && is_array($data)) {
+            return ($data['reset'] ?? false) === true;
         }
-        if ($status >= 400 && $status < 500 && isset($data['error'])) {
-            throw new CheckRejectedException($status, (string) $data['error'], (string) ($data['detail'] ?? ''));
-        }
-        // Anything else (a proxy's 502, an unexpected shape) says nothing about the limit.
-        return Result::unavailable($failOpen, 'bad_response', $policy);
+        throw new CheckRejectedException($status, (string) ($data['error'] ?? 'bad_response'), (string) ($data['detail'] ?? ''));
     }
 
     /** The timeout of one check, in milliseconds. */
     public function timeoutMs(): int
     {
         return $this->timeoutMs;
+    }
+
+    /** Whether connections outlive the request (persistentConnections on PHP 8.5+). */
+    public function persistent(): bool
+    {
+        return $this->persistent;
     }
 
     /**
@@ -139,5 +126,90 @@ final class RateLimitClient
     public function connectionsOpened(): int
     {
         return $this->connectionsOpened;
+    }
+
+    /** @param array<string,string|int> $fields */
+    private function decide(array $fields, bool $failOpen, ?string $policy): Result
+    {
+        $answer = $this->post('/v1/check', $fields, $headers, $timedOut);
+        if ($answer === null) {
+            return $this->degraded(Result::unavailable($failOpen, $timedOut ? 'timeout' : 'unreachable', $policy));
+        }
+        [$status, $data] = $answer;
+        if (!is_array($data)) {
+            return $this->degraded(Result::unavailable($failOpen, 'bad_response', $policy));
+        }
+        // 200 allowed, 429 denied, 503 ratelimitd's own fail-closed answer for a policy with
+        // on_store_error: deny: all three are verdicts, and the server's policy decided them.
+        if (in_array($status, [200, 429, 503], true) && array_key_exists('allowed', $data)) {
+            $result = Result::fromVerdict($data, $headers);
+            return $result->degraded ? $this->degraded($result) : $result;
+        }
+        if ($status >= 400 && $status < 500 && isset($data['error'])) {
+            throw new CheckRejectedException($status, (string) $data['error'], (string) ($data['detail'] ?? ''));
+        }
+        // Anything else (a proxy's 502, an unexpected shape) says nothing about the limit.
+        return $this->degraded(Result::unavailable($failOpen, 'bad_response', $policy));
+    }
+
+    /** A degraded answer is worth a warning: limits are not being enforced as configured. */
+    private function degraded(Result $result): Result
+    {
+        if ($this->logger === null) {
+            return $result;
+        }
+        $context = [
+            'reason' => $result->degradedReason,
+            'outcome' => $result->allowed ? 'allowed' : 'denied',
+            'policy' => $result->policy ?? '(route)',
+            'url' => $this->baseUrl,
+        ];
+        // The message reads whole by itself: not every PSR-3 logger interpolates placeholders.
+        $message = sprintf(
+            'ratelimitd answer is degraded (%s): %s without a counter for policy %s',
+            $context['reason'],
+            $context['outcome'],
+            $context['policy'],
+        );
+        $this->logger->warning($message, $context);
+        return $result;
+    }
+
+    /**
+     * One POST of a JSON body. Returns [status, decoded body] or null when no HTTP answer came;
+     * $headers gets the answer's headers (lower-cased names), $timedOut why there was none.
+     *
+     * @param array<string,string|int> $fields
+     * @param array<string,string>     $headers
+     * @return array{0:int,1:mixed}|null
+     */
+    private function post(string $path, array $fields, ?array &$headers = [], ?bool &$timedOut = false): ?array
+    {
+        $headers = [];
+        $requestHeaders = ['Content-Type: application/json', 'Accept: application/json', 'Expect:'];
+        if ($this->adminToken !== null && $this->adminToken !== '' && $path !== '/v1/check') {
+            $requestHeaders[] = 'Authorization: Bearer ' . $this->adminToken;
+        }
+        curl_setopt_array($this->curl, [
+            CURLOPT_URL => $this->baseUrl . $path,
+            // "Expect:" stops curl from waiting for a 100-continue on larger bodies.
+            CURLOPT_HTTPHEADER => $requestHeaders,
+            CURLOPT_POSTFIELDS => json_encode($fields, JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES),
+            CURLOPT_HEADERFUNCTION => static function ($curl, string $line) use (&$headers): int {
+                if (str_starts_with($line, 'HTTP/')) {
+                    $headers = []; // a new status line (e.g. after 100 Continue) starts a new header block
+                } elseif (($colon = strpos($line, ':')) !== false) {
+                    $headers[strtolower(trim(substr($line, 0, $colon)))] = trim(substr($line, $colon + 1));
+                }
+                return strlen($line);
+            },
+        ]);
+        $body = curl_exec($this->curl);
+        $this->connectionsOpened += (int) curl_getinfo($this->curl, CURLINFO_NUM_CONNECTS);
+        if ($body === false || $body === true) {
+            $timedOut = curl_errno($this->curl) === CURLE_OPERATION_TIMEDOUT;
+            return null;
+        }
+        return [(int) curl_getinfo($this->curl, CURLINFO_RESPONSE_CODE), json_decode($body, true)];
     }
 }

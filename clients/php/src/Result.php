@@ -5,6 +5,8 @@ declare(strict_types=1);
 
 namespace Ratelimitd\Client;
 
+use Ratelimitd\Client\Exception\RateLimitExceededException;
+
 final class Result
 {
     /**
@@ -110,6 +112,20 @@ final class Result
     public function headers(): array
     {
         return $this->headers;
+    }
+
+    /**
+     * Returns this result when allowed; otherwise throws, so a caller can write
+     * `$client->check(...)->ensureAllowed();` and turn the exception into its 429 (or 503).
+     *
+     * @throws RateLimitExceededException carrying retryAfter, the headers and this result
+     */
+    public function ensureAllowed(): self
+    {
+        if (!$this->allowed) {
+            throw new RateLimitExceededException($this);
+        }
+        return $this;
     }
 
     private static function intOrNull(mixed $value): ?int

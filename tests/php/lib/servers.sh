@@ -130,3 +130,84 @@ NGINX
   cat "$work/nginx/error.log" "$work/nginx/stdout.log" >&2 || true
   fail "could not start nginx"
 }
+
+# start_redis_cluster N: N cluster-enabled redis-servers (primaries, no replicas) made one
+# cluster by `redis-cli --cluster create`; waits until every node reports cluster_state:ok.
+# Sets cluster_ports (space-separated) and started_port (the first node).
+start_redis_cluster() {
+  local n=$1 i port pid addrs="" _ state
+  cluster_ports=""
+  for i in $(seq 1 "$n"); do
+    for _ in $(seq 1 20); do
+      port=$(shuf -i 20000-50000 -n 1)   # the cluster bus listens on port + 10000
+      redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" \
+        --cluster-enabled yes --cluster-config-file "$work/nodes-$port.conf" >"$work/redis-$port.log" 2>&1 &
+      pid=$!
+      for _ in $(seq 1 100); do
+        redis-cli -p "$port" ping >/dev/null 2>&1 && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+      done
+      if redis-cli -p "$port" ping >/dev/null 2>&1; then
+        started_pids+=("$pid"); cluster_ports="$cluster_ports $port"; addrs="$addrs 127.0.0.1:$port"; break
+      fi
+      kill "$pid" 2>/dev/null || true
+    done
+  done
+  # shellcheck disable=SC2086
+  redis-cli --cluster create $addrs --cluster-replicas 0 --cluster-yes >"$work/cluster-create.log" 2>&1 \
+    || { cat "$work/cluster-create.log" >&2; fail "redis-cli --cluster create failed"; }
+  for port in $cluster_ports; do
+    for _ in $(seq 1 200); do
+      state=$(redis-cli -p "$port" cluster info | tr -d '\r' | sed -n 's/^cluster_state://p')
+      [ "$state" = ok ] && break
+      sleep 0.05
+    done
+    [ "$state" = ok ] || fail "redis cluster node $port is not ok: $state"
+  done
+  cluster_ports=${cluster_ports# }
+  started_port=${cluster_ports%% *}
+}
+
+# start_nginx_auth RATELIMITD_PORT UPSTREAM_PORT closed|open: nginx running the shipped
+# config/nginx/ratelimitd.conf (rendered with envsubst, as its header says) in front of an API.
+# Reads the file under $root, the repository root every test script sets.
+start_nginx_auth() {
+  local rl=$1 up=$2 down=$3 _ port pid dir
+  dir=$(mktemp -d "$work/nginx-auth.XXXX")
+  for _ in $(seq 1 20); do
+    port=$(shuf -i 20000-60000 -n 1)
+    LISTEN="127.0.0.1:$port" RATELIMITD_ADDR="127.0.0.1:$rl" UPSTREAM_ADDR="127.0.0.1:$up" RATELIMITD_DOWN=$down \
+      envsubst '${LISTEN} ${RATELIMITD_ADDR} ${UPSTREAM_ADDR} ${RATELIMITD_DOWN}' \
+      <"$root/config/nginx/ratelimitd.conf" >"$dir/ratelimitd.conf"
+    cat >"$dir/nginx.conf" <<NGINX
+worker_processes 1;
+daemon off;
+pid $dir/nginx.pid;
+error_log $dir/error.log;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path $dir/body;
+  proxy_temp_path $dir/proxy;
+  fastcgi_temp_path $dir/fastcgi;
+  uwsgi_temp_path $dir/uwsgi;
+  scgi_temp_path $dir/scgi;
+  include $dir/ratelimitd.conf;
+}
+NGINX
+    nginx -p "$dir" -c "$dir/nginx.conf" >"$dir/stdout.log" 2>&1 &
+    pid=$!
+    for _ in $(seq 1 100); do
+      curl -s -o /dev/null "http://127.0.0.1:$port/" && break
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.05
+    done
+    if kill -0 "$pid" 2>/dev/null && curl -s -o /dev/null "http://127.0.0.1:$port/"; then
+      started_pids+=("$pid"); started_port=$port; started_pid=$pid; return 0
+    fi
+    kill "$pid" 2>/dev/null || true
+  done
+  cat "$dir/error.log" "$dir/stdout.log" >&2 || true
+  fail "could not start nginx with config/nginx/ratelimitd.conf"
+}

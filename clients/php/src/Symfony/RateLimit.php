@@ -1,34 +1,31 @@
 <?php
-// #[RateLimit] names the ratelimitd policy of a controller (method, invokable class or closure).
+// Deprecated: the old name of #[RatelimitdLimit], kept so existing controllers keep working.
 
 declare(strict_types=1);
 
 namespace Ratelimitd\Client\Symfony;
 
+use Ratelimitd\Client\RatelimitdLimit;
+
 /**
- * Marks a controller as rate-limited, e.g.
- *
- *     #[RateLimit(policy: 'api-default')]
- *     #[RateLimit(policy: 'exports', scope: 'POST_exports', cost: 5, failOpen: false)]
- *
- * On a class it applies to every action of the class; an attribute on the method wins.
- * The same class describes entries of RateLimitSubscriber's route map.
+ * @deprecated since 2.0, use #[Ratelimitd\Client\RatelimitdLimit]: this short name is the one
+ *             Symfony 8.1 gives its own native attribute. Read exactly like RatelimitdLimit
+ *             (repeatable too); when a controller carries both, the new name wins.
  */
-#[\Attribute(\Attribute::TARGET_CLASS | \Attribute::TARGET_METHOD | \Attribute::TARGET_FUNCTION)]
+#[\Attribute(\Attribute::TARGET_CLASS | \Attribute::TARGET_METHOD | \Attribute::TARGET_FUNCTION | \Attribute::IS_REPEATABLE)]
 final class RateLimit
 {
-    /**
-     * @param string    $policy   policy name in ratelimitd's registry
-     * @param string    $scope    what is limited; requests sharing policy + tenant + scope share one budget
-     * @param int       $cost     units one request uses
-     * @param bool|null $failOpen when ratelimitd cannot be asked: true allow, false answer 503;
-     *                            null: the client's default
-     */
     public function __construct(
         public readonly string $policy,
         public readonly string $scope = 'global',
         public readonly int $cost = 1,
         public readonly ?bool $failOpen = null,
     ) {
+        @trigger_error(sprintf('%s is deprecated, use %s.', self::class, RatelimitdLimit::class), E_USER_DEPRECATED);
+    }
+
+    public function toLimit(): RatelimitdLimit
+    {
+        return new RatelimitdLimit($this->policy, $this->scope, $this->cost, $this->failOpen);
     }
 }

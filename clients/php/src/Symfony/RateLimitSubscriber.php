@@ -5,7 +5,11 @@ declare(strict_types=1);
 
 namespace Ratelimitd\Client\Symfony;
 
-use Ratelimitd\Client\RateLimitClient;
+use Ratelimitd\Client\ControllerLimits;
+use Ratelimitd\Client\LimitChecker;
+use Ratelimitd\Client\RateLimitClientInterface;
+use Ratelimitd\Client\RatelimitdLimit;
+use Ratelimitd\Client\TenantId;
 use Ratelimitd\Client\Result;
 use Symfony\Component\EventDispatcher\EventSubscriberInterface;
 use Symfony\Component\HttpFoundation\JsonResponse;
@@ -20,10 +24,10 @@ use Symfony\Component\HttpKernel\KernelEvents;
  * kernel.request, priority 7: after the router (32) has set `_route` / `_controller` and
  * after the security firewall (8) has authenticated the user, before the controller runs.
  * The policy comes from the route map given to the constructor (route name => limit), else
- * from a #[RateLimit] attribute on the controller method or class; a route with neither is
- * not touched at all. The tenant is what the tenant resolver returns for the request (the
- * authenticated account's id), else "ip:" + the client IP (Request::getClientIp(), which
- * honours Request::setTrustedProxies()).
+ * from #[RatelimitdLimit] attributes on the controller method or class (several: one layered
+ * check, see LimitChecker); a route with neither is not touched at all. The tenant is what
+ * the tenant resolver returns for the request (the authenticated account's id), else "ip:" +
+ * the client IP (Request::getClientIp(), which honours Request::setTrustedProxies()).
  *
  * Denied: a 429 JSON response with the limit headers and Retry-After; the controller never
  * runs. ratelimitd unreachable and the limit fails closed: 503 with Retry-After.
@@ -34,34 +38,35 @@ final class RateLimitSubscriber implements EventSubscriberInterface
     /** Request attribute holding the Result of this request's check. */
     public const RESULT_ATTRIBUTE = '_ratelimit_result';
 
-    /** @var array<string, RateLimit> */
+    /** @var array<string, list<RatelimitdLimit>> */
     private array $routeLimits = [];
 
     /** @var \Closure(Request): ?string|null */
     private ?\Closure $tenantResolver;
 
-    /** @var array<string, RateLimit|null> controller id => attribute, so reflection runs once per controller */
-    private array $attributeCache = [];
+    private readonly LimitChecker $checker;
+    private readonly ControllerLimits $controllerLimits;
 
     /**
-     * @param array<string, RateLimit|array{policy: string, scope?: string, cost?: int, fail_open?: bool}> $routeLimits
-     *        route name => limit; wins over an attribute, so operators can change a limit without touching code
+     * @param array<string, mixed> $routeLimits route name => a limit (RatelimitdLimit or
+     *        [policy, scope?, cost?, fail_open?]) or a list of them (layered); wins over the
+     *        attributes, so operators can change a limit without touching code
      * @param callable(Request): ?string|null $tenantResolver the authenticated tenant's id, or null for anonymous
+     * @param string $layeredPrefix where ratelimitd's config puts the layered routes (see LimitChecker)
      */
     public function __construct(
-        private readonly RateLimitClient $client,
+        RateLimitClientInterface $client,
         array $routeLimits = [],
         ?callable $tenantResolver = null,
+        string $layeredPrefix = '/_layered/',
     ) {
         foreach ($routeLimits as $route => $limit) {
-            $this->routeLimits[$route] = $limit instanceof RateLimit ? $limit : new RateLimit(
-                policy: $limit['policy'],
-                scope: $limit['scope'] ?? 'global',
-                cost: $limit['cost'] ?? 1,
-                failOpen: $limit['fail_open'] ?? null,
-            );
+            $list = is_array($limit) && array_is_list($limit) ? $limit : [$limit];
+            $this->routeLimits[$route] = array_map([RatelimitdLimit::class, 'from'], $list);
         }
         $this->tenantResolver = $tenantResolver === null ? null : \Closure::fromCallable($tenantResolver);
+        $this->checker = new LimitChecker($client, $layeredPrefix);
+        $this->controllerLimits = new ControllerLimits();
     }
 
     public static function getSubscribedEvents(): array
@@ -79,12 +84,12 @@ final class RateLimitSubscriber implements EventSubscriberInterface
             return;
         }
         $request = $event->getRequest();
-        $limit = $this->limitFor($request);
-        if ($limit === null) {
+        $limits = $this->limitsFor($request);
+        if ($limits === []) {
             return;
         }
 
-        $result = $this->client->check($limit->policy, $this->tenantFor($request), $limit->scope, $limit->cost, $limit->failOpen);
+        $result = $this->checker->decide($limits, $this->tenantFor($request), $request->getMethod());
         $request->attributes->set(self::RESULT_ATTRIBUTE, $result);
         if (!$result->allowed) {
             $event->setResponse($this->denyResponse($result));
@@ -102,40 +107,25 @@ final class RateLimitSubscriber implements EventSubscriberInterface
         }
     }
 
-    /** The limit of this request's route: the route map first, then the controller's attribute. */
-    public function limitFor(Request $request): ?RateLimit
+    /**
+     * The limits of this request's route: the route map first, then the controller's attributes.
+     *
+     * @return list<RatelimitdLimit> empty: the route is not limited
+     */
+    public function limitsFor(Request $request): array
     {
         $route = $request->attributes->get('_route');
         if (is_string($route) && isset($this->routeLimits[$route])) {
             return $this->routeLimits[$route];
         }
         $controller = $request->attributes->get('_controller');
-        if ($controller === null) {
-            return null;
-        }
-        if (is_string($controller) && array_key_exists($controller, $this->attributeCache)) {
-            return $this->attributeCache[$controller];
-        }
-        $limit = self::attributeOf($controller);
-        if (is_string($controller)) {
-            $this->attributeCache[$controller] = $limit;
-        }
-        return $limit;
+        return $controller === null ? [] : $this->controllerLimits->of($controller);
     }
 
     private function tenantFor(Request $request): string
     {
         $tenant = $this->tenantResolver !== null ? ($this->tenantResolver)($request) : null;
-        if ($tenant === null || $tenant === '') {
-            $tenant = 'ip:' . ($request->getClientIp() ?? 'unknown');
-        }
-        // ratelimitd accepts 1..128 bytes of [A-Za-z0-9._:@-]; an id outside that (an e-mail
-        // with "+", a long DN) is replaced by a stable digest rather than rejected, so every
-        // user still gets a budget of their own.
-        if (preg_match('/^[A-Za-z0-9._:@-]{1,128}$/D', $tenant) !== 1) {
-            $tenant = 'sha256:' . substr(hash('sha256', $tenant), 0, 40);
-        }
-        return $tenant;
+        return TenantId::of($tenant, $request->getClientIp());
     }
 
     private function denyResponse(Result $result): JsonResponse
@@ -159,37 +149,5 @@ final class RateLimitSubscriber implements EventSubscriberInterface
         $response->headers->set('Retry-After', (string) $result->retryAfter);
         $response->headers->set('Cache-Control', 'no-store');
         return $response;
-    }
-
-    /** The #[RateLimit] of a controller in any form Symfony accepts; the method's wins over its class's. */
-    private static function attributeOf(mixed $controller): ?RateLimit
-    {
-        try {
-            if (is_string($controller) && str_contains($controller, '::')) {
-                $controller = explode('::', $controller, 2);
-            }
-            if (is_array($controller) && count($controller) === 2) {
-                $method = new \ReflectionMethod($controller[0], $controller[1]);
-                return self::first($method) ?? self::first($method->getDeclaringClass());
-            }
-            if ($controller instanceof \Closure) {
-                return self::first(new \ReflectionFunction($controller));
-            }
-            if ((is_object($controller) || (is_string($controller) && class_exists($controller)))
-                && method_exists($controller, '__invoke')) {
-                $method = new \ReflectionMethod($controller, '__invoke');
-                return self::first($method) ?? self::first($method->getDeclaringClass());
-            }
-        } catch (\ReflectionException) {
-            // An unresolvable controller fails later in the ControllerResolver, with a
-            // better message than we could give.
-        }
-        return null;
-    }
-
-    private static function first(\ReflectionFunctionAbstract|\ReflectionClass $target): ?RateLimit
-    {
-        $attributes = $target->getAttributes(RateLimit::class);
-        return $attributes === [] ? null : $attributes[0]->newInstance();
     }
 }

@@ -1,5 +1,5 @@
 <?php
-// Route name => ratelimitd policy, for routes whose controller carries no #[RateLimit] (or to override one).
+// Route name => ratelimitd policy, for routes whose controller carries no #[RatelimitdLimit] (or to override one); a list of limits is one layered check.
 
 declare(strict_types=1);
 

@@ -13,6 +13,7 @@ require __DIR__ . '/../bootstrap.php';
 
 use App\ApiKeyFirewall;
 use App\DemoController;
+use App\OrderController;
 use App\ReportController;
 use Ratelimitd\Client\RateLimitClient;
 use Ratelimitd\Client\Symfony\RateLimitSubscriber;
@@ -37,6 +38,7 @@ $routes->add('hello', new Route('/hello', ['_controller' => DemoController::clas
 $routes->add('login', new Route('/login', ['_controller' => DemoController::class . '::login']));
 $routes->add('health', new Route('/health', ['_controller' => DemoController::class . '::health']));
 $routes->add('reports', new Route('/reports', ['_controller' => ReportController::class . '::list']));
+$routes->add('orders', new Route('/orders', ['_controller' => OrderController::class . '::list']));
 
 $client = new RateLimitClient(
     baseUrl: getenv('RATELIMITD_URL') ?: 'http://127.0.0.1:8080',

@@ -5,14 +5,14 @@ declare(strict_types=1);
 
 namespace App;
 
-use Ratelimitd\Client\Symfony\RateLimit;
+use Ratelimitd\Client\RatelimitdLimit;
 use Symfony\Component\HttpFoundation\JsonResponse;
 use Symfony\Component\HttpFoundation\Request;
 
 final class DemoController
 {
     /** Limited by its attribute: policy "api", scope "global". */
-    #[RateLimit(policy: 'api')]
+    #[RatelimitdLimit(policy: 'api')]
     public function hello(Request $request): JsonResponse
     {
         WorkLog::record('hello');

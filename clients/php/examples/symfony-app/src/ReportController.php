@@ -1,5 +1,5 @@
 <?php
-// A class-level #[RateLimit]: every action shares the "reports" scope of policy "api" and costs 2 units.
+// A class-level attribute, under its deprecated old name #[Symfony\RateLimit] (still read): every action shares the "reports" scope of policy "api" and costs 2 units.
 
 declare(strict_types=1);
 
