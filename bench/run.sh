@@ -258,6 +258,8 @@ rps_of() { awk -F'\t' -v s="$1" -v d="$2" '$1==s && $2==d {print $3}' "$results"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "" || b == "" || b == 0) print "-"; else printf "%.2f", a/b }'; }
 report=$root/bench/RESULTS.md
 plot=$root/bench/latency.png
+# bench/cpu.sh keeps its own section of the file: carried over as it is.
+cpu_section=$(sed -n '/<!-- cpu.sh begin -->/,/<!-- cpu.sh end -->/p' "$report" 2>/dev/null || true)
 {
   echo "# Benchmark results"
   echo
@@ -301,6 +303,7 @@ plot=$root/bench/latency.png
   echo "| coalescing on ÷ off (Redis store, 10k tenants), req/s | — | $(ratio "$(rps_of "ratelimitd redis" "uniform 10k")" "$(rps_of "ratelimitd redis, coalescing off" "uniform 10k")") |"
   echo
   echo "![latency by percentile](latency.png)"
+  [ -z "$cpu_section" ] || printf '\n%s\n' "$cpu_section"
 } >"$report"
 
 if command -v gnuplot >/dev/null 2>&1; then
