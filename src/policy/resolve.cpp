@@ -1,6 +1,7 @@
 // Policy resolution: request policy, else first matching route, else default_policy.
 #include "ratelimitd/policy/resolve.hpp"
 #include "ratelimitd/core/quote.hpp"
+#include "ratelimitd/policy/path.hpp"
 
 namespace ratelimitd::policy {
 namespace {
@@ -42,18 +43,49 @@ bool same_method(std::string_view route_method, std::string_view method) noexcep
     return true;
 }
 
+std::string ascii_lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) {
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    }
+    return out;
+}
+
+/// `a` and `b` equal, letters in either case when `ci`.
+bool same_text(std::string_view a, std::string_view b, bool ci) noexcept {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const char x = ci && a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] - 'A' + 'a') : a[i];
+        if (x != b[i]) return false;
+    }
+    return true;
+}
+
+/// `normal` is normalize_path()'s output (lower-cased for a case-insensitive route). A prefix
+/// route matches what starts with its prefix; an exact one matches with or without a trailing
+/// slash ("/login" and "/login/" name one resource to most backends, and either may be a
+/// route's spelling).
+bool path_matches(const Route& route, std::string_view normal) noexcept {
+    std::string_view pattern = route.path;
+    const bool ci = route.case_insensitive;
+    if (pattern.ends_with('*')) {
+        pattern.remove_suffix(1);
+        return normal.size() >= pattern.size() && same_text(pattern, normal.substr(0, pattern.size()), ci);
+    }
+    if (pattern.size() > 1 && pattern.ends_with('/')) pattern.remove_suffix(1);
+    if (normal.size() > 1 && normal.ends_with('/')) normal.remove_suffix(1);
+    return same_text(pattern, normal, ci);
+}
+
 }  // namespace
 
 const Route* match_route(const Registry& reg, std::string_view method, std::string_view path) {
-    // An X-Original-URI carries the query; '?' and '#' never belong to a path (RFC 3986).
-    path = path.substr(0, path.find_first_of("?#"));
+    const std::string normal = normalize_path(path);
+    std::string folded;  // the normal path in lower case, made once if a route wants it
     for (const auto& route : reg.routes) {
         if (route.method && !same_method(*route.method, method)) continue;
-        const std::string_view pattern = route.path;
-        const bool matches = !pattern.empty() && pattern.back() == '*'
-                                 ? path.starts_with(pattern.substr(0, pattern.size() - 1))
-                                 : path == pattern;
-        if (matches) return &route;
+        if (route.case_insensitive && folded.empty()) folded = ascii_lower(normal);
+        if (path_matches(route, route.case_insensitive ? folded : normal)) return &route;
     }
     return nullptr;
 }
