@@ -79,6 +79,22 @@ void append_encoded(std::string& out, std::string_view segment) {
 
 }  // namespace
 
+std::string path_as_sent(std::string_view uri) {
+    uri = skip_scheme_and_authority(uri);
+    const std::string decoded = decode_once(uri.substr(0, uri.find_first_of("?#")));
+    std::string out;
+    out.reserve(decoded.size() + 1);
+    if (!decoded.starts_with('/')) out += '/';
+    for (std::size_t pos = 0;;) {
+        const auto cut = decoded.find_first_of("/;", pos);
+        append_encoded(out, std::string_view(decoded).substr(pos, cut == std::string::npos ? cut : cut - pos));
+        if (cut == std::string::npos) break;
+        out += decoded[cut];
+        pos = cut + 1;
+    }
+    return out;
+}
+
 std::string normalize_path(std::string_view uri) {
     uri = skip_scheme_and_authority(uri);
     uri = uri.substr(0, uri.find_first_of("?#"));

@@ -362,9 +362,14 @@ private:
     void read_routes(const Json& v, Registry& reg, bool case_insensitive) const;
     /// A route's path: starting with '/', '*' only at the end, already normalised.
     std::string read_route_path(const Json& item, const std::string& path) const;
+    /// A route's method, upper-cased: letters only.
+    std::string read_route_method(const Json& m, const std::string& method_path) const;
     void read_route_limits(const Json& v, const std::string& path, const Registry& reg,
                            Route& r) const;
     void read_identity(const Json& v, Registry& reg) const;
+    /// A source's name (client_ip sources default to "client_ip"), unique in the list.
+    void read_identity_name(const Json& item, const std::string& path, const Registry& reg,
+                            IdentitySource& src) const;
     /// ipv4_prefix / ipv6_prefix of a client_ip source, each within client_ip_bounds.
     ClientIpPrefixes read_client_ip_prefixes(const Json& item, const std::string& path) const;
     void read_trusted_proxies(const Json& v, Registry& reg) const;
@@ -714,6 +719,18 @@ std::string Validator::read_route_path(const Json& item, const std::string& path
     return text;
 }
 
+std::string Validator::read_route_method(const Json& m, const std::string& method_path) const {
+    const std::string expected = "an HTTP method such as GET or POST (letters only)";
+    std::string method = need_string(m, method_path, expected);
+    bool letters = !method.empty();
+    for (char& c : method) {
+        if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+        letters = letters && c >= 'A' && c <= 'Z';
+    }
+    if (!letters) fail(method_path, "expected " + expected + ", got " + describe(m));
+    return method;
+}
+
 void Validator::read_routes(const Json& v, Registry& reg, bool case_insensitive) const {
     if (v.is_null()) return;  // `routes:` with every entry commented out
     if (!v.is_array()) fail("routes", "expected a list of routes, got " + describe(v));
@@ -732,18 +749,7 @@ void Validator::read_routes(const Json& v, Registry& reg, bool case_insensitive)
             r.case_insensitive = need_bool(*ci, join(path, "case_insensitive"));
         }
 
-        if (const Json* m = find(item, "method")) {
-            const std::string method_path = join(path, "method");
-            const std::string expected = "an HTTP method such as GET or POST (letters only)";
-            std::string method = need_string(*m, method_path, expected);
-            bool letters = !method.empty();
-            for (char& c : method) {
-                if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-                letters = letters && c >= 'A' && c <= 'Z';
-            }
-            if (!letters) fail(method_path, "expected " + expected + ", got " + describe(*m));
-            r.method = std::move(method);
-        }
+        if (const Json* m = find(item, "method")) r.method = read_route_method(*m, join(path, "method"));
 
         const Json* limits = find(item, "limits");
         if (limits != nullptr) {
@@ -873,27 +879,32 @@ void Validator::read_identity(const Json& v, Registry& reg) const {
             if (hash != nullptr) src.hash = need_bool(*hash, join(path, "hash"));
         }
 
-        if (src.kind == IdentitySource::Kind::client_ip) src.name = client_ip_identity;
-        if (const Json* name = find(item, "name")) {
-            const std::string name_path = join(path, "name");
-            const std::string expected = std::string("a name of ") + name_charset;
-            std::string text = need_string(*name, name_path, expected);
-            if (!check::is_valid_policy_name(text)) {
-                fail(name_path, "expected " + expected + ", got " + describe(*name));
-            }
-            if (text == client_ip_identity && src.kind != IdentitySource::Kind::client_ip) {
-                fail(name_path, "\"client_ip\" is reserved for the client address");
-            }
-            src.name = std::move(text);
-        }
-        for (std::size_t j = 0; j < reg.identity.size(); ++j) {
-            // Two sources answering to "client_ip" could group addresses two ways.
-            if (!src.name.empty() && reg.identity[j].name == src.name) {
-                fail(join(path, "name"), quote(src.name) + " is already the name of " + join("identity", j));
-            }
-        }
+        read_identity_name(item, path, reg, src);
         if (src.name == client_ip_identity) reg.client_ip = src.prefixes;
         reg.identity.push_back(std::move(src));
+    }
+}
+
+void Validator::read_identity_name(const Json& item, const std::string& path, const Registry& reg,
+                                   IdentitySource& src) const {
+    if (src.kind == IdentitySource::Kind::client_ip) src.name = client_ip_identity;
+    if (const Json* name = find(item, "name")) {
+        const std::string name_path = join(path, "name");
+        const std::string expected = std::string("a name of ") + name_charset;
+        std::string text = need_string(*name, name_path, expected);
+        if (!check::is_valid_policy_name(text)) {
+            fail(name_path, "expected " + expected + ", got " + describe(*name));
+        }
+        if (text == client_ip_identity && src.kind != IdentitySource::Kind::client_ip) {
+            fail(name_path, "\"client_ip\" is reserved for the client address");
+        }
+        src.name = std::move(text);
+    }
+    for (std::size_t j = 0; j < reg.identity.size(); ++j) {
+        // Also the implicit "client_ip": two such sources could group addresses two ways.
+        if (!src.name.empty() && reg.identity[j].name == src.name) {
+            fail(join(path, "name"), quote(src.name) + " is already the name of " + join("identity", j));
+        }
     }
 }
 

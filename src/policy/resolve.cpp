@@ -79,15 +79,26 @@ bool path_matches(const Route& route, std::string_view normal) noexcept {
 
 }  // namespace
 
-const Route* match_route(const Registry& reg, std::string_view method, std::string_view path) {
-    const std::string normal = normalize_path(path);
-    std::string folded;  // the normal path in lower case, made once if a route wants it
+/// The first route matching `method` and `path` (one reading of the request's path).
+const Route* first_match(const Registry& reg, std::string_view method, const std::string& path) {
+    std::string folded;  // the path in lower case, made once if a route wants it
     for (const auto& route : reg.routes) {
         if (route.method && !same_method(*route.method, method)) continue;
-        if (route.case_insensitive && folded.empty()) folded = ascii_lower(normal);
-        if (path_matches(route, route.case_insensitive ? folded : normal)) return &route;
+        if (route.case_insensitive && folded.empty()) folded = ascii_lower(path);
+        if (path_matches(route, route.case_insensitive ? folded : path)) return &route;
     }
     return nullptr;
+}
+
+bool is_limited(const Route* route) noexcept { return route != nullptr && route->policy != no_policy; }
+
+const Route* match_route(const Registry& reg, std::string_view method, std::string_view path) {
+    const Route* normal = first_match(reg, method, normalize_path(path));
+    if (is_limited(normal)) return normal;
+    // "/api/../health" is /health to nginx but /api/... to a backend that does not normalise:
+    // when the normal form is unlimited, the path as sent may not escape a limited route.
+    const Route* as_sent = first_match(reg, method, path_as_sent(path));
+    return is_limited(as_sent) ? as_sent : normal;
 }
 
 result<const Policy*> limits_for(const Registry& reg, const Policy& base, std::string_view tenant,

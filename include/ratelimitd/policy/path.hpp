@@ -22,4 +22,10 @@ namespace ratelimitd::policy {
 /// normalize_path(normalize_path(x)) == normalize_path(x). Never fails.
 [[nodiscard]] std::string normalize_path(std::string_view uri);
 
+/// The path of `uri` as a backend that decodes but never normalises sees it (Flask's
+/// PATH_INFO, a proxy_pass without URI that forwards the raw target): like normalize_path,
+/// but "." / ".." segments, repeated slashes and ';' parameters are kept. Route matching
+/// gives this reading a second look when the normal form is not limited (see match_route).
+[[nodiscard]] std::string path_as_sent(std::string_view uri);
+
 }  // namespace ratelimitd::policy

@@ -37,7 +37,10 @@ result<const Policy*> limits_for(const Registry& reg, const Policy& base, std::s
 /// resolved), so every spelling of a path meets the same route. A route without a method
 /// matches any method; a path ending in '*' matches every path starting with what precedes the
 /// '*'; any other matches the path with or without a trailing slash; a case_insensitive route
-/// matches letters in either case.
+/// matches letters in either case. When the normal form meets no route or a `policy: none`
+/// one, the path as sent (path_as_sent: decoded, nothing resolved) is matched too and wins if
+/// it meets a limited route: "/api/../health" stays under "/api/*", as a backend that does
+/// not normalise would serve it, so a spelling never turns a limited path into an unlimited one.
 const Route* match_route(const Registry& reg, std::string_view method, std::string_view path);
 
 }  // namespace ratelimitd::policy

@@ -140,6 +140,17 @@ TEST(NormalizePath, TableOutputsAreFixedPoints) {
     for (const auto& row : rows) EXPECT_EQ(normalize_path(row.out), row.out) << "output: " << row.out;
 }
 
+TEST(PathAsSent, DecodesButResolvesNothing) {
+    using ratelimitd::policy::path_as_sent;
+    EXPECT_EQ(path_as_sent("/v1/../health?x"), "/v1/../health");
+    EXPECT_EQ(path_as_sent("/v1%2F%2e%2e%2Fhealth"), "/v1/../health");
+    EXPECT_EQ(path_as_sent("//a;b=c/./d"), "//a;b=c/./d");
+    EXPECT_EQ(path_as_sent("/%76%31/%25%3F x"), "/v1/%25%3F%20x");
+    EXPECT_EQ(path_as_sent("http://h/a/../b"), "/a/../b");
+    EXPECT_EQ(path_as_sent("a"), "/a");
+    EXPECT_EQ(path_as_sent(""), "/");
+}
+
 TEST(NormalizePath, HugeHostileInputsStayLinear) {
     std::string deep;
     for (int i = 0; i < 20000; ++i) deep += "/a/..%2F%2e%2e;x";

@@ -196,7 +196,21 @@ TEST(MatchRoute, EverySpellingOfAPathMeetsItsRoute) {
     EXPECT_EQ(match_route(reg, "POST", "/v1//exports/"), &reg.routes[0]);
     EXPECT_EQ(match_route(reg, "POST", "/V1/exports"), nullptr);  // not case_insensitive
     EXPECT_EQ(match_route(reg, "GET", "/health/..%2Fv1/a"), &reg.routes[3]);
-    EXPECT_EQ(match_route(reg, "GET", "/v1/../health"), &reg.routes[2]);
+    EXPECT_EQ(match_route(reg, "GET", "/health/./"), &reg.routes[2]);
+}
+
+TEST(MatchRoute, ASpellingNeverTurnsALimitedPathIntoAnUnlimitedOne) {
+    const Registry reg = contract_registry();
+    // The normal form is /health (policy: none), but a backend that does not normalise serves
+    // these under /v1/: the limited reading wins.
+    for (const char* spelling : {"/v1/../health", "/v1/%2e%2e/health", "/v1%2F..%2Fhealth", "/%76%31/../health",
+                                 "/v1/x/../../health"}) {
+        EXPECT_EQ(match_route(reg, "GET", spelling), &reg.routes[3]) << spelling;
+    }
+    // Also when the normal form meets no route at all.
+    EXPECT_EQ(match_route(reg, "GET", "/v1/../nothing"), &reg.routes[3]);
+    // A normal form that is limited keeps its route.
+    EXPECT_EQ(match_route(reg, "GET", "/v1/../login"), &reg.routes[1]);
 }
 
 TEST(MatchRoute, CaseInsensitiveRoutesFoldLettersOfPathAndPattern) {
