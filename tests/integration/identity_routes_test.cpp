@@ -33,6 +33,7 @@ routes:
   - { path: /login, policy: login }
   - { path: "/Admin/*", policy: admin, case_insensitive: true }
   - { path: "/exact/*", limits: [ { policy: exact, identity: exact_ip } ] }
+  - { path: /net/public, policy: none }
   - { path: "/net/*", policy: per-net }
 )";
 
@@ -139,6 +140,24 @@ TEST_F(IdentityRoutes, EverySpellingOfLoginIsLimitedByTheLoginRouteThroughCheck)
     EXPECT_EQ(tally.denied, 31);
     EXPECT_EQ(tally.other, 0);
     EXPECT_EQ(get("rl:login:tenant_login:global"), "5");
+}
+
+TEST_F(IdentityRoutes, ASpellingOfAnUnlimitedPathUnderALimitedOneIsLimited) {
+    // "/net/x/../public" is /net/public (policy: none) in normal form, but a backend that does
+    // not normalise serves it under /net/*: it is limited there.
+    HttpClient c(server_->port());
+    const auto open = c.get("/v1/auth", {{"X-Original-URI", "/net/public"}, {"X-Real-IP", "192.0.2.77"}});
+    EXPECT_EQ(open.status, 200);
+    EXPECT_EQ(open.header("x-ratelimit-limit"), "");
+    const std::vector<std::string> spellings = {"/net/x/../public", "/net/%2e%2e/public", "/net%2F..%2Fpublic"};
+    std::atomic<int> next{0};
+    const auto tally = fire(server_->port(), 15, 5, [&](HttpClient& h) {
+        const auto& uri = spellings[static_cast<std::size_t>(next.fetch_add(1)) % spellings.size()];
+        return h.get("/v1/auth", {{"X-Original-URI", uri}, {"X-Real-IP", "192.0.2.77"}});
+    });
+    EXPECT_EQ(tally.allowed, 10);
+    EXPECT_EQ(tally.denied, 5);
+    EXPECT_EQ(get("rl:per-net:ip:192.0.2.77:global"), "10");
 }
 
 TEST_F(IdentityRoutes, ACaseInsensitiveRouteCountsEveryCaseAsOne) {
