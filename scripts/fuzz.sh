@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-20}
-targets=(check_request registry duration headers cidr identity)
+targets=(check_request registry duration headers cidr identity path)
 
 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRATELIMITD_FUZZ=ON \
   -DRATELIMITD_TESTS=OFF >/dev/null
@@ -18,8 +18,10 @@ for t in "${targets[@]}"; do
   work=build-fuzz/corpus/$t
   mkdir -p "$work"
   echo "=== fuzz_$t: ${seconds}s"
+  dict=()  # a target's tokens, when it has a tests/fuzz/<target>.dict
+  [[ -f tests/fuzz/$t.dict ]] && dict=(-dict=tests/fuzz/$t.dict)
   # New inputs go to build-fuzz/corpus; the committed seeds stay as they are.
-  if ! ./build-fuzz/tests/fuzz/fuzz_$t -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 \
+  if ! ./build-fuzz/tests/fuzz/fuzz_$t "${dict[@]}" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 \
        -print_final_stats=1 -artifact_prefix=build-fuzz/findings/"$t"- "$work" tests/fuzz/corpus/"$t" \
        2>build-fuzz/fuzz_$t.log; then
     tail -40 build-fuzz/fuzz_$t.log

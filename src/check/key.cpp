@@ -2,13 +2,29 @@
 #include "ratelimitd/check/key.hpp"
 
 namespace ratelimitd::check {
+namespace {
+
+/// The scope as it is written into a key: '{' and '}' as %7B and %7D, so a scope can never be
+/// (or cut) a Redis Cluster hash tag, and '%' as %25, so the escaping stays one-to-one.
+void append_scope(std::string& key, std::string_view scope) {
+    for (const char c : scope) {
+        switch (c) {
+        case '%': key.append("%25"); break;
+        case '{': key.append("%7B"); break;
+        case '}': key.append("%7D"); break;
+        default: key.push_back(c);
+        }
+    }
+}
+
+}  // namespace
 
 std::string make_key(std::string_view prefix, std::string_view policy, std::string_view tenant,
                      std::string_view scope) {
     std::string key;
     key.reserve(prefix.size() + policy.size() + tenant.size() + scope.size() + 3);
-    key.append(prefix).append(":").append(policy).append(":").append(tenant).append(":").append(
-        scope);
+    key.append(prefix).append(":").append(policy).append(":").append(tenant).append(":");
+    append_scope(key, scope);
     return key;
 }
 
@@ -16,7 +32,8 @@ std::string make_window_key(std::string_view prefix, std::string_view policy, st
                             std::string_view scope, std::string_view span) {
     std::string key;
     key.reserve(prefix.size() + policy.size() + tenant.size() + scope.size() + span.size() + 6);
-    key.append(prefix).append(":").append(policy).append(":{").append(tenant).append(":").append(scope);
+    key.append(prefix).append(":").append(policy).append(":{").append(tenant).append(":");
+    append_scope(key, scope);
     key.append("}:").append(span);
     return key;
 }

@@ -49,7 +49,7 @@ result<void> validate_text(std::string_view field, std::string_view text, std::s
     }
     for (std::size_t i = 0; i < text.size(); ++i) {
         const auto c = static_cast<unsigned char>(text[i]);
-        if (!is_allowed(c)) {
+        if (!is_allowed(c, i)) {
             // 1-based, as a person counts characters in what they sent.
             return Problem{errc::invalid_request, name + ": byte " + std::to_string(i + 1) + " " +
                                                       describe_byte(c) + " is not allowed; " +
@@ -62,13 +62,27 @@ result<void> validate_text(std::string_view field, std::string_view text, std::s
 }  // namespace
 
 result<void> validate_tenant(std::string_view tenant) {
-    return validate_text("tenant", tenant, max_tenant_bytes, is_tenant_byte,
-                         "use A-Z, a-z, 0-9 and . _ : @ -");
+    // A client network ("ip:2001:db8:1:2::/64", policy/identity.hpp) is the one tenant with a
+    // '/': one, followed by its prefix length, so /v1/peek and /v1/reset can name it.
+    std::size_t slash = std::string_view::npos;
+    if (tenant.starts_with("ip:")) {
+        const auto at = tenant.find('/');
+        const auto digits = at == std::string_view::npos ? std::string_view{} : tenant.substr(at + 1);
+        if (!digits.empty() && digits.size() <= 3 &&
+            digits.find_first_not_of("0123456789") == std::string_view::npos) {
+            slash = at;
+        }
+    }
+    return validate_text(
+        "tenant", tenant, max_tenant_bytes,
+        [slash](unsigned char c, std::size_t i) { return is_tenant_byte(c) || (c == '/' && i == slash); },
+        "use A-Z, a-z, 0-9 and . _ : @ -");
 }
 
 result<void> validate_scope(std::string_view scope) {
-    return validate_text("scope", scope, max_scope_bytes, is_scope_byte,
-                         "use printable ASCII without spaces or ':'");
+    return validate_text(
+        "scope", scope, max_scope_bytes, [](unsigned char c, std::size_t) { return is_scope_byte(c); },
+        "use printable ASCII without spaces or ':'");
 }
 
 result<void> validate_cost(std::int64_t cost) {

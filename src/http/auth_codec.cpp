@@ -2,7 +2,6 @@
 #include "ratelimitd/http/auth_codec.hpp"
 
 #include "ratelimitd/http/rate_limit_headers.hpp"
-#include "ratelimitd/policy/path.hpp"
 #include "ratelimitd/policy/resolve.hpp"
 
 #include <nlohmann/json.hpp>
@@ -123,9 +122,9 @@ policy::IdentityInput identity_input(const Request& req, std::string_view peer) 
 AuthPlan plan_auth(const policy::Registry& reg, const AuthQuery& q, const policy::IdentityInput& in,
                    std::string_view hash_secret) {
     AuthPlan plan;
-    // Routes are matched on the path as the proxy routed it (decoded, dot-segments resolved,
-    // slashes merged), so "/%6cogin" or "//login" cannot slip past a "/login" route.
-    const policy::Route* route = policy::match_route(reg, q.method, policy::normalize_path(q.uri));
+    // match_route normalises the URI (decoded, dot-segments resolved, slashes merged, ';'
+    // parameters cut), so "/%6cogin" or "//login" cannot slip past a "/login" route.
+    const policy::Route* route = policy::match_route(reg, q.method, q.uri);
     plan.scope = route != nullptr && route->scope ? *route->scope : "global";
     if (route != nullptr) {
         for (const auto& limit : route->limits) {  // empty for policy: none

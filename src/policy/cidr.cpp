@@ -8,6 +8,8 @@
 namespace ratelimitd::policy {
 namespace {
 
+constexpr std::uint8_t v4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
 struct Address {
     bool v6 = false;
     std::array<std::uint8_t, 16> bytes{};
@@ -60,8 +62,18 @@ std::optional<Cidr> parse_cidr(std::string_view text) noexcept {
         net.prefix_len = len;
     }
 
+    // "::ffff:10.0.0.1/128" is the IPv4 network 10.0.0.1/32, as peers are canonicalised (a
+    // dual-stack socket's IPv4 peer arrives as that mapped form and is matched as IPv4).
+    if (net.v6 && net.prefix_len >= 96 && std::memcmp(net.bytes.data(), v4_mapped, sizeof v4_mapped) == 0) {
+        net.v6 = false;
+        std::memmove(net.bytes.data(), net.bytes.data() + 12, 4);
+        std::memset(net.bytes.data() + 4, 0, 12);
+        net.prefix_len -= 96;
+    }
+
     // Store the network address so that equal networks compare equal byte for byte.
-    for (int bit = net.prefix_len; bit < max_len; ++bit) {
+    const int max_len_now = net.v6 ? 128 : 32;
+    for (int bit = net.prefix_len; bit < max_len_now; ++bit) {
         net.bytes[static_cast<std::size_t>(bit / 8)] &=
             static_cast<std::uint8_t>(~(0x80 >> (bit % 8)));
     }
@@ -76,7 +88,6 @@ bool cidr_contains(const Cidr& net, std::string_view ip) noexcept {
     }
     if (!addr->v6) return same_prefix(addr->bytes.data(), net.bytes.data(), net.prefix_len);
 
-    static constexpr std::uint8_t v4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
     if (std::memcmp(addr->bytes.data(), v4_mapped, sizeof v4_mapped) != 0) return false;
     return same_prefix(addr->bytes.data() + 12, net.bytes.data(), net.prefix_len);
 }

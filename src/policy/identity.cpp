@@ -143,20 +143,44 @@ std::optional<std::string> canonical_ip(std::string_view text) {
     return std::string(inet_ntop(AF_INET6, bytes, out, sizeof out));
 }
 
-std::string client_ip_tenant(const std::vector<Cidr>& trusted, const IdentityInput& in) {
+std::optional<std::string> address_tenant(std::string_view canonical, const ClientIpPrefixes& prefixes) {
+    if (canonical.empty() || canonical.size() > max_address_text) return std::nullopt;
+    char buf[max_address_text + 1];
+    std::memcpy(buf, canonical.data(), canonical.size());
+    buf[canonical.size()] = '\0';
+    const bool v6 = canonical.find(':') != std::string_view::npos;
+    unsigned char bytes[16];
+    if (inet_pton(v6 ? AF_INET6 : AF_INET, buf, bytes) != 1) return std::nullopt;
+
+    const int full = v6 ? 128 : 32;
+    const int len = std::clamp(v6 ? prefixes.ipv6 : prefixes.ipv4, 0, full);
+    if (len == full) return "ip:" + std::string(canonical);
+    for (int bit = len; bit < full; ++bit) {
+        bytes[bit / 8] &= static_cast<unsigned char>(~(0x80 >> (bit % 8)));
+    }
+    char out[INET6_ADDRSTRLEN];
+    return "ip:" + std::string(inet_ntop(v6 ? AF_INET6 : AF_INET, bytes, out, sizeof out)) + "/" +
+           std::to_string(len);
+}
+
+std::string client_ip_tenant(const std::vector<Cidr>& trusted, const IdentityInput& in,
+                             const ClientIpPrefixes& prefixes) {
+    const auto tenant_of = [&](const std::string& ip) { return address_tenant(ip, prefixes).value_or("ip:" + ip); };
     // The socket always gives an address; "unknown" only for callers that have none (tests).
     const std::string peer = canonical_ip(in.peer).value_or("unknown");
-    if (!is_trusted(trusted, peer)) return "ip:" + peer;  // headers from anyone else are forgeable
+    if (!is_trusted(trusted, peer)) return tenant_of(peer);  // headers from anyone else are forgeable
     if (const auto real = single_value(in, "X-Real-IP")) {
-        if (auto ip = canonical_ip(*real)) return "ip:" + *ip;
+        if (auto ip = canonical_ip(*real)) return tenant_of(*ip);
     }
-    if (auto ip = from_forwarded_for(trusted, in)) return "ip:" + *ip;
-    return "ip:" + peer;
+    if (auto ip = from_forwarded_for(trusted, in)) return tenant_of(*ip);
+    return tenant_of(peer);
 }
 
 std::optional<std::string> identify_with(const IdentitySource& source, const Registry& reg,
                                          const IdentityInput& in, std::string_view secret) {
-    if (source.kind == IdentitySource::Kind::client_ip) return client_ip_tenant(reg.trusted_proxies, in);
+    if (source.kind == IdentitySource::Kind::client_ip) {
+        return client_ip_tenant(reg.trusted_proxies, in, source.prefixes);
+    }
 
     const auto value = single_value(in, source.header);
     if (!value) return std::nullopt;
@@ -187,12 +211,12 @@ std::string identify(const Registry& reg, const std::optional<std::string>& sour
                 break;
             }
         }
-        return client_ip_tenant(reg.trusted_proxies, in);
+        return client_ip_tenant(reg.trusted_proxies, in, reg.client_ip);
     }
     for (const auto& src : reg.identity) {
         if (auto tenant = identify_with(src, reg, in, secret)) return std::move(*tenant);
     }
-    return client_ip_tenant(reg.trusted_proxies, in);
+    return client_ip_tenant(reg.trusted_proxies, in, reg.client_ip);
 }
 
 bool uses_hashed_identity(const Registry& reg) noexcept {

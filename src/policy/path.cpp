@@ -1,4 +1,4 @@
-// normalize_path: decode, resolve dot-segments, merge slashes (nginx's view of a URI).
+// normalize_path: one canonical spelling of every path a backend would route the same way.
 #include "ratelimitd/policy/path.hpp"
 
 #include <vector>
@@ -13,49 +13,102 @@ int hex_value(char c) noexcept {
     return -1;
 }
 
-bool starts_with_ci(std::string_view s, std::string_view prefix) noexcept {
-    if (s.size() < prefix.size()) return false;
-    for (std::size_t i = 0; i < prefix.size(); ++i) {
-        char c = s[i];
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-        if (c != prefix[i]) return false;
+bool is_alpha(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+
+/// RFC 3986 pchar without ';' (which never survives: it starts a parameter) and without
+/// pct-encoded: the bytes written as they are. Every other byte is written %XX.
+bool is_literal(char c) noexcept {
+    if (is_alpha(c) || is_digit(c)) return true;
+    switch (c) {
+    case '-': case '.': case '_': case '~':                                // unreserved
+    case '!': case '$': case '&': case '\'': case '(': case ')':           // sub-delims
+    case '*': case '+': case ',': case '=':
+    case ':': case '@':
+        return true;
+    default:
+        return false;
     }
-    return true;
+}
+
+/// The path and what follows it in an absolute-form target ("http://h:1/a?q" -> "/a?q",
+/// "https://h" -> ""); `uri` itself when it has no "scheme://" in front.
+std::string_view skip_scheme_and_authority(std::string_view uri) noexcept {
+    if (uri.empty() || !is_alpha(uri.front())) return uri;
+    std::size_t i = 1;
+    while (i < uri.size() && (is_alpha(uri[i]) || is_digit(uri[i]) || uri[i] == '+' || uri[i] == '-' ||
+                              uri[i] == '.')) {
+        ++i;
+    }
+    if (uri.substr(i, 3) != "://") return uri;
+    const auto path = uri.find_first_of("/?#", i + 3);
+    return path == std::string_view::npos ? std::string_view{} : uri.substr(path);
+}
+
+/// Every %XX decoded once; a '%' not followed by two hex digits stays a '%' byte.
+std::string decode_once(std::string_view path) {
+    std::string out;
+    out.reserve(path.size());
+    for (std::size_t i = 0; i < path.size(); ++i) {
+        const int hi = path[i] == '%' && i + 2 < path.size() ? hex_value(path[i + 1]) : -1;
+        const int lo = hi >= 0 ? hex_value(path[i + 2]) : -1;
+        if (lo >= 0) {
+            out += static_cast<char>(hi * 16 + lo);
+            i += 2;
+        } else {
+            out += path[i];
+        }
+    }
+    return out;
+}
+
+void append_encoded(std::string& out, std::string_view segment) {
+    static constexpr char hex[] = "0123456789ABCDEF";
+    for (const char c : segment) {
+        if (is_literal(c)) {
+            out += c;
+        } else {
+            const auto b = static_cast<unsigned char>(c);
+            out += '%';
+            out += hex[b >> 4];
+            out += hex[b & 0xf];
+        }
+    }
 }
 
 }  // namespace
 
-std::string normalize_path(std::string_view uri) {
-    for (std::string_view scheme : {"http://", "https://"}) {
-        if (starts_with_ci(uri, scheme)) {
-            const auto slash = uri.find('/', scheme.size());
-            uri = slash == std::string_view::npos ? std::string_view("/") : uri.substr(slash);
-            break;
-        }
+std::string path_as_sent(std::string_view uri) {
+    uri = skip_scheme_and_authority(uri);
+    const std::string decoded = decode_once(uri.substr(0, uri.find_first_of("?#")));
+    std::string out;
+    out.reserve(decoded.size() + 1);
+    if (!decoded.starts_with('/')) out += '/';
+    for (std::size_t pos = 0;;) {
+        const auto cut = decoded.find_first_of("/;", pos);
+        append_encoded(out, std::string_view(decoded).substr(pos, cut == std::string::npos ? cut : cut - pos));
+        if (cut == std::string::npos) break;
+        out += decoded[cut];
+        pos = cut + 1;
     }
-    uri = uri.substr(0, uri.find_first_of("?#"));
+    return out;
+}
 
-    std::string decoded;
-    decoded.reserve(uri.size() + 1);
-    if (!uri.starts_with('/')) decoded += '/';
-    for (std::size_t i = 0; i < uri.size(); ++i) {
-        const int hi = uri[i] == '%' && i + 2 < uri.size() ? hex_value(uri[i + 1]) : -1;
-        const int lo = hi >= 0 ? hex_value(uri[i + 2]) : -1;
-        if (lo >= 0) {
-            decoded += static_cast<char>(hi * 16 + lo);
-            i += 2;
-        } else {
-            decoded += uri[i];
-        }
-    }
+std::string normalize_path(std::string_view uri) {
+    uri = skip_scheme_and_authority(uri);
+    uri = uri.substr(0, uri.find_first_of("?#"));
+    const std::string decoded = decode_once(uri);
 
     std::vector<std::string_view> segments;
     const std::string_view path = decoded;
     bool trailing = false;
     for (std::size_t pos = 0;;) {
         const auto slash = path.find('/', pos);
-        const std::string_view seg =
+        std::string_view seg =
             path.substr(pos, slash == std::string_view::npos ? std::string_view::npos : slash - pos);
+        // "/login;jsessionid=x" and "/..;/login" (Tomcat, Jetty): parameters are not the path.
+        seg = seg.substr(0, seg.find(';'));
         // A path ending in "/", "/." or "/.." names a directory: keep its trailing slash.
         trailing = seg.empty() || seg == "." || seg == "..";
         if (seg == "..") {
@@ -67,10 +120,10 @@ std::string normalize_path(std::string_view uri) {
         pos = slash + 1;
     }
     std::string out;
-    out.reserve(decoded.size());
+    out.reserve(decoded.size() + 1);
     for (const auto seg : segments) {
         out += '/';
-        out += seg;
+        append_encoded(out, seg);
     }
     if (out.empty() || trailing) out += '/';
     return out;

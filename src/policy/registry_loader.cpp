@@ -9,6 +9,7 @@
 #include "ratelimitd/check/validate.hpp"
 #include "ratelimitd/core/duration.hpp"
 #include "ratelimitd/policy/cidr.hpp"
+#include "ratelimitd/policy/path.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -357,10 +358,20 @@ private:
     /// A plan's or a tenant's limits for `base`: its numbers, everything else inherited.
     Policy read_variant(const Policy& base, const std::string& label, const Json& body,
                         const std::string& path) const;
-    void read_routes(const Json& v, Registry& reg) const;
+    /// `case_insensitive` is the top-level default of the routes' own setting.
+    void read_routes(const Json& v, Registry& reg, bool case_insensitive) const;
+    /// A route's path: starting with '/', '*' only at the end, already normalised.
+    std::string read_route_path(const Json& item, const std::string& path) const;
+    /// A route's method, upper-cased: letters only.
+    std::string read_route_method(const Json& m, const std::string& method_path) const;
     void read_route_limits(const Json& v, const std::string& path, const Registry& reg,
                            Route& r) const;
     void read_identity(const Json& v, Registry& reg) const;
+    /// A source's name (client_ip sources default to "client_ip"), unique in the list.
+    void read_identity_name(const Json& item, const std::string& path, const Registry& reg,
+                            IdentitySource& src) const;
+    /// ipv4_prefix / ipv6_prefix of a client_ip source, each within client_ip_bounds.
+    ClientIpPrefixes read_client_ip_prefixes(const Json& item, const std::string& path) const;
     void read_trusted_proxies(const Json& v, Registry& reg) const;
     void read_settings(const Json& root, FileSettings& s) const;
 
@@ -373,7 +384,8 @@ Config Validator::run(const Json& root) {
     }
     check_keys(
         root, "",
-        {"prefix", "default_policy", "policies", "plans", "tenants", "routes", "identity", "trusted_proxies", "auth",
+        {"prefix", "default_policy", "policies", "plans", "tenants", "routes", "case_insensitive", "identity",
+         "trusted_proxies", "auth",
          "hash_secret", "listen", "redis", "threads", "log_level", "log_format", "store_timeout",
          "admin_token", "access_log", "access_log_sample", "max_connections",
          "max_requests_per_connection", "request_timeout", "memory_max_keys"});
@@ -405,7 +417,12 @@ Config Validator::run(const Json& root) {
 
     // Identity first: route limits name identity sources.
     if (const Json* v = find(root, "identity")) read_identity(*v, reg);
-    if (const Json* v = find(root, "routes")) read_routes(*v, reg);
+    if (const Json* v = find(root, "routes")) {
+        const Json* ci = find(root, "case_insensitive");
+        read_routes(*v, reg, ci != nullptr && need_bool(*ci, "case_insensitive"));
+    } else if (const Json* ci = find(root, "case_insensitive")) {
+        (void)need_bool(*ci, "case_insensitive");
+    }
     if (const Json* v = find(root, "trusted_proxies")) read_trusted_proxies(*v, reg);
 
     if (const Json* v = find(root, "auth"); v != nullptr && !v->is_null()) {
@@ -687,7 +704,34 @@ Policy Validator::read_variant(const Policy& base, const std::string& label, con
     return p;
 }
 
-void Validator::read_routes(const Json& v, Registry& reg) const {
+std::string Validator::read_route_path(const Json& item, const std::string& path) const {
+    const std::string path_path = join(path, "path");
+    const std::string path_expected = "a path starting with '/'";
+    std::string text = need_string(require(item, path, "path", path_expected), path_path, path_expected);
+    if (!text.starts_with('/')) fail(path_path, "expected " + path_expected + ", got " + quote(text));
+    if (const auto star = text.find('*'); star != std::string::npos && star + 1 != text.size()) {
+        fail(path_path, "expected '*' only at the end (a prefix match), got " + quote(text));
+    }
+    // Requests are matched in normal form; a pattern in another form could never match.
+    if (const std::string normal = normalize_path(text); normal != text) {
+        fail(path_path, "expected a normalised path (write " + quote(normal) + "), got " + quote(text));
+    }
+    return text;
+}
+
+std::string Validator::read_route_method(const Json& m, const std::string& method_path) const {
+    const std::string expected = "an HTTP method such as GET or POST (letters only)";
+    std::string method = need_string(m, method_path, expected);
+    bool letters = !method.empty();
+    for (char& c : method) {
+        if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+        letters = letters && c >= 'A' && c <= 'Z';
+    }
+    if (!letters) fail(method_path, "expected " + expected + ", got " + describe(m));
+    return method;
+}
+
+void Validator::read_routes(const Json& v, Registry& reg, bool case_insensitive) const {
     if (v.is_null()) return;  // `routes:` with every entry commented out
     if (!v.is_array()) fail("routes", "expected a list of routes, got " + describe(v));
     std::size_t i = 0;
@@ -696,32 +740,16 @@ void Validator::read_routes(const Json& v, Registry& reg) const {
         if (!item.is_object()) {
             fail(path, "expected a map with path and policy, got " + describe(item));
         }
-        check_keys(item, path, {"method", "path", "policy", "limits", "scope"});
+        check_keys(item, path, {"method", "path", "policy", "limits", "scope", "case_insensitive"});
 
         Route r;
-        const std::string path_path = join(path, "path");
-        const std::string path_expected = "a path starting with '/'";
-        r.path = need_string(require(item, path, "path", path_expected), path_path, path_expected);
-        if (!r.path.starts_with('/')) {
-            fail(path_path, "expected " + path_expected + ", got " + quote(r.path));
-        }
-        if (const auto star = r.path.find('*');
-            star != std::string::npos && star + 1 != r.path.size()) {
-            fail(path_path, "expected '*' only at the end (a prefix match), got " + quote(r.path));
+        r.path = read_route_path(item, path);
+        r.case_insensitive = case_insensitive;
+        if (const Json* ci = find(item, "case_insensitive")) {
+            r.case_insensitive = need_bool(*ci, join(path, "case_insensitive"));
         }
 
-        if (const Json* m = find(item, "method")) {
-            const std::string method_path = join(path, "method");
-            const std::string expected = "an HTTP method such as GET or POST (letters only)";
-            std::string method = need_string(*m, method_path, expected);
-            bool letters = !method.empty();
-            for (char& c : method) {
-                if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-                letters = letters && c >= 'A' && c <= 'Z';
-            }
-            if (!letters) fail(method_path, "expected " + expected + ", got " + describe(*m));
-            r.method = std::move(method);
-        }
+        if (const Json* m = find(item, "method")) r.method = read_route_method(*m, join(path, "method"));
 
         const Json* limits = find(item, "limits");
         if (limits != nullptr) {
@@ -821,7 +849,7 @@ void Validator::read_identity(const Json& v, Registry& reg) const {
     for (const auto& item : v) {
         const std::string path = join("identity", i++);
         if (!item.is_object()) fail(path, shape + ", got " + describe(item));
-        check_keys(item, path, {"header", "hash", "client_ip", "name"});
+        check_keys(item, path, {"header", "hash", "client_ip", "ipv4_prefix", "ipv6_prefix", "name"});
         const Json* header = find(item, "header");
         const Json* client_ip = find(item, "client_ip");
         const Json* hash = find(item, "hash");
@@ -834,7 +862,11 @@ void Validator::read_identity(const Json& v, Registry& reg) const {
                 fail(join(path, "client_ip"), "expected true, got " + describe(*client_ip));
             }
             src.kind = IdentitySource::Kind::client_ip;
+            src.prefixes = read_client_ip_prefixes(item, path);
         } else {
+            for (const char* key : {"ipv4_prefix", "ipv6_prefix"}) {
+                if (find(item, key) != nullptr) fail(join(path, key), "only allowed with client_ip: true");
+            }
             const std::string header_path = join(path, "header");
             const std::string expected = "a header name such as X-Tenant-Id";
             src.header = need_string(*header, header_path, expected);
@@ -847,26 +879,45 @@ void Validator::read_identity(const Json& v, Registry& reg) const {
             if (hash != nullptr) src.hash = need_bool(*hash, join(path, "hash"));
         }
 
-        if (src.kind == IdentitySource::Kind::client_ip) src.name = client_ip_identity;
-        if (const Json* name = find(item, "name")) {
-            const std::string name_path = join(path, "name");
-            const std::string expected = std::string("a name of ") + name_charset;
-            std::string text = need_string(*name, name_path, expected);
-            if (!check::is_valid_policy_name(text)) {
-                fail(name_path, "expected " + expected + ", got " + describe(*name));
-            }
-            if (text == client_ip_identity && src.kind != IdentitySource::Kind::client_ip) {
-                fail(name_path, "\"client_ip\" is reserved for the client address");
-            }
-            for (std::size_t j = 0; j < reg.identity.size(); ++j) {
-                if (reg.identity[j].name == text) {
-                    fail(name_path, quote(text) + " is already the name of " + join("identity", j));
-                }
-            }
-            src.name = std::move(text);
-        }
+        read_identity_name(item, path, reg, src);
+        if (src.name == client_ip_identity) reg.client_ip = src.prefixes;
         reg.identity.push_back(std::move(src));
     }
+}
+
+void Validator::read_identity_name(const Json& item, const std::string& path, const Registry& reg,
+                                   IdentitySource& src) const {
+    if (src.kind == IdentitySource::Kind::client_ip) src.name = client_ip_identity;
+    if (const Json* name = find(item, "name")) {
+        const std::string name_path = join(path, "name");
+        const std::string expected = std::string("a name of ") + name_charset;
+        std::string text = need_string(*name, name_path, expected);
+        if (!check::is_valid_policy_name(text)) {
+            fail(name_path, "expected " + expected + ", got " + describe(*name));
+        }
+        if (text == client_ip_identity && src.kind != IdentitySource::Kind::client_ip) {
+            fail(name_path, "\"client_ip\" is reserved for the client address");
+        }
+        src.name = std::move(text);
+    }
+    for (std::size_t j = 0; j < reg.identity.size(); ++j) {
+        // Also the implicit "client_ip": two such sources could group addresses two ways.
+        if (!src.name.empty() && reg.identity[j].name == src.name) {
+            fail(join(path, "name"), quote(src.name) + " is already the name of " + join("identity", j));
+        }
+    }
+}
+
+ClientIpPrefixes Validator::read_client_ip_prefixes(const Json& item, const std::string& path) const {
+    namespace b = client_ip_bounds;
+    ClientIpPrefixes p;
+    if (const Json* v = find(item, "ipv4_prefix")) {
+        p.ipv4 = static_cast<int>(need_int(*v, join(path, "ipv4_prefix"), b::ipv4_lo, b::ipv4_hi));
+    }
+    if (const Json* v = find(item, "ipv6_prefix")) {
+        p.ipv6 = static_cast<int>(need_int(*v, join(path, "ipv6_prefix"), b::ipv6_lo, b::ipv6_hi));
+    }
+    return p;
 }
 
 void Validator::read_trusted_proxies(const Json& v, Registry& reg) const {

@@ -1,6 +1,7 @@
 // Policy resolution: request policy, else first matching route, else default_policy.
 #include "ratelimitd/policy/resolve.hpp"
 #include "ratelimitd/core/quote.hpp"
+#include "ratelimitd/policy/path.hpp"
 
 namespace ratelimitd::policy {
 namespace {
@@ -42,20 +43,62 @@ bool same_method(std::string_view route_method, std::string_view method) noexcep
     return true;
 }
 
+std::string ascii_lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) {
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    }
+    return out;
+}
+
+/// `a` and `b` equal, letters in either case when `ci`.
+bool same_text(std::string_view a, std::string_view b, bool ci) noexcept {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const char x = ci && a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] - 'A' + 'a') : a[i];
+        if (x != b[i]) return false;
+    }
+    return true;
+}
+
+/// `normal` is normalize_path()'s output (lower-cased for a case-insensitive route). A prefix
+/// route matches what starts with its prefix; an exact one matches with or without a trailing
+/// slash ("/login" and "/login/" name one resource to most backends, and either may be a
+/// route's spelling).
+bool path_matches(const Route& route, std::string_view normal) noexcept {
+    std::string_view pattern = route.path;
+    const bool ci = route.case_insensitive;
+    if (pattern.ends_with('*')) {
+        pattern.remove_suffix(1);
+        return normal.size() >= pattern.size() && same_text(pattern, normal.substr(0, pattern.size()), ci);
+    }
+    if (pattern.size() > 1 && pattern.ends_with('/')) pattern.remove_suffix(1);
+    if (normal.size() > 1 && normal.ends_with('/')) normal.remove_suffix(1);
+    return same_text(pattern, normal, ci);
+}
+
 }  // namespace
 
-const Route* match_route(const Registry& reg, std::string_view method, std::string_view path) {
-    // An X-Original-URI carries the query; '?' and '#' never belong to a path (RFC 3986).
-    path = path.substr(0, path.find_first_of("?#"));
+/// The first route matching `method` and `path` (one reading of the request's path).
+const Route* first_match(const Registry& reg, std::string_view method, const std::string& path) {
+    std::string folded;  // the path in lower case, made once if a route wants it
     for (const auto& route : reg.routes) {
         if (route.method && !same_method(*route.method, method)) continue;
-        const std::string_view pattern = route.path;
-        const bool matches = !pattern.empty() && pattern.back() == '*'
-                                 ? path.starts_with(pattern.substr(0, pattern.size() - 1))
-                                 : path == pattern;
-        if (matches) return &route;
+        if (route.case_insensitive && folded.empty()) folded = ascii_lower(path);
+        if (path_matches(route, route.case_insensitive ? folded : path)) return &route;
     }
     return nullptr;
+}
+
+bool is_limited(const Route* route) noexcept { return route != nullptr && route->policy != no_policy; }
+
+const Route* match_route(const Registry& reg, std::string_view method, std::string_view path) {
+    const Route* normal = first_match(reg, method, normalize_path(path));
+    if (is_limited(normal)) return normal;
+    // "/api/../health" is /health to nginx but /api/... to a backend that does not normalise:
+    // when the normal form is unlimited, the path as sent may not escape a limited route.
+    const Route* as_sent = first_match(reg, method, path_as_sent(path));
+    return is_limited(as_sent) ? as_sent : normal;
 }
 
 result<const Policy*> limits_for(const Registry& reg, const Policy& base, std::string_view tenant,

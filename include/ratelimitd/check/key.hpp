@@ -13,6 +13,11 @@ namespace ratelimitd::check {
 /// policy and the last ':' starts the scope. Inputs must have passed validate_tenant /
 /// validate_scope / is_valid_policy_name; the prefix is validated at config load.
 ///
+/// The scope is the one free-form part (printable ASCII, contract §2): it is written with '{',
+/// '}' and '%' as %7B, %7D and %25, so that a scope such as "{x}" is never a Redis Cluster hash
+/// tag (which would put every tenant's key of that scope on one slot) and two scopes never
+/// share a key. Tenants, policy names and the prefix hold none of these bytes.
+///
 /// One key per (policy, tenant, scope), whatever the algorithm; the script that writes it
 /// sets its TTL, no longer than its state is useful (README "Keys"): token bucket until the
 /// bucket is full again; GCRA until the TAT is past; sliding log and fixed window one window;
@@ -25,7 +30,8 @@ namespace ratelimitd::check {
 ///
 /// The braces are a Redis Cluster hash tag: every window key of one check hashes to the same
 /// slot, so the one script that decides them all is valid on a cluster. Tenants hold no '{'
-/// or '}', so the tag always starts at our '{'; `span` is the window's format_duration().
+/// or '}' and the scope is escaped as in make_key, so the tag is exactly "<tenant>:<scope>";
+/// `span` is the window's format_duration().
 [[nodiscard]] std::string make_window_key(std::string_view prefix, std::string_view policy,
                                           std::string_view tenant, std::string_view scope,
                                           std::string_view span);

@@ -11,8 +11,10 @@ namespace ratelimitd::check {
 inline constexpr std::size_t max_tenant_bytes = 128;
 inline constexpr std::size_t max_scope_bytes = 256;
 
-/// tenant: 1..128 bytes of [A-Za-z0-9._:@-]. Fails with invalid_request naming the field,
-/// e.g. "tenant: 129 bytes, at most 128 allowed" or "tenant: byte 4 ('/') is not allowed ...".
+/// tenant: 1..128 bytes of [A-Za-z0-9._:@-]; a tenant starting with "ip:" may end in one
+/// "/<1..3 digits>" (a client network, "ip:10.1.0.0/16"). Fails with invalid_request naming
+/// the field, e.g. "tenant: 129 bytes, at most 128 allowed" or "tenant: byte 4 ('/') is not
+/// allowed ...".
 result<void> validate_tenant(std::string_view tenant);
 
 /// scope: 1..256 bytes of printable ASCII (0x21..0x7e) other than ':'.

@@ -9,7 +9,9 @@
 namespace ratelimitd::policy {
 
 /// Parses "ADDRESS/PREFIX" or a bare address (meaning /32 for IPv4, /128 for IPv6).
-/// Host bits below the prefix are cleared, so "10.1.2.3/8" gives the network 10.0.0.0/8.
+/// Host bits below the prefix are cleared, so "10.1.2.3/8" gives the network 10.0.0.0/8. An
+/// IPv4-mapped network of /96 or longer is the IPv4 network it maps ("::ffff:10.0.0.1/128" is
+/// 10.0.0.1/32), as peers are canonicalised, so it matches the peers it names.
 /// Returns nullopt for anything else (names, zone ids, brackets, prefix out of range).
 [[nodiscard]] std::optional<Cidr> parse_cidr(std::string_view text) noexcept;
 

@@ -34,18 +34,27 @@ inline constexpr std::size_t hashed_identity_bytes = 16;
 /// address therefore always makes one tenant, however it was spelled.
 [[nodiscard]] std::optional<std::string> canonical_ip(std::string_view text);
 
+/// The tenant of a client address (as canonical_ip gives it) grouped by `prefixes`:
+/// "ip:<address>" at the full length (/32, /128), else "ip:<network>/<length>" with the host
+/// bits cleared ("ip:2001:db8:1:2::/64", "ip:10.1.0.0/16"). nullopt when `canonical` is not
+/// an address.
+[[nodiscard]] std::optional<std::string> address_tenant(std::string_view canonical,
+                                                        const ClientIpPrefixes& prefixes);
+
 /// The client address rule: when `peer` is inside `trusted`, the address in X-Real-IP (one
 /// valid address), else the right-most X-Forwarded-For entry that is not itself trusted (the
 /// left-most when all are); otherwise, and whenever those headers are absent or malformed,
-/// the peer itself. Returns the tenant "ip:<canonical address>".
-[[nodiscard]] std::string client_ip_tenant(const std::vector<Cidr>& trusted, const IdentityInput& in);
+/// the peer itself. Returns address_tenant() of that address under `prefixes`. Trust is
+/// always decided on the full address, never on its network.
+[[nodiscard]] std::string client_ip_tenant(const std::vector<Cidr>& trusted, const IdentityInput& in,
+                                           const ClientIpPrefixes& prefixes = {});
 
 /// The tenant one source names, or nullopt when it names nobody: a header source needs
 /// exactly one non-empty value (a header sent twice is ambiguous, so it is skipped); a plain
 /// header's value must be a valid tenant not starting with "ip:" or "key:" (those name
 /// addresses and hashed secrets); a hashed header gives hash_identity(secret, value), where
-/// for `Authorization` a "Bearer <token>" value contributes only the token. A client_ip
-/// source always names the client address.
+/// for `Authorization` a "Bearer <token>" value (scheme in any case) contributes only the
+/// token. A client_ip source always names the client address, grouped by its own prefixes.
 [[nodiscard]] std::optional<std::string> identify_with(const IdentitySource& source,
                                                        const Registry& reg,
                                                        const IdentityInput& in,
@@ -53,7 +62,7 @@ inline constexpr std::size_t hashed_identity_bytes = 16;
 
 /// The tenant for one route limit: the named source (`client_ip` is always the client
 /// address), or with no name the registry's identity sources in order; when none names the
-/// request, the client address. Never fails.
+/// request, the client address grouped by the registry's `client_ip` prefixes. Never fails.
 [[nodiscard]] std::string identify(const Registry& reg, const std::optional<std::string>& source_name,
                                    const IdentityInput& in, std::string_view secret);
 

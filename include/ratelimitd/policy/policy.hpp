@@ -84,13 +84,36 @@ struct RouteLimit {
 /// One line of the route table; the first route that matches wins.
 struct Route {
     std::optional<std::string> method;  ///< upper-case; absent matches any method
-    std::string path;                   ///< exact path, or a prefix when it ends with '*'
+    /// A normalised path (normalize_path(path) == path): exact, with an optional trailing
+    /// slash, or a prefix when it ends with '*'. Matched against the normalised request path.
+    std::string path;
     std::string policy;                 ///< a policy name, or "none"; with limits: the first one's
     std::optional<std::string> scope;   ///< scope to use when the request names none
     /// Every limit the route applies, decided together (`limits:`); `policy: X` is one limit
     /// with no identity. Empty for "none".
     std::vector<RouteLimit> limits;
+    /// Match letters of the path in either case (`case_insensitive:`, else the registry's
+    /// default). The key does not change: "/LOGIN" and "/login" spend one budget.
+    bool case_insensitive = false;
 };
+
+/// How a client address becomes a tenant: the network of this many leading bits. At the full
+/// length (32, 128) the tenant is the address itself ("ip:192.0.2.1"), else the network
+/// ("ip:2001:db8:1:2::/64", "ip:10.1.0.0/16"). IPv6 defaults to /64, what one home line or
+/// one cloud machine is given, so rotating addresses inside it buys no fresh budget.
+struct ClientIpPrefixes {
+    int ipv4 = 32;  ///< `ipv4_prefix:` 16..32
+    int ipv6 = 64;  ///< `ipv6_prefix:` 32..128
+};
+
+/// Ranges of `ipv4_prefix` and `ipv6_prefix`: wider networks than these hold unrelated
+/// customers (a /8 is a continent's share; a /32 of IPv6 is a whole provider).
+namespace client_ip_bounds {
+inline constexpr int ipv4_lo = 16;
+inline constexpr int ipv4_hi = 32;
+inline constexpr int ipv6_lo = 32;
+inline constexpr int ipv6_hi = 128;
+}  // namespace client_ip_bounds
 
 /// One identity source for /v1/auth, tried in order (contract §6).
 struct IdentitySource {
@@ -101,6 +124,7 @@ struct IdentitySource {
     /// What route limits call it (`identity: api_key`); "client_ip" for the client address,
     /// empty for an unnamed header source.
     std::string name;
+    ClientIpPrefixes prefixes;  ///< for Kind::client_ip
 };
 
 /// An IPv4 or IPv6 network, e.g. 127.0.0.1/32 or ::1/128.
@@ -136,6 +160,9 @@ struct Registry {
     std::map<std::string, TenantSettings, std::less<>> tenants; ///< `tenants:`
     std::vector<Route> routes;
     std::vector<IdentitySource> identity;
+    /// The grouping of the source named "client_ip" (defaults when `identity` has none): used by
+    /// route limits naming client_ip and by requests no identity source names.
+    ClientIpPrefixes client_ip;
     std::vector<Cidr> trusted_proxies;
     AuthSettings auth;
     std::optional<std::string> hash_secret;     ///< key for hashing secret identities

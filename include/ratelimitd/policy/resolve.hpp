@@ -32,8 +32,15 @@ result<Resolved> resolve(const Registry& reg, const check::CheckRequest& req);
 result<const Policy*> limits_for(const Registry& reg, const Policy& base, std::string_view tenant,
                                  const std::optional<std::string>& requested_plan);
 
-/// The first route matching method + path, or nullptr. A route without a method matches any
-/// method; a path ending in '*' matches every path starting with what precedes the '*'.
+/// The first route matching method + path, or nullptr. `path` is matched in normal form
+/// (normalize_path: query cut, %XX decoded, dot segments, repeated slashes and ';' parameters
+/// resolved), so every spelling of a path meets the same route. A route without a method
+/// matches any method; a path ending in '*' matches every path starting with what precedes the
+/// '*'; any other matches the path with or without a trailing slash; a case_insensitive route
+/// matches letters in either case. When the normal form meets no route or a `policy: none`
+/// one, the path as sent (path_as_sent: decoded, nothing resolved) is matched too and wins if
+/// it meets a limited route: "/api/../health" stays under "/api/*", as a backend that does
+/// not normalise would serve it, so a spelling never turns a limited path into an unlimited one.
 const Route* match_route(const Registry& reg, std::string_view method, std::string_view path);
 
 }  // namespace ratelimitd::policy

@@ -66,6 +66,27 @@ TEST(MakeKey, EveryValidTripleHasItsOwnKey) {
     EXPECT_EQ(keys.size(), triples);
 }
 
+TEST(MakeKey, ABraceInTheScopeIsNeverAHashTag) {
+    EXPECT_EQ(make_key("rl", "p", "t1", "{x}"), "rl:p:t1:%7Bx%7D");
+    EXPECT_EQ(make_key("rl", "p", "t1", "a{b"), "rl:p:t1:a%7Bb");
+    EXPECT_EQ(make_key("rl", "p", "t1", "100%"), "rl:p:t1:100%25");
+    EXPECT_EQ(make_key("rl", "p", "t1", "global"), "rl:p:t1:global");  // the usual scopes unchanged
+    // Without the escape every tenant's key of scope "{x}" would hash by "x" alone.
+    EXPECT_EQ(make_key("rl", "p", "t1", "{x}").find('{'), std::string::npos);
+    EXPECT_EQ(make_window_key("rl", "p", "t1", "{x}", "1m"), "rl:p:{t1:%7Bx%7D}:1m");
+}
+
+TEST(MakeKey, EscapedScopesStayDistinct) {
+    std::set<std::string> keys;
+    const char* scopes[] = {"{", "}", "%7B", "%7D", "%", "%25", "%257B", "{}", "%7B%7D", "a{b}c"};
+    for (const char* s : scopes) {
+        ASSERT_TRUE(validate_scope(s).has_value()) << s;
+        keys.insert(make_key("rl", "p", "t", s));
+        keys.insert(make_window_key("rl", "p", "t", s, "1m"));
+    }
+    EXPECT_EQ(keys.size(), 2 * std::size(scopes));
+}
+
 TEST(WindowKey, TagsTenantAndScopeForRedisClusterAndEndsWithTheSpan) {
     EXPECT_EQ(make_window_key("rl", "api-tiered", "tenant_8231", "global", "1m"), "rl:api-tiered:{tenant_8231:global}:1m");
     EXPECT_EQ(make_window_key("rl", "api@pro", "ip:2001:db8::1", "POST_/x", "1d"), "rl:api@pro:{ip:2001:db8::1:POST_/x}:1d");

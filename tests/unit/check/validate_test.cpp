@@ -33,6 +33,28 @@ TEST(ValidateTenant, AcceptsIdsAddressesAndEmails) {
     }
 }
 
+TEST(ValidateTenant, AcceptsClientNetworks) {
+    for (const char* ok : {"ip:2001:db8:1:2::/64", "ip:10.1.0.0/16", "ip:::/64", "ip:2001:db8::1:2/127"}) {
+        EXPECT_TRUE(validate_tenant(ok).has_value()) << ok;
+    }
+}
+
+TEST(ValidateTenant, ASlashOnlyEndsAnIpNetwork) {
+    const std::string hint = " is not allowed; use A-Z, a-z, 0-9 and . _ : @ -";
+    EXPECT_EQ(tenant_error("user/64"), "tenant: byte 5 (0x2f '/')" + hint);
+    EXPECT_EQ(tenant_error("ip:10.0.0.0/"), "tenant: byte 12 (0x2f '/')" + hint);
+    EXPECT_EQ(tenant_error("ip:10.0.0.0/1234"), "tenant: byte 12 (0x2f '/')" + hint);
+    EXPECT_EQ(tenant_error("ip:10.0.0.0/x"), "tenant: byte 12 (0x2f '/')" + hint);
+    EXPECT_EQ(tenant_error("ip:a/b/16"), "tenant: byte 5 (0x2f '/')" + hint);
+    EXPECT_EQ(tenant_error("ip:/16/16"), "tenant: byte 4 (0x2f '/')" + hint);
+    EXPECT_EQ(tenant_error("key:ab/16"), "tenant: byte 7 (0x2f '/')" + hint);
+}
+
+TEST(ValidateScope, BracesAreAllowedTheKeyEscapesThem) {
+    // Contract §2 allows every printable byte but ':' in a scope; check/key.hpp escapes braces.
+    EXPECT_TRUE(validate_scope("{x}").has_value());
+}
+
 TEST(ValidateTenant, RejectsEmpty) { EXPECT_EQ(tenant_error(""), "tenant: must not be empty"); }
 
 TEST(ValidateTenant, AllowsAtMost128Bytes) {

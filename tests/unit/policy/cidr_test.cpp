@@ -95,6 +95,27 @@ TEST(CidrContains, Ipv4MappedPeerMatchesIpv4Network) {
     EXPECT_FALSE(cidr_contains(must_parse("127.0.0.1/32"), "::127.0.0.1"));
 }
 
+TEST(ParseCidr, Ipv4MappedNetworksAreTheIpv4NetworksTheyMap) {
+    // Peers are canonicalised (::ffff:10.0.0.1 is the IPv4 peer 10.0.0.1); networks are too.
+    const Cidr host = must_parse("::ffff:10.0.0.1/128");
+    EXPECT_FALSE(host.v6);
+    EXPECT_EQ(host.prefix_len, 32);
+    EXPECT_EQ(host.bytes, must_parse("10.0.0.1/32").bytes);
+    EXPECT_TRUE(cidr_contains(host, "10.0.0.1"));
+    EXPECT_TRUE(cidr_contains(host, "::ffff:10.0.0.1"));
+    EXPECT_FALSE(cidr_contains(host, "10.0.0.2"));
+    EXPECT_TRUE(cidr_contains(must_parse("::ffff:10.0.0.1"), "10.0.0.1"));  // bare: /128
+    const Cidr net = must_parse("::FFFF:10.1.2.3/112");
+    EXPECT_FALSE(net.v6);
+    EXPECT_EQ(net.prefix_len, 16);
+    EXPECT_TRUE(cidr_contains(net, "10.1.200.1"));
+    EXPECT_FALSE(cidr_contains(net, "10.2.0.1"));
+    EXPECT_TRUE(cidr_contains(must_parse("::ffff:0:0/96"), "192.0.2.1"));  // every IPv4 address
+    // Shorter than /96 it also holds non-mapped IPv6 addresses: it stays an IPv6 network.
+    EXPECT_TRUE(must_parse("::ffff:0:0/95").v6);
+    EXPECT_FALSE(cidr_contains(must_parse("::/0"), "10.0.0.1"));
+}
+
 TEST(CidrContains, UnparsableAddressIsInNoNetwork) {
     const Cidr all = must_parse("0.0.0.0/0");
     for (const char* bad : {"", "localhost", "10.0.0.1:80", "10.0.0.1/32", " 10.0.0.1", "[::1]"}) {

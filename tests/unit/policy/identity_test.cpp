@@ -163,9 +163,100 @@ TEST(ClientIp, Ipv6AndMappedPeers) {
     const auto trusted = nets({"::1/128", "10.0.0.0/8"});
     Headers h;
     h.add("X-Forwarded-For", "[2001:DB8::7]:1234");
-    EXPECT_EQ(client_ip_tenant(trusted, h.input("::1")), "ip:2001:db8::7");
-    EXPECT_EQ(client_ip_tenant(trusted, h.input("::ffff:10.0.0.1")), "ip:2001:db8::7");
-    EXPECT_EQ(client_ip_tenant(trusted, Headers{}.input("::ffff:192.0.2.1")), "ip:192.0.2.1");
+    const ClientIpPrefixes per_address{32, 128};
+    EXPECT_EQ(client_ip_tenant(trusted, h.input("::1"), per_address), "ip:2001:db8::7");
+    EXPECT_EQ(client_ip_tenant(trusted, h.input("::ffff:10.0.0.1"), per_address), "ip:2001:db8::7");
+    EXPECT_EQ(client_ip_tenant(trusted, Headers{}.input("::ffff:192.0.2.1"), per_address), "ip:192.0.2.1");
+}
+
+//------------------------------------------------------------------------------
+// Grouping addresses into networks
+
+TEST(AddressTenant, Ipv6IsItsSlash64ByDefault) {
+    const ClientIpPrefixes defaults;
+    EXPECT_EQ(defaults.ipv6, 64);
+    EXPECT_EQ(defaults.ipv4, 32);
+    EXPECT_EQ(address_tenant("2001:db8:1:2:aaaa:bbbb:cccc:dddd", defaults), "ip:2001:db8:1:2::/64");
+    EXPECT_EQ(address_tenant("2001:db8:1:2::1", defaults), "ip:2001:db8:1:2::/64");
+    EXPECT_EQ(address_tenant("2001:db8:1:3::1", defaults), "ip:2001:db8:1:3::/64");
+    EXPECT_EQ(address_tenant("::1", defaults), "ip:::/64");
+    EXPECT_EQ(address_tenant("192.0.2.1", defaults), "ip:192.0.2.1");  // IPv4 stays per address
+}
+
+TEST(AddressTenant, OtherLengthsClearTheHostBits) {
+    EXPECT_EQ(address_tenant("2001:db8:1:2::1", {32, 128}), "ip:2001:db8:1:2::1");  // full: the address
+    EXPECT_EQ(address_tenant("2001:db8:1:2::1", {32, 48}), "ip:2001:db8:1::/48");
+    EXPECT_EQ(address_tenant("2001:db8:1:ffff::1", {32, 56}), "ip:2001:db8:1:ff00::/56");
+    EXPECT_EQ(address_tenant("2001:db8:ffff::1", {32, 33}), "ip:2001:db8:8000::/33");
+    EXPECT_EQ(address_tenant("2001:db8::1:2", {32, 127}), "ip:2001:db8::1:2/127");
+    EXPECT_EQ(address_tenant("2001:db8::1:3", {32, 127}), "ip:2001:db8::1:2/127");
+    EXPECT_EQ(address_tenant("10.1.2.3", {16, 64}), "ip:10.1.0.0/16");
+    EXPECT_EQ(address_tenant("10.1.2.3", {24, 64}), "ip:10.1.2.0/24");
+    EXPECT_EQ(address_tenant("10.1.2.3", {31, 64}), "ip:10.1.2.2/31");
+    EXPECT_EQ(address_tenant("10.1.2.3", {32, 64}), "ip:10.1.2.3");
+}
+
+TEST(AddressTenant, GroupedTenantsAreValidTenants) {
+    for (const auto& t : {address_tenant("2001:db8:1:2::1", {}), address_tenant("10.1.2.3", {16, 64}),
+                          address_tenant("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", {32, 127})}) {
+        ASSERT_TRUE(t);
+        EXPECT_TRUE(ratelimitd::check::validate_tenant(*t)) << *t;
+    }
+}
+
+TEST(AddressTenant, NotAnAddressIsNobody) {
+    EXPECT_EQ(address_tenant("unknown", {}), std::nullopt);
+    EXPECT_EQ(address_tenant("", {}), std::nullopt);
+    EXPECT_EQ(address_tenant("[::1]", {}), std::nullopt);  // canonical text only
+}
+
+TEST(ClientIp, AddressesOfOneSlash64AreOneTenantWhereverTheyComeFrom) {
+    const auto trusted = nets({"127.0.0.1/32", "::1/128"});
+    const std::string net = "ip:2001:db8:1:2::/64";
+    // the peer itself
+    EXPECT_EQ(client_ip_tenant(trusted, Headers{}.input("2001:db8:1:2::1")), net);
+    EXPECT_EQ(client_ip_tenant(trusted, Headers{}.input("2001:db8:1:2:ffff:ffff:ffff:ffff")), net);
+    // X-Real-IP and X-Forwarded-For behind a trusted proxy
+    EXPECT_EQ(client_ip_tenant(trusted, Headers{}.add("X-Real-IP", "2001:db8:1:2::a").input("127.0.0.1")), net);
+    EXPECT_EQ(client_ip_tenant(trusted, Headers{}.add("X-Forwarded-For", "[2001:db8:1:2::b]:443").input("::1")), net);
+    EXPECT_NE(client_ip_tenant(trusted, Headers{}.add("X-Real-IP", "2001:db8:1:3::a").input("127.0.0.1")), net);
+}
+
+TEST(ClientIp, TrustIsDecidedOnTheFullAddressNotItsNetwork) {
+    // The proxy ::1 is trusted; ::2 shares its /64 but is not, so its X-Real-IP is not believed.
+    const auto trusted = nets({"::1/128"});
+    const auto h = Headers{}.add("X-Real-IP", "192.0.2.9");
+    EXPECT_EQ(client_ip_tenant(trusted, h.input("::1")), "ip:192.0.2.9");
+    EXPECT_EQ(client_ip_tenant(trusted, h.input("::2")), "ip:::/64");
+}
+
+TEST(Identify, ClientIpSourcesGroupByTheirOwnPrefixes) {
+    Registry reg;
+    IdentitySource wide = client_ip_source();
+    wide.prefixes = {24, 48};
+    IdentitySource exact = client_ip_source();
+    exact.name = "exact_ip";
+    exact.prefixes = {32, 128};
+    reg.identity = {header_source("X-Api-Key", true, "api_key"), exact};
+    reg.client_ip = wide.prefixes;  // as the loader sets it from the source named client_ip
+    const Headers none;
+    const auto in = none.input("2001:db8:1:2::1");
+    // A named source uses its own prefixes.
+    EXPECT_EQ(identify(reg, std::string("exact_ip"), in, secret), "ip:2001:db8:1:2::1");
+    // client_ip, and the fallback when nothing names the request, use the registry's.
+    EXPECT_EQ(identify(reg, std::string("client_ip"), in, secret), "ip:2001:db8:1::/48");
+    EXPECT_EQ(identify(reg, std::string("api_key"), in, secret), "ip:2001:db8:1::/48");
+    reg.identity = {header_source("X-Api-Key", true, "api_key")};
+    EXPECT_EQ(identify(reg, std::nullopt, Headers{}.input("10.9.8.7"), secret), "ip:10.9.8.0/24");
+    // In the list, the source that names the request decides.
+    reg.identity = {exact};
+    EXPECT_EQ(identify(reg, std::nullopt, in, secret), "ip:2001:db8:1:2::1");
+}
+
+TEST(Identify, WithoutIdentitySourcesIpv6IsGroupedPerSlash64) {
+    const Registry reg;
+    EXPECT_EQ(identify(reg, std::nullopt, Headers{}.input("2001:db8:1:2::1"), secret), "ip:2001:db8:1:2::/64");
+    EXPECT_EQ(identify(reg, std::nullopt, Headers{}.input("2001:db8:1:2::2"), secret), "ip:2001:db8:1:2::/64");
 }
 
 //------------------------------------------------------------------------------
@@ -192,6 +283,17 @@ TEST(IdentifyWith, HashedHeaderGivesTheHashNeverTheSecret) {
     const auto t = identify_with(src, reg, Headers{}.add("X-Api-Key", " sk live/with spaces ").input("1.1.1.1"),
                                  secret);
     EXPECT_EQ(t, hash_identity(secret, "sk live/with spaces"));
+}
+
+TEST(IdentifyWith, BearerSchemeIsCaseInsensitive) {
+    Registry reg;
+    const auto src = header_source("Authorization", true);
+    const auto expected = hash_identity(secret, "tok_123");
+    for (const char* value : {"Bearer tok_123", "bearer tok_123", "BEARER tok_123", "BeArEr\ttok_123"}) {
+        EXPECT_EQ(identify_with(src, reg, Headers{}.add("authorization", value).input(""), secret), expected)
+            << value;
+    }
+    EXPECT_NE(identify_with(src, reg, Headers{}.add("Authorization", "Bearertok_123").input(""), secret), expected);
 }
 
 TEST(IdentifyWith, BearerTokenIsHashedWithoutItsScheme) {

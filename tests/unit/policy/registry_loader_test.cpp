@@ -217,6 +217,7 @@ TEST(LoadConfig, ContractExampleMeansWhatTheContractSays) {
     EXPECT_EQ(r.identity[1].header, "X-Api-Key");
     EXPECT_TRUE(r.identity[1].hash);
     EXPECT_EQ(r.identity[2].kind, IdentitySource::Kind::client_ip);
+    EXPECT_EQ(r.identity[2].prefixes.ipv6, 64);
 
     ASSERT_EQ(r.trusted_proxies.size(), 2u);
     EXPECT_TRUE(cidr_contains(r.trusted_proxies[0], "127.0.0.1"));
@@ -311,6 +312,74 @@ TEST(LoadConfig, PolicyNoneRouteHasNoLimits) {
     EXPECT_EQ(c.registry.routes[3].limits[0].policy, "api-default");
     EXPECT_EQ(c.registry.identity[2].name, "client_ip");  // the default name
     EXPECT_EQ(c.registry.identity[0].name, "");           // unnamed header source
+}
+
+TEST(ParseConfig, ClientIpPrefixesDefaultTo32And64) {
+    const Config c = parse_config("policies:\n  a: {algorithm: token_bucket, limit: 1, window: 1s}\n"
+                                  "identity:\n  - {client_ip: true}\n",
+                                  "p.yaml");
+    EXPECT_EQ(c.registry.identity[0].prefixes.ipv4, 32);
+    EXPECT_EQ(c.registry.identity[0].prefixes.ipv6, 64);
+    EXPECT_EQ(c.registry.client_ip.ipv6, 64);
+    const Config none = parse_config("policies:\n  a: {algorithm: token_bucket, limit: 1, window: 1s}\n", "p.yaml");
+    EXPECT_EQ(none.registry.client_ip.ipv4, 32);  // no identity list: the fallback's defaults
+    EXPECT_EQ(none.registry.client_ip.ipv6, 64);
+}
+
+TEST(ParseConfig, ClientIpPrefixesAreReadPerSource) {
+    const Config c = parse_config(R"(
+policies:
+  a: {algorithm: token_bucket, limit: 1, window: 1s}
+identity:
+  - {client_ip: true, name: exact_ip, ipv4_prefix: 32, ipv6_prefix: 128}
+  - {client_ip: true, ipv4_prefix: 24, ipv6_prefix: 48}
+)",
+                                  "p.yaml");
+    EXPECT_EQ(c.registry.identity[0].prefixes.ipv6, 128);
+    EXPECT_EQ(c.registry.identity[1].prefixes.ipv4, 24);
+    EXPECT_EQ(c.registry.identity[1].prefixes.ipv6, 48);
+    // The source named client_ip sets what route limits naming client_ip and the fallback use.
+    EXPECT_EQ(c.registry.client_ip.ipv4, 24);
+    EXPECT_EQ(c.registry.client_ip.ipv6, 48);
+    for (const char* edge : {"ipv6_prefix: 32", "ipv6_prefix: 128", "ipv4_prefix: 16", "ipv4_prefix: 32"}) {
+        EXPECT_NO_THROW(parse_config(std::string("policies:\n  a: {algorithm: token_bucket, limit: 1, window: 1s}\n"
+                                                 "identity:\n  - {client_ip: true, ") + edge + "}\n",
+                                     "p.yaml"))
+            << edge;
+    }
+}
+
+TEST(ParseConfig, CaseInsensitiveIsPerRouteWithATopLevelDefault) {
+    const std::string policies = "policies:\n  a: {algorithm: token_bucket, limit: 1, window: 1s}\n";
+    const Config c = parse_config(policies + "routes:\n  - {path: /a, policy: a}\n"
+                                             "  - {path: /B, policy: a, case_insensitive: true}\n",
+                                  "p.yaml");
+    EXPECT_FALSE(c.registry.routes[0].case_insensitive);
+    EXPECT_TRUE(c.registry.routes[1].case_insensitive);
+    const Config d = parse_config(policies + "case_insensitive: true\nroutes:\n  - {path: /a, policy: a}\n"
+                                             "  - {path: /b, policy: a, case_insensitive: false}\n",
+                                  "p.yaml");
+    EXPECT_TRUE(d.registry.routes[0].case_insensitive);
+    EXPECT_FALSE(d.registry.routes[1].case_insensitive);
+}
+
+TEST(ParseConfig, RoutePathsMustBeNormalised) {
+    const std::string policies = "policies:\n  a: {algorithm: token_bucket, limit: 1, window: 1s}\n";
+    for (const char* ok : {"/", "/*", "/v1/*", "/login", "/login/", "/a,b=@:~", "/caf%C3%A9", "/v1*"}) {
+        EXPECT_NO_THROW(parse_config(policies + "routes:\n  - {path: \"" + ok + "\", policy: a}\n", "p.yaml"))
+            << ok;
+    }
+    EXPECT_EQ(parse_error_of(policies + "routes:\n  - {path: \"/%6cogin\", policy: a}\n", "p.yaml"),
+              R"(p.yaml: routes[0].path: expected a normalised path (write "/login"), got "/%6cogin")");
+    EXPECT_EQ(parse_error_of(policies + "routes:\n  - {path: \"/login;x\", policy: a}\n", "p.yaml"),
+              R"(p.yaml: routes[0].path: expected a normalised path (write "/login"), got "/login;x")");
+}
+
+TEST(ParseConfig, ARouteScopeWithBracesIsAllowedItsKeyIsEscaped) {
+    const Config c = parse_config("policies:\n  a: {algorithm: token_bucket, limit: 1, window: 1s}\n"
+                                  "routes:\n  - {path: /a, policy: a, scope: \"{x}\"}\n",
+                                  "p.yaml");
+    EXPECT_EQ(c.registry.routes[0].scope, "{x}");
 }
 
 TEST(ParseConfig, PlainYamlScalarsBecomeTypedValues) {
@@ -436,7 +505,8 @@ const InvalidCase invalid_cases[] = {
      R"((top level): expected a map of settings (at least "policies"), got a list)"},
     {"empty.yaml", R"((top level): expected a map of settings (at least "policies"), got null)"},
     {"unknown_top_level_key.yaml",
-     "colour: unknown key (expected one of: prefix, default_policy, policies, plans, tenants, routes, identity, trusted_proxies, "
+     "colour: unknown key (expected one of: prefix, default_policy, policies, plans, tenants, routes, case_insensitive, "
+     "identity, trusted_proxies, "
      "auth, hash_secret, listen, redis, threads, log_level, log_format, store_timeout, "
      "admin_token, access_log, access_log_sample, max_connections, max_requests_per_connection, "
      "request_timeout, memory_max_keys)"},
@@ -497,7 +567,12 @@ const InvalidCase invalid_cases[] = {
     {"routes_not_a_list.yaml", "routes: expected a list of routes, got a map"},
     {"route_not_a_map.yaml", R"(routes[0]: expected a map with path and policy, got "/v1/*")"},
     {"route_unknown_key.yaml",
-     "routes[0].verb: unknown key (expected one of: method, path, policy, limits, scope)"},
+     "routes[0].verb: unknown key (expected one of: method, path, policy, limits, scope, case_insensitive)"},
+    {"route_path_not_normalised.yaml",
+     R"(routes[0].path: expected a normalised path (write "/v1/exports/x"), got "/v1//exports/./x")"},
+    {"route_case_insensitive_not_bool.yaml",
+     R"(routes[0].case_insensitive: expected true or false, got "yes")"},
+    {"case_insensitive_not_bool.yaml", "case_insensitive: expected true or false, got 1"},
     {"route_path_missing.yaml", "routes[0].path: missing (expected a path starting with '/')"},
     {"route_path_relative.yaml",
      R"(routes[0].path: expected a path starting with '/', got "v1/exports")"},
@@ -537,7 +612,11 @@ const InvalidCase invalid_cases[] = {
     {"identity_neither.yaml",
      "identity[0]: expected exactly one of {header: NAME [, hash: true|false]} or {client_ip: true}"},
     {"identity_unknown_key.yaml",
-     "identity[0].cookie: unknown key (expected one of: header, hash, client_ip, name)"},
+     "identity[0].cookie: unknown key (expected one of: header, hash, client_ip, ipv4_prefix, ipv6_prefix, name)"},
+    {"identity_ipv6_prefix_out_of_range.yaml", "identity[0].ipv6_prefix: expected an integer 32..128, got 16"},
+    {"identity_ipv4_prefix_out_of_range.yaml", "identity[0].ipv4_prefix: expected an integer 16..32, got 33"},
+    {"identity_prefix_with_header.yaml", "identity[0].ipv6_prefix: only allowed with client_ip: true"},
+    {"identity_client_ip_twice.yaml", R"(identity[1].name: "client_ip" is already the name of identity[0])"},
     {"identity_name_invalid.yaml",
      R"(identity[0].name: expected a name of 1..64 bytes of A-Z, a-z, 0-9, '.', '_' or '-', got "api key")"},
     {"identity_name_duplicate.yaml", R"(identity[1].name: "key" is already the name of identity[0])"},

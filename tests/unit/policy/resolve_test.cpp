@@ -176,12 +176,74 @@ TEST(Resolve, MissingDefaultPolicyIsUnknown) {
     EXPECT_EQ(resolve(reg, request(std::nullopt)).error().code, errc::unknown_policy);
 }
 
-TEST(MatchRoute, ExactPathMatchesOnlyItself) {
+TEST(MatchRoute, ExactPathMatchesItselfWithOrWithoutATrailingSlash) {
     const Registry reg = contract_registry();
     EXPECT_EQ(match_route(reg, "GET", "/login"), &reg.routes[1]);
-    EXPECT_EQ(match_route(reg, "GET", "/login/"), nullptr);
+    EXPECT_EQ(match_route(reg, "GET", "/login/"), &reg.routes[1]);
     EXPECT_EQ(match_route(reg, "GET", "/loginx"), nullptr);
-    EXPECT_EQ(match_route(reg, "GET", "/Login"), nullptr);
+    EXPECT_EQ(match_route(reg, "GET", "/login/x"), nullptr);
+    EXPECT_EQ(match_route(reg, "GET", "/Login"), nullptr);  // case-sensitive unless the route says so
+}
+
+TEST(MatchRoute, EverySpellingOfAPathMeetsItsRoute) {
+    const Registry reg = contract_registry();
+    for (const char* spelling : {"//login", "/login;jsessionid=x", "/%6Cogin", "/%6cogin", "/a/../login",
+                                 "/./login", "/login/.", "/x/y/../../login", "/%2e%2e/login", "/..;/login",
+                                 "/a%2F..%2Flogin", "http://h/login", "login", "/login?x=/v1/a",
+                                 "/login;a/", "///login//"}) {
+        EXPECT_EQ(match_route(reg, "GET", spelling), &reg.routes[1]) << spelling;
+    }
+    EXPECT_EQ(match_route(reg, "POST", "/v1//exports/"), &reg.routes[0]);
+    EXPECT_EQ(match_route(reg, "POST", "/V1/exports"), nullptr);  // not case_insensitive
+    EXPECT_EQ(match_route(reg, "GET", "/health/..%2Fv1/a"), &reg.routes[3]);
+    EXPECT_EQ(match_route(reg, "GET", "/health/./"), &reg.routes[2]);
+}
+
+TEST(MatchRoute, ASpellingNeverTurnsALimitedPathIntoAnUnlimitedOne) {
+    const Registry reg = contract_registry();
+    // The normal form is /health (policy: none), but a backend that does not normalise serves
+    // these under /v1/: the limited reading wins.
+    for (const char* spelling : {"/v1/../health", "/v1/%2e%2e/health", "/v1%2F..%2Fhealth", "/%76%31/../health",
+                                 "/v1/x/../../health"}) {
+        EXPECT_EQ(match_route(reg, "GET", spelling), &reg.routes[3]) << spelling;
+    }
+    // Also when the normal form meets no route at all.
+    EXPECT_EQ(match_route(reg, "GET", "/v1/../nothing"), &reg.routes[3]);
+    // A normal form that is limited keeps its route.
+    EXPECT_EQ(match_route(reg, "GET", "/v1/../login"), &reg.routes[1]);
+}
+
+TEST(MatchRoute, CaseInsensitiveRoutesFoldLettersOfPathAndPattern) {
+    Registry reg = contract_registry();
+    reg.routes[1].case_insensitive = true;
+    reg.routes[3].case_insensitive = true;
+    reg.routes[3].path = "/V1/*";
+    for (const char* spelling : {"/LOGIN", "/Login/", "/%4Cogin", "/%6C%4FGIN", "//LoGiN;x"}) {
+        EXPECT_EQ(match_route(reg, "GET", spelling), &reg.routes[1]) << spelling;
+    }
+    EXPECT_EQ(match_route(reg, "GET", "/v1/A"), &reg.routes[3]);
+    EXPECT_EQ(match_route(reg, "GET", "/V1/a"), &reg.routes[3]);
+    EXPECT_EQ(match_route(reg, "GET", "/HEALTH"), nullptr);  // only the routes that ask for it
+    EXPECT_EQ(match_route(reg, "GET", "/loginx"), nullptr);
+}
+
+TEST(MatchRoute, ATrailingSlashRouteMatchesWithoutIt) {
+    Registry reg;
+    reg.routes = {make_route(std::nullopt, "/admin/", "none"), make_route(std::nullopt, "/", "none")};
+    EXPECT_EQ(match_route(reg, "GET", "/admin"), &reg.routes[0]);
+    EXPECT_EQ(match_route(reg, "GET", "/admin/"), &reg.routes[0]);
+    EXPECT_EQ(match_route(reg, "GET", "/"), &reg.routes[1]);
+    EXPECT_EQ(match_route(reg, "GET", ""), &reg.routes[1]);
+    EXPECT_EQ(match_route(reg, "GET", "/x"), nullptr);
+}
+
+TEST(Resolve, CheckPathsAreNormalisedToo) {
+    const Registry reg = contract_registry();
+    CheckRequest req = request(std::nullopt);
+    req.path = "/%6cogin;jsessionid=1";
+    const auto r = resolve(reg, req);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->policy->name, "login");
 }
 
 TEST(MatchRoute, StarMakesAPrefixMatch) {
