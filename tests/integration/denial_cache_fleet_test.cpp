@@ -128,5 +128,37 @@ TEST(DenialCacheFleet, ADenialInFlightWhileAResetHappensIsNotCached) {
     EXPECT_EQ(fleet.check(0, "fw", "in-flight"), 429);
 }
 
+TEST(DenialCacheFleet, OnAClusterAResetReachesEverySidecarToo) {
+    // Each sidecar listens on one node; cluster pub/sub carries the message to every node.
+    RedisCluster cluster(3);
+    std::vector<std::unique_ptr<Ratelimitd>> sidecars;
+    for (int i = 0; i < 3; ++i) {
+        sidecars.push_back(std::make_unique<Ratelimitd>(config_with_limit(3), cluster.url(),
+                                                        std::vector<std::string>{"--store-timeout", "2s"},
+                                                        std::vector<std::string>{"RATELIMITD_ADMIN_TOKEN=" + admin_token}));
+    }
+    const auto listening = [&] {
+        long long n = 0;
+        for (int node = 0; node < cluster.size(); ++node) {
+            const std::string reply = cluster.command(node, {"PUBSUB", "NUMSUB", "rl:resets"});
+            n += std::stoll(reply.substr(reply.rfind(' ') + 1));
+        }
+        return n == 3;
+    };
+    ASSERT_TRUE(wait_until(listening, 5s));
+    const auto check = [&](size_t s) {
+        HttpClient c(sidecars[s]->port());
+        return c.post("/v1/check", json{{"policy", "fw"}, {"tenant", "on-cluster"}}.dump()).status;
+    };
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(check(0), 200);
+    for (size_t s = 0; s < 3; ++s) ASSERT_EQ(check(s), 429);
+    HttpClient admin(sidecars[2]->port());
+    ASSERT_EQ(admin.post("/v1/reset", json{{"policy", "fw"}, {"tenant", "on-cluster"}}.dump(),
+                         {{"Authorization", "Bearer " + admin_token}}).status, 200);
+    for (size_t s = 0; s < 2; ++s) {
+        EXPECT_TRUE(wait_until([&] { return check(s) == 200; }, 100ms, 2ms)) << "sidecar " << s;
+    }
+}
+
 }  // namespace
 }  // namespace ratelimitd::test
