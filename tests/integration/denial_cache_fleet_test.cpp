@@ -3,6 +3,7 @@
 // check in flight while a reset happens never leave a stale cached denial.
 #include "support/http_client.hpp"
 #include "support/processes.hpp"
+#include "support/sentinel.hpp"
 #include "support/wait.hpp"
 
 #include <gtest/gtest.h>
@@ -154,6 +155,30 @@ TEST(DenialCacheFleet, OnAClusterAResetReachesEverySidecarToo) {
     for (size_t s = 0; s < 3; ++s) ASSERT_EQ(check(s), 429);
     HttpClient admin(sidecars[2]->port());
     ASSERT_EQ(admin.post("/v1/reset", json{{"policy", "fw"}, {"tenant", "on-cluster"}}.dump(),
+                         {{"Authorization", "Bearer " + admin_token}}).status, 200);
+    for (size_t s = 0; s < 2; ++s) {
+        EXPECT_TRUE(wait_until([&] { return check(s) == 200; }, 100ms, 2ms)) << "sidecar " << s;
+    }
+}
+
+TEST(DenialCacheFleet, BehindSentinelTheSubscriptionIsOnTheCurrentPrimary) {
+    RedisServer primary;
+    RedisSentinel sentinel("m", primary.port());
+    std::vector<std::unique_ptr<Ratelimitd>> sidecars;
+    for (int i = 0; i < 3; ++i) {
+        sidecars.push_back(std::make_unique<Ratelimitd>(config_with_limit(3), sentinel.url(),
+                                                        std::vector<std::string>{"--store-timeout", "2s"},
+                                                        std::vector<std::string>{"RATELIMITD_ADMIN_TOKEN=" + admin_token}));
+    }
+    ASSERT_TRUE(wait_until([&] { return primary.command({"PUBSUB", "NUMSUB", "rl:resets"}) == "rl:resets 3"; }, 5s));
+    const auto check = [&](size_t s) {
+        HttpClient c(sidecars[s]->port());
+        return c.post("/v1/check", json{{"policy", "fw"}, {"tenant", "behind-sentinel"}}.dump()).status;
+    };
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(check(0), 200);
+    for (size_t s = 0; s < 3; ++s) ASSERT_EQ(check(s), 429);
+    HttpClient admin(sidecars[2]->port());
+    ASSERT_EQ(admin.post("/v1/reset", json{{"policy", "fw"}, {"tenant", "behind-sentinel"}}.dump(),
                          {{"Authorization", "Bearer " + admin_token}}).status, 200);
     for (size_t s = 0; s < 2; ++s) {
         EXPECT_TRUE(wait_until([&] { return check(s) == 200; }, 100ms, 2ms)) << "sidecar " << s;
