@@ -156,6 +156,16 @@ TEST(ReloadState, ALoweredLimitAppliesToWhatWasAlreadyAdmitted) {
         EXPECT_EQ(left[0], 1) << a << ": 2 of the new 3 were used";
         EXPECT_EQ(left[2], 0) << a;
     }
+    // Below what was used: nothing is left, and nothing is reported below zero.
+    std::vector<PolicySpec> lowest;
+    for (const auto& a : algorithms) lowest.push_back({a, a, 1, "600s"});
+    reload(sidecar, config_of(lowest));
+    HttpClient c(sidecar.port());
+    for (const auto& a : algorithms) {
+        auto r = c.post("/v1/check", json{{"policy", a}, {"tenant", "t"}}.dump());
+        EXPECT_EQ(r.status, 429) << a;
+        EXPECT_EQ(r.header("x-ratelimit-remaining"), "0") << a;
+    }
 }
 
 }  // namespace

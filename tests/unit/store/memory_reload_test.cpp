@@ -43,6 +43,17 @@ TEST(MemoryStoreReload, ALoweredLimitCountsWhatWasAlreadyAdmitted) {
     }
 }
 
+TEST(MemoryStoreReload, ALimitBelowWhatWasUsedLeavesNothingAndNeverLessThanNothing) {
+    for (const Algorithm a : every) {
+        ManualClock clock{T0};
+        MemoryStore store{clock};
+        ASSERT_EQ(admitted(store, make_policy(a, 5, 600'000), 4), 4);
+        const auto v = store.decide(make_policy(a, 2, 600'000), "k", 1);
+        EXPECT_FALSE(v.allowed) << policy::to_string(a);
+        EXPECT_EQ(v.windows.at(0).remaining, 0) << policy::to_string(a);
+    }
+}
+
 TEST(MemoryStoreReload, AChangedWindowKeepsTheUnitsUsed) {
     for (const Algorithm a : {Algorithm::token_bucket, Algorithm::gcra, Algorithm::sliding_window}) {
         for (const std::int64_t to : {300'000, 1'200'000}) {
