@@ -419,8 +419,9 @@ net::awaitable<result<bool>> RedisStore::reset(std::string key) {
     if (!reply) co_return reply.error();
     auto forgot = reset_result(*reply);
     // After the DEL: a sidecar that drops its cached denial on this message and asks again
-    // finds the key gone.
-    if (forgot) co_await publish_reset(key, deadline);
+    // finds the key gone. Announced even when the key had just expired (cheap, and a cache
+    // entry may outlive it by a clock tick).
+    if (forgot.has_value()) co_await publish_reset(key, deadline);
     co_return forgot;
 }
 

@@ -307,7 +307,7 @@ net::awaitable<result<bool>> ClusterStore::reset(std::string key) {
     if (!reply) co_return reply.error();
     auto forgot = RedisStore::reset_result(*reply);
     // Cluster pub/sub reaches every node's subscribers, so any node will do: the key's.
-    if (forgot) {
+    if (forgot.has_value()) {
         auto sent = co_await routed(slot, deadline, [&](RedisStore& node, bool asking) {
             std::vector<std::string> publish{std::string("PUBLISH"), reset_channel_of_key(key), key};
             return node.command(std::move(publish), deadline, asking);
