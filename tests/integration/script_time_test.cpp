@@ -34,7 +34,7 @@ policies:
 
 TEST(ScriptTime, AMultiWindowCheckReadsTimeOnce) {
     RedisServer redis;
-    Ratelimitd server(config, redis.url());
+    Ratelimitd server(config, redis.url(), {"--store-timeout", "2s"});
     HttpClient c(server.port());
     ASSERT_EQ(redis.command({"CONFIG", "RESETSTAT"}), "OK");
     for (int i = 0; i < 5; ++i) ASSERT_EQ(c.post("/v1/check", R"({"policy":"tiered","tenant":"t"})").status, 200);
