@@ -6,7 +6,7 @@
 --          "sliding_log", "fixed_window", "gcra" or "sliding_window"), then that algorithm's
 --          own ARGV[1..5]: limit, window_ms, burst, cost, member
 -- Returns one reply per check, in order: what the algorithm's script returns, or an error
--- reply for that check alone (e.g. WRONGTYPE when its key holds something else).
+-- reply for that check alone; a READONLY error (a replica) fails the whole call instead.
 --
 -- Redis pays its per-call cost (argument parsing, script lookup, the Lua call) once per
 -- batch instead of once per check; that is how coalescing goes past per-check EVALSHA.
@@ -41,15 +41,23 @@ for i = 1, n do
   end
 end
 
+-- One instant for the whole batch: TIME read once, handed to each script as ARGV[7].
+local time = redis.call('TIME')
+local now = string.format('%.0f', tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000))
+
 local replies = {}
 for i = 1, n do
   local o = 6 * (i - 1)
-  local ok, reply = pcall(runs[i], {KEYS[i]}, {ARGV[o + 2], ARGV[o + 3], ARGV[o + 4], ARGV[o + 5], ARGV[o + 6]})
+  local ok, reply = pcall(runs[i], {KEYS[i]},
+                          {ARGV[o + 2], ARGV[o + 3], ARGV[o + 4], ARGV[o + 5], ARGV[o + 6], '', now})
   if ok then
     replies[i] = reply
   else
     -- redis.call raises a table {err = "..."}; a Lua error is a string.
     local message = type(reply) == 'table' and reply.err or tostring(reply)
+    -- A replica (a demoted primary) refuses every write: the whole call fails as a single
+    -- script's would, so the sidecar sees the demotion (and nothing was charged here).
+    if string.find(message, 'READONLY', 1, true) then return redis.error_reply(message) end
     replies[i] = redis.error_reply(message)
   end
 end

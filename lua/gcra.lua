@@ -2,13 +2,15 @@
 -- timestamp per key, the theoretical arrival time (TAT) of the next unit; `limit` units per
 -- `window`, at most `burst` at once.
 --
--- KEYS[1]  the TAT: a string "<ms>:<f>", TAT = ms + f / limit (0 <= f < limit)
+-- KEYS[1]  the TAT: a string "<ms>:<f>:<limit>:<window_ms>", TAT = ms + f / limit
+--          (0 <= f < limit), with the numbers it was written under (a reload may change them)
 -- ARGV[1]  limit      units per window (emission interval T = window_ms / limit)
 -- ARGV[2]  window_ms  window in milliseconds
 -- ARGV[3]  burst      capacity in units (tolerance = burst * T)
 -- ARGV[4]  cost       units this check takes (1..burst)
 -- ARGV[5]  unused (the same argument list serves every algorithm)
 -- ARGV[6]  "peek" to report the state without changing it (cost is then 0)
+-- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
 --          reset_after_ms}.
 --
@@ -27,27 +29,40 @@ local cost = tonumber(ARGV[4])
 local peek = ARGV[6] == 'peek'
 if peek then cost = 0 end
 
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+-- Redis TIME, or the instant multi.lua / batch.lua read once for every check of their call
+local now = tonumber(ARGV[7])
+if not now then
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
 
 local capacity = burst * window
 local need = cost * window
 local debt = 0
-local tat = redis.call('GET', KEYS[1])
+-- A key another algorithm wrote (the policy changed algorithm on reload) counts as absent;
+-- SET replaces it on the first admitted check.
+local tat = nil
+if redis.call('TYPE', KEYS[1]).ok == 'string' then tat = redis.call('GET', KEYS[1]) end
 if tat then
-  local ms, f = string.match(tat, '^(%d+):(%d+)$')
+  local ms, f, was_limit, was_window = string.match(tat, '^(%d+):(%d+):?(%d*):?(%d*)$')
   if ms then
+    -- a TAT written before the numbers were kept along: this policy's numbers
+    was_limit = tonumber(was_limit) or limit
+    was_window = tonumber(was_window) or window
     local ahead = tonumber(ms) - now
+    local owed = 0 -- in units of 1 / was_limit ms
     if ahead > 0 then
-      -- a TAT beyond now + burst * T only after the clock stepped back: owe at most everything
-      if ahead > math.floor(capacity / limit) + 1 then
-        debt = capacity
-      else
-        debt = math.min(capacity, ahead * limit + tonumber(f))
-      end
+      -- (a TAT beyond now + burst * T only after the clock stepped back: the cap below owes
+      -- at most everything)
+      owed = ahead * was_limit + tonumber(f)
     elseif ahead == 0 then
-      debt = math.min(capacity, tonumber(f))
+      owed = tonumber(f)
     end
+    if was_limit ~= limit or was_window ~= window then
+      -- the numbers changed on reload: owe the same number of units, rounded up
+      owed = math.ceil(owed / was_window * window)
+    end
+    debt = math.min(capacity, owed)
   end
 end
 
@@ -59,8 +74,8 @@ if level >= need then
   if not peek then
     local owed = debt + need
     local ms = now + math.floor(owed / limit)
-    redis.call('SET', KEYS[1], string.format('%.0f', ms) .. ':' .. string.format('%.0f', owed % limit),
-               'PX', math.ceil(owed / limit))
+    redis.call('SET', KEYS[1], string.format('%.0f', ms) .. ':' .. string.format('%.0f', owed % limit) .. ':' ..
+               string.format('%.0f', limit) .. ':' .. string.format('%.0f', window), 'PX', math.ceil(owed / limit))
   end
   -- reset: when the next whole unit is back
   local tokens = math.floor(level / window)

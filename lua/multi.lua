@@ -38,6 +38,11 @@ if n == 0 or #ARGV ~= 6 * n then
   return redis.error_reply('multi: expected 6 arguments per key')
 end
 
+-- One instant for every limit of the call: TIME read once, handed to each script as ARGV[7]
+-- (ARGV[6] '' when not peeking).
+local time = redis.call('TIME')
+local now = string.format('%.0f', tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000))
+
 local runs, args, replies, fits = {}, {}, {}, {}
 local all_fit = true
 for i = 1, n do
@@ -46,8 +51,8 @@ for i = 1, n do
   if not runs[i] then
     return redis.error_reply('multi: unknown algorithm ' .. tostring(ARGV[o + 1]))
   end
-  args[i] = {ARGV[o + 2], ARGV[o + 3], ARGV[o + 4], ARGV[o + 5], ARGV[o + 6]}
-  replies[i] = runs[i]({KEYS[i]}, {args[i][1], args[i][2], args[i][3], args[i][4], args[i][5], 'peek'})
+  args[i] = {ARGV[o + 2], ARGV[o + 3], ARGV[o + 4], ARGV[o + 5], ARGV[o + 6], '', now}
+  replies[i] = runs[i]({KEYS[i]}, {args[i][1], args[i][2], args[i][3], args[i][4], args[i][5], 'peek', now})
   fits[i] = replies[i][3] >= tonumber(args[i][4])
   all_fit = all_fit and fits[i]
 end

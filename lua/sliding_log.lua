@@ -9,6 +9,7 @@
 --                     ":<i>" is appended per unit, so two checks in the same
 --                     millisecond never collapse into one member
 -- ARGV[6]  "peek" to report the state without changing it (cost is then 0)
+-- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
 --          reset_after_ms}.
 --
@@ -21,12 +22,22 @@ local member = ARGV[5]
 local peek = ARGV[6] == 'peek'
 if peek then cost = 0 end
 
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+-- Redis TIME, or the instant multi.lua / batch.lua read once for every check of their call
+local now = tonumber(ARGV[7])
+if not now then
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
 local now_s = string.format('%.0f', now)
 local after = '(' .. string.format('%.0f', now - window) -- exclusive lower bound
 
-local count = redis.call('ZCOUNT', KEYS[1], after, '+inf')
+-- A key another algorithm wrote (the policy changed algorithm on reload) counts as an empty
+-- log and is replaced on the first admitted check. A changed window needs nothing: the log
+-- holds when each unit was admitted.
+local kind = redis.call('TYPE', KEYS[1]).ok
+local foreign = kind ~= 'none' and kind ~= 'zset'
+local count = 0
+if not foreign then count = redis.call('ZCOUNT', KEYS[1], after, '+inf') end
 
 local allowed, nth
 if peek then
@@ -34,6 +45,10 @@ if peek then
   nth = 1
 elseif count + cost <= limit then
   allowed = 1
+  if foreign then
+    redis.call('DEL', KEYS[1])
+    foreign = false
+  end
   redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - window))
   -- ZADD in chunks: unpack() of a very long table overflows the Lua C stack
   local args = {}
@@ -53,10 +68,13 @@ else
   nth = count + cost - limit -- reset: when enough entries have left for `cost` to fit
 end
 
-local entry = redis.call('ZRANGEBYSCORE', KEYS[1], after, '+inf', 'WITHSCORES', 'LIMIT', nth - 1, 1)
+local entry = {}
+if not foreign then
+  entry = redis.call('ZRANGEBYSCORE', KEYS[1], after, '+inf', 'WITHSCORES', 'LIMIT', nth - 1, 1)
+end
 local reset_ms = now -- an empty window (only when peeking) resets now
 if entry[2] then reset_ms = tonumber(entry[2]) + window end
 local reset_after = math.ceil((reset_ms - now) / 1000)
 local retry_after = 0
 if allowed == 0 then retry_after = math.max(1, reset_after) end
-return {allowed, limit, limit - count, math.ceil(reset_ms / 1000), retry_after, reset_after, reset_ms - now}
+return {allowed, limit, math.max(0, limit - count), math.ceil(reset_ms / 1000), retry_after, reset_after, reset_ms - now}

@@ -3,13 +3,15 @@
 -- still inside the sliding window, plus the current window's count. An approximation: it
 -- assumes the previous window's units were spread evenly over it.
 --
--- KEYS[1]  a hash {s = ms the current window opened, c = its count, p = the previous count}
+-- KEYS[1]  a hash {s = ms the current window opened, c = its count, p = the previous count,
+--          w = the window_ms they were counted in}
 -- ARGV[1]  limit      units per window
 -- ARGV[2]  window_ms  window length in milliseconds
 -- ARGV[3]  burst      unused (equals limit)
 -- ARGV[4]  cost       units this check takes (1..limit)
 -- ARGV[5]  unused
 -- ARGV[6]  "peek" to report the state without changing it (cost is then 0)
+-- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
 --          reset_after_ms}.
 --
@@ -27,21 +29,41 @@ local cost = tonumber(ARGV[4])
 local peek = ARGV[6] == 'peek'
 if peek then cost = 0 end
 
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+-- Redis TIME, or the instant multi.lua / batch.lua read once for every check of their call
+local now = tonumber(ARGV[7])
+if not now then
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
 
 -- The window `now` falls in, and the two counts as of now.
 local start, cur, prev = now, 0, 0
-local state = redis.call('HMGET', KEYS[1], 's', 'c', 'p')
-if state[1] then
-  local s = tonumber(state[1])
-  if s > now then s = now end -- the clock stepped back (failover): stay in the stored window
-  local passed = math.floor((now - s) / window)
-  if passed == 0 then
-    start, cur, prev = s, tonumber(state[2]), tonumber(state[3])
-  elseif passed == 1 then
-    start, cur, prev = s + window, 0, tonumber(state[2])
-  end -- two windows or more: both counts have left the sliding window; a new one opens now
+-- A key another algorithm wrote (the policy changed algorithm on reload) counts as absent
+-- and is replaced on the first admitted check.
+local kind = redis.call('TYPE', KEYS[1]).ok
+local foreign = kind ~= 'none'
+if kind == 'hash' then
+  local state = redis.call('HMGET', KEYS[1], 's', 'c', 'p', 'w')
+  if state[1] and state[2] and state[3] then
+    foreign = false
+    local s = tonumber(state[1])
+    if s > now then s = now end -- the clock stepped back (failover): stay in the stored window
+    local was = tonumber(state[4]) or window -- written before 'w' was kept: this window
+    local passed = math.floor((now - s) / was)
+    if was ~= window then
+      -- the window changed on reload: what still weighs in the old sliding window counts as
+      -- admitted now, in a window of the new length that opens now
+      if passed == 0 then
+        cur = tonumber(state[2]) + tonumber(state[3])
+      elseif passed == 1 then
+        cur = tonumber(state[2])
+      end
+    elseif passed == 0 then
+      start, cur, prev = s, tonumber(state[2]), tonumber(state[3])
+    elseif passed == 1 then
+      start, cur, prev = s + window, 0, tonumber(state[2])
+    end -- two windows or more: both counts have left the sliding window; a new one opens now
+  end
 end
 
 -- Units still weighing on the estimate at `e` ms into the current window, times window.
@@ -69,7 +91,9 @@ if cost <= remaining then
   allowed = 1
   if not peek then
     cur = cur + cost
-    redis.call('HSET', KEYS[1], 's', string.format('%.0f', start), 'c', cur, 'p', prev)
+    if foreign then redis.call('DEL', KEYS[1]) end
+    redis.call('HSET', KEYS[1], 's', string.format('%.0f', start), 'c', cur, 'p', prev, 'w',
+               string.format('%.0f', window))
     redis.call('PEXPIRE', KEYS[1], start + 2 * window - now)
   end
   remaining = remaining - cost

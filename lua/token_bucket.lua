@@ -1,12 +1,14 @@
 -- token_bucket.lua: a bucket of `burst` tokens refilled at `limit` tokens per `window`.
 --
--- KEYS[1]  the bucket: a hash {l = level, t = ms of the last admitted check}
+-- KEYS[1]  the bucket: a hash {l = level, t = ms of the last admitted check, w = window_ms
+--          the level is counted in, b = the burst it was filled to}
 -- ARGV[1]  limit      tokens added per window
 -- ARGV[2]  window_ms  refill period in milliseconds
 -- ARGV[3]  burst      capacity in tokens
 -- ARGV[4]  cost       tokens this check takes (1..burst)
 -- ARGV[5]  unused (the same argument list serves every algorithm)
 -- ARGV[6]  "peek" to report the state without changing it (cost is then 0)
+-- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
 --          reset_after_ms}.
 --
@@ -22,17 +24,38 @@ local cost = tonumber(ARGV[4])
 local peek = ARGV[6] == 'peek'
 if peek then cost = 0 end
 
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+-- Redis TIME, or the instant multi.lua / batch.lua read once for every check of their call
+local now = tonumber(ARGV[7])
+if not now then
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
 
 local capacity = burst * window
 local need = cost * window
 local level = capacity
-local state = redis.call('HMGET', KEYS[1], 'l', 't')
-if state[1] then
-  local elapsed = now - tonumber(state[2])
-  if elapsed < 0 then elapsed = 0 end -- the clock stepped back (failover): no refill
-  level = math.min(capacity, tonumber(state[1]) + elapsed * limit)
+-- A key another algorithm wrote (the policy changed algorithm on reload) counts as absent
+-- and is replaced on the first admitted check.
+local kind = redis.call('TYPE', KEYS[1]).ok
+local foreign = kind ~= 'none'
+if kind == 'hash' then
+  local state = redis.call('HMGET', KEYS[1], 'l', 't', 'w', 'b')
+  if state[1] and state[2] then
+    foreign = false
+    local stored = tonumber(state[1])
+    -- a bucket written before 'w' and 'b' were kept: this policy's numbers
+    local was_window = tonumber(state[3]) or window
+    local was_burst = tonumber(state[4]) or burst
+    if was_window ~= window or was_burst ~= burst then
+      -- the numbers changed on reload: the tokens used stay used (in the new units, rounded
+      -- up), out of the new burst
+      local used = math.ceil((was_burst * was_window - stored) / was_window * window)
+      stored = math.max(0, capacity - used)
+    end
+    local elapsed = now - tonumber(state[2])
+    if elapsed < 0 then elapsed = 0 end -- the clock stepped back (failover): no refill
+    level = math.min(capacity, stored + elapsed * limit)
+  end
 end
 
 local allowed, reset_ms
@@ -40,7 +63,9 @@ if level >= need then
   allowed = 1
   level = level - need
   if not peek then
-    redis.call('HSET', KEYS[1], 'l', string.format('%.0f', level), 't', string.format('%.0f', now))
+    if foreign then redis.call('DEL', KEYS[1]) end
+    redis.call('HSET', KEYS[1], 'l', string.format('%.0f', level), 't', string.format('%.0f', now), 'w',
+               string.format('%.0f', window), 'b', string.format('%.0f', burst))
     redis.call('PEXPIRE', KEYS[1], math.ceil((capacity - level) / limit))
   end
   -- reset: when the next whole token is back

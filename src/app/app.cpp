@@ -13,6 +13,7 @@
 #include "ratelimitd/store/memory/memory_store.hpp"
 #include "ratelimitd/store/redis/cluster/cluster_store.hpp"
 #include "ratelimitd/store/redis/redis_store.hpp"
+#include "ratelimitd/store/redis/reset_channel.hpp"
 #include "ratelimitd/store/redis/sentinel.hpp"
 
 #include <boost/asio/executor_work_guard.hpp>
@@ -21,6 +22,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <optional>
 #include <random>
 #include <thread>
@@ -240,6 +242,23 @@ int run(const Settings& settings, policy::Config config) {
             for (auto& w : workers) net::post(*w->ioc, [w = w.get()] { w->redis->retarget(); });
         });
     }
+    // Resets on any sidecar sharing the store reach this one's denial cache (contract §8).
+    std::atomic<std::size_t> reset_seed{0};  // a cluster: any node hears every PUBLISH
+    std::optional<store::redis::ResetSubscriber> reset_subscriber;
+    if (uses_redis && settings.denial_cache) {
+        reset_subscriber.emplace(store::redis::ResetSubscriber::Hooks{
+            .target = [&]() -> std::optional<store::redis::Endpoint> {
+                if (sentinel) return sentinel->current();
+                if (cluster_endpoint) return cluster_endpoint->seeds[reset_seed % cluster_endpoint->seeds.size()];
+                return redis_endpoint;
+            },
+            .channel = [&registry] { return store::redis::reset_channel(registry.current()->prefix); },
+            .on_reset = [&denial_cache](const std::string& key) { denial_cache.forget(key); },
+            .on_subscribed = [&denial_cache] { denial_cache.clear(); },
+            .on_failure = [&reset_seed] { ++reset_seed; },
+        });
+        reset_subscriber->start();
+    }
     // Called after the pools have had their chance to connect: a cluster names its primaries.
     const auto store_description = [&] {
         if (sentinel) return sentinel->describe();
@@ -340,6 +359,7 @@ int run(const Settings& settings, policy::Config config) {
     main_ioc.poll();
     if (sweeper) sweeper->stop();
 
+    if (reset_subscriber) reset_subscriber->stop();
     if (sentinel) sentinel->stop();  // no more retargets posted to the workers
     // Let each worker finish its own shutdown on its own thread, then join.
     for (auto& w : workers) {

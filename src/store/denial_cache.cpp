@@ -14,12 +14,13 @@ std::int64_t ceil_seconds(std::chrono::nanoseconds d) {
 
 }  // namespace
 
-std::optional<check::Verdict> DenialCache::lookup(const std::string& key, clock::time_point now) {
+std::optional<check::Verdict> DenialCache::lookup(const std::string& key, const PolicyNumbers& numbers,
+                                                  clock::time_point now) {
     Shard& s = shard_of(key);
     std::lock_guard lock(s.mu);
     auto it = s.map.find(key);
     if (it == s.map.end()) return std::nullopt;
-    if (now >= it->second.until) {
+    if (now >= it->second.until || it->second.numbers != numbers) {
         s.map.erase(it);
         return std::nullopt;
     }
@@ -36,8 +37,8 @@ std::optional<check::Verdict> DenialCache::lookup(const std::string& key, clock:
     return v;
 }
 
-void DenialCache::remember(const std::string& key, std::uint32_t cost, const check::Verdict& v,
-                           clock::time_point sent_at) {
+void DenialCache::remember(const std::string& key, const PolicyNumbers& numbers, std::uint32_t cost,
+                           const check::Verdict& v, clock::time_point sent_at, std::uint64_t started_in) {
     if (v.allowed || cost != 1 || v.windows.empty()) return;
     std::int64_t shortest_ms = -1;
     for (const auto& w : v.windows) {
@@ -47,22 +48,27 @@ void DenialCache::remember(const std::string& key, std::uint32_t cost, const che
     if (shortest_ms <= 0) return;
     Shard& s = shard_of(key);
     std::lock_guard lock(s.mu);
+    // forget() bumps the generation before it takes this lock: either it runs after this
+    // insert and erases it, or this check sees the bump and keeps nothing.
+    if (generation() != started_in) return;
     if (s.map.size() >= max_per_shard_) {
         // Bounded memory under a flood of distinct keys: drop what has run out, else start over.
         const auto now = clock::now();
         std::erase_if(s.map, [now](const auto& kv) { return now >= kv.second.until; });
         if (s.map.size() >= max_per_shard_) s.map.clear();
     }
-    s.map.insert_or_assign(key, Entry{sent_at + std::chrono::milliseconds(shortest_ms), v});
+    s.map.insert_or_assign(key, Entry{sent_at + std::chrono::milliseconds(shortest_ms), numbers, v});
 }
 
 void DenialCache::forget(const std::string& key) {
+    generation_.fetch_add(1, std::memory_order_acq_rel);
     Shard& s = shard_of(key);
     std::lock_guard lock(s.mu);
     s.map.erase(key);
 }
 
 void DenialCache::clear() {
+    generation_.fetch_add(1, std::memory_order_acq_rel);
     for (auto& s : shards_) {
         std::lock_guard lock(s.mu);
         s.map.clear();
@@ -72,9 +78,11 @@ void DenialCache::clear() {
 net::awaitable<result<check::Verdict>> CachingStore::apply(const policy::Policy& p, std::string key,
                                                            std::uint32_t cost) {
     const auto now = DenialCache::clock::now();
-    if (auto cached = cache_.lookup(key, now)) co_return std::move(*cached);
+    const auto numbers = DenialCache::PolicyNumbers::of(p);
+    if (auto cached = cache_.lookup(key, numbers, now)) co_return std::move(*cached);
+    const auto started_in = cache_.generation();
     auto verdict = co_await inner_.apply(p, key, cost);
-    if (verdict) cache_.remember(key, cost, *verdict, now);
+    if (verdict) cache_.remember(key, numbers, cost, *verdict, now, started_in);
     co_return verdict;
 }
 
@@ -84,7 +92,9 @@ net::awaitable<result<check::Verdict>> CachingStore::peek(const policy::Policy& 
 
 net::awaitable<result<bool>> CachingStore::reset(std::string key) {
     cache_.forget(key);
-    return inner_.reset(std::move(key));
+    auto forgot = co_await inner_.reset(key);
+    cache_.forget(key);  // a check sent before the reset may have been kept meanwhile
+    co_return forgot;
 }
 
 }  // namespace ratelimitd::store

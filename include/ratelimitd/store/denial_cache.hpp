@@ -30,26 +30,51 @@ namespace ratelimitd::store {
 /// keys stay denied until their T, never admitted early.
 /// Denials with units left (a larger cost that did not fit) are not cached: a smaller cost may
 /// still pass, and the store is asked.
+/// A reload that changes a policy's numbers changes what the store would answer: each entry
+/// keeps the numbers it was decided under, and a lookup under other numbers drops it. A reset
+/// (forget/clear, here or, through the store's reset channel, on another sidecar) bumps the
+/// generation; a reply to a check that started before the bump is not kept, since the store
+/// may have decided it before the reset.
 /// @par Thread Safety
 /// Shared by all server threads; every member may be called concurrently.
 class DenialCache {
 public:
     using clock = std::chrono::steady_clock;
 
+    /// The numbers of a policy that decide the store's answer; equal numbers, equal answers.
+    struct PolicyNumbers {
+        policy::Algorithm algorithm = policy::Algorithm::token_bucket;
+        std::int64_t limit = 0;
+        std::int64_t window_ms = 0;
+        std::int64_t burst = 0;
+        bool long_ttl = false;
+        static PolicyNumbers of(const policy::Policy& p) noexcept {
+            return {p.algorithm, p.limit, p.window.count(), p.burst, p.long_ttl};
+        }
+        bool operator==(const PolicyNumbers&) const = default;
+    };
+
     explicit DenialCache(std::size_t max_entries = 200'000) : max_per_shard_(max_entries / shard_count + 1) {}
 
-    /// The cached denial of `key`, aged to `now`; nullopt when there is none (or it ran out).
-    std::optional<check::Verdict> lookup(const std::string& key, clock::time_point now);
+    /// The cached denial of `key` under policy numbers `numbers`, aged to `now`; nullopt when
+    /// there is none, it ran out, or it was decided under other numbers (a reload).
+    std::optional<check::Verdict> lookup(const std::string& key, const PolicyNumbers& numbers, clock::time_point now);
 
-    /// Records the store's answer to a check of `cost` sent at `sent_at` (only cost-1 denials
-    /// with nothing remaining in any window are kept).
-    void remember(const std::string& key, std::uint32_t cost, const check::Verdict& v, clock::time_point sent_at);
+    /// The current generation: take it before sending a check, give it to remember().
+    [[nodiscard]] std::uint64_t generation() const noexcept { return generation_.load(std::memory_order_acquire); }
 
-    /// Drops what is known about `key` (admin reset).
+    /// Records the store's answer to a check of `cost` under `numbers`, sent at `sent_at`
+    /// when the generation was `started_in` (only cost-1 denials with nothing remaining in
+    /// any window are kept, and only when no reset happened since the check started).
+    void remember(const std::string& key, const PolicyNumbers& numbers, std::uint32_t cost, const check::Verdict& v,
+                  clock::time_point sent_at, std::uint64_t started_in);
+
+    /// Drops what is known about `key` (admin reset, here or on another sidecar).
     void forget(const std::string& key);
 
     /// Drops everything: the store may have lost its state (Redis reconnected, possibly
-    /// restarted empty), so what was denied may pass again.
+    /// restarted empty, or the reset channel was lost for a while), so what was denied may
+    /// pass again.
     void clear();
 
     [[nodiscard]] std::uint64_t hits() const noexcept { return hits_.load(std::memory_order_relaxed); }
@@ -57,6 +82,7 @@ public:
 private:
     struct Entry {
         clock::time_point until;
+        PolicyNumbers numbers;
         check::Verdict verdict;
     };
     struct alignas(64) Shard {
@@ -69,6 +95,7 @@ private:
     std::size_t max_per_shard_;
     std::array<Shard, shard_count> shards_;
     std::atomic<std::uint64_t> hits_{0};
+    std::atomic<std::uint64_t> generation_{0};  // bumped by every forget() and clear()
 };
 
 /// A Store that consults a DenialCache before the store it wraps.
@@ -84,6 +111,8 @@ public:
         return inner_.apply_all(std::move(checks));
     }
     boost::asio::awaitable<result<check::Verdict>> peek(const policy::Policy& p, std::string key) override;
+    /// Forgets the key here before and after the store's reset (a check in flight meanwhile
+    /// is not kept: see DenialCache); the store tells the other sidecars.
     boost::asio::awaitable<result<bool>> reset(std::string key) override;
     boost::asio::awaitable<bool> ready() override { return inner_.ready(); }
     std::string describe() const override { return inner_.describe(); }

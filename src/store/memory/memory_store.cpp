@@ -39,10 +39,13 @@ struct Reply {
     std::int64_t reset_ms = 0;  // absolute, epoch ms
 };
 
-// token_bucket.lua's hash {l, t}: level in units of 1/window_ms token, ms of the last admit.
+// token_bucket.lua's hash {l, t, w, b}: level in units of 1/window_ms token, ms of the last
+// admit, the window_ms the level is counted in, the burst it was filled to.
 struct TokenBucketState {
     std::int64_t level = 0;
     std::int64_t t = 0;
+    std::int64_t window = 0;
+    std::int64_t burst = 0;
 };
 
 // One distinct admit time of the sliding log, standing for `cum - previous cum` units that
@@ -67,18 +70,22 @@ struct FixedWindowState {
     std::int64_t count = 0;
 };
 
-// gcra.lua's string "<ms>:<f>": the TAT is ms + f / limit.
+// gcra.lua's string "<ms>:<f>:<limit>:<window>": the TAT is ms + f / limit, written under
+// those numbers.
 struct GcraState {
     std::int64_t ms = 0;
     std::int64_t f = 0;
+    std::int64_t limit = 0;
+    std::int64_t window = 0;
 };
 
-// sliding_window.lua's hash {s, c, p}: when the current window opened, its count, the
-// previous window's count.
+// sliding_window.lua's hash {s, c, p, w}: when the current window opened, its count, the
+// previous window's count, the window_ms they were counted in.
 struct SlidingWindowState {
     std::int64_t start = 0;
     std::int64_t cur = 0;
     std::int64_t prev = 0;
+    std::int64_t window = 0;
 };
 
 struct Entry {
@@ -131,6 +138,16 @@ Entry& insert(Map& map, const std::string& key, Algorithm algorithm) {
     return e;
 }
 
+// A stored bucket's level in policy `p`'s units; a bucket filled under other numbers (a
+// reload) keeps its used tokens used (in the new units, rounded up), out of the new burst.
+std::int64_t bucket_level(const TokenBucketState& s, const Policy& p) {
+    const std::int64_t window = p.window.count();
+    if (s.window == window && s.burst == p.burst) return s.level;
+    const __int128 used_old = static_cast<__int128>(s.burst) * s.window - s.level;
+    const __int128 used = (used_old * window + s.window - 1) / s.window;
+    return static_cast<std::int64_t>(std::max<__int128>(0, static_cast<__int128>(p.burst) * window - used));
+}
+
 // lua/token_bucket.lua.
 Reply token_bucket(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
                    std::int64_t now) {
@@ -144,10 +161,11 @@ Reply token_bucket(Map& map, const std::string& key, const Policy& p, std::int64
     if (e != nullptr) {
         const auto& s = std::get<TokenBucketState>(e->state);
         const std::int64_t elapsed = std::max<std::int64_t>(0, now - s.t);  // clock stepped back: no refill
+        const std::int64_t stored = bucket_level(s, p);
         // min(capacity, l + elapsed * limit) without overflowing when elapsed is huge.
-        const std::int64_t missing = capacity - s.level;
+        const std::int64_t missing = capacity - stored;
         level = missing <= 0 || elapsed >= ceil_div(missing, limit) ? capacity
-                                                                      : s.level + elapsed * limit;
+                                                                      : stored + elapsed * limit;
         level = std::min(level, capacity);
     }
 
@@ -156,7 +174,7 @@ Reply token_bucket(Map& map, const std::string& key, const Policy& p, std::int64
         r.allowed = true;
         level -= need;
         if (e == nullptr) e = &insert(map, key, Algorithm::token_bucket);
-        e->state = TokenBucketState{level, now};
+        e->state = TokenBucketState{level, now, window, p.burst};
         e->expire_at = now + ceil_div(capacity - level, limit);
         // reset: when the next whole token is back
         const std::int64_t tokens = floor_div(level, window);
@@ -242,7 +260,7 @@ Reply sliding_log(Map& map, const std::string& key, const Policy& p, std::int64_
                                  [](const Mark& m, std::int64_t v) { return m.cum < v; });
     // Only a cost above the limit (a broken precondition; the script would fail) finds none.
     r.reset_ms = (mark != s->marks.end() ? mark->ms : now) + window;
-    r.remaining = limit - count;
+    r.remaining = std::max<std::int64_t>(0, limit - count);  // the limit may have been lowered
     return r;
 }
 
@@ -254,6 +272,8 @@ Reply fixed_window(Map& map, const std::string& key, const Policy& p, std::int64
 
     Entry* e = find_live(map, key, Algorithm::fixed_window, now);
     std::int64_t count = e != nullptr ? std::get<FixedWindowState>(e->state).count : 0;
+    // The window was shortened on reload: it ends within the new one (the script's PEXPIRE).
+    if (e != nullptr && e->expire_at - now > window) e->expire_at = now + window;
 
     Reply r;
     if (count + cost <= limit) {
@@ -269,8 +289,22 @@ Reply fixed_window(Map& map, const std::string& key, const Policy& p, std::int64
     // PTTL of a live key; a counter of 0 (nothing ever admitted) has no TTL to report.
     const std::int64_t ttl = count > 0 ? e->expire_at - now : 0;
     r.reset_ms = now + ttl;
-    r.remaining = limit - count;
+    r.remaining = std::max<std::int64_t>(0, limit - count);  // the limit may have been lowered
     return r;
+}
+
+// gcra.lua's debt (TAT - now, in units of 1/limit ms, at most the capacity) of a stored
+// TAT; a TAT written under other numbers (a reload) owes the same units, rounded up.
+std::int64_t gcra_debt(const GcraState& s, const Policy& p, std::int64_t now) {
+    const std::int64_t capacity = p.burst * p.window.count();
+    const std::int64_t ahead = s.ms - now;
+    if (ahead < 0) return 0;
+    const __int128 owed = static_cast<__int128>(ahead) * s.limit + s.f;  // in units of 1/s.limit ms
+    if (s.limit == p.limit && s.window == p.window.count()) {
+        return static_cast<std::int64_t>(std::min<__int128>(capacity, owed));
+    }
+    const __int128 converted = (owed * p.window.count() + s.window - 1) / s.window;
+    return static_cast<std::int64_t>(std::min<__int128>(capacity, converted));
 }
 
 // lua/gcra.lua: time in units of 1/limit ms, so the emission interval is window units and
@@ -284,13 +318,7 @@ Reply gcra(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
     Entry* e = find_live(map, key, Algorithm::gcra, now);
     std::int64_t debt = 0;
     if (e != nullptr) {
-        const auto& s = std::get<GcraState>(e->state);
-        const std::int64_t ahead = s.ms - now;
-        if (ahead > capacity / limit + 1) {
-            debt = capacity;  // only after the clock stepped back: owe at most everything
-        } else if (ahead >= 0) {
-            debt = std::min(capacity, ahead * limit + s.f);
-        }
+        debt = gcra_debt(std::get<GcraState>(e->state), p, now);
     }
 
     std::int64_t level = capacity - debt;
@@ -300,7 +328,7 @@ Reply gcra(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
         level -= need;
         const std::int64_t owed = debt + need;
         if (e == nullptr) e = &insert(map, key, Algorithm::gcra);
-        e->state = GcraState{now + owed / limit, owed % limit};
+        e->state = GcraState{now + owed / limit, owed % limit, limit, window};
         e->expire_at = now + ceil_div(owed, limit);  // SET ... PX: until the TAT is past
         // reset: when the next whole unit is back
         const std::int64_t tokens = floor_div(level, window);
@@ -326,8 +354,13 @@ Reply sliding_window(Map& map, const std::string& key, const Policy& p, std::int
     if (e != nullptr) {
         const auto& s = std::get<SlidingWindowState>(e->state);
         const std::int64_t opened = std::min(s.start, now);  // clock stepped back: stay in the window
-        const std::int64_t passed = (now - opened) / window;
-        if (passed == 0) {
+        const std::int64_t passed = (now - opened) / s.window;
+        if (s.window != window) {
+            // The window changed on reload: what still weighs in the old sliding window counts
+            // as admitted now, in a window of the new length that opens now.
+            if (passed == 0) cur = s.cur + s.prev;
+            if (passed == 1) cur = s.cur;
+        } else if (passed == 0) {
             start = opened;
             cur = s.cur;
             prev = s.prev;
@@ -359,7 +392,7 @@ Reply sliding_window(Map& map, const std::string& key, const Policy& p, std::int
         r.allowed = true;
         cur += cost;
         if (e == nullptr) e = &insert(map, key, Algorithm::sliding_window);
-        e->state = SlidingWindowState{start, cur, prev};
+        e->state = SlidingWindowState{start, cur, prev, window};
         e->expire_at = start + 2 * window;  // PEXPIRE start + 2 windows - now
         remaining -= cost;
         r.reset_ms = remaining >= limit ? now : fits_at(remaining + 1);

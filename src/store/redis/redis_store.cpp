@@ -3,6 +3,7 @@
 #include "ratelimitd/store/redis/redis_store.hpp"
 
 #include "ratelimitd/store/redis/cluster/key_slot.hpp"
+#include "ratelimitd/store/redis/reset_channel.hpp"
 #include "ratelimitd/store/redis/verdict_reply.hpp"
 
 #include <boost/asio/async_result.hpp>
@@ -412,12 +413,25 @@ result<bool> RedisStore::reset_result(const Value& reply) {
 }
 
 net::awaitable<result<bool>> RedisStore::reset(std::string key) {
-    std::vector<std::string> argv;
-    argv.emplace_back("DEL");
-    argv.push_back(std::move(key));
-    auto reply = co_await command(std::move(argv), clock::now() + timeout_);
+    const auto deadline = clock::now() + timeout_;
+    std::vector<std::string> del{std::string("DEL"), key};  // (g++ 12: no braced literals in co_await)
+    auto reply = co_await command(std::move(del), deadline);
     if (!reply) co_return reply.error();
-    co_return reset_result(*reply);
+    auto forgot = reset_result(*reply);
+    // After the DEL: a sidecar that drops its cached denial on this message and asks again
+    // finds the key gone. Announced even when the key had just expired (cheap, and a cache
+    // entry may outlive it by a clock tick).
+    if (forgot.has_value()) co_await publish_reset(key, deadline);
+    co_return forgot;
+}
+
+net::awaitable<void> RedisStore::publish_reset(const std::string& key, clock::time_point deadline) {
+    std::vector<std::string> publish{std::string("PUBLISH"), reset_channel_of_key(key), key};
+    auto sent = co_await command(std::move(publish), deadline);
+    if (!sent || sent->type == Value::Type::error) {
+        spdlog::warn("reset of {} not announced to the other sidecars: {}", key,
+                     sent ? sent->str : sent.error().detail);
+    }
 }
 
 net::awaitable<bool> RedisStore::ready() {

@@ -4,7 +4,10 @@
 #include <hiredis/hiredis.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <charconv>
+#include <memory>
+#include <vector>
 
 namespace ratelimitd::store::redis {
 
@@ -152,11 +155,13 @@ struct SentinelMonitor::Asked {
 };
 
 SentinelMonitor::SentinelMonitor(SentinelUrl url, std::chrono::milliseconds poll_interval)
-    : url_(std::move(url)), poll_interval_(poll_interval) {}
+    : url_(std::move(url)), poll_interval_(poll_interval), contexts_(url_.sentinels.size(), nullptr) {}
 
 SentinelMonitor::~SentinelMonitor() {
     stop();
-    if (context_ != nullptr) redisFree(static_cast<redisContext*>(context_));
+    for (void* c : contexts_) {
+        if (c != nullptr) redisFree(static_cast<redisContext*>(c));
+    }
 }
 
 std::optional<Endpoint> SentinelMonitor::current() const {
@@ -196,19 +201,15 @@ void SentinelMonitor::run() {
     }
 }
 
-// One connection is kept, to the sentinel that answered last, so a poll is one round trip.
+// One connection is kept per sentinel, so a poll is one round trip to each.
 SentinelMonitor::Asked SentinelMonitor::ask(std::size_t index) {
     const SentinelAddress& s = url_.sentinels[index];
     const std::string where = "sentinel " + host_port(s.host, s.port);
-    auto* c = static_cast<redisContext*>(context_);
-    if (c != nullptr && context_index_ != index) {
-        redisFree(c);
-        c = nullptr;
-        context_ = nullptr;
-    }
+    void*& context = contexts_[index];
+    auto* c = static_cast<redisContext*>(context);
     auto drop = [&] {
         if (c != nullptr) redisFree(c);
-        context_ = nullptr;
+        context = nullptr;
     };
     const timeval tv{0, static_cast<suseconds_t>(
                             std::chrono::duration_cast<std::chrono::microseconds>(sentinel_timeout).count())};
@@ -220,8 +221,7 @@ SentinelMonitor::Asked SentinelMonitor::ask(std::size_t index) {
             return a;
         }
         redisSetTimeout(c, tv);
-        context_ = c;
-        context_index_ = index;
+        context = c;
         if (url_.sentinel_password) {
             const char* argv[] = {"AUTH", url_.sentinel_password->data()};
             const size_t lens[] = {4, url_.sentinel_password->size()};
@@ -262,39 +262,95 @@ SentinelMonitor::Asked SentinelMonitor::ask(std::size_t index) {
     return a;
 }
 
-bool SentinelMonitor::poll_once() {
-    // The sentinel that answered last first, then the others in the URL's order.
-    const std::size_t n = url_.sentinels.size();
-    std::vector<std::size_t> order;
-    if (context_ != nullptr) order.push_back(context_index_);
-    for (std::size_t i = 0; i < n; ++i) {
-        if (order.empty() || order.front() != i) order.push_back(i);
+bool SentinelMonitor::is_primary(const Endpoint& ep, std::string& why) {
+    const timeval tv{0, static_cast<suseconds_t>(
+                            std::chrono::duration_cast<std::chrono::microseconds>(sentinel_timeout).count())};
+    std::unique_ptr<redisContext, void (*)(redisContext*)> c(redisConnectWithTimeout(ep.host.c_str(), ep.port, tv),
+                                                             redisFree);
+    if (!c || c->err) {
+        why = "cannot connect to it";
+        return false;
     }
+    redisSetTimeout(c.get(), tv);
+    const auto run = [&](std::vector<std::string> argv) {
+        std::vector<const char*> args;
+        std::vector<size_t> lens;
+        for (const auto& a : argv) {
+            args.push_back(a.data());
+            lens.push_back(a.size());
+        }
+        return std::unique_ptr<redisReply, void (*)(void*)>(
+            static_cast<redisReply*>(redisCommandArgv(c.get(), static_cast<int>(args.size()), args.data(), lens.data())),
+            freeReplyObject);
+    };
+    if (ep.password) {
+        auto auth = ep.username ? run({"AUTH", *ep.username, *ep.password}) : run({"AUTH", *ep.password});
+        if (!auth || auth->type == REDIS_REPLY_ERROR) {
+            why = "AUTH refused";
+            return false;
+        }
+    }
+    auto role = run({"ROLE"});
+    if (!role || role->type != REDIS_REPLY_ARRAY || role->elements == 0 ||
+        role->element[0]->type != REDIS_REPLY_STRING) {
+        why = "no answer to ROLE";
+        return false;
+    }
+    const std::string_view said(role->element[0]->str, role->element[0]->len);
+    why = "ROLE says " + std::string(said);
+    return said == "master";
+}
+
+void SentinelMonitor::adopt(const Endpoint& ep) {
+    std::optional<Endpoint> before;
+    {
+        std::lock_guard lock(mu_);
+        before = primary_;
+        primary_ = ep;
+    }
+    spdlog::info("sentinel: the primary of {} is {}{}", url_.master_name, host_port(ep.host, ep.port),
+                 before ? " (was " + host_port(before->host, before->port) + ")" : std::string());
+    if (on_change_) on_change_(ep);
+}
+
+bool SentinelMonitor::poll_once() {
+    // Every sentinel is asked; the address most of those that answer name wins (ties: the
+    // one named first, in the URL's order), so one sentinel with a stale view is outvoted.
+    std::vector<std::pair<std::string, int>> named;  // distinct addresses, in first-named order
+    std::vector<int> votes;
     std::string failures;
-    for (std::size_t i : order) {
+    for (std::size_t i = 0; i < url_.sentinels.size(); ++i) {
         Asked a = ask(i);
         if (!a.answered) {
             failures += (failures.empty() ? "" : "; ") + a.why;
             continue;
         }
-        Endpoint ep = url_.endpoint_at(a.host, a.port);
-        std::optional<Endpoint> before;
-        bool changed = false;
-        {
-            std::lock_guard lock(mu_);
-            before = primary_;
-            changed = !primary_ || primary_->host != ep.host || primary_->port != ep.port;
-            if (changed) primary_ = ep;
+        const auto at = std::find(named.begin(), named.end(), std::pair{a.host, a.port});
+        if (at == named.end()) {
+            named.emplace_back(a.host, a.port);
+            votes.push_back(1);
+        } else {
+            ++votes[static_cast<std::size_t>(at - named.begin())];
+        }
+    }
+    std::vector<std::size_t> order(named.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return votes[a] > votes[b]; });
+    const auto in_use = current();
+    for (std::size_t i : order) {
+        Endpoint ep = url_.endpoint_at(named[i].first, named[i].second);
+        const bool same = in_use && in_use->host == ep.host && in_use->port == ep.port;
+        std::string why;
+        // Checked before use, not on every poll: the address in use was checked when adopted.
+        if (!same && !is_primary(ep, why)) {
+            failures += (failures.empty() ? "" : "; ") + host_port(ep.host, ep.port) + " is named but " + why;
+            continue;
         }
         if (warned_) {
             spdlog::info("sentinel: {} answers again", describe());
             warned_ = false;
         }
-        if (changed) {
-            spdlog::info("sentinel: the primary of {} is {}{}", url_.master_name, host_port(ep.host, ep.port),
-                         before ? " (was " + host_port(before->host, before->port) + ")" : std::string());
-            if (on_change_) on_change_(ep);
-        }
+        if (!same) adopt(ep);
         return true;
     }
     if (!warned_) {

@@ -84,6 +84,9 @@ public:
     static result<check::Verdict> layered_verdict(const Value& reply, const std::vector<LimitCheck>& checks);
     static result<check::Verdict> peek_verdict(const Value& reply, const policy::Policy& p);
     static result<bool> reset_result(const Value& reply);
+    /// PUBLISH of a reset `key` on its reset channel (see reset_channel.hpp); a failure is
+    /// logged, the reset stands.
+    boost::asio::awaitable<void> publish_reset(const std::string& key, clock::time_point deadline);
 
     /// Called each time one of the connections is set up again after a loss.
     void on_reconnected(const std::function<void()>& hook);

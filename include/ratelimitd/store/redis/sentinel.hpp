@@ -50,10 +50,12 @@ bool is_sentinel_url(std::string_view url);
 /// wrong, never echoing the URL (it may hold a password).
 result<SentinelUrl> parse_sentinel_url(std::string_view url);
 
-/// Follows the primary of one master through its sentinels: asks them in order
-/// (`SENTINEL get-master-addr-by-name`, the first that answers wins) every `poll_interval`
-/// on its own thread, and reports each change of address. Connections built with this
-/// source connect to whatever it last heard.
+/// Follows the primary of one master through its sentinels: asks every one of them
+/// (`SENTINEL get-master-addr-by-name`) every `poll_interval` on its own thread, prefers the
+/// address named by the most of those that answer, and adopts a new address only once its
+/// `ROLE` says master (a sentinel with a stale or split view never sends writes to a
+/// replica). Reports each change of address. Connections built with this source connect to
+/// whatever it last adopted.
 /// @par Thread Safety
 /// current(), describe() and suspect() may be called from any thread; start() and stop()
 /// from the owner's thread.
@@ -69,7 +71,8 @@ public:
     SentinelMonitor& operator=(const SentinelMonitor&) = delete;
 
     /// Asks the sentinels once, now, on the calling thread (blocking, at most
-    /// sentinel_timeout per sentinel and step). True when one of them named a primary.
+    /// sentinel_timeout per sentinel and step). True when they named a primary that is one
+    /// (ROLE master), or the one already in use.
     bool poll_once();
 
     /// Starts polling on a thread of its own. `on_change` runs on that thread each time the
@@ -85,6 +88,10 @@ public:
 private:
     struct Asked;  // what one sentinel said
     Asked ask(std::size_t index);
+    /// True when the Redis at `ep` answers ROLE with "master"; else `why` says what it is.
+    static bool is_primary(const Endpoint& ep, std::string& why);
+    /// Adopts `ep` as the primary (logs and reports a change).
+    void adopt(const Endpoint& ep);
     void run();
 
     const SentinelUrl url_;
@@ -97,8 +104,7 @@ private:
     std::function<void(const Endpoint&)> on_change_;
     std::thread thread_;
     // Only the polling thread (or poll_once() before start()) touches these.
-    void* context_ = nullptr;          // redisContext* to sentinels[context_index_]
-    std::size_t context_index_ = 0;
+    std::vector<void*> contexts_;      // redisContext* per sentinel, null until connected
     bool warned_ = false;              // "no sentinel named a primary" logged, not yet cleared
 };
 

@@ -1,6 +1,7 @@
 // ClusterStore: slot routing over one RedisStore per node, MOVED/ASK followed within the deadline.
 #include "ratelimitd/store/redis/cluster/cluster_store.hpp"
 
+#include "ratelimitd/store/redis/reset_channel.hpp"
 #include "ratelimitd/store/redis/verdict_reply.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -304,7 +305,19 @@ net::awaitable<result<bool>> ClusterStore::reset(std::string key) {
         return node.command(std::move(argv), deadline, asking);
     });
     if (!reply) co_return reply.error();
-    co_return RedisStore::reset_result(*reply);
+    auto forgot = RedisStore::reset_result(*reply);
+    // Cluster pub/sub reaches every node's subscribers, so any node will do: the key's.
+    if (forgot.has_value()) {
+        auto sent = co_await routed(slot, deadline, [&](RedisStore& node, bool asking) {
+            std::vector<std::string> publish{std::string("PUBLISH"), reset_channel_of_key(key), key};
+            return node.command(std::move(publish), deadline, asking);
+        });
+        if (!sent || sent->is_error()) {
+            spdlog::warn("reset of {} not announced to the other sidecars: {}", key,
+                         sent ? sent->str : sent.error().detail);
+        }
+    }
+    co_return forgot;
 }
 
 net::awaitable<bool> ClusterStore::ready() {
