@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <optional>
 #include <random>
 
 namespace ratelimitd::http {
@@ -36,8 +37,10 @@ Response method_not_allowed(const Request& req, std::string_view path, std::stri
     return res;
 }
 
+}  // namespace
+
 // A caller's X-Request-Id is echoed when it is a plain token (so it cannot inject into logs).
-bool is_sane_request_id(std::string_view id) {
+bool is_sane_request_id(std::string_view id) noexcept {
     if (id.empty() || id.size() > 128) return false;
     for (char c : id) {
         const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -46,6 +49,8 @@ bool is_sane_request_id(std::string_view id) {
     }
     return true;
 }
+
+namespace {
 
 std::string new_request_id() {
     static thread_local std::mt19937_64 rng{std::random_device{}()};
@@ -79,7 +84,18 @@ net::awaitable<Response> Router::handle(Request req, RequestContext ctx) {
 
     auto& metrics = service_.metrics();
     metrics.request_started();
-    Response res = co_await route(req, path, ctx, request_id);
+    std::optional<Response> routed;
+    try {
+        routed = co_await route(req, path, ctx, request_id);
+    } catch (const std::exception& e) {
+        // The unit of work is one request: a library call that threw (out of memory, a bug)
+        // answers 500 and is logged; it never ends the session or the process.
+        spdlog::error("request_id={} path={}: answered 500 after an unexpected exception: {}", request_id,
+                      route_label(path), e.what());
+        routed = plain_json(req, bhttp::status::internal_server_error,
+                            R"({"error":"internal_error","detail":"the request could not be handled"})");
+    }
+    Response res = std::move(*routed);
     metrics.request_finished();
     metrics.count_http(route_label(path), res.result_int());
     res.set("X-Request-Id", request_id);
