@@ -4,6 +4,7 @@
 #include "ratelimitd/http/admin_endpoints.hpp"
 #include "ratelimitd/http/auth_codec.hpp"
 #include "ratelimitd/http/check_codec.hpp"
+#include "ratelimitd/http/request_tokens.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -36,21 +37,6 @@ Response method_not_allowed(const Request& req, std::string_view path, std::stri
     res.set(bhttp::field::allow, allow);
     return res;
 }
-
-}  // namespace
-
-// A caller's X-Request-Id is echoed when it is a plain token (so it cannot inject into logs).
-bool is_sane_request_id(std::string_view id) noexcept {
-    if (id.empty() || id.size() > 128) return false;
-    for (char c : id) {
-        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                        c == '-' || c == '_' || c == '.' || c == ':';
-        if (!ok) return false;
-    }
-    return true;
-}
-
-namespace {
 
 std::string new_request_id() {
     static thread_local std::mt19937_64 rng{std::random_device{}()};

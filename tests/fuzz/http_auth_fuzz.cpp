@@ -3,8 +3,7 @@
 // bearer token (Authorization: Bearer <token>, compared in constant time). Oracles: the
 // request-id rule written out again; "Bearer <token>" matches, and nothing matches whose
 // credential differs from the token by one byte (the scheme's case may be either way).
-#include "ratelimitd/http/admin_endpoints.hpp"
-#include "ratelimitd/http/router.hpp"
+#include "ratelimitd/http/request_tokens.hpp"
 
 #include <cctype>
 #include <cstddef>

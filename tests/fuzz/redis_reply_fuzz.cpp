@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <string_view>
 
 namespace {
 
@@ -66,17 +67,34 @@ void check_all(const Value& v, int depth) {
     }
 }
 
+/// hiredis (0.14 on Debian 12) allocates an array's element table before reading its members:
+/// "*2000000000" asks calloc for 16 GB, which under ASan is a report rather than a refusal.
+/// That bound is hiredis's, not the readers': such inputs are skipped.
+bool has_huge_array(std::string_view bytes) {
+    for (std::size_t at = 0; at < bytes.size();) {
+        if (bytes[at] == '*' || bytes[at] == '%' || bytes[at] == '~' || bytes[at] == '>') {
+            std::size_t i = at + 1;
+            std::uint64_t n = 0;
+            while (i < bytes.size() && bytes[i] >= '0' && bytes[i] <= '9' && n <= (1u << 16)) {
+                n = n * 10 + static_cast<std::uint64_t>(bytes[i++] - '0');
+            }
+            if (n > (1u << 16)) return true;
+        }
+        const auto nl = bytes.find('\n', at);
+        if (nl == std::string_view::npos) break;
+        at = nl + 1;
+    }
+    return false;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+    if (has_huge_array(bytes)) return 0;
     redisReader* reader = redisReaderCreate();
     if (reader == nullptr) return 0;
-    // hiredis's default allows 2^32-1 elements per array; a hostile "*4294967295" then asks
-    // calloc for 32 GiB, which under ASan is a report rather than a refusal. The connections
-    // read what a Redis sends, so this bound keeps the fuzzer on the readers, not on calloc.
-    reader->maxelements = 1 << 16;
-    reader->maxbuf = 0;
-    if (redisReaderFeed(reader, reinterpret_cast<const char*>(data), size) == REDIS_OK) {
+    if (redisReaderFeed(reader, bytes.data(), bytes.size()) == REDIS_OK) {
         for (int replies = 0; replies < 64; ++replies) {
             void* reply = nullptr;
             if (redisReaderGetReply(reader, &reply) != REDIS_OK || reply == nullptr) break;

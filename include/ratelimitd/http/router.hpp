@@ -25,9 +25,6 @@ struct RouterOptions {
     std::optional<std::string> hash_secret;    ///< RATELIMITD_HASH_SECRET: wins over the file's hash_secret
 };
 
-/// True when a caller's X-Request-Id may be echoed: 1..128 bytes of A-Z a-z 0-9 - _ . :
-bool is_sane_request_id(std::string_view id) noexcept;
-
 /// The endpoints of one server thread:
 ///   POST|GET /v1/check     decide a check (contract §2)
 ///   any      /v1/auth[/...] a reverse proxy's auth subrequest (contract §6)
