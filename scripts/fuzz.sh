@@ -13,7 +13,7 @@
 # committed corpus does not, so the corpus grows but stays minimal; commit it, and every later
 # run (CI's too) starts from what earlier runs reached. A --long run takes 10 minutes per
 # target (about 100 minutes for all); run it under `nice -n 19` on a shared machine.
-# Each run appends "date target seconds executions new_units" to build-fuzz/fuzz-stats.tsv.
+# Each run appends "date target seconds_run executions new_units" to build-fuzz/fuzz-stats.tsv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 all_targets=(check_request registry duration headers cidr identity redis_reply cluster_redirect redis_url http_auth)
@@ -46,7 +46,7 @@ merge() {
   ./build-fuzz/tests/fuzz/fuzz_$t -merge=1 -timeout=5 -rss_limit_mb=2048 tests/fuzz/corpus/"$t" \
     build-fuzz/corpus/"$t" 2>build-fuzz/merge_$t.log
   after=$(ls tests/fuzz/corpus/"$t" | wc -l)
-  echo "=== fuzz_$t: corpus $before -> $after inputs ($(du -sh tests/fuzz/corpus/"$t" | cut -f1))"
+  echo "=== fuzz_$t: corpus $before -> $after inputs ($(cat tests/fuzz/corpus/"$t"/* | wc -c) bytes)"
 }
 
 if [[ $mode == merge ]]; then
@@ -62,6 +62,7 @@ for t in "${targets[@]}"; do
   dict=()
   [[ -f tests/fuzz/dict/$t.dict ]] && dict=(-dict=tests/fuzz/dict/"$t".dict)
   echo "=== fuzz_$t: ${seconds}s"
+  started=$SECONDS
   # New inputs go to build-fuzz/corpus; the committed corpus changes only by --merge.
   if ! ./build-fuzz/tests/fuzz/fuzz_$t -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 \
        "${dict[@]}" -print_final_stats=1 -artifact_prefix=build-fuzz/findings/"$t"- "$work" \
@@ -72,8 +73,9 @@ for t in "${targets[@]}"; do
   fi
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' build-fuzz/fuzz_$t.log)
   units=$(sed -n 's/^stat::new_units_added: *//p' build-fuzz/fuzz_$t.log)
-  echo "executions=${execs:-?} new_units=${units:-?}"
-  printf '%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$seconds" "${execs:-?}" "${units:-?}" \
+  ran=$((SECONDS - started))  # less than asked when it stopped at a finding
+  echo "executions=${execs:-?} new_units=${units:-?} seconds=$ran"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$ran" "${execs:-?}" "${units:-?}" \
     >>build-fuzz/fuzz-stats.tsv
   if [[ $mode == long && $status == 0 ]]; then merge "$t"; fi
 done
