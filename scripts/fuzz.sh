@@ -1,35 +1,82 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang-14, ASan + UBSan) and runs each for a bounded time from
-# the seed corpus in tests/fuzz/corpus/<target>/. Exits non-zero on the first finding; the
+# the committed corpus in tests/fuzz/corpus/<target>/, with the dictionary
+# tests/fuzz/dict/<target>.dict when there is one. Exits non-zero on the first finding; the
 # crashing input is left in build-fuzz/findings/ (turn it into a regression test).
-#   scripts/fuzz.sh [SECONDS_PER_TARGET]     default 20
+#
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]   default 20 s each (CI), every target
+#   scripts/fuzz.sh --long [TARGET...]                 600 s each (FUZZ_LONG_SECONDS), then --merge
+#   scripts/fuzz.sh --merge [TARGET...]                merge what runs found into the corpus
+#
+# New inputs go to build-fuzz/corpus/<target>/ (never committed). --merge runs libFuzzer's
+# -merge=1 into tests/fuzz/corpus/<target>/: it adds only the inputs that reach coverage the
+# committed corpus does not, so the corpus grows but stays minimal; commit it, and every later
+# run (CI's too) starts from what earlier runs reached. A --long run takes 10 minutes per
+# target (about 100 minutes for all); run it under `nice -n 19` on a shared machine.
+# Each run appends "date target seconds_run executions new_units" to build-fuzz/fuzz-stats.tsv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${1:-20}
-targets=(check_request registry duration headers cidr identity path)
+all_targets=(check_request registry duration headers cidr identity path redis_reply cluster_redirect redis_url http_auth)
+
+mode=run
+seconds=20
+if [[ ${1:-} == --long ]]; then
+  mode=long
+  seconds=${FUZZ_LONG_SECONDS:-600}
+  shift
+elif [[ ${1:-} == --merge ]]; then
+  mode=merge
+  shift
+elif [[ ${1:-} =~ ^[0-9]+$ ]]; then
+  seconds=$1
+  shift
+fi
+targets=("$@")
+[[ ${#targets[@]} -gt 0 ]] || targets=("${all_targets[@]}")
 
 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRATELIMITD_FUZZ=ON \
   -DRATELIMITD_TESTS=OFF >/dev/null
 cmake --build build-fuzz -j2 --target "${targets[@]/#/fuzz_}"
+
+merge() {
+  local t=$1
+  [[ -d build-fuzz/corpus/$t ]] || return 0
+  local before after
+  before=$(ls tests/fuzz/corpus/"$t" | wc -l)
+  ./build-fuzz/tests/fuzz/fuzz_$t -merge=1 -timeout=5 -rss_limit_mb=2048 tests/fuzz/corpus/"$t" \
+    build-fuzz/corpus/"$t" 2>build-fuzz/merge_$t.log
+  after=$(ls tests/fuzz/corpus/"$t" | wc -l)
+  echo "=== fuzz_$t: corpus $before -> $after inputs ($(cat tests/fuzz/corpus/"$t"/* | wc -c) bytes)"
+}
+
+if [[ $mode == merge ]]; then
+  for t in "${targets[@]}"; do merge "$t"; done
+  exit 0
+fi
 
 mkdir -p build-fuzz/findings
 status=0
 for t in "${targets[@]}"; do
   work=build-fuzz/corpus/$t
   mkdir -p "$work"
+  dict=()
+  [[ -f tests/fuzz/dict/$t.dict ]] && dict=(-dict=tests/fuzz/dict/"$t".dict)
   echo "=== fuzz_$t: ${seconds}s"
-  dict=()  # a target's tokens, when it has a tests/fuzz/<target>.dict
-  [[ -f tests/fuzz/$t.dict ]] && dict=(-dict=tests/fuzz/$t.dict)
-  # New inputs go to build-fuzz/corpus; the committed seeds stay as they are.
-  if ! ./build-fuzz/tests/fuzz/fuzz_$t "${dict[@]}" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 \
-       -print_final_stats=1 -artifact_prefix=build-fuzz/findings/"$t"- "$work" tests/fuzz/corpus/"$t" \
-       2>build-fuzz/fuzz_$t.log; then
+  started=$SECONDS
+  # New inputs go to build-fuzz/corpus; the committed corpus changes only by --merge.
+  if ! ./build-fuzz/tests/fuzz/fuzz_$t -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 \
+       "${dict[@]}" -print_final_stats=1 -artifact_prefix=build-fuzz/findings/"$t"- "$work" \
+       tests/fuzz/corpus/"$t" 2>build-fuzz/fuzz_$t.log; then
     tail -40 build-fuzz/fuzz_$t.log
     echo "FINDING in fuzz_$t: see build-fuzz/findings/"
     status=1
-  else
-    grep -E "stat::number_of_executed_units|stat::new_units_added" build-fuzz/fuzz_$t.log | tr '\n' ' '
-    echo
   fi
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' build-fuzz/fuzz_$t.log)
+  units=$(sed -n 's/^stat::new_units_added: *//p' build-fuzz/fuzz_$t.log)
+  ran=$((SECONDS - started))  # less than asked when it stopped at a finding
+  echo "executions=${execs:-?} new_units=${units:-?} seconds=$ran"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$ran" "${execs:-?}" "${units:-?}" \
+    >>build-fuzz/fuzz-stats.tsv
+  if [[ $mode == long && $status == 0 ]]; then merge "$t"; fi
 done
 exit $status

@@ -338,6 +338,12 @@ int run(const Settings& settings, policy::Config config) {
             } catch (const policy::ConfigError& e) {
                 metrics.count_reload(false);
                 spdlog::error("reload refused, the previous config keeps serving: {}", e.what());
+            } catch (const std::exception& e) {
+                // Anything else (out of memory swapping the registry...) must not end the process
+                // that serves the old config: an exception here would leave the io_context's run().
+                metrics.count_reload(false);
+                spdlog::error("reload refused, the previous config keeps serving: {}: unexpected failure ({})",
+                              settings.config_path, e.what());
             }
         } else if (!draining) {
             draining = true;

@@ -177,6 +177,10 @@ result<Settings> resolve_settings(const CommandLine& cl, const policy::FileSetti
     if (auto t = pick(cl, env, "store-timeout", std::nullopt)) {
         auto d = parse_duration(*t);
         if (!d) return bad("store-timeout: " + d.error().detail);
+        namespace b = policy::setting_bounds;
+        if (*d < b::store_timeout_lo || *d > b::store_timeout_hi) {
+            return bad("store-timeout: expected a duration from 1ms to 1m, got \"" + *t + "\"");
+        }
         s.store_timeout = *d;
     }
 

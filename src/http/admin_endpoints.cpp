@@ -5,7 +5,6 @@
 #include "ratelimitd/http/check_codec.hpp"
 
 #include <nlohmann/json.hpp>
-#include <openssl/crypto.h>
 
 namespace ratelimitd::http {
 
@@ -100,13 +99,6 @@ json registry_json(const policy::Registry& reg) {
 
 bool is_admin_path(std::string_view path) noexcept {
     return path == "/v1/policies" || path == "/v1/peek" || path == "/v1/reset";
-}
-
-bool bearer_matches(std::string_view authorization, std::string_view token) noexcept {
-    constexpr std::string_view scheme = "Bearer ";
-    if (authorization.size() != scheme.size() + token.size()) return false;
-    if (authorization.substr(0, scheme.size()) != scheme) return false;
-    return CRYPTO_memcmp(authorization.data() + scheme.size(), token.data(), token.size()) == 0;
 }
 
 net::awaitable<Response> handle_admin(const Request& req, std::string_view path, service::CheckService& service,

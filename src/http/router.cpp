@@ -4,10 +4,12 @@
 #include "ratelimitd/http/admin_endpoints.hpp"
 #include "ratelimitd/http/auth_codec.hpp"
 #include "ratelimitd/http/check_codec.hpp"
+#include "ratelimitd/http/request_tokens.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <optional>
 #include <random>
 
 namespace ratelimitd::http {
@@ -34,17 +36,6 @@ Response method_not_allowed(const Request& req, std::string_view path, std::stri
         req.version(), req.keep_alive());
     res.set(bhttp::field::allow, allow);
     return res;
-}
-
-// A caller's X-Request-Id is echoed when it is a plain token (so it cannot inject into logs).
-bool is_sane_request_id(std::string_view id) {
-    if (id.empty() || id.size() > 128) return false;
-    for (char c : id) {
-        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                        c == '-' || c == '_' || c == '.' || c == ':';
-        if (!ok) return false;
-    }
-    return true;
 }
 
 std::string new_request_id() {
@@ -79,7 +70,18 @@ net::awaitable<Response> Router::handle(Request req, RequestContext ctx) {
 
     auto& metrics = service_.metrics();
     metrics.request_started();
-    Response res = co_await route(req, path, ctx, request_id);
+    std::optional<Response> routed;
+    try {
+        routed = co_await route(req, path, ctx, request_id);
+    } catch (const std::exception& e) {
+        // The unit of work is one request: a library call that threw (out of memory, a bug)
+        // answers 500 and is logged; it never ends the session or the process.
+        spdlog::error("request_id={} path={}: answered 500 after an unexpected exception: {}", request_id,
+                      route_label(path), e.what());
+        routed = plain_json(req, bhttp::status::internal_server_error,
+                            R"({"error":"internal_error","detail":"the request could not be handled"})");
+    }
+    Response res = std::move(*routed);
     metrics.request_finished();
     metrics.count_http(route_label(path), res.result_int());
     res.set("X-Request-Id", request_id);

@@ -1,5 +1,6 @@
-// Reads a YAML or JSON config file into one JSON tree, then validates that tree into a Config.
+// Validates the tree of a config file (registry_reader.cpp reads it) into a Config.
 #include "ratelimitd/policy/registry_loader.hpp"
+#include "ratelimitd/policy/registry_reader.hpp"
 #include "ratelimitd/core/quote.hpp"
 
 #include <openssl/sha.h>
@@ -16,7 +17,6 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
-#include <yaml-cpp/yaml.h>
 
 #include <cerrno>
 #include <charconv>
@@ -29,10 +29,8 @@
 namespace ratelimitd::policy {
 namespace {
 
-// ordered_json keeps the file's key order, so "the first problem" is the first in the file.
-using Json = nlohmann::ordered_json;
+using Json = ConfigTree;
 
-constexpr std::size_t max_file_bytes = 16 * 1024 * 1024;  // a config, not a data set
 constexpr std::int64_t max_limit = 1'000'000'000;
 constexpr std::int64_t max_sliding_log_limit = 100'000;
 constexpr std::int64_t max_exact_double = std::int64_t{1} << 53;
@@ -100,157 +98,9 @@ std::string one_of_list(std::initializer_list<std::string_view> options, std::st
     return out;
 }
 
-bool ends_with_ci(std::string_view text, std::string_view suffix) {
-    if (text.size() < suffix.size()) return false;
-    const auto tail = text.substr(text.size() - suffix.size());
-    for (std::size_t i = 0; i < suffix.size(); ++i) {
-        char c = tail[i];
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-        if (c != suffix[i]) return false;
-    }
-    return true;
-}
-
 [[noreturn]] void fail(const std::string& file, const std::string& path, const std::string& what) {
     throw ConfigError(file + ": " + (path.empty() ? std::string("(top level)") : path) + ": " +
                       what);
-}
-
-//------------------------------------------------------------------------------
-// Syntax: YAML and JSON into one Json tree
-
-/// YAML 1.2 core-schema resolution of a plain (unquoted) scalar. Quoted scalars stay strings,
-/// so `limit: "60"` is a string and fails the integer check, as the author asked for.
-Json plain_scalar(const std::string& s) {
-    if (s == "true" || s == "True" || s == "TRUE") return true;
-    if (s == "false" || s == "False" || s == "FALSE") return false;
-    if (s == "null" || s == "Null" || s == "NULL" || s == "~") return nullptr;
-
-    std::string_view digits = s;
-    if (!digits.empty() && (digits.front() == '-' || digits.front() == '+')) {
-        digits.remove_prefix(1);
-    }
-    const bool integral =
-        !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos;
-    if (integral) {
-        // from_chars rejects a leading '+'; skip it and keep the sign of '-'.
-        const char* first = s.data() + (s.front() == '+' ? 1 : 0);
-        std::int64_t n = 0;
-        const auto [end, ec] = std::from_chars(first, s.data() + s.size(), n);
-        if (ec == std::errc{} && end == s.data() + s.size()) return n;
-        // Too large for int64: leave it as text; the range check names it.
-    }
-    return s;
-}
-
-Json yaml_to_json(const YAML::Node& node, const std::string& file, const std::string& path) {
-    switch (node.Type()) {
-    case YAML::NodeType::Null:
-    case YAML::NodeType::Undefined: return nullptr;
-    case YAML::NodeType::Scalar:
-        // yaml-cpp tags plain scalars "?" and quoted or block scalars "!"; explicit tags
-        // (!!str ...) are kept as text too.
-        return node.Tag() == "?" ? plain_scalar(node.Scalar()) : Json(node.Scalar());
-    case YAML::NodeType::Sequence: {
-        Json arr = Json::array();
-        std::size_t i = 0;
-        for (const auto& item : node) {
-            arr.push_back(yaml_to_json(item, file, join(path, i)));
-            ++i;
-        }
-        return arr;
-    }
-    case YAML::NodeType::Map: {
-        Json obj = Json::object();
-        for (const auto& kv : node) {
-            if (!kv.first.IsScalar()) fail(file, path, "expected text keys, got a complex key");
-            const std::string& key = kv.first.Scalar();
-            const std::string child = join(path, key);
-            // yaml-cpp keeps both entries of a duplicated key; silently taking one would hide
-            // a copy-paste mistake such as two policies with the same name.
-            if (obj.contains(key)) fail(file, child, "duplicate key");
-            obj[key] = yaml_to_json(kv.second, file, child);
-        }
-        return obj;
-    }
-    }
-    return nullptr;
-}
-
-Json parse_yaml(std::string_view text, const std::string& file) {
-    YAML::Node root;
-    try {
-        root = YAML::Load(std::string(text));
-    } catch (const YAML::Exception& e) {
-        if (e.mark.is_null()) throw ConfigError(file + ": invalid YAML: " + e.msg);
-        throw ConfigError(file + ": line " + std::to_string(e.mark.line + 1) + ", column " +
-                          std::to_string(e.mark.column + 1) + ": invalid YAML: " + e.msg);
-    }
-    return yaml_to_json(root, file, "");
-}
-
-/// Tracks where the JSON parser is, so that a duplicated key (which nlohmann would silently
-/// overwrite) can be reported with its field path.
-class DuplicateKeyCheck {
-public:
-    explicit DuplicateKeyCheck(const std::string& file) : file_(file) {}
-
-    bool operator()(int /*depth*/, Json::parse_event_t event, Json& parsed) {
-        using E = Json::parse_event_t;
-        switch (event) {
-        case E::object_start:
-        case E::array_start:
-            frames_.push_back(Frame{event == E::object_start, element_path(), {}, {}, 0});
-            break;
-        case E::object_end:
-        case E::array_end: frames_.pop_back(); break;
-        case E::key: {
-            auto& f = frames_.back();
-            f.key = parsed.get<std::string>();
-            if (!f.keys.insert(f.key).second) fail(file_, join(f.path, f.key), "duplicate key");
-            break;
-        }
-        case E::value:
-            if (!frames_.empty() && !frames_.back().is_object) ++frames_.back().next_index;
-            break;
-        }
-        return true;
-    }
-
-private:
-    struct Frame {
-        bool is_object;
-        std::string path;
-        std::set<std::string> keys;
-        std::string key;         // the key whose value is being parsed (objects)
-        std::size_t next_index;  // index of the next element (arrays)
-    };
-
-    /// The path of the container that starts now, as a child of the enclosing one.
-    std::string element_path() {
-        if (frames_.empty()) return {};
-        auto& f = frames_.back();
-        if (f.is_object) return join(f.path, f.key);
-        return join(f.path, f.next_index++);
-    }
-
-    const std::string& file_;
-    std::vector<Frame> frames_;
-};
-
-Json parse_json(std::string_view text, const std::string& file) {
-    try {
-        return Json::parse(text, DuplicateKeyCheck(file), /*allow_exceptions=*/true,
-                           /*ignore_comments=*/false);
-    } catch (const nlohmann::json::parse_error& e) {
-        // what() reads "[json.exception.parse_error.101] parse error at line 3, column 5: ...".
-        const std::string what = e.what();
-        const auto at = what.find("line ");
-        const auto colon = at == std::string::npos ? std::string::npos : what.find(": ", at);
-        if (colon == std::string::npos) throw ConfigError(file + ": invalid JSON: " + what);
-        throw ConfigError(file + ": " + what.substr(at, colon - at) +
-                          ": invalid JSON: " + what.substr(colon + 2));
-    }
 }
 
 //------------------------------------------------------------------------------
@@ -988,7 +838,11 @@ void Validator::read_settings(const Json& root, FileSettings& s) const {
         s.log_format = need_one_of(*v, "log_format", {"text", "json"});
     }
     if (const Json* v = find(root, "store_timeout")) {
-        s.store_timeout = need_duration(*v, "store_timeout");
+        const auto d = need_duration(*v, "store_timeout");
+        if (d < setting_bounds::store_timeout_lo || d > setting_bounds::store_timeout_hi) {
+            fail("store_timeout", "expected a duration from 1ms to 1m, got " + describe(*v));
+        }
+        s.store_timeout = d;
     }
     if (const Json* v = find(root, "admin_token")) {
         // A secret: say what is wrong without echoing it.
@@ -1053,15 +907,16 @@ std::string sha256_hex(std::string_view text) {
 }  // namespace
 
 Config parse_config(std::string_view text, const std::string& file_name) {
-    Json tree;
-    if (ends_with_ci(file_name, ".yaml") || ends_with_ci(file_name, ".yml")) {
-        tree = parse_yaml(text, file_name);
-    } else if (ends_with_ci(file_name, ".json")) {
-        tree = parse_json(text, file_name);
-    } else {
-        throw ConfigError(file_name + ": expected a .yaml, .yml or .json file");
+    const Json tree = read_config_tree(text, file_name);
+    Config config;
+    try {
+        config = Validator(file_name).run(tree);
+    } catch (const ConfigError&) {
+        throw;
+    } catch (const std::exception&) {
+        // A library call inside validation threw: refuse the file rather than end a reload.
+        throw ConfigError(file_name + ": cannot be validated: unexpected internal failure");
     }
-    Config config = Validator(file_name).run(tree);
     // What /v1/policies reports, so an operator can tell which file version is in force.
     config.registry.source_sha256 = sha256_hex(text);
     config.registry.loaded_at_epoch_s = static_cast<std::int64_t>(std::time(nullptr));
@@ -1087,7 +942,7 @@ Config load_config(const std::string& path) {
         }
         if (n == 0) break;
         text.append(buf, static_cast<std::size_t>(n));
-        if (text.size() > max_file_bytes) {
+        if (text.size() > reader_bounds::max_document_bytes) {
             ::close(fd);
             throw ConfigError(path + ": cannot read: larger than 16 MiB");
         }

@@ -1,6 +1,7 @@
 // Admin endpoints: the loaded registry, the state of one key, and resetting one key.
 #pragma once
 
+#include "ratelimitd/http/request_tokens.hpp"
 #include "ratelimitd/http/types.hpp"
 #include "ratelimitd/service/check_service.hpp"
 
@@ -26,7 +27,6 @@ boost::asio::awaitable<Response> handle_admin(const Request& req, std::string_vi
                                               service::CheckService& service,
                                               const std::optional<std::string>& token);
 
-/// Compares a presented Authorization header with the token in constant time.
-bool bearer_matches(std::string_view authorization, std::string_view token) noexcept;
+// bearer_matches (the token check) is in request_tokens.hpp.
 
 }  // namespace ratelimitd::http

@@ -201,6 +201,9 @@ inline constexpr std::int64_t max_connections_hi = 1'000'000;
 inline constexpr std::int64_t max_requests_per_connection_hi = 1'000'000'000;
 inline constexpr std::chrono::milliseconds request_timeout_lo{100};
 inline constexpr std::chrono::milliseconds request_timeout_hi{600'000};
+/// A deadline far beyond any store's answer is a typo, and near the clock's range it overflows.
+inline constexpr std::chrono::milliseconds store_timeout_lo{1};
+inline constexpr std::chrono::milliseconds store_timeout_hi{60'000};
 /// memory_max_keys is 0 (no cap) or at least one key per shard of the embedded store.
 inline constexpr std::int64_t memory_max_keys_lo = 64;
 inline constexpr std::int64_t memory_max_keys_hi = 1'000'000'000;

@@ -334,7 +334,15 @@ void Connection::on_reply(redisAsyncContext* ac, void* reply, void* privdata) {
         p.finish(Problem{errc::store_unavailable, "connection to redis lost"});
         return;
     }
-    auto value = Value::from_reply(static_cast<const redisReply*>(reply));
+    Value value;
+    try {
+        value = Value::from_reply(static_cast<const redisReply*>(reply));
+    } catch (const std::exception& e) {
+        // Called from hiredis's C code: nothing may unwind through it. This one reply is refused.
+        spdlog::error("redis: a reply could not be read ({}); the call fails", e.what());
+        p.finish(Problem{errc::bad_script_reply, "redis reply could not be read"});
+        return;
+    }
     // A write to a demoted primary (now a replica): the store is unavailable here, not
     // broken, and the primary is elsewhere. Scripts report it as "... READONLY ...".
     if (value.is_error() && value.str.find("READONLY") != std::string::npos) {

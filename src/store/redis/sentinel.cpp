@@ -196,7 +196,12 @@ void SentinelMonitor::run() {
         if (stopping_) break;
         suspected_ = false;
         lock.unlock();
-        poll_once();
+        try {
+            poll_once();
+        } catch (const std::exception& e) {
+            // One poll is the unit of work: an exception must not end this thread (std::terminate).
+            spdlog::error("sentinel: a poll failed unexpectedly ({}); the next poll retries", e.what());
+        }
         lock.lock();
     }
 }

@@ -86,6 +86,10 @@ TEST(Settings, BadValuesAreRefusedNamingTheSetting) {
               R"(request-timeout: expected a duration such as "500ms", "60s" or "1m", got "10")");
     EXPECT_EQ(error_of({"--request-timeout", "50ms"}),
               R"(request-timeout: expected a duration from 100ms to 10m, got "50ms")");
+    EXPECT_EQ(error_of({"--store-timeout", "61s"}), R"(store-timeout: expected a duration from 1ms to 1m, got "61s")");
+    EXPECT_EQ(error_of({}, {{"RATELIMITD_STORE_TIMEOUT", "106751991167d"}}),
+              R"(store-timeout: expected a duration from 1ms to 1m, got "106751991167d")");
+    EXPECT_EQ(error_of({"--store-timeout", "1m"}), "(no error)");
     EXPECT_EQ(error_of({"--memory-max-keys", "63"}),
               R"(memory-max-keys: expected 0 (no cap) or a whole number 64..1000000000, got "63")");
     EXPECT_EQ(error_of({"--memory-max-keys", "lots"}),

@@ -497,6 +497,21 @@ const InvalidCase invalid_cases[] = {
     {"syntax_error.yaml", "line 5, column 4: invalid YAML: end of map not found"},
     {"syntax_error.json",
      "line 3, column 70: invalid JSON: syntax error while parsing object key - unexpected '}'; expected string literal"},
+    // syntax: no exception of a parser escapes, no text of the file is echoed, bounds hold
+    {"number_overflow.json", "line 1, column 63: invalid JSON: number out of range (at most about 1.8e308)"},
+    {"secret_in_syntax_error.json",
+     "line 2, column 42: invalid JSON: syntax error while parsing value - invalid string: forbidden character after "
+     "backslash"},
+    {"invalid_utf8.json",
+     "line 2, column 24: invalid JSON: syntax error while parsing value - invalid string: ill-formed UTF-8 byte"},
+    {"nested_too_deep.json",
+     "x[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]"
+     "[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]: nested deeper than 64 levels of "
+     "maps and lists (the bound of a config file)"},
+    {"nested_too_deep.yaml",
+     "line 4, column 67: nested deeper than 64 levels of maps and lists (the bound of a config file)"},
+    {"alias_bomb.yaml",
+     "line 2, column 55: more than 1000000 values (the bound of a config file, YAML aliases expanded)"},
     {"duplicate_key.yaml", "policies.api: duplicate key"},
     {"duplicate_key.json", "routes[0].policy: duplicate key"},
     {"wrong_extension.toml", "expected a .yaml, .yml or .json file"},
@@ -649,6 +664,7 @@ const InvalidCase invalid_cases[] = {
     {"log_format_invalid.yaml", R"(log_format: expected one of text, json, got "xml")"},
     {"store_timeout_invalid.yaml",
      R"(store_timeout: expected a duration such as "500ms", "60s" or "1m", got "50")"},
+    {"store_timeout_too_large.yaml", R"(store_timeout: expected a duration from 1ms to 1m, got "106751991167d")"},
     {"max_connections_zero.yaml", "max_connections: expected an integer 1..1000000, got 0"},
     {"max_requests_per_connection_text.yaml",
      R"(max_requests_per_connection: expected an integer 1..1000000000, got "many")"},
@@ -704,6 +720,79 @@ TEST(InvalidFixtures, EveryFixtureHasAnExpectedMessage) {
     EXPECT_EQ(listed.size(),
               static_cast<std::size_t>(std::distance(fs::directory_iterator(data_dir + "/invalid"),
                                                      fs::directory_iterator{})));
+}
+
+}  // namespace
+
+namespace {
+
+using ratelimitd::policy::ConfigError;
+
+/// Whatever the text, parse_config refuses it with a ConfigError or loads it: nothing else.
+std::string refusal_of(std::string_view text, const std::string& name) {
+    try {
+        ratelimitd::policy::parse_config(text, name);
+    } catch (const ConfigError& e) {
+        return e.what();
+    } catch (const std::exception& e) {
+        return std::string("ESCAPED: ") + e.what();
+    }
+    return "(loaded without error)";
+}
+
+TEST(ParseConfigSyntax, MalformedLinesNeverEchoTheirText) {
+    const std::string policy = R"("policies": {"p": {"algorithm": "fixed_window", "limit": 1, "window": "1s"}})";
+    for (const std::string& text : {
+             "{" + policy + ", \"admin_token\": hunter2-secret-token}",
+             "{" + policy + ", \"hash_secret\": \"hunter2-secret\x01token\"}",
+             "{" + policy + ", \"redis\": \"redis://:hunter2-secret@db:6379\\x\"}",
+             "{" + policy + ", \"admin_token\": 1e999999hunter2}",
+             "{" + policy + ", \"admin_token\" \"hunter2-secret-token\"}",
+         }) {
+        const std::string msg = refusal_of(text, "s.json");
+        EXPECT_EQ(msg.find("hunter2"), std::string::npos) << msg;
+        EXPECT_TRUE(msg.starts_with("s.json: line 1, column ")) << msg;
+    }
+    const std::string yaml = refusal_of("policies: {p: 1}\nhash_secret: \"hunter2-\\q-secret\"\n", "s.yaml");
+    EXPECT_EQ(yaml.find("hunter2"), std::string::npos) << yaml;
+    EXPECT_TRUE(yaml.starts_with("s.yaml: line 2, column ")) << yaml;
+}
+
+TEST(ParseConfigSyntax, HostileDocumentsAreRefusedNotThrown) {
+    const std::string deep_json(200'000, '[');
+    const std::string deep_yaml = "x: " + std::string(200'000, '[');
+    const std::string wide_json = "[" + [] {
+        std::string s;
+        for (int i = 0; i < 1'000'001; ++i) s += "1,";
+        return s;
+    }() + "1]";
+    for (const auto& [text, name] : std::vector<std::pair<std::string, std::string>>{
+             {R"({"policies": {"p": {"limit": -1e400}}})", "n.json"},
+             {"\"\\ud800\"", "u.json"},
+             {"policies: \"\xff\xfe\"\n", "u.yaml"},
+             {std::string("policies:\0\n", 11), "z.yaml"},
+             {deep_json, "d.json"},
+             {deep_yaml, "d.yaml"},
+             {wide_json, "w.json"},
+             {"a: &a [1, 2]\nb: *a\nc: *unknown\n", "a.yaml"},
+         }) {
+        const std::string msg = refusal_of(text, name);
+        EXPECT_TRUE(msg.starts_with(name + ": ")) << msg;
+    }
+    EXPECT_EQ(refusal_of(wide_json, "w.json"),
+              "w.json: [999999]: more than 1000000 values (the bound of a config file, YAML aliases expanded)");
+}
+
+TEST(ParseConfigSyntax, DocumentSizeIsBounded) {
+    const std::string big(16 * 1024 * 1024 + 1, ' ');
+    EXPECT_EQ(refusal_of(big, "big.yaml"), "big.yaml: larger than 16 MiB (the bound of a config file)");
+}
+
+TEST(ParseConfigSyntax, DepthUpToTheBoundIsRead) {
+    const std::string policy = R"("policies": {"p": {"algorithm": "fixed_window", "limit": 1, "window": "1s"}})";
+    // 64 levels: the top-level map and 63 lists; refused by the schema (unknown key), not the bound.
+    const std::string text = "{" + policy + ", \"x\": " + std::string(63, '[') + std::string(63, ']') + "}";
+    EXPECT_EQ(refusal_of(text, "d.json").find("nested deeper"), std::string::npos) << refusal_of(text, "d.json");
 }
 
 }  // namespace

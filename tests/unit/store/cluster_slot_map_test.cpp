@@ -63,6 +63,9 @@ TEST(ParseClusterSlots, RefusesMalformedReplies) {
     EXPECT_FALSE(parse_cluster_slots(array({array({integer(0), integer(16384), node("h", 1, "x")})}), "h"));
     EXPECT_FALSE(parse_cluster_slots(array({array({integer(9), integer(3), node("h", 1, "x")})}), "h"));
     EXPECT_FALSE(parse_cluster_slots(array({array({integer(0), integer(3)})}), "h"));
+    // Found by fuzz_redis_reply: a first slot beyond int was narrowed before the range check.
+    EXPECT_FALSE(parse_cluster_slots(array({array({integer(8888888888888888192), integer(16383), node("h", 1, "x")})}), "h"));
+    EXPECT_FALSE(parse_cluster_slots(array({array({integer((std::int64_t{1} << 32) + 5), integer(10), node("h", 1, "x")})}), "h"));
     EXPECT_FALSE(parse_cluster_slots(array({array({integer(0), integer(3), string("h")})}), "h"));
 }
 

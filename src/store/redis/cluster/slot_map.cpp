@@ -53,7 +53,9 @@ result<std::vector<SlotRange>> parse_cluster_slots(const Value& reply, std::stri
         SlotRange r;
         r.first = static_cast<int>(e[0].integer);
         r.last = static_cast<int>(e[1].integer);
-        if (e[0].integer < 0 || e[1].integer >= slot_count || r.first > r.last) {
+        // Compared before the narrowing to int: 2^32 + 5 would otherwise pass as slot 5, and
+        // 8888888888888888192 as a negative slot that install() writes before its table.
+        if (e[0].integer < 0 || e[1].integer >= slot_count || e[0].integer > e[1].integer) {
             return malformed("slot range " + std::to_string(e[0].integer) + "-" + std::to_string(e[1].integer) +
                              " is outside 0..16383");
         }
