@@ -3,6 +3,7 @@
 
 #include "ratelimitd/core/duration.hpp"
 #include "ratelimitd/http/check_codec.hpp"
+#include "ratelimitd/http/loopback.hpp"
 
 #include <nlohmann/json.hpp>
 #include <openssl/crypto.h>
@@ -103,15 +104,35 @@ bool is_admin_path(std::string_view path) noexcept {
 }
 
 bool bearer_matches(std::string_view authorization, std::string_view token) noexcept {
-    constexpr std::string_view scheme = "Bearer ";
-    if (authorization.size() != scheme.size() + token.size()) return false;
-    if (authorization.substr(0, scheme.size()) != scheme) return false;
-    return CRYPTO_memcmp(authorization.data() + scheme.size(), token.data(), token.size()) == 0;
+    // RFC 9110 §11.1: the scheme is case-insensitive; RFC 6750 §2.1: then 1*SP, then the token.
+    constexpr std::string_view scheme = "bearer";
+    if (authorization.size() <= scheme.size() || authorization[scheme.size()] != ' ') return false;
+    for (std::size_t i = 0; i < scheme.size(); ++i) {
+        const char c = authorization[i];
+        if ((c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c) != scheme[i]) return false;
+    }
+    const auto start = authorization.find_first_not_of(' ', scheme.size());
+    const auto presented = start == std::string_view::npos ? std::string_view{} : authorization.substr(start);
+    if (presented.size() != token.size()) return false;
+    return CRYPTO_memcmp(presented.data(), token.data(), token.size()) == 0;
+}
+
+AdminAccess admin_access(const std::optional<std::string>& token, std::string_view authorization,
+                         std::string_view peer) noexcept {
+    if (token) return bearer_matches(authorization, *token) ? AdminAccess::allowed : AdminAccess::unauthorized;
+    return is_loopback_address(peer) ? AdminAccess::allowed : AdminAccess::disabled;
 }
 
 net::awaitable<Response> handle_admin(const Request& req, std::string_view path, service::CheckService& service,
-                                      const std::optional<std::string>& token) {
-    if (token && !bearer_matches(req[bhttp::field::authorization], *token)) {
+                                      const std::optional<std::string>& token, std::string_view peer) {
+    const auto access = admin_access(token, req[bhttp::field::authorization], peer);
+    if (access == AdminAccess::disabled) {
+        co_return json_response(req, bhttp::status::forbidden,
+                                {{"error", "admin_disabled"},
+                                 {"detail", "admin endpoints: no admin token is set, so only loopback peers may "
+                                            "call them; set RATELIMITD_ADMIN_TOKEN to call them from elsewhere"}});
+    }
+    if (access == AdminAccess::unauthorized) {
         auto res = json_response(req, bhttp::status::unauthorized,
                                  {{"error", "unauthorized"},
                                   {"detail", "authorization: admin endpoints need a valid bearer token"}});
