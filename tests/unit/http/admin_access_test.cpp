@@ -45,9 +45,11 @@ TEST(BearerMatches, TheSchemeIsCaseInsensitive) {
 }
 
 TEST(BearerMatches, AnythingElseFails) {
-    for (const std::string& wrong : std::vector<std::string>{std::string{}, "Bearer", "Bearer ", token, "Basic " + token, "Bearer" + token, "Bearer\t" + token,
-          "Bearer " + token + "x", "Bearer " + token.substr(1), "Bearer " + token + " ", "Bearers " + token,
-          "Bearer " + std::string(token.size(), 'a'), "XBearer " + token}) {
+    const std::vector<std::string> wrongs = {
+        std::string{}, "Bearer", "Bearer ", token, "Basic " + token, "Bearer" + token, "Bearer\t" + token,
+        "Bearer " + token + "x", "Bearer " + token.substr(1), "Bearer " + token + " ", "Bearers " + token,
+        "Bearer " + std::string(token.size(), 'a'), "XBearer " + token};
+    for (const auto& wrong : wrongs) {
         EXPECT_FALSE(bearer_matches(wrong, token)) << wrong;
     }
 }
