@@ -5,6 +5,7 @@
 #include "ratelimitd/app/memory_sweeper.hpp"
 
 #include "ratelimitd/core/clock.hpp"
+#include "ratelimitd/http/loopback.hpp"
 #include "ratelimitd/http/server.hpp"
 #include "ratelimitd/policy/identity.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
@@ -293,6 +294,11 @@ int run(const Settings& settings, policy::Config config) {
     spdlog::info("listening on {} store={} policies={} threads={}", format_endpoint(server->local_endpoint()),
                  store_description(),
                  registry.current()->policies.size(), settings.threads);
+    if (!settings.admin_token && !http::is_loopback_address(server->local_endpoint().address().to_string())) {
+        spdlog::warn("listening on a non-loopback address without an admin token: /v1/policies, /v1/peek and "
+                     "/v1/reset answer only loopback peers (others get 403 admin_disabled); set "
+                     "RATELIMITD_ADMIN_TOKEN to call them from elsewhere");
+    }
 
     // The embedded store drops idle keys from a timer on this (accept) thread, so its memory
     // follows the live tenants even on shards that get no more checks.

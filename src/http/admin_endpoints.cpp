@@ -3,6 +3,7 @@
 
 #include "ratelimitd/core/duration.hpp"
 #include "ratelimitd/http/check_codec.hpp"
+#include "ratelimitd/http/loopback.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -101,9 +102,22 @@ bool is_admin_path(std::string_view path) noexcept {
     return path == "/v1/policies" || path == "/v1/peek" || path == "/v1/reset";
 }
 
+AdminAccess admin_access(const std::optional<std::string>& token, std::string_view authorization,
+                         std::string_view peer) noexcept {
+    if (token) return bearer_matches(authorization, *token) ? AdminAccess::allowed : AdminAccess::unauthorized;
+    return is_loopback_address(peer) ? AdminAccess::allowed : AdminAccess::disabled;
+}
+
 net::awaitable<Response> handle_admin(const Request& req, std::string_view path, service::CheckService& service,
-                                      const std::optional<std::string>& token) {
-    if (token && !bearer_matches(req[bhttp::field::authorization], *token)) {
+                                      const std::optional<std::string>& token, std::string_view peer) {
+    const auto access = admin_access(token, req[bhttp::field::authorization], peer);
+    if (access == AdminAccess::disabled) {
+        co_return json_response(req, bhttp::status::forbidden,
+                                {{"error", "admin_disabled"},
+                                 {"detail", "admin endpoints: no admin token is set, so only loopback peers may "
+                                            "call them; set RATELIMITD_ADMIN_TOKEN to call them from elsewhere"}});
+    }
+    if (access == AdminAccess::unauthorized) {
         auto res = json_response(req, bhttp::status::unauthorized,
                                  {{"error", "unauthorized"},
                                   {"detail", "authorization: admin endpoints need a valid bearer token"}});

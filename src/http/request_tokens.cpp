@@ -16,10 +16,17 @@ bool is_sane_request_id(std::string_view id) noexcept {
 }
 
 bool bearer_matches(std::string_view authorization, std::string_view token) noexcept {
-    constexpr std::string_view scheme = "Bearer ";
-    if (authorization.size() != scheme.size() + token.size()) return false;
-    if (authorization.substr(0, scheme.size()) != scheme) return false;
-    return CRYPTO_memcmp(authorization.data() + scheme.size(), token.data(), token.size()) == 0;
+    // RFC 9110 §11.1: the scheme is case-insensitive; RFC 6750 §2.1: then 1*SP, then the token.
+    constexpr std::string_view scheme = "bearer";
+    if (authorization.size() <= scheme.size() || authorization[scheme.size()] != ' ') return false;
+    for (std::size_t i = 0; i < scheme.size(); ++i) {
+        const char c = authorization[i];
+        if ((c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c) != scheme[i]) return false;
+    }
+    const auto start = authorization.find_first_not_of(' ', scheme.size());
+    const auto presented = start == std::string_view::npos ? std::string_view{} : authorization.substr(start);
+    if (presented.size() != token.size()) return false;
+    return CRYPTO_memcmp(presented.data(), token.data(), token.size()) == 0;
 }
 
 }  // namespace ratelimitd::http

@@ -115,7 +115,7 @@ net::awaitable<Response> Router::route(const Request& req, std::string_view path
         res.prepare_payload();
         co_return res;
     }
-    if (is_admin_path(path)) co_return co_await admin(req, path);
+    if (is_admin_path(path)) co_return co_await admin(req, path, ctx);
     co_return make_error_response(
         Problem{errc::not_found, "path: " + std::string(path.substr(0, 200)) + " is not an endpoint"},
         req.version(), req.keep_alive());
@@ -191,8 +191,8 @@ net::awaitable<Response> Router::readyz(const Request& req) {
                          ok ? R"({"status":"ready"})" : R"({"status":"not_ready"})");
 }
 
-net::awaitable<Response> Router::admin(const Request& req, std::string_view path) {
-    co_return co_await handle_admin(req, path, service_, options_.admin_token);
+net::awaitable<Response> Router::admin(const Request& req, std::string_view path, const RequestContext& ctx) {
+    co_return co_await handle_admin(req, path, service_, options_.admin_token, ctx.peer);
 }
 
 }  // namespace ratelimitd::http

@@ -1,10 +1,12 @@
 // run_session: one connection's read -> route -> write loop, with a deadline on every wait.
 #include "ratelimitd/http/check_codec.hpp"
+#include "ratelimitd/http/header_block.hpp"
 #include "ratelimitd/http/server.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
@@ -12,6 +14,8 @@
 #include <boost/beast/http/write.hpp>
 #include <spdlog/spdlog.h>
 
+#include <array>
+#include <cstring>
 #include <optional>
 
 namespace ratelimitd::http {
@@ -69,6 +73,80 @@ std::optional<Response> answer_for_read_error(const beast::error_code& ec) {
     return std::nullopt;  // socket errors and timeouts
 }
 
+std::string_view readable(const beast::flat_buffer& buffer) {
+    return {static_cast<const char*>(buffer.data().data()), buffer.size()};
+}
+
+/// Reads until the buffer holds the whole header block of the next request (or a bare LF:
+/// the parser then refuses it), and neutralises there what the parser would refuse in a
+/// header ratelimitd does not read (see sanitize_header_block), so a proxy's subrequest is
+/// never refused for a byte the client put in it. A block over `header_limit` (request line
+/// included) is header_limit: 431, as the contract says.
+net::awaitable<beast::error_code> read_header_block(beast::tcp_stream& stream, beast::flat_buffer& buffer,
+                                                    std::size_t header_limit) {
+    auto scan = scan_header_block(readable(buffer));
+    while (scan.state == HeaderScan::State::incomplete) {
+        // The limit is on the whole block (Beast's own counts only the unparsed rest).
+        if (buffer.size() > header_limit) co_return bhttp::error::header_limit;
+        const std::size_t scanned = buffer.size();
+        auto [ec, n] = co_await stream.async_read_some(buffer.prepare(4096), use_tuple);
+        if (ec) co_return ec;
+        buffer.commit(n);
+        scan = scan_header_block(readable(buffer), scanned);
+    }
+    if (scan.state == HeaderScan::State::complete && scan.end > header_limit) co_return bhttp::error::header_limit;
+    if (scan.state != HeaderScan::State::complete) co_return beast::error_code{};
+    auto clean = sanitize_header_block(readable(buffer).substr(0, scan.end));
+    if (!clean) co_return beast::error_code{};
+    clean->append(readable(buffer).substr(scan.end));  // the body, or pipelined requests
+    buffer.consume(buffer.size());
+    std::memcpy(buffer.prepare(clean->size()).data(), clean->data(), clean->size());
+    buffer.commit(clean->size());
+    co_return beast::error_code{};
+}
+
+/// After an error answer to a request that was not read to its end (431, 413, 400): stop
+/// sending, then read and drop what the peer still sends until it closes (at most
+/// linger_time / linger_bytes). Closing with unread bytes would reset the connection, and a
+/// reset can reach the peer before it has read the answer: nginx then sees no answer (502),
+/// which a fail-open config would let through.
+net::awaitable<void> linger(beast::tcp_stream& stream) {
+    constexpr std::chrono::seconds linger_time{1};
+    constexpr std::size_t linger_bytes = 1 << 20;
+    beast::error_code ignored;
+    stream.socket().shutdown(net::ip::tcp::socket::shutdown_send, ignored);
+    stream.expires_after(linger_time);
+    std::array<char, 4096> sink{};
+    for (std::size_t total = 0; total < linger_bytes;) {
+        auto [ec, n] = co_await stream.async_read_some(net::buffer(sink), use_tuple);
+        if (ec) break;
+        total += n;
+    }
+}
+
+/// Reads the rest of one request (its first bytes are in `buffer`) into `parser`. The whole
+/// request must arrive within request_timeout, so slow or half-sent requests cannot hold the
+/// connection.
+net::awaitable<beast::error_code> read_request(beast::tcp_stream& stream, beast::flat_buffer& buffer,
+                                               bhttp::request_parser<bhttp::string_body>& parser,
+                                               const ServerLimits& limits) {
+    stream.expires_after(limits.request_timeout);
+    if (auto ec = co_await read_header_block(stream, buffer, limits.max_header_bytes)) co_return ec;
+    parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
+    parser.body_limit(limits.max_body_bytes);
+    auto [ec, n] = co_await bhttp::async_read_header(stream, buffer, parser, use_tuple);
+    if (ec || parser.is_done()) co_return ec;
+    // curl and others wait (about 1 s) for this before sending a body. RFC 9110 §10.1.1: the
+    // expectation is case-insensitive.
+    if (beast::iequals(parser.get()[bhttp::field::expect], "100-continue")) {
+        bhttp::response<bhttp::empty_body> cont{bhttp::status::continue_, parser.get().version()};
+        auto [wec, wn] = co_await bhttp::async_write(stream, cont, use_tuple);
+        if (wec) co_return wec;
+    }
+    auto [bec, bn] = co_await bhttp::async_read(stream, buffer, parser, use_tuple);
+    co_return bec;
+}
+
 }  // namespace
 
 net::awaitable<void> run_session(beast::tcp_stream stream, Lane& lane, const ServerLimits& limits) {
@@ -96,29 +174,13 @@ net::awaitable<void> run_session(beast::tcp_stream stream, Lane& lane, const Ser
         }
         guard.slot().idle = false;
 
-        // The whole request must then arrive within request_timeout (slow or half-sent
-        // requests cannot hold the connection).
         bhttp::request_parser<bhttp::string_body> parser;
-        parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
-        parser.body_limit(limits.max_body_bytes);
-        stream.expires_after(limits.request_timeout);
-        auto [hec, hn] = co_await bhttp::async_read_header(stream, buffer, parser, use_tuple);
-        beast::error_code ec = hec;
-        if (!ec && parser.get()[bhttp::field::expect] == "100-continue" && !parser.is_done()) {
-            // curl and others wait (about 1 s) for this before sending a body.
-            bhttp::response<bhttp::empty_body> cont{bhttp::status::continue_, parser.get().version()};
-            auto [wec, wn] = co_await bhttp::async_write(stream, cont, use_tuple);
-            ec = wec;
-        }
-        if (!ec && !parser.is_done()) {
-            auto [bec, bn] = co_await bhttp::async_read(stream, buffer, parser, use_tuple);
-            ec = bec;
-        }
-        if (ec) {
+        if (auto ec = co_await read_request(stream, buffer, parser, limits)) {
             if (auto res = answer_for_read_error(ec)) {
                 stream.expires_after(limits.write_timeout);
-                co_await bhttp::async_write(stream, *res, use_tuple);
-            } else if (ec != bhttp::error::end_of_stream) {
+                auto [wec, wn] = co_await bhttp::async_write(stream, *res, use_tuple);
+                if (!wec) co_await linger(stream);
+            } else if (ec != bhttp::error::end_of_stream && ec != net::error::eof) {
                 spdlog::debug("session: read ended: {}", ec.message());
             }
             break;

@@ -38,12 +38,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string_view header = text.substr(0, nul);
     const std::string_view token = nul == std::string_view::npos ? std::string_view{} : text.substr(nul + 1);
     const bool matched = bearer_matches(header, token);
-    if (header == "Bearer " + std::string(token) && !matched) std::abort();
+    // A token never starts with a space: the spaces after the scheme are 1*SP (RFC 6750 §2.1).
+    const bool plain = !token.empty() && token.front() != ' ';
+    if (plain && header == "Bearer " + std::string(token) && !matched) std::abort();
     if (matched) {
         const bool scheme = header.size() >= 7 && (header[0] | 0x20) == 'b' && (header[1] | 0x20) == 'e' &&
                             (header[2] | 0x20) == 'a' && (header[3] | 0x20) == 'r' &&
                             (header[4] | 0x20) == 'e' && (header[5] | 0x20) == 'r' && header[6] == ' ';
-        if (!scheme || header.substr(7) != token) std::abort();
+        const auto start = header.find_first_not_of(' ', 6);
+        const std::string_view presented = start == std::string_view::npos ? std::string_view{} : header.substr(start);
+        if (!scheme || presented != token) std::abort();
     }
     return 0;
 }

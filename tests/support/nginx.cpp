@@ -41,6 +41,7 @@ Nginx::Nginx(const Options& options) : port_(free_port()), upstream_port_(free_p
     ::mkdir((dir + "/tmp").c_str(), 0755);
 
     const std::string site = dir + "/ratelimitd.conf";
+    upstream_log_ = dir + "/upstream.log";
     std::ofstream(site) << render_nginx_config({{"LISTEN", "127.0.0.1:" + std::to_string(port_)},
                                                 {"RATELIMITD_ADDR", "127.0.0.1:" + std::to_string(options.ratelimitd_port)},
                                                 {"UPSTREAM_ADDR", "127.0.0.1:" + std::to_string(upstream_port_)},
@@ -62,6 +63,7 @@ Nginx::Nginx(const Options& options) : port_(free_port()), upstream_port_(free_p
     conf << "    include " << site << ";\n"
          << "    server {\n"
          << "        listen 127.0.0.1:" << upstream_port_ << ";\n"
+         << "        access_log " << upstream_log_ << ";\n"
          << "        location / { default_type text/plain; return 200 \"upstream ok\\n\"; }\n"
          << "    }\n"
          << "}\n";
@@ -82,6 +84,13 @@ Nginx::Nginx(const Options& options) : port_(free_port()), upstream_port_(free_p
     child_.signal(SIGTERM);
     child_.wait(std::chrono::seconds(5));
     throw std::runtime_error("nginx did not start: " + log);
+}
+
+int Nginx::upstream_requests() const {
+    std::ifstream in(upstream_log_);
+    int lines = 0;
+    for (std::string line; std::getline(in, line);) ++lines;
+    return lines;
 }
 
 Nginx::~Nginx() {

@@ -14,7 +14,8 @@ namespace ratelimitd::test {
 std::string render_nginx_config(const std::map<std::string, std::string>& vars);
 
 /// nginx running the rendered shipped config. Its upstream is another server block of the
-/// same nginx that answers every request with 200 "upstream ok".
+/// same nginx that answers every request with 200 "upstream ok" and logs each one, so a test
+/// can count exactly what reached the API.
 class Nginx {
 public:
     struct Options {
@@ -33,8 +34,11 @@ public:
     Nginx& operator=(const Nginx&) = delete;
     unsigned short port() const { return port_; }  ///< where clients connect
     Child& process() { return child_; }
+    /// Requests the upstream (the protected API) has answered so far: its access log's lines.
+    int upstream_requests() const;
 
 private:
+    std::string upstream_log_;
     unsigned short port_ = 0;
     unsigned short upstream_port_ = 0;
     Child child_;

@@ -21,12 +21,23 @@ bool is_admin_path(std::string_view path) noexcept;
 ///                                            and load time
 ///   GET  /v1/peek?policy=&tenant=&scope=     the key's state, nothing consumed
 ///   POST /v1/reset {"policy","tenant","scope"}  forget the key's state
-/// When `token` is set, each needs `Authorization: Bearer <token>`; otherwise 401 with no
-/// hint about the token. Never throws.
+/// Access per admin_access: 401 with no hint about the token when it is wrong or missing; 403
+/// admin_disabled (naming RATELIMITD_ADMIN_TOKEN) for a non-loopback peer when no token is
+/// set. `peer` is the direct TCP peer's address. Never throws.
 boost::asio::awaitable<Response> handle_admin(const Request& req, std::string_view path,
                                               service::CheckService& service,
-                                              const std::optional<std::string>& token);
+                                              const std::optional<std::string>& token,
+                                              std::string_view peer);
 
 // bearer_matches (the token check) is in request_tokens.hpp.
+
+/// Who may call an admin endpoint.
+enum class AdminAccess { allowed, unauthorized, disabled };
+
+/// With a token: allowed when `authorization` carries it, else unauthorized. Without one:
+/// allowed only for a loopback `peer` (is_loopback_address), else disabled, so a sidecar
+/// listening on 0.0.0.0 without a token cannot be reset from the network.
+AdminAccess admin_access(const std::optional<std::string>& token, std::string_view authorization,
+                         std::string_view peer) noexcept;
 
 }  // namespace ratelimitd::http

@@ -10,7 +10,8 @@ namespace ratelimitd::http {
 /// (a plain token cannot inject into headers or logs).
 bool is_sane_request_id(std::string_view id) noexcept;
 
-/// Compares a presented Authorization header with the token in constant time.
+/// Compares a presented Authorization header with the token in constant time: the scheme
+/// `Bearer` in any case, one or more spaces, then exactly the token.
 bool bearer_matches(std::string_view authorization, std::string_view token) noexcept;
 
 }  // namespace ratelimitd::http

@@ -31,7 +31,8 @@ struct RouterOptions {
 ///   GET      /healthz      200 while the process runs
 ///   GET      /readyz       200 when the store answers, else 503
 ///   GET      /metrics      Prometheus text format
-///   GET      /v1/policies, GET /v1/peek, POST /v1/reset   admin (bearer token when configured)
+///   GET      /v1/policies, GET /v1/peek, POST /v1/reset   admin (bearer token when configured,
+///                                                          else loopback peers only)
 /// Anything else: 404 not_found, or 405 method_not_allowed (with Allow) on a known path.
 /// Every response carries X-Request-Id: the caller's (when it is a sane token) or a new one.
 class Router {
@@ -51,7 +52,7 @@ private:
                                           const RequestContext& ctx, const std::string& request_id);
     boost::asio::awaitable<Response> check(const Request& req, const std::string& request_id);
     boost::asio::awaitable<Response> readyz(const Request& req);
-    boost::asio::awaitable<Response> admin(const Request& req, std::string_view path);
+    boost::asio::awaitable<Response> admin(const Request& req, std::string_view path, const RequestContext& ctx);
     void access_log(const service::Decision& d, unsigned status, const std::string& request_id);
 
     service::CheckService& service_;

@@ -1,0 +1,100 @@
+// scan_header_block / sanitize_header_block: the header block before Beast sees it.
+#include "ratelimitd/http/header_block.hpp"
+
+#include <array>
+
+namespace ratelimitd::http {
+
+namespace {
+
+constexpr std::string_view crlf = "\r\n";
+
+// RFC 9110 §5.6.2 tchar: the bytes of a field name.
+constexpr std::array<bool, 256> token_table() {
+    std::array<bool, 256> t{};
+    for (unsigned c = '0'; c <= '9'; ++c) t[c] = true;
+    for (unsigned c = 'A'; c <= 'Z'; ++c) t[c] = true;
+    for (unsigned c = 'a'; c <= 'z'; ++c) t[c] = true;
+    for (char c : std::string_view("!#$%&'*+-.^_`|~")) t[static_cast<unsigned char>(c)] = true;
+    return t;
+}
+constexpr auto is_token_byte = token_table();
+
+bool is_control(unsigned char c) noexcept { return (c < 0x20 && c != '\t') || c == 0x7f; }
+
+bool valid_name(std::string_view name) noexcept {
+    if (name.empty()) return false;
+    for (char c : name) {
+        if (!is_token_byte[static_cast<unsigned char>(c)]) return false;
+    }
+    return true;
+}
+
+bool has_control(std::string_view s) noexcept {
+    for (char c : s) {
+        if (is_control(static_cast<unsigned char>(c))) return true;
+    }
+    return false;
+}
+
+/// True when a field line needs no change (a valid name, no control byte in the value; an
+/// obs-fold line needs a field line before it).
+bool clean_field(std::string_view line, bool continuation, bool first) noexcept {
+    if (continuation) return !first && !has_control(line);
+    const auto colon = line.find(':');
+    return colon != std::string_view::npos && valid_name(line.substr(0, colon)) && !has_control(line);
+}
+
+}  // namespace
+
+HeaderScan scan_header_block(std::string_view data, std::size_t from) noexcept {
+    for (std::size_t i = from; i < data.size(); ++i) {
+        if (data[i] != '\n') continue;
+        if (i == 0 || data[i - 1] != '\r') return {HeaderScan::State::bare_lf, 0};
+        if (i >= 3 && data[i - 2] == '\n' && data[i - 3] == '\r') return {HeaderScan::State::complete, i + 1};
+    }
+    return {};
+}
+
+std::optional<std::string> sanitize_header_block(std::string_view block) {
+    // block = request-line CRLF *(field-line CRLF) CRLF
+    const auto first_end = block.find(crlf);
+    if (first_end == std::string_view::npos) return std::nullopt;
+    const std::string_view fields = block.substr(first_end + crlf.size());
+
+    // The fast path: look only.
+    bool dirty = false;
+    for (std::size_t at = 0; at < fields.size() && !dirty;) {
+        const auto end = fields.find(crlf, at);
+        if (end == std::string_view::npos) break;
+        const std::string_view line = fields.substr(at, end - at);
+        if (line.empty()) break;
+        const bool continuation = line.front() == ' ' || line.front() == '\t';
+        dirty = !clean_field(line, continuation, at == 0);
+        at = end + crlf.size();
+    }
+    if (!dirty) return std::nullopt;
+
+    std::string out(block.substr(0, first_end + crlf.size()));
+    bool kept_previous = false;  // an obs-fold line belongs to the field line before it
+    std::size_t at = 0;
+    for (;;) {
+        const auto end = fields.find(crlf, at);
+        if (end == std::string_view::npos) break;
+        const std::string_view line = fields.substr(at, end - at);
+        at = end + crlf.size();
+        if (line.empty()) break;
+        const bool continuation = line.front() == ' ' || line.front() == '\t';
+        const auto colon = line.find(':');
+        const bool keep = continuation ? kept_previous
+                                       : colon != std::string_view::npos && valid_name(line.substr(0, colon));
+        kept_previous = keep;
+        if (!keep) continue;
+        for (char c : line) out.push_back(is_control(static_cast<unsigned char>(c)) ? ' ' : c);
+        out.append(crlf);
+    }
+    out.append(crlf);
+    return out;
+}
+
+}  // namespace ratelimitd::http
