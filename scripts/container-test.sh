@@ -60,7 +60,7 @@ listening_port() {  # container
 test_image() {
   ensure_base
   step "image build (docker/Dockerfile)"
-  "${engine[@]}" build --quiet --pull=never --network host "${limits[@]}" \
+  "${engine[@]}" build --quiet --format docker --pull=never --network host "${limits[@]}" \
     -f docker/Dockerfile -t localhost/ratelimitd:ci . >/dev/null
   # The name deploy/kubernetes/ uses (tests/deploy/manifests_test.py checks it is this version).
   local version; version=$(sed -n 's/^project(ratelimitd VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
@@ -73,7 +73,7 @@ test_image() {
   start_redis
   local redis_port=$started_port name=ratelimitd-ci-$$
   containers+=("$name")
-  "${engine[@]}" run -d --pull=never --name "$name" --network host --read-only "${limits[@]}" \
+  "${engine[@]}" run -d --pull=never --no-healthcheck --name "$name" --network host --read-only "${limits[@]}" \
     localhost/ratelimitd:ci --listen 127.0.0.1:0 --threads 2 \
     --redis "redis://127.0.0.1:$redis_port" >/dev/null
   local port; port=$(listening_port "$name")
