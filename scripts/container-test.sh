@@ -133,12 +133,17 @@ test_deb() {  # deb-file
     -H 'Content-Type: application/json' | grep -q '"allowed":true' || fail "the packaged binary does not decide a check"
   took "package: installs with apt-get, conffile, unit, binary answers"
   if command -v systemd-analyze >/dev/null 2>&1; then
-    step "systemd unit verify"
-    local tree=$work/deb-root
+    step "systemd unit: verify and security exposure"
+    # The unit from the package, pointed at the unpacked binary (verify wants ExecStart to exist).
+    local tree=$work/deb-root unit=$work/ratelimitd.service out
     mkdir -p "$tree" && dpkg-deb -x "$deb" "$tree"
-    systemd-analyze verify --root="$tree" /lib/systemd/system/ratelimitd.service \
-      || fail "systemd-analyze verify ratelimitd.service"
-    took "unit verified"
+    sed "s#/usr/bin/ratelimitd#$tree/usr/bin/ratelimitd#g" "$tree/lib/systemd/system/ratelimitd.service" >"$unit"
+    out=$(systemd-analyze verify "$unit" 2>&1) || fail "systemd-analyze verify: $out"
+    [ -z "$out" ] || fail "systemd-analyze verify complains (an unknown or malformed directive): $out"
+    # Exposure 0 (locked down) .. 10 (none); the hardening above gives 1.5.
+    systemd-analyze security --offline=yes --threshold=20 "$unit" >/dev/null 2>&1 \
+      || fail "systemd-analyze security: exposure above 2.0: $(systemd-analyze security --offline=yes "$unit" 2>&1 | tail -1)"
+    took "unit verified, exposure $(systemd-analyze security --offline=yes "$unit" 2>&1 | sed -n 's/.*exposure level for [^:]*: \([0-9.]*\).*/\1/p')"
   fi
 }
 
