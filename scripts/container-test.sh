@@ -73,8 +73,10 @@ test_image() {
   start_redis
   local redis_port=$started_port name=ratelimitd-ci-$$
   containers+=("$name")
+  # The config directory mounted read-only, as a ConfigMap is: a change on the host is reloaded.
+  mkdir -p "$work/config" && cp config/example.yaml "$work/config/config.yaml"
   "${engine[@]}" run -d --pull=never --no-healthcheck --name "$name" --network host --read-only "${limits[@]}" \
-    localhost/ratelimitd:ci --listen 127.0.0.1:0 --threads 2 \
+    -v "$work/config:/etc/ratelimitd:ro" localhost/ratelimitd:ci --listen 127.0.0.1:0 --threads 2 \
     --redis "redis://127.0.0.1:$redis_port" >/dev/null
   local port; port=$(listening_port "$name")
   local pid; pid=$("${engine[@]}" inspect -f '{{.State.Pid}}' "$name")
@@ -95,10 +97,25 @@ test_image() {
   [ "$(redis-cli -p "$redis_port" --scan --pattern '*' | grep -c "$tenant")" -ge 1 ] \
     || fail "the check did not reach the redis-server on loopback"
 
+  # Append a policy under policies: (the example's first mapping) and save by rename.
+  awk '{print} /^policies:/{print "  added-by-ci:\n    algorithm: fixed_window\n    limit: 1\n    window: 1m"}' \
+    config/example.yaml >"$work/config/.config.yaml.new"
+  mv "$work/config/.config.yaml.new" "$work/config/config.yaml"
+  local _ reloaded=""
+  for _ in $(seq 1 200); do
+    reloaded=$("${engine[@]}" logs "$name" 2>&1 | grep -m1 'reloaded /etc/ratelimitd/config.yaml' || true)
+    [ -n "$reloaded" ] && break
+    sleep 0.05
+  done
+  [ -n "$reloaded" ] || { "${engine[@]}" logs "$name" >&2; fail "a changed mounted config was not reloaded"; }
+  curl -fsS -X POST "http://127.0.0.1:$port/v1/check" -H 'Content-Type: application/json' \
+    -d "{\"policy\":\"added-by-ci\",\"tenant\":\"$tenant\"}" | grep -q '"allowed":true' \
+    || fail "the reloaded policy does not answer"
+
   "${engine[@]}" kill --signal TERM "$name" >/dev/null
   local rc; rc=$("${engine[@]}" wait "$name")
   [ "$rc" = 0 ] || { "${engine[@]}" logs "$name" >&2; fail "SIGTERM: exit $rc, expected 0"; }
-  took "image: UID 10001, read-only root, /healthz, /readyz, check in Redis with headers, SIGTERM exits 0"
+  took "image: UID 10001, read-only root, /healthz, /readyz, check in Redis with headers, reload of the mounted file, SIGTERM exits 0"
 }
 
 test_deb() {  # deb-file
