@@ -29,4 +29,5 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
     ${PROJECT_SOURCE_DIR}/deploy/debian/prerm
     ${PROJECT_SOURCE_DIR}/deploy/debian/postrm)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+set(CPACK_STRIP_FILES ON)                          # the binary without debug symbols
 include(CPack)
