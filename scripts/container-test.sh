@@ -142,7 +142,7 @@ test_deb() {  # deb-file
     || fail "the packaged config does not validate"
   # As the unit starts it: a non-root user, the packaged config.
   "${engine[@]}" exec -d --user 65534:65534 "$name" \
-    ratelimitd --config /etc/ratelimitd/config.yaml --listen "127.0.0.1:$port" --threads 2
+    ratelimitd --config /etc/ratelimitd/config.yaml --listen "127.0.0.1:$port" --threads 2 >/dev/null
   local _
   for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.05; done
   curl -fsS "http://127.0.0.1:$port/healthz" | grep -q '"ok"' || fail "the packaged binary does not answer /healthz"
