@@ -40,8 +40,9 @@ if [ $with_redis = 1 ]; then
   trap 'kill -TERM "$ratelimitd_pid" 2>/dev/null || true' INT TERM
   status=0
   wait "$ratelimitd_pid" || status=$?
-  # A signal interrupts the first wait; the second collects ratelimitd's own exit code.
-  kill -0 "$ratelimitd_pid" 2>/dev/null && { wait "$ratelimitd_pid" || status=$?; }
+  # A signal interrupts the first wait (status 128+N); the second returns ratelimitd's own
+  # exit code once it has drained.
+  if [ $status -gt 128 ]; then status=0; wait "$ratelimitd_pid" || status=$?; fi
   exit $status
 fi
 exec ./build-release/ratelimitd "${args[@]}" "$@"
