@@ -1,21 +1,40 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package ratelimitd needs to build, test and benchmark.
-# Idempotent: packages already present are skipped by apt-get. Run as root (or via sudo).
+# Installs the Debian 12 packages ratelimitd needs. Idempotent: packages already present are
+# skipped. Run as root (or via sudo).
+#   scripts/install-deps.sh build   build and run ratelimitd (what scripts/start.sh needs)
+#   scripts/install-deps.sh redis   build + a redis-server for the quickstart (start.sh --with-redis)
+#   scripts/install-deps.sh [all]   build + everything the tests and benchmarks need (scripts/test.sh)
 set -euo pipefail
+group=${1:-all}
 
-packages=(
+build_packages=(
   build-essential cmake pkg-config git ca-certificates curl
   libboost1.81-dev libhiredis-dev nlohmann-json3-dev libyaml-cpp-dev
-  libspdlog-dev libfmt-dev libssl-dev libgtest-dev libgmock-dev
+  libspdlog-dev libfmt-dev libssl-dev
+)
+test_packages=(
+  libgtest-dev libgmock-dev
   redis-server redis-tools nginx-light wrk procps prometheus clang-14 libclang-rt-14-dev
   # bench/run.sh draws its latency plot with gnuplot.
   gnuplot-nox
   # clients/php and its tests: php-cli with curl, Symfony HttpKernel + Routing for the
   # example app, composer to validate and install the package as users do.
   php-cli php-curl php-symfony-http-kernel php-symfony-routing composer
-  # clients/php tests (issue 23): Symfony RateLimiter bridge + login throttling app, PSR-3 logger, PSR-7 for the PSR-15 middleware, a Laravel 8 app; envsubst for the probe-through-nginx test.
+  # clients/php tests: Symfony RateLimiter bridge + login throttling app, PSR-3 logger, PSR-7
+  # for the PSR-15 middleware, a Laravel 8 app; envsubst for the probe-through-nginx test.
   php-symfony-rate-limiter php-psr-log php-nyholm-psr7 php-symfony-framework-bundle php-symfony-security-bundle php-laravel-framework gettext-base
+  # tests/deploy: the Kubernetes manifests are parsed with PyYAML.
+  python3 python3-yaml
+  # scripts/container-test.sh: a local base image and a rootless-capable engine, no registry.
+  podman runc mmdebstrap uidmap
 )
+
+case "$group" in
+  build) packages=("${build_packages[@]}") ;;
+  redis) packages=("${build_packages[@]}" redis-server) ;;
+  all)   packages=("${build_packages[@]}" "${test_packages[@]}") ;;
+  *) echo "install-deps: unknown group \"$group\" (expected build, redis or all)" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do
@@ -23,7 +42,7 @@ for p in "${packages[@]}"; do
 done
 
 if [ "${#missing[@]}" -eq 0 ]; then
-  echo "install-deps: all packages present"
+  echo "install-deps: all $group packages present"
   exit 0
 fi
 

@@ -1,10 +1,48 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds ratelimitd (Release) and runs it in the foreground with the
-# example config (embedded store unless a Redis URL is given). Extra arguments go to ratelimitd,
-# e.g.  scripts/start.sh --redis redis://127.0.0.1:6379 --listen 0.0.0.0:8080
+# Installs what building and running need (not the test toolchain), builds ratelimitd
+# (Release) and runs it in the foreground with the example config: the embedded store unless
+# a Redis URL is given. Extra arguments go to ratelimitd.
+#   scripts/start.sh                                   embedded store on 127.0.0.1:8080
+#   scripts/start.sh --with-redis                      also a private redis-server on 127.0.0.1:6379
+#   scripts/start.sh --redis redis://HOST:6379 ...     a Redis you run
+# --with-redis reuses a Redis already answering on 127.0.0.1:6379; otherwise it starts one
+# (no persistence) that stops with ratelimitd.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
+with_redis=0
+if [ "${1:-}" = "--with-redis" ]; then
+  with_redis=1
+  shift
+fi
+bash scripts/install-deps.sh "$([ $with_redis = 1 ] && echo redis || echo build)"
 cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DRATELIMITD_TESTS=OFF >/dev/null
 cmake --build build-release -j2 --target ratelimitd
-exec ./build-release/ratelimitd --config config/example.yaml "$@"
+args=(--config config/example.yaml)
+if [ $with_redis = 1 ]; then
+  redis_port=6379
+  if ! redis-cli -h 127.0.0.1 -p $redis_port ping >/dev/null 2>&1; then
+    redis-server --bind 127.0.0.1 --port $redis_port --save '' --appendonly no --loglevel warning &
+    redis_pid=$!
+    trap 'kill "$redis_pid" 2>/dev/null || true' EXIT
+    for _ in $(seq 100); do
+      redis-cli -h 127.0.0.1 -p $redis_port ping >/dev/null 2>&1 && break
+      kill -0 "$redis_pid" 2>/dev/null || { echo "start.sh: redis-server did not start" >&2; exit 1; }
+      sleep 0.05
+    done
+    echo "start.sh: redis-server on 127.0.0.1:$redis_port (stops with ratelimitd)"
+  else
+    echo "start.sh: using the Redis already answering on 127.0.0.1:$redis_port"
+  fi
+  args+=(--redis "redis://127.0.0.1:$redis_port")
+  # Not exec: the EXIT trap stops the redis-server this script started.
+  ./build-release/ratelimitd "${args[@]}" "$@" &
+  ratelimitd_pid=$!
+  trap 'kill -TERM "$ratelimitd_pid" 2>/dev/null || true' INT TERM
+  status=0
+  wait "$ratelimitd_pid" || status=$?
+  # A signal interrupts the first wait (status 128+N); the second returns ratelimitd's own
+  # exit code once it has drained.
+  if [ $status -gt 128 ]; then status=0; wait "$ratelimitd_pid" || status=$?; fi
+  exit $status
+fi
+exec ./build-release/ratelimitd "${args[@]}" "$@"

@@ -1,6 +1,7 @@
 // run(): threads, stores, server, signals, drain.
 #include "ratelimitd/app/app.hpp"
 #include "ratelimitd/app/cluster_rules.hpp"
+#include "ratelimitd/app/config_watcher.hpp"
 #include "ratelimitd/app/fd_limit.hpp"
 #include "ratelimitd/app/memory_sweeper.hpp"
 
@@ -24,9 +25,12 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <csignal>
 #include <optional>
 #include <random>
 #include <thread>
+
+#include <unistd.h>
 
 namespace ratelimitd::app {
 
@@ -361,6 +365,19 @@ int run(const Settings& settings, policy::Config config) {
         signals.async_wait(on_signal);
     };
     signals.async_wait(on_signal);
+
+    // A changed file (an edit, a ConfigMap update) is reloaded by SIGHUP's own path, so both
+    // refuse and apply exactly alike.
+    std::optional<ConfigWatcher> watcher;
+    if (settings.watch_config && !settings.config_path.empty()) {
+        watcher.emplace(main_ioc.get_executor(), settings.config_path, [&settings] {
+            spdlog::info("{} changed on disk: reloading", settings.config_path);
+            ::kill(::getpid(), SIGHUP);
+        });
+        if (!watcher->start()) {
+            spdlog::warn("cannot watch {} for changes (inotify); reload it with SIGHUP", settings.config_path);
+        }
+    }
 
     main_ioc.run();
     // A drain that finds no session stops main_ioc before the acceptor's close (posted) has

@@ -1,6 +1,7 @@
 // Settings: command line parsing and the flag > environment > file > default precedence.
 #include "ratelimitd/app/settings.hpp"
 
+#include "ratelimitd/app/cpu_count.hpp"
 #include "ratelimitd/core/duration.hpp"
 
 #include <charconv>
@@ -13,7 +14,8 @@ namespace {
 
 const std::set<std::string, std::less<>> value_flags = {
     "config", "listen", "redis", "threads", "log-level", "log-format", "store-timeout", "access-log", "denial-cache", "coalescing",
-    "max-connections", "max-requests-per-connection", "request-timeout", "memory-max-keys", "check-config"};
+    "max-connections", "max-requests-per-connection", "request-timeout", "memory-max-keys", "check-config",
+    "watch-config"};
 
 Problem bad(std::string what) { return Problem{errc::invalid_request, std::move(what)}; }
 
@@ -51,7 +53,7 @@ const char* usage() {
            "                  [--store-timeout DURATION] [--access-log off|denied|all]\n"
            "                  [--denial-cache on|off] [--coalescing on|off] [--max-connections N]\n"
            "                  [--max-requests-per-connection N] [--request-timeout DURATION]\n"
-           "                  [--memory-max-keys N]\n"
+           "                  [--memory-max-keys N] [--watch-config on|off]\n"
            "       ratelimitd --check-config FILE   validate FILE, print what is wrong, exit 0 or 1\n"
            "       ratelimitd --version | --help\n"
            "\n"
@@ -148,8 +150,9 @@ result<Settings> resolve_settings(const CommandLine& cl, const policy::FileSetti
         else s.redis_url = file.redis;
     }
 
-    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    s.threads = file.threads.value_or(static_cast<int>(hw));
+    // The CPUs this process may use (affinity, cgroup quota), not the host's: each thread
+    // opens its own Redis connections.
+    s.threads = file.threads.value_or(available_cpus());
     if (auto t = pick(cl, env, "threads", std::nullopt)) {
         int n = 0;
         auto [end, ec] = std::from_chars(t->data(), t->data() + t->size(), n);
@@ -203,7 +206,8 @@ result<Settings> resolve_settings(const CommandLine& cl, const policy::FileSetti
         s.access_log = *mode;
     }
     s.access_log_sample = file.access_log_sample.value_or(1.0);
-    for (auto [flag, value] : {std::pair{"denial-cache", &s.denial_cache}, std::pair{"coalescing", &s.coalescing}}) {
+    for (auto [flag, value] : {std::pair{"denial-cache", &s.denial_cache}, std::pair{"coalescing", &s.coalescing},
+                               std::pair{"watch-config", &s.watch_config}}) {
         if (auto text = pick(cl, env, flag, std::nullopt)) {
             if (*text != "on" && *text != "off") {
                 return bad(std::string(flag) + ": expected on or off, got \"" + *text + "\"");

@@ -186,7 +186,21 @@ void Router::access_log(const service::Decision& d, unsigned status, const std::
 }
 
 net::awaitable<Response> Router::readyz(const Request& req) {
+    const std::string_view target = req.target();
+    const auto q = target.find('?');
+    const std::string_view mode = q == std::string_view::npos ? "mode=shared" : target.substr(q + 1);
+    if (mode != "mode=shared" && mode != "mode=sidecar") {
+        co_return make_error_response(
+            Problem{errc::invalid_request, "query: /readyz takes mode=shared (the default) or mode=sidecar"},
+            req.version(), req.keep_alive());
+    }
     const bool ok = co_await service_.store().ready();
+    // A sidecar answers its own pod's checks by each policy's on_store_error while the store is
+    // down; failing its readiness then would take every app pod out of its Service at once.
+    if (mode == "mode=sidecar") {
+        co_return plain_json(req, bhttp::status::ok,
+                             ok ? R"({"status":"ready","store":"ready"})" : R"({"status":"ready","store":"not_ready"})");
+    }
     co_return plain_json(req, ok ? bhttp::status::ok : bhttp::status::service_unavailable,
                          ok ? R"({"status":"ready"})" : R"({"status":"not_ready"})");
 }

@@ -41,6 +41,7 @@ struct Settings {
     double access_log_sample = 1.0;
     bool denial_cache = true;                   ///< --denial-cache on|off (Redis store only)
     bool coalescing = true;                     ///< --coalescing on|off (Redis store only)
+    bool watch_config = true;                   ///< --watch-config on|off: reload when the file changes
     std::size_t max_connections = 10'000;       ///< open at once; beyond it: 503 and close
     std::size_t max_requests_per_connection = 10'000;  ///< the last one's answer closes
     std::chrono::milliseconds request_timeout{10'000};  ///< to read a whole request
@@ -54,7 +55,8 @@ using EnvLookup = std::function<const char*(const char*)>;
 /// RATELIMITD_REDIS, RATELIMITD_THREADS, RATELIMITD_LOG_LEVEL, RATELIMITD_LOG_FORMAT,
 /// RATELIMITD_STORE_TIMEOUT, RATELIMITD_ACCESS_LOG, RATELIMITD_MAX_CONNECTIONS,
 /// RATELIMITD_MAX_REQUESTS_PER_CONNECTION, RATELIMITD_REQUEST_TIMEOUT,
-/// RATELIMITD_MEMORY_MAX_KEYS, RATELIMITD_DENIAL_CACHE, RATELIMITD_COALESCING;
+/// RATELIMITD_MEMORY_MAX_KEYS, RATELIMITD_DENIAL_CACHE, RATELIMITD_COALESCING,
+/// RATELIMITD_WATCH_CONFIG;
 /// RATELIMITD_ADMIN_TOKEN and RATELIMITD_HASH_SECRET have no
 /// flag, so they stay out of `ps`) > config file > default, and validates each value; a bad
 /// value fails with a message naming the setting. The config path comes from --config or

@@ -29,7 +29,8 @@ struct RouterOptions {
 ///   POST|GET /v1/check     decide a check (contract §2)
 ///   any      /v1/auth[/...] a reverse proxy's auth subrequest (contract §6)
 ///   GET      /healthz      200 while the process runs
-///   GET      /readyz       200 when the store answers, else 503
+///   GET      /readyz       200 when the store answers, else 503 (shared deployments)
+///   GET      /readyz?mode=sidecar   200 while the process answers checks, store up or down
 ///   GET      /metrics      Prometheus text format
 ///   GET      /v1/policies, GET /v1/peek, POST /v1/reset   admin (bearer token when configured,
 ///                                                          else loopback peers only)

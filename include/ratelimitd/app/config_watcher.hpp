@@ -1,0 +1,38 @@
+// Notices that the config file changed on disk, however it was replaced: written in place,
+// saved by rename (most editors), re-pointed symlink, or a Kubernetes ConfigMap update (the
+// mount's `..data` symlink swapped to a new directory).
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+
+namespace ratelimitd::app {
+
+/// Watches the directory that holds the config file with inotify (the file itself may be
+/// replaced, so a watch on it would go stale) and calls `on_change` once per batch of events
+/// after which the file, followed through symlinks, is a different file or has a different
+/// size or modification time. Events about other files in the directory change nothing.
+/// A file created empty and then written calls `on_change` when it is closed, not before.
+/// @par Thread Safety
+/// start(), the destructor and `on_change` run on the executor's thread.
+class ConfigWatcher {
+public:
+    ConfigWatcher(boost::asio::any_io_executor executor, std::filesystem::path file, std::function<void()> on_change);
+    ~ConfigWatcher();
+    ConfigWatcher(const ConfigWatcher&) = delete;
+    ConfigWatcher& operator=(const ConfigWatcher&) = delete;
+
+    /// Starts watching. Returns false (and watches nothing) when inotify cannot watch the
+    /// directory, e.g. it is gone or the inotify limits are reached. Call once.
+    bool start();
+
+private:
+    struct State;
+    // Shared with the pending read, which may complete after the watcher is gone.
+    std::shared_ptr<State> state_;
+};
+
+}  // namespace ratelimitd::app

@@ -1,0 +1,222 @@
+#!/usr/bin/python3
+"""The deployment files hold together with the binary, without a cluster.
+
+Every manifest under deploy/kubernetes/ parses; selectors, Service ports, probes, volumes
+and ConfigMap keys point at things that exist; every flag and RATELIMITD_* variable is one
+the binary knows; the config each ConfigMap carries passes `ratelimitd --check-config`;
+each probe path is served by the real binary with 200; ratelimitd runs non-root with a
+read-only root, no privilege escalation and resource limits. docker/docker-compose.yml is
+held to the same rules.
+Usage: manifests_test.py PATH_TO_RATELIMITD SOURCE_DIR
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+
+import yaml
+
+binary, root = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+    return ok
+
+
+help_text = subprocess.run([binary, "--help"], capture_output=True, text=True, check=True).stdout
+flags = set(re.findall(r"--([a-z][a-z-]+)", help_text)) - {"help", "version"}
+known_env = {"RATELIMITD_" + f.upper().replace("-", "_") for f in flags} | {
+    "RATELIMITD_REDIS_URL", "RATELIMITD_HASH_SECRET", "RATELIMITD_ADMIN_TOKEN"}
+version = re.search(r"project\(ratelimitd VERSION ([0-9.]+)", open(f"{root}/CMakeLists.txt").read()).group(1)
+image_user = re.search(r"^USER (\d+):(\d+)", open(f"{root}/docker/Dockerfile").read(), re.M)
+
+
+def check_config_text(text, where):
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        f.write(text)
+    r = subprocess.run([binary, "--check-config", f.name], capture_output=True, text=True)
+    os.unlink(f.name)
+    check(r.returncode == 0, f"{where}: --check-config fails: {r.stderr.strip()}")
+
+
+def served_status(config_text, paths):
+    """Starts the binary with this config (embedded store) and GETs each path."""
+    with tempfile.TemporaryDirectory() as d:
+        cfg = f"{d}/config.yaml"
+        open(cfg, "w").write(config_text)
+        p = subprocess.Popen([binary, "--config", cfg, "--listen", "127.0.0.1:0", "--threads", "1"],
+                             stderr=subprocess.PIPE, text=True)
+        try:
+            port = None
+            for line in p.stderr:
+                m = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
+                if m:
+                    port = m.group(1)
+                    break
+            statuses = {}
+            for path in paths:
+                try:
+                    statuses[path] = urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5).status
+                except urllib.error.HTTPError as e:
+                    statuses[path] = e.code
+            return statuses
+        finally:
+            p.terminate()
+            p.wait(timeout=10)
+
+
+def port_of(container, ref):
+    for p in container.get("ports", []):
+        if ref in (p.get("name"), p.get("containerPort")):
+            return p["containerPort"]
+    return None
+
+
+def probe_target(container, probe, where):
+    """(path, port) a probe asks, from httpGet or an exec'd curl URL."""
+    if "httpGet" in probe:
+        port = port_of(container, probe["httpGet"]["port"])
+        check(port is not None, f"{where}: probe port {probe['httpGet']['port']} is not a containerPort")
+        return probe["httpGet"]["path"], port
+    urls = [a for a in probe.get("exec", {}).get("command", []) if a.startswith("http://")]
+    if not check(len(urls) == 1, f"{where}: probe neither httpGet nor curl of one URL"):
+        return None, None
+    m = re.match(r"http://127\.0\.0\.1:(\d+)(/.*)", urls[0])
+    return (m.group(2), int(m.group(1))) if m else (None, None)
+
+
+def listen_port(container):
+    args = container.get("args", [])
+    if "--listen" in args:
+        return int(args[args.index("--listen") + 1].rsplit(":", 1)[1])
+    return None
+
+
+def check_ratelimitd(container, pod_spec, configmaps, volumes, where, readiness_path):
+    check(container["image"] == f"ratelimitd:{version}", f"{where}: image {container['image']}, expected ratelimitd:{version}")
+    args = container.get("args", [])
+    for a in args:
+        if a.startswith("--"):
+            check(a[2:].split("=")[0] in flags, f"{where}: the binary has no flag {a}")
+    for e in container.get("env", []):
+        check(e["name"] in known_env, f"{where}: the binary reads no {e['name']}")
+    port = listen_port(container)
+    check(port is not None and port_of(container, port) == port, f"{where}: --listen port is not a containerPort")
+    sc = {**pod_spec.get("securityContext", {}), **container.get("securityContext", {})}
+    check(sc.get("runAsNonRoot") is True, f"{where}: runAsNonRoot")
+    check(image_user and sc.get("runAsUser") == int(image_user.group(1)), f"{where}: runAsUser is not the image's USER")
+    check(sc.get("readOnlyRootFilesystem") is True, f"{where}: readOnlyRootFilesystem")
+    check(sc.get("allowPrivilegeEscalation") is False, f"{where}: allowPrivilegeEscalation")
+    check("ALL" in sc.get("capabilities", {}).get("drop", []), f"{where}: capabilities drop ALL")
+    res = container.get("resources", {})
+    for kind in ("requests", "limits"):
+        check({"cpu", "memory"} <= set(res.get(kind, {})), f"{where}: resources.{kind} cpu and memory")
+    # --config names a key of a mounted ConfigMap, and that config validates.
+    config_path = args[args.index("--config") + 1] if "--config" in args else None
+    config_text = None
+    for m in container.get("volumeMounts", []):
+        if config_path and os.path.dirname(config_path) == m["mountPath"]:
+            cm_name = volumes.get(m["name"], {}).get("configMap", {}).get("name")
+            data = configmaps.get(cm_name, {}).get("data", {})
+            config_text = data.get(os.path.basename(config_path))
+    if check(config_text is not None, f"{where}: --config {config_path} is not a key of a mounted ConfigMap"):
+        check_config_text(config_text, where)
+    probes = {k: container.get(k) for k in ("readinessProbe", "livenessProbe")}
+    check(all(probes.values()), f"{where}: readiness and liveness probes")
+    paths = []
+    for kind, probe in probes.items():
+        if probe:
+            path, pport = probe_target(container, probe, f"{where} {kind}")
+            check(pport == port, f"{where} {kind}: port {pport} is not the listen port {port}")
+            paths.append(path)
+    check(probes["readinessProbe"] and paths[0] == readiness_path, f"{where}: readiness should be {readiness_path}")
+    if config_text and None not in paths:
+        for path, status in served_status(config_text, paths).items():
+            check(status == 200, f"{where}: the binary answers {path} with {status}, expected 200")
+    return port
+
+
+def check_directory(name, readiness_path):
+    folder = f"{root}/deploy/kubernetes/{name}"
+    docs = []
+    for f in sorted(os.listdir(folder)):
+        if f.endswith(".yaml"):
+            with open(f"{folder}/{f}") as fh:
+                for d in yaml.safe_load_all(fh):
+                    if check(isinstance(d, dict) and {"apiVersion", "kind", "metadata"} <= set(d), f"{name}/{f}: a document without apiVersion/kind/metadata"):
+                        d["_file"] = f"{name}/{f}"
+                        docs.append(d)
+    configmaps = {d["metadata"]["name"]: d for d in docs if d["kind"] == "ConfigMap"}
+    deployments = [d for d in docs if d["kind"] == "Deployment"]
+    services = [d for d in docs if d["kind"] == "Service"]
+    check(deployments and services, f"{name}: a Deployment and a Service")
+    for dep in deployments:
+        where = f"{dep['_file']} {dep['metadata']['name']}"
+        pod = dep["spec"]["template"]
+        labels = pod["metadata"]["labels"]
+        check(dep["spec"]["selector"]["matchLabels"].items() <= labels.items(), f"{where}: selector does not match the pod")
+        spec = pod["spec"]
+        volumes = {v["name"]: v for v in spec.get("volumes", [])}
+        for v in volumes.values():
+            if "configMap" in v:
+                check(v["configMap"]["name"] in configmaps, f"{where}: ConfigMap {v['configMap']['name']} is not in {name}/")
+        containers = {c["name"]: c for c in spec["containers"]}
+        for c in containers.values():
+            for m in c.get("volumeMounts", []):
+                check(m["name"] in volumes, f"{where}: {c['name']} mounts unknown volume {m['name']}")
+        rl = [c for c in containers.values() if c["image"].startswith("ratelimitd:")]
+        if not check(len(rl) == 1, f"{where}: one ratelimitd container"):
+            continue
+        port = check_ratelimitd(rl[0], spec, configmaps, volumes, f"{where} ratelimitd", readiness_path)
+        for svc in services:
+            if svc["spec"]["selector"].items() <= labels.items():
+                for sp in svc["spec"]["ports"]:
+                    check(any(port_of(c, sp["targetPort"]) for c in containers.values()),
+                          f"{svc['_file']}: targetPort {sp['targetPort']} is no containerPort of {where}")
+        if "nginx" in containers:  # the sidecar's front door: the tested nginx file, verbatim
+            nginx = containers["nginx"]
+            env = {e["name"]: e.get("value") for e in nginx.get("env", [])}
+            check(env.get("RATELIMITD_ADDR") == f"127.0.0.1:{port}", f"{where}: nginx does not call ratelimitd on localhost:{port}")
+            upstream = int(env.get("UPSTREAM_ADDR", ":0").rsplit(":", 1)[1])
+            check(any(port_of(c, upstream) for c in containers.values()), f"{where}: UPSTREAM_ADDR is no container's port")
+            check(port_of(nginx, int(env.get("LISTEN", 0))) is not None, f"{where}: nginx LISTEN is not its containerPort")
+            template = configmaps.get("web-nginx", {}).get("data", {}).get("default.conf.template")
+            check(template == open(f"{root}/config/nginx/ratelimitd.conf").read(),
+                  f"{where}: web-nginx is not config/nginx/ratelimitd.conf verbatim")
+    for svc in services:
+        check(any(svc["spec"]["selector"].items() <= d["spec"]["template"]["metadata"]["labels"].items() for d in deployments),
+              f"{svc['_file']}: selector matches no Deployment")
+
+
+def check_compose():
+    compose = yaml.safe_load(open(f"{root}/docker/docker-compose.yml"))
+    rl = compose["services"]["ratelimitd"]
+    check(os.path.exists(f"{root}/{rl['build']['dockerfile']}"), "compose: dockerfile missing")
+    env = rl.get("environment", {})
+    for k in env:
+        check(k in known_env, f"compose: the binary reads no {k}")
+    check(rl.get("read_only") is True, "compose: ratelimitd read_only")
+    port = env.get("RATELIMITD_LISTEN", "").rsplit(":", 1)[-1]
+    test = " ".join(rl.get("healthcheck", {}).get("test", []))
+    check(f"127.0.0.1:{port}/healthz" in test, "compose: healthcheck does not ask /healthz on the listen port")
+    check(compose["services"]["nginx"]["environment"]["RATELIMITD_ADDR"] == f"ratelimitd:{port}", "compose: nginx does not call ratelimitd's port")
+    for v in rl.get("volumes", []):
+        host, target = v.split(":")[:2]
+        check(os.path.exists(f"{root}/docker/{host}"), f"compose: {host} missing")
+        if target == env.get("RATELIMITD_CONFIG"):
+            check_config_text(open(f"{root}/docker/{host}").read(), "compose config")
+
+
+check_directory("sidecar", "/readyz?mode=sidecar")
+check_directory("shared", "/readyz")
+check_compose()
+for f in failures:
+    print("FAIL:", f)
+print(f"manifests: {len(failures)} problems")
+sys.exit(1 if failures else 0)
