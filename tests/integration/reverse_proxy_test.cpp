@@ -368,8 +368,8 @@ std::string read_source(const std::string& relative) {
 TEST(NginxConfig, ReadmeAndDockerComposeUseTheTestedFile) {
     const std::string conf = read_source("config/nginx/ratelimitd.conf");
     ASSERT_FALSE(conf.empty());
-    // What a user copies from the README is byte for byte the file these tests run.
-    EXPECT_NE(read_source("README.md").find("```nginx\n" + conf + "```"), std::string::npos);
+    // What a user copies from docs/proxies.md is byte for byte the file these tests run.
+    EXPECT_NE(read_source("docs/proxies.md").find("```nginx\n" + conf + "```"), std::string::npos);
 
     const std::string compose = read_source("docker/docker-compose.yml");
     EXPECT_NE(compose.find("../config/nginx/ratelimitd.conf:/etc/nginx/templates/default.conf.template"),
