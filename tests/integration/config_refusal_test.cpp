@@ -70,7 +70,9 @@ int run_binary(const std::vector<std::string>& args, std::string* output) {
 struct Server {
     explicit Server(const std::string& config_path)
         : path(config_path),
-          child({RATELIMITD_BINARY, "--config", path, "--listen", "127.0.0.1:0", "--threads", "2"},
+          // The file watcher is off: each test reloads by SIGHUP alone, so it counts one refusal.
+          child({RATELIMITD_BINARY, "--config", path, "--listen", "127.0.0.1:0", "--threads", "2",
+                 "--watch-config", "off"},
                 scratch_dir() + "/refusal-server-" + std::to_string(free_port()) + ".log") {
         const std::string line = child.wait_for_log("listening on ", 15s);
         if (line.empty()) throw std::runtime_error("ratelimitd did not start: " + child.log());
