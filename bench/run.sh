@@ -27,14 +27,7 @@ cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DRATELIMITD_TESTS=OFF >/
 cmake --build build-release -j2 --target ratelimitd store_bench >/dev/null
 bin=$root/build-release/ratelimitd
 
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
-
-port_in_use() { (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-pick_port() { local p; while :; do p=$(shuf -i 20000-60000 -n 1); port_in_use "$p" || { echo "$p"; return; }; done; }
-wait_port() { for _ in $(seq 1 200); do port_in_use "$1" && return 0; sleep 0.05; done; echo "nothing listens on $1" >&2; return 1; }
+. bench/lib.sh
 
 # --- servers -----------------------------------------------------------------------------
 redis_port=$(pick_port)
