@@ -65,6 +65,25 @@ start_ratelimitd() {
   started_port=$port
 }
 
+# launch_nginx DIR PORT PATH: nginx with DIR/nginx.conf, until PATH on PORT answers. On success
+# it is recorded (started_pids, started_port, started_pid) and 0 returned; otherwise it is
+# stopped and 1 returned (the caller may try another port).
+launch_nginx() {
+  local dir=$1 port=$2 path=$3 pid
+  nginx -p "$dir" -c "$dir/nginx.conf" >"$dir/stdout.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 100); do
+    curl -s -o /dev/null "http://127.0.0.1:$port$path" && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  if kill -0 "$pid" 2>/dev/null && curl -s -o /dev/null "http://127.0.0.1:$port$path"; then
+    started_pids+=("$pid"); started_port=$port; started_pid=$pid; return 0
+  fi
+  kill "$pid" 2>/dev/null || true
+  return 1
+}
+
 # start_php_server ROUTER [ENV=VALUE...]: PHP's built-in server on a free port.
 start_php_server() {
   local router=$1 _ port pid log
@@ -90,7 +109,7 @@ start_php_server() {
 
 # start_nginx_round_robin UPSTREAM_PORT...: nginx spreading requests over the given ports.
 start_nginx_round_robin() {
-  local servers="" p _ port pid
+  local servers="" p _ port
   for p in "$@"; do servers="$servers server 127.0.0.1:$p;"; done
   mkdir -p "$work/nginx"
   for _ in $(seq 1 20); do
@@ -115,17 +134,7 @@ http {
   }
 }
 NGINX
-    nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" >"$work/nginx/stdout.log" 2>&1 &
-    pid=$!
-    for _ in $(seq 1 100); do
-      curl -s -o /dev/null "http://127.0.0.1:$port/healthz" && break
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.05
-    done
-    if kill -0 "$pid" 2>/dev/null && curl -s -o /dev/null "http://127.0.0.1:$port/healthz"; then
-      started_pids+=("$pid"); started_port=$port; started_pid=$pid; return 0
-    fi
-    kill "$pid" 2>/dev/null || true
+    launch_nginx "$work/nginx" "$port" /healthz && return 0
   done
   cat "$work/nginx/error.log" "$work/nginx/stdout.log" >&2 || true
   fail "could not start nginx"
@@ -173,7 +182,7 @@ start_redis_cluster() {
 # config/nginx/ratelimitd.conf (rendered with envsubst, as its header says) in front of an API.
 # Reads the file under $root, the repository root every test script sets.
 start_nginx_auth() {
-  local rl=$1 up=$2 down=$3 _ port pid dir
+  local rl=$1 up=$2 down=$3 _ port dir
   dir=$(mktemp -d "$work/nginx-auth.XXXX")
   for _ in $(seq 1 20); do
     port=$(shuf -i 20000-60000 -n 1)
@@ -196,17 +205,7 @@ http {
   include $dir/ratelimitd.conf;
 }
 NGINX
-    nginx -p "$dir" -c "$dir/nginx.conf" >"$dir/stdout.log" 2>&1 &
-    pid=$!
-    for _ in $(seq 1 100); do
-      curl -s -o /dev/null "http://127.0.0.1:$port/" && break
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.05
-    done
-    if kill -0 "$pid" 2>/dev/null && curl -s -o /dev/null "http://127.0.0.1:$port/"; then
-      started_pids+=("$pid"); started_port=$port; started_pid=$pid; return 0
-    fi
-    kill "$pid" 2>/dev/null || true
+    launch_nginx "$dir" "$port" / && return 0
   done
   cat "$dir/error.log" "$dir/stdout.log" >&2 || true
   fail "could not start nginx with config/nginx/ratelimitd.conf"
