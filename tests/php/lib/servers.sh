@@ -69,11 +69,18 @@ start_ratelimitd() {
 # it is recorded (started_pids, started_port, started_pid) and 0 returned; otherwise it is
 # stopped and 1 returned (the caller may try another port).
 launch_nginx() {
-  local dir=$1 port=$2 path=$3 pid
+  local dir=$1 port=$2 path=$3
   nginx -p "$dir" -c "$dir/nginx.conf" >"$dir/stdout.log" 2>&1 &
-  pid=$!
+  await_started "$!" "$port" "$path"
+}
+
+# await_started PID PORT PATH: waits until PATH on PORT answers while PID lives. On success it
+# is recorded (started_pids, started_port, started_pid) and 0 returned; otherwise PID is
+# stopped and 1 returned.
+await_started() {
+  local pid=$1 port=$2 path=$3
   for _ in $(seq 1 100); do
-    curl -s -o /dev/null "http://127.0.0.1:$port$path" && break
+    curl -s -o /dev/null "http://127.0.0.1:$port$path" 2>/dev/null && break
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.05
   done
@@ -86,22 +93,13 @@ launch_nginx() {
 
 # start_php_server ROUTER [ENV=VALUE...]: PHP's built-in server on a free port.
 start_php_server() {
-  local router=$1 _ port pid log
+  local router=$1 _ port log
   shift
   for _ in $(seq 1 20); do
     port=$(shuf -i 20000-60000 -n 1)
     log="$work/php-$port.log"
     env "$@" php -S "127.0.0.1:$port" "$router" >"$log" 2>&1 &
-    pid=$!
-    for _ in $(seq 1 100); do
-      curl -s -o /dev/null "http://127.0.0.1:$port/" 2>/dev/null && break
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.05
-    done
-    if kill -0 "$pid" 2>/dev/null && curl -s -o /dev/null "http://127.0.0.1:$port/"; then
-      started_pids+=("$pid"); started_port=$port; started_pid=$pid; return 0
-    fi
-    kill "$pid" 2>/dev/null || true
+    await_started "$!" "$port" / && return 0
   done
   cat "$log" >&2
   fail "could not start php -S"
