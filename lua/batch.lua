@@ -2,42 +2,32 @@
 -- the order they arrived, each exactly as its algorithm's own script decides it alone.
 --
 -- KEYS[i]  the key of check i (a key may repeat: later checks see earlier ones' charges)
--- ARGV     six values per check, check i at ARGV[6*(i-1)+1 ..]: algorithm ("token_bucket",
---          "sliding_log", "fixed_window", "gcra" or "sliding_window"), then that algorithm's
---          own ARGV[1..5]: limit, window_ms, burst, cost, member
+-- ARGV     args_per_check values per check, check i at ARGV[args_per_check*(i-1)+1 ..]: the
+--          algorithm's name (a policy::Algorithm), then that algorithm's own ARGV[1..5]:
+--          limit, window_ms, burst, cost, member (script_args.hpp writes them)
 -- Returns one reply per check, in order: what the algorithm's script returns, or an error
 -- reply for that check alone; a READONLY error (a replica) fails the whole call instead.
 --
 -- Redis pays its per-call cost (argument parsing, script lookup, the Lua call) once per
 -- batch instead of once per check; that is how coalescing goes past per-check EVALSHA.
--- The build (cmake/embed_lua.cmake) pastes each algorithm's script in below as a function
--- of (KEYS, ARGV). Every argument group is checked before anything runs, so a malformed
+-- The build (cmake/embed_lua.cmake, --@algorithms) pastes every policy::Algorithm's script
+-- in below as a function of (KEYS, ARGV). Every argument group is checked before anything runs, so a malformed
 -- batch charges nothing; a Redis error in one check (pcall) does not undo or fail the others.
 -- On Redis Cluster a batch must only hold keys of one node; ratelimitd batches per
 -- connection, and a connection talks to one node.
---@function token_bucket
---@function sliding_log
---@function fixed_window
---@function gcra
---@function sliding_window
-local algorithms = {
-  token_bucket = token_bucket,
-  sliding_log = sliding_log,
-  fixed_window = fixed_window,
-  gcra = gcra,
-  sliding_window = sliding_window,
-}
+--@algorithms
+--@args_per_check
 
 local n = #KEYS
-if n == 0 or #ARGV ~= 6 * n then
-  return redis.error_reply('batch: expected 6 arguments per key')
+if n == 0 or #ARGV ~= args_per_check * n then
+  return redis.error_reply('batch: expected ' .. args_per_check .. ' arguments per key')
 end
 
 local runs = {}
 for i = 1, n do
-  runs[i] = algorithms[ARGV[6 * (i - 1) + 1]]
+  runs[i] = algorithms[ARGV[args_per_check * (i - 1) + 1]]
   if not runs[i] then
-    return redis.error_reply('batch: unknown algorithm ' .. tostring(ARGV[6 * (i - 1) + 1]))
+    return redis.error_reply('batch: unknown algorithm ' .. tostring(ARGV[args_per_check * (i - 1) + 1]))
   end
 end
 
@@ -47,7 +37,7 @@ local now = string.format('%.0f', tonumber(time[1]) * 1000 + math.floor(tonumber
 
 local replies = {}
 for i = 1, n do
-  local o = 6 * (i - 1)
+  local o = args_per_check * (i - 1)
   local ok, reply = pcall(runs[i], {KEYS[i]},
                           {ARGV[o + 2], ARGV[o + 3], ARGV[o + 4], ARGV[o + 5], ARGV[o + 6], '', now})
   if ok then

@@ -2,13 +2,14 @@
 -- none is charged.
 --
 -- KEYS[i]  the key of limit i (all distinct)
--- ARGV     six values per limit, limit i at ARGV[6*(i-1)+1 ..]: algorithm ("token_bucket",
---          "sliding_log", "fixed_window", "gcra" or "sliding_window"), then that algorithm's
---          own ARGV[1..5]: limit, window_ms, burst, cost, member
+-- ARGV     args_per_check values per limit, limit i at ARGV[args_per_check*(i-1)+1 ..]: the
+--          algorithm's name (a policy::Algorithm), then that algorithm's own ARGV[1..5]:
+--          limit, window_ms, burst, cost, member (script_args.hpp writes them)
 -- Returns one reply per limit, in order, each exactly what the algorithm's script returns.
 --
--- The build (cmake/embed_lua.cmake) pastes each algorithm's script in below as a function of
--- (KEYS, ARGV), so every number comes from the same code as a single check.
+-- The build (cmake/embed_lua.cmake, --@algorithms) pastes every policy::Algorithm's script
+-- in below as a function of (KEYS, ARGV), so every number comes from the same code as a
+-- single check.
 -- Phase 1 peeks every limit (writes nothing). A limit fits when the peek's remaining >= cost,
 -- which is exactly each script's admit test (token bucket and GCRA: floor(level / window)
 -- >= cost <=> level >= cost * window for a whole cost; sliding window: remaining is the
@@ -20,22 +21,12 @@
 --
 -- The keys of one call may hash to different Redis Cluster slots: layered limits need a
 -- single Redis (or keys sharing a hash tag).
---@function token_bucket
---@function sliding_log
---@function fixed_window
---@function gcra
---@function sliding_window
-local algorithms = {
-  token_bucket = token_bucket,
-  sliding_log = sliding_log,
-  fixed_window = fixed_window,
-  gcra = gcra,
-  sliding_window = sliding_window,
-}
+--@algorithms
+--@args_per_check
 
 local n = #KEYS
-if n == 0 or #ARGV ~= 6 * n then
-  return redis.error_reply('multi: expected 6 arguments per key')
+if n == 0 or #ARGV ~= args_per_check * n then
+  return redis.error_reply('multi: expected ' .. args_per_check .. ' arguments per key')
 end
 
 -- One instant for every limit of the call: TIME read once, handed to each script as ARGV[7]
@@ -46,7 +37,7 @@ local now = string.format('%.0f', tonumber(time[1]) * 1000 + math.floor(tonumber
 local runs, args, replies, fits = {}, {}, {}, {}
 local all_fit = true
 for i = 1, n do
-  local o = 6 * (i - 1)
+  local o = args_per_check * (i - 1)
   runs[i] = algorithms[ARGV[o + 1]]
   if not runs[i] then
     return redis.error_reply('multi: unknown algorithm ' .. tostring(ARGV[o + 1]))

@@ -51,4 +51,11 @@ const Script& batch_script() { return script_named("batch"); }
 
 const Script& script_for(policy::Algorithm a) { return script_named(policy::to_string(a)); }
 
+std::vector<policy::Algorithm> all_algorithms() {
+    // The build refuses enumerators with values, so value i is the i-th name.
+    std::vector<policy::Algorithm> all;
+    for (std::size_t i = 0; i < algorithm_names().size(); ++i) all.push_back(static_cast<policy::Algorithm>(i));
+    return all;
+}
+
 }  // namespace ratelimitd::store::redis

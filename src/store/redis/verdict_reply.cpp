@@ -1,4 +1,4 @@
-// parse_verdict: the one reader of the scripts' reply shape.
+// The readers of the scripts' (and DEL's) reply shapes; parse_verdict is the one reader of a check's.
 #include "ratelimitd/store/redis/verdict_reply.hpp"
 
 namespace ratelimitd::store::redis {
@@ -35,6 +35,48 @@ result<check::Verdict> parse_verdict(const Value& reply, const policy::Policy& p
     v.allowed = w.allowed;
     v.windows.push_back(std::move(w));
     return v;
+}
+
+result<check::Verdict> layered_verdict(const Value& reply, const std::vector<LimitCheck>& checks) {
+    if (reply.is_error()) return Problem{errc::bad_script_reply, "redis error: " + reply.str};
+    if (reply.type != Value::Type::array || reply.elements.size() != checks.size()) {
+        return Problem{errc::bad_script_reply, "expected one reply per limit from lua/multi.lua"};
+    }
+    check::Verdict v;
+    v.allowed = true;
+    for (std::size_t i = 0; i < checks.size(); ++i) {
+        auto one = parse_verdict(reply.elements[i], *checks[i].policy);
+        if (!one) return one.error();
+        v.allowed = v.allowed && one->allowed;
+        v.windows.push_back(std::move(one->windows.front()));
+    }
+    return v;
+}
+
+result<check::Verdict> peek_verdict(const Value& reply, const policy::Policy& p) {
+    auto verdict = parse_verdict(reply, p);
+    if (verdict) {
+        for (auto& w : verdict->windows) w.allowed = w.remaining >= 1;
+        verdict->allowed = verdict->windows.front().allowed;
+    }
+    return verdict;
+}
+
+result<bool> reset_result(const Value& reply) {
+    if (reply.type != Value::Type::integer) return Problem{errc::bad_script_reply, "DEL: " + reply.str};
+    return reply.integer > 0;
+}
+
+result<Value> batch_element(result<Value>& reply, std::size_t n, std::size_t i) {
+    if (!reply) return reply.error();
+    if (n == 1 || reply->is_error()) return *reply;
+    if (reply->type != Value::Type::array || reply->elements.size() != n) {
+        return Problem{errc::bad_script_reply, "expected one reply per check from lua/batch.lua"};
+    }
+    if (reply->elements[i].is_error()) {
+        return Problem{errc::bad_script_reply, "redis error: " + reply->elements[i].str};
+    }
+    return std::move(reply->elements[i]);
 }
 
 }  // namespace ratelimitd::store::redis

@@ -14,4 +14,8 @@ struct LuaSource {
 /// Every embedded script, sorted by name.
 const std::vector<LuaSource>& lua_sources();
 
+/// The enumerators of policy::Algorithm in declaration order (index == value), as the build
+/// read them from policy.hpp to write the dispatch tables of lua/batch.lua and lua/multi.lua.
+const std::vector<std::string_view>& algorithm_names();
+
 }  // namespace ratelimitd::store::redis

@@ -27,6 +27,10 @@ const Script& multi_script();
 /// The script deciding a batch of independent checks in one call (lua/batch.lua).
 const Script& batch_script();
 
+/// Every policy::Algorithm in declaration order, as the build read them from policy.hpp (the
+/// list lua/batch.lua and lua/multi.lua dispatch on).
+std::vector<policy::Algorithm> all_algorithms();
+
 /// Lower-case hex SHA1 of `text` (OpenSSL).
 std::string sha1_hex(std::string_view text);
 

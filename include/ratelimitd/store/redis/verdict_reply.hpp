@@ -5,6 +5,10 @@
 #include "ratelimitd/core/error.hpp"
 #include "ratelimitd/policy/policy.hpp"
 #include "ratelimitd/store/redis/value.hpp"
+#include "ratelimitd/store/store.hpp"
+
+#include <cstddef>
+#include <vector>
 
 namespace ratelimitd::store::redis {
 
@@ -16,5 +20,20 @@ result<check::Verdict> parse_verdict(const Value& reply, const policy::Policy& p
 
 /// The window of `p` as whole seconds for the IETF w parameter: at least 1.
 std::int64_t window_seconds(const policy::Policy& p) noexcept;
+
+/// A lua/multi.lua reply: one element per limit of `checks`, combined (all must allow).
+result<check::Verdict> layered_verdict(const Value& reply, const std::vector<LimitCheck>& checks);
+
+/// An algorithm script's reply in peek mode: `allowed` when at least one unit is left.
+result<check::Verdict> peek_verdict(const Value& reply, const policy::Policy& p);
+
+/// A DEL reply: true when the key existed.
+result<bool> reset_result(const Value& reply);
+
+/// Check `i`'s own reply, moved out of the reply to a call of `n` checks (lua/batch.lua; the
+/// algorithm's own script when n == 1). A failure or an error reply of the whole call is
+/// everyone's; a check's own error (its pcall in lua/batch.lua) is bad_script_reply, so it
+/// cannot be taken for a redirect of the call.
+result<Value> batch_element(result<Value>& reply, std::size_t n, std::size_t i);
 
 }  // namespace ratelimitd::store::redis

@@ -1,7 +1,9 @@
-// ClusterStore: slot routing over one RedisStore per node, MOVED/ASK followed within the deadline.
+// ClusterStore: slot routing over one ClusterNode per node, MOVED/ASK followed within the deadline.
 #include "ratelimitd/store/redis/cluster/cluster_store.hpp"
 
 #include "ratelimitd/store/redis/reset_channel.hpp"
+#include "ratelimitd/store/redis/script_args.hpp"
+#include "ratelimitd/store/redis/scripts.hpp"
 #include "ratelimitd/store/redis/verdict_reply.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -59,21 +61,20 @@ void ClusterStore::stop() {
 
 void ClusterStore::on_reconnected(std::function<void()> hook) {
     on_reconnected_ = std::move(hook);
-    for (auto& [_, node] : nodes_) node->on_reconnected(on_reconnected_);
+    for (auto& [_, node] : nodes_) node->client.on_reconnected(on_reconnected_);
 }
 
-RedisStore& ClusterStore::node_at(const NodeAddress& address) {
+ClusterNode& ClusterStore::node_at(const NodeAddress& address) {
     const std::string name = address.str();
     if (auto it = nodes_.find(name); it != nodes_.end()) return *it->second;
     Endpoint ep = endpoint_.seeds.front();  // the credentials
     ep.host = address.host;
     ep.port = address.port;
     ep.db = 0;
-    // Sliding-log members must stay unique across this thread's node stores too.
-    auto node = std::make_unique<RedisStore>(executor_, ep, timeout_,
-                                             instance_id_ + "/" + std::to_string(nodes_.size()),
-                                             connections_per_node_, coalescing_);
-    if (on_reconnected_) node->on_reconnected(on_reconnected_);
+    // Sliding-log members must stay unique across this thread's nodes too.
+    auto node = std::make_unique<ClusterNode>(executor_, ep, timeout_, connections_per_node_, coalescing_,
+                                              instance_id_ + "/" + std::to_string(nodes_.size()));
+    if (on_reconnected_) node->client.on_reconnected(on_reconnected_);
     if (stopped_) node->stop();
     std::lock_guard lock(mu_);
     return *nodes_.emplace(name, std::move(node)).first->second;
@@ -88,25 +89,25 @@ std::string ClusterStore::describe() const {
 bool ClusterStore::any_ready() const {
     if (!map_known_.load(std::memory_order_relaxed)) return false;
     std::lock_guard lock(mu_);
-    return std::all_of(primaries_.begin(), primaries_.end(), [](const RedisStore* p) { return p->any_ready(); });
+    return std::all_of(primaries_.begin(), primaries_.end(), [](const ClusterNode* p) { return p->client.any_ready(); });
 }
 
 bool ClusterStore::breaker_open() const {
     std::lock_guard lock(mu_);
-    return std::any_of(nodes_.begin(), nodes_.end(), [](const auto& n) { return n.second->breaker_open(); });
+    return std::any_of(nodes_.begin(), nodes_.end(), [](const auto& n) { return n.second->client.breaker_open(); });
 }
 
 std::uint64_t ClusterStore::batches_sent() const {
     std::lock_guard lock(mu_);
     std::uint64_t total = 0;
-    for (const auto& [_, n] : nodes_) total += n->batches_sent();
+    for (const auto& [_, n] : nodes_) total += n->batches.batches_sent();
     return total;
 }
 
 std::uint64_t ClusterStore::checks_batched() const {
     std::lock_guard lock(mu_);
     std::uint64_t total = 0;
-    for (const auto& [_, n] : nodes_) total += n->checks_batched();
+    for (const auto& [_, n] : nodes_) total += n->batches.checks_batched();
     return total;
 }
 
@@ -127,13 +128,13 @@ net::awaitable<void> ClusterStore::refresh() {
         if (stopped_) co_return;
     }
     // The primaries we know answer best; the seeds are the fallback (and the start).
-    std::vector<std::pair<RedisStore*, std::string>> candidates;
-    std::set<RedisStore*> seen;
-    for (RedisStore* p : primaries_) {
+    std::vector<std::pair<ClusterNode*, std::string>> candidates;
+    std::set<ClusterNode*> seen;
+    for (ClusterNode* p : primaries_) {
         if (seen.insert(p).second) candidates.emplace_back(p, std::string());
     }
     for (const auto& seed : endpoint_.seeds) {
-        RedisStore* s = &node_at(NodeAddress{seed.host, seed.port});
+        ClusterNode* s = &node_at(NodeAddress{seed.host, seed.port});
         if (seen.insert(s).second) candidates.emplace_back(s, std::string());
     }
     for (auto& [store, host] : candidates) {
@@ -146,7 +147,7 @@ net::awaitable<void> ClusterStore::refresh() {
     std::string last_error = "no node answered";
     for (auto& [store, host] : candidates) {
         std::vector<std::string> argv{std::string("CLUSTER"), std::string("SLOTS")};
-        auto reply = co_await store->command(std::move(argv), clock::now() + std::max(timeout_, discovery_timeout));
+        auto reply = co_await store->client.command(std::move(argv), clock::now() + std::max(timeout_, discovery_timeout));
         if (stopped_) co_return;
         if (!reply) {
             last_error = reply.error().detail;
@@ -173,9 +174,9 @@ net::awaitable<void> ClusterStore::refresh() {
 
 void ClusterStore::install(const std::vector<SlotRange>& ranges) {
     std::array<bool, slot_count> covered{};
-    std::vector<RedisStore*> owners;
+    std::vector<ClusterNode*> owners;
     for (const auto& r : ranges) {
-        RedisStore* owner = &node_at(r.primary);
+        ClusterNode* owner = &node_at(r.primary);
         for (int s = r.first; s <= r.last; ++s) {
             slots_[static_cast<std::size_t>(s)] = owner;
             covered[static_cast<std::size_t>(s)] = true;
@@ -199,7 +200,7 @@ void ClusterStore::install(const std::vector<SlotRange>& ranges) {
 // ---- routing ----------------------------------------------------------------------------------
 
 net::awaitable<result<Value>> ClusterStore::routed(int slot, clock::time_point deadline, Attempt attempt) {
-    RedisStore* node = slots_[static_cast<std::size_t>(slot)];
+    ClusterNode* node = slots_[static_cast<std::size_t>(slot)];
     bool asking = false;
     std::string last;
     for (int redirects = 0; redirects < max_redirects;) {
@@ -257,8 +258,12 @@ net::awaitable<result<check::Verdict>> ClusterStore::apply(const policy::Policy&
                                                            std::uint32_t cost) {
     const int slot = key_slot(key);
     const auto deadline = clock::now() + timeout_;
-    auto reply = co_await routed(slot, deadline, [&](RedisStore& node, bool asking) {
-        return node.check_reply(p, key, cost, deadline, asking);
+    auto reply = co_await routed(slot, deadline, [&](ClusterNode& node, bool asking) {
+        CheckArgs check = check_args(p, key, cost, node.members);
+        // After ASK, ASKING must go right before the script, so nothing is coalesced.
+        if (coalescing_.enabled && !asking) return node.batches.call(std::move(check), deadline);
+        return node.client.eval(script_for(p.algorithm), single_check_argv(std::move(check), false), deadline,
+                                asking);
     });
     if (!reply) co_return reply.error();
     co_return parse_verdict(*reply, p);
@@ -278,39 +283,43 @@ net::awaitable<result<check::Verdict>> ClusterStore::apply_all(std::vector<Limit
                           "redis cluster: the limits of a layered check lie in different hash slots"};
     }
     const auto deadline = clock::now() + timeout_;
-    auto reply = co_await routed(slot, deadline, [&](RedisStore& node, bool asking) {
-        return node.layered_reply(checks, deadline, asking);
+    auto reply = co_await routed(slot, deadline, [&](ClusterNode& node, bool asking) {
+        std::vector<CheckArgs> args;
+        args.reserve(checks.size());
+        for (const auto& c : checks) args.push_back(check_args(*c.policy, c.key, c.cost, node.members));
+        return node.client.eval(multi_script(), grouped_checks_argv(std::move(args)), deadline, asking);
     });
     if (!reply) co_return reply.error();
-    co_return RedisStore::layered_verdict(*reply, checks);
+    co_return layered_verdict(*reply, checks);
 }
 
 net::awaitable<result<check::Verdict>> ClusterStore::peek(const policy::Policy& p, std::string key) {
     const int slot = key_slot(key);
     const auto deadline = clock::now() + timeout_;
-    auto reply = co_await routed(slot, deadline, [&](RedisStore& node, bool asking) {
-        return node.peek_reply(p, key, deadline, asking);
+    auto reply = co_await routed(slot, deadline, [&](ClusterNode& node, bool asking) {
+        CheckArgs check = check_args(p, key, 1, node.members);
+        return node.client.eval(script_for(p.algorithm), single_check_argv(std::move(check), true), deadline, asking);
     });
     if (!reply) co_return reply.error();
-    co_return RedisStore::peek_verdict(*reply, p);
+    co_return peek_verdict(*reply, p);
 }
 
 net::awaitable<result<bool>> ClusterStore::reset(std::string key) {
     const int slot = key_slot(key);
     const auto deadline = clock::now() + timeout_;
-    auto reply = co_await routed(slot, deadline, [&](RedisStore& node, bool asking) {
+    auto reply = co_await routed(slot, deadline, [&](ClusterNode& node, bool asking) {
         std::vector<std::string> argv;
         argv.emplace_back("DEL");
         argv.push_back(key);
-        return node.command(std::move(argv), deadline, asking);
+        return node.client.command(std::move(argv), deadline, asking);
     });
     if (!reply) co_return reply.error();
-    auto forgot = RedisStore::reset_result(*reply);
+    auto forgot = reset_result(*reply);
     // Cluster pub/sub reaches every node's subscribers, so any node will do: the key's.
     if (forgot.has_value()) {
-        auto sent = co_await routed(slot, deadline, [&](RedisStore& node, bool asking) {
+        auto sent = co_await routed(slot, deadline, [&](ClusterNode& node, bool asking) {
             std::vector<std::string> publish{std::string("PUBLISH"), reset_channel_of_key(key), key};
-            return node.command(std::move(publish), deadline, asking);
+            return node.client.command(std::move(publish), deadline, asking);
         });
         if (!sent || sent->is_error()) {
             spdlog::warn("reset of {} not announced to the other sidecars: {}", key,
@@ -325,9 +334,9 @@ net::awaitable<bool> ClusterStore::ready() {
         request_refresh();
         co_return false;
     }
-    const std::vector<RedisStore*> primaries = primaries_;  // install() may swap it meanwhile
-    for (RedisStore* p : primaries) {
-        if (!co_await p->ready()) co_return false;
+    const std::vector<ClusterNode*> primaries = primaries_;  // install() may swap it meanwhile
+    for (ClusterNode* p : primaries) {
+        if (!co_await p->client.ready()) co_return false;
     }
     co_return true;
 }

@@ -1,11 +1,13 @@
-// The Redis Cluster store: one RedisStore (pipelined pool) per node, each call routed to the
+// The Redis Cluster store: one NodeClient (pipelined pool) per node, each call routed to the
 // primary owning its key's slot, MOVED/ASK followed.
 #pragma once
 
 #include "ratelimitd/store/redis/cluster/cluster_endpoint.hpp"
+#include "ratelimitd/store/redis/cluster/cluster_node.hpp"
 #include "ratelimitd/store/redis/cluster/key_slot.hpp"
 #include "ratelimitd/store/redis/cluster/slot_map.hpp"
-#include "ratelimitd/store/redis/redis_store.hpp"
+#include "ratelimitd/store/redis/coalescer.hpp"
+#include "ratelimitd/store/store.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 
@@ -32,8 +34,8 @@ struct RedirectCounts {
 ///
 /// The slot map comes from CLUSTER SLOTS, asked of any known node (seeds first) at start, after
 /// every MOVED and after a node stops answering. Each call goes to the primary owning its key's
-/// slot through that node's RedisStore (its own connections, breaker, script loading and, with
-/// Coalescing::one_slot_per_batch, batches of one slot). A MOVED reply updates the slot and
+/// slot through that node's ClusterNode (its own connections, breaker, script loading and
+/// batches of one slot). A MOVED reply updates the slot and
 /// retries on the named node; ASK retries once there behind ASKING; TRYAGAIN and CLUSTERDOWN are
 /// retried shortly; all within the one store deadline of the call. A layered check whose keys
 /// lie in several slots fails with store_unavailable (the config check refuses such routes).
@@ -72,14 +74,14 @@ public:
     }
 
 private:
-    using clock = RedisStore::clock;
+    using clock = NodeClient::clock;
     /// One try of a call on `node`; `asking` after an ASK redirect.
-    using Attempt = std::function<boost::asio::awaitable<result<Value>>(RedisStore& node, bool asking)>;
+    using Attempt = std::function<boost::asio::awaitable<result<Value>>(ClusterNode& node, bool asking)>;
 
     /// Runs `attempt` on the owner of `slot`, following redirects until `deadline`.
     boost::asio::awaitable<result<Value>> routed(int slot, clock::time_point deadline, Attempt attempt);
-    /// The store of the node at `address`, made (and connecting) on first use.
-    RedisStore& node_at(const NodeAddress& address);
+    /// The node at `address`, made (and connecting) on first use.
+    ClusterNode& node_at(const NodeAddress& address);
     /// Asks CLUSTER SLOTS again soon, unless a refresh is running or ran a moment ago.
     void request_refresh();
     boost::asio::awaitable<void> refresh();
@@ -97,9 +99,9 @@ private:
 
     // Written on the executor only; nodes_ and primaries_ also read by the scrape, under mu_.
     mutable std::mutex mu_;
-    std::map<std::string, std::unique_ptr<RedisStore>> nodes_;  // by "host:port"
-    std::vector<RedisStore*> primaries_;                       // distinct owners in slots_
-    std::array<RedisStore*, slot_count> slots_{};              // nullptr: owner unknown
+    std::map<std::string, std::unique_ptr<ClusterNode>> nodes_;  // by "host:port"
+    std::vector<ClusterNode*> primaries_;                       // distinct owners in slots_
+    std::array<ClusterNode*, slot_count> slots_{};              // nullptr: owner unknown
     std::atomic<bool> map_known_{false};
     std::atomic<int> primary_count_{0};
 

@@ -1,0 +1,51 @@
+// Coalesced checks over one node: the Coalescer's queue driven on the node's executor.
+#pragma once
+
+#include "ratelimitd/store/redis/coalescer.hpp"
+#include "ratelimitd/store/redis/node_client.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <atomic>
+#include <cstdint>
+
+namespace ratelimitd::store::redis {
+
+/// Queues checks (Coalescer) and sends what it lets go as one lua/batch.lua call, or as the
+/// algorithm's own script for a lone check; each caller resumes with its own reply element.
+/// @par Thread Safety
+/// Used only on the node's executor, except the counters.
+class BatchSender {
+public:
+    BatchSender(NodeClient& node, Coalescing coalescing);
+    BatchSender(const BatchSender&) = delete;
+    BatchSender& operator=(const BatchSender&) = delete;
+
+    /// Queues `check` and completes with its own reply. In a batch, a check's own script
+    /// error comes back as bad_script_reply, never as an error Value, so it cannot be taken
+    /// for a redirect of the whole call.
+    boost::asio::awaitable<result<Value>> call(CheckArgs check, NodeClient::clock::time_point deadline);
+
+    /// Fails every queued check; nothing will send them now.
+    void stop();
+
+    /// Script calls sent and the checks they carried. Thread-safe (the metrics scrape).
+    [[nodiscard]] std::uint64_t batches_sent() const noexcept { return batches_sent_.load(std::memory_order_relaxed); }
+    [[nodiscard]] std::uint64_t checks_batched() const noexcept { return checks_batched_.load(std::memory_order_relaxed); }
+
+private:
+    void enqueue(QueuedCheck check);
+    /// Fails the expired checks, then sends batches while the Coalescer lets them go.
+    void flush();
+    boost::asio::awaitable<void> send(std::vector<QueuedCheck> batch);
+
+    NodeClient& node_;
+    Coalescer queue_;
+    std::size_t in_flight_ = 0;
+    bool flush_posted_ = false;
+    bool stopped_ = false;
+    std::atomic<std::uint64_t> batches_sent_{0};
+    std::atomic<std::uint64_t> checks_batched_{0};
+};
+
+}  // namespace ratelimitd::store::redis

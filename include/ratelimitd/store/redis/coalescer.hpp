@@ -1,0 +1,82 @@
+// The coalescing queue without I/O: which waiting checks leave together in one batch call.
+#pragma once
+
+#include "ratelimitd/core/error.hpp"
+#include "ratelimitd/store/redis/script_args.hpp"
+#include "ratelimitd/store/redis/value.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace ratelimitd::store::redis {
+
+/// How apply() calls waiting on one thread's store are coalesced into lua/batch.lua calls.
+/// A check is sent at once when fewer than `max_in_flight` calls await replies; otherwise it
+/// waits for the next reply and leaves with every check that queued meanwhile, so batches
+/// grow with load and an idle server adds no delay.
+struct Coalescing {
+    bool enabled = true;
+    std::size_t max_batch = 64;     ///< checks in one call at most
+    std::size_t max_in_flight = 4;  ///< calls sent and not yet answered, over all connections
+    /// On a Redis Cluster node: a batch carries only keys of one hash slot (the first queued
+    /// check's), since a script call may not touch keys of several slots.
+    bool one_slot_per_batch = false;
+};
+
+/// Resumes whoever waits for one queued check's reply.
+struct ReplyWaiter {
+    virtual ~ReplyWaiter() = default;
+    virtual void complete(result<Value> reply) = 0;
+};
+
+/// One check waiting for its batch to be sent and answered.
+struct QueuedCheck {
+    CheckArgs args;
+    std::chrono::steady_clock::time_point deadline;  ///< the caller's; queueing counts against it
+    std::unique_ptr<ReplyWaiter> done;               ///< may be null (tests)
+    int slot = -1;                                   ///< hash slot, with one_slot_per_batch only
+};
+
+/// The queue of checks waiting to be sent, and the rule for what leaves next. It does no I/O
+/// and reads no clock: the caller says how many calls are out and what time it is.
+/// @par Thread Safety
+/// None; one owner.
+class Coalescer {
+public:
+    using time_point = std::chrono::steady_clock::time_point;
+
+    /// max_batch and max_in_flight below 1 count as 1.
+    explicit Coalescer(Coalescing limits);
+
+    /// Queues a check behind the others (its slot computed when one_slot_per_batch).
+    void push(QueuedCheck check);
+
+    /// The next batch to send, or nothing when the queue is empty or `in_flight` calls are
+    /// already out (max_in_flight). A batch holds up to max_batch checks in queue order; with
+    /// one_slot_per_batch only those of the first check's slot (the others keep their order).
+    std::optional<std::vector<QueuedCheck>> take(std::size_t in_flight);
+
+    /// Removes and returns the checks whose deadline passed while they queued (at `now`):
+    /// sending them would only spend Redis time on an answer nobody waits for.
+    std::vector<QueuedCheck> take_expired(time_point now);
+
+    /// Removes and returns every queued check (the store is stopping).
+    std::vector<QueuedCheck> take_all();
+
+    [[nodiscard]] std::size_t size() const noexcept { return queue_.size(); }
+    [[nodiscard]] bool empty() const noexcept { return queue_.empty(); }
+    [[nodiscard]] const Coalescing& limits() const noexcept { return limits_; }
+
+private:
+    Coalescing limits_;
+    std::deque<QueuedCheck> queue_;
+};
+
+/// The earliest deadline of a batch: no check waits past its own.
+std::chrono::steady_clock::time_point batch_deadline(const std::vector<QueuedCheck>& batch);
+
+}  // namespace ratelimitd::store::redis

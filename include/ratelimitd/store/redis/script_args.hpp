@@ -1,0 +1,53 @@
+// The one place that spells the argument layout of the scripts in lua/: numkeys, the keys,
+// then each check's arguments.
+#pragma once
+
+#include "ratelimitd/policy/policy.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ratelimitd::store::redis {
+
+/// Arguments of one check in lua/batch.lua and lua/multi.lua: the algorithm's name, then the
+/// algorithm script's own ARGV[1..5] (limit, window_ms, burst, cost, member). The build
+/// (cmake/embed_lua.cmake) reads this line and writes the number into both scripts.
+inline constexpr std::size_t args_per_check = 6;
+
+/// One check as the scripts read it.
+struct CheckArgs {
+    policy::Algorithm algorithm = policy::Algorithm::token_bucket;
+    std::int64_t limit = 0;
+    std::int64_t window_ms = 0;
+    std::int64_t burst = 0;
+    std::uint32_t cost = 1;
+    std::string key;
+    std::string member;  ///< sliding log only; empty for the other algorithms
+};
+
+/// Hands out sliding-log members unique across sidecars: "<instance id>:<sequence>".
+class MemberSource {
+public:
+    explicit MemberSource(std::string instance_id) : instance_id_(std::move(instance_id)) {}
+    /// A fresh member for a sliding-log policy; "" for the other algorithms (they ignore it).
+    std::string next(const policy::Policy& p);
+
+private:
+    std::string instance_id_;
+    std::uint64_t sequence_ = 0;
+};
+
+/// The check of policy `p` on `key` (a fresh member from `members` for a sliding log).
+CheckArgs check_args(const policy::Policy& p, std::string key, std::uint32_t cost, MemberSource& members);
+
+/// EVALSHA arguments (after the digest) of the algorithm's own script:
+/// 1, key, limit, window_ms, burst, cost, member[, "peek"].
+std::vector<std::string> single_check_argv(CheckArgs check, bool peek);
+
+/// EVALSHA arguments (after the digest) of lua/batch.lua or lua/multi.lua: n, the n keys,
+/// then args_per_check values per check, in order.
+std::vector<std::string> grouped_checks_argv(std::vector<CheckArgs> checks);
+
+}  // namespace ratelimitd::store::redis

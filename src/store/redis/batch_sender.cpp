@@ -1,0 +1,101 @@
+// BatchSender: posts a flush per turn of the event loop, sends batches, hands out replies.
+#include "ratelimitd/store/redis/batch_sender.hpp"
+
+#include "ratelimitd/store/redis/verdict_reply.hpp"
+
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace ratelimitd::store::redis {
+
+namespace net = boost::asio;
+
+namespace {
+
+// Resumes the awaiting call() with its reply (posted, never inline).
+template <class Handler>
+struct WaiterFor final : ReplyWaiter {
+    WaiterFor(net::any_io_executor ex, Handler&& h) : executor(std::move(ex)), handler(std::move(h)) {}
+    void complete(result<Value> reply) override {
+        auto ex = net::get_associated_executor(handler, executor);
+        net::post(ex, [h = std::move(handler), r = std::move(reply)]() mutable { std::move(h)(std::move(r)); });
+    }
+    net::any_io_executor executor;
+    Handler handler;
+};
+
+}  // namespace
+
+BatchSender::BatchSender(NodeClient& node, Coalescing coalescing) : node_(node), queue_(coalescing) {}
+
+net::awaitable<result<Value>> BatchSender::call(CheckArgs check, NodeClient::clock::time_point deadline) {
+    if (!node_.allows()) co_return node_.circuit_open();
+    QueuedCheck queued{std::move(check), deadline, nullptr};
+    co_return co_await net::async_initiate<decltype(net::use_awaitable), void(result<Value>)>(
+        [this](auto handler, QueuedCheck q) {
+            q.done = std::make_unique<WaiterFor<decltype(handler)>>(node_.executor(), std::move(handler));
+            enqueue(std::move(q));
+        },
+        net::use_awaitable, std::move(queued));
+}
+
+void BatchSender::stop() {
+    stopped_ = true;
+    flush();
+}
+
+void BatchSender::enqueue(QueuedCheck check) {
+    queue_.push(std::move(check));
+    // Flush once the handlers already runnable have run: checks arriving in the same turn
+    // of the event loop leave together even while few calls are out.
+    if (!flush_posted_) {
+        flush_posted_ = true;
+        net::post(node_.executor(), [this] {
+            flush_posted_ = false;
+            flush();
+        });
+    }
+}
+
+void BatchSender::flush() {
+    if (stopped_) {
+        for (auto& check : queue_.take_all()) {
+            check.done->complete(Problem{errc::store_unavailable, "the redis store is stopping"});
+        }
+        return;
+    }
+    for (auto& check : queue_.take_expired(NodeClient::clock::now())) {
+        check.done->complete(Problem{errc::store_timeout, "redis did not answer in time"});
+    }
+    while (auto batch = queue_.take(in_flight_)) {
+        ++in_flight_;
+        net::co_spawn(node_.executor(), send(std::move(*batch)), net::detached);
+    }
+}
+
+net::awaitable<void> BatchSender::send(std::vector<QueuedCheck> batch) {
+    const auto deadline = batch_deadline(batch);
+    const std::size_t n = batch.size();
+    batches_sent_.fetch_add(1, std::memory_order_relaxed);
+    checks_batched_.fetch_add(n, std::memory_order_relaxed);
+
+    result<Value> reply = Problem{errc::store_unavailable, "not sent"};
+    if (n == 1) {
+        // A lone check runs its algorithm's own script.
+        const Script& script = script_for(batch.front().args.algorithm);
+        reply = co_await node_.eval(script, single_check_argv(std::move(batch.front().args), false), deadline);
+    } else {
+        std::vector<CheckArgs> checks;
+        checks.reserve(n);
+        for (auto& c : batch) checks.push_back(std::move(c.args));
+        reply = co_await node_.eval(batch_script(), grouped_checks_argv(std::move(checks)), deadline);
+    }
+    --in_flight_;
+    for (std::size_t i = 0; i < n; ++i) batch[i].done->complete(batch_element(reply, n, i));
+    flush();
+}
+
+}  // namespace ratelimitd::store::redis

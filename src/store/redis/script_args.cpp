@@ -1,0 +1,50 @@
+// The scripts' argument layout, written out.
+#include "ratelimitd/store/redis/script_args.hpp"
+
+namespace ratelimitd::store::redis {
+
+namespace {
+
+// The algorithm script's own ARGV[1..5], the tail of every layout.
+void append_own_args(std::vector<std::string>& argv, CheckArgs& check) {
+    argv.push_back(std::to_string(check.limit));
+    argv.push_back(std::to_string(check.window_ms));
+    argv.push_back(std::to_string(check.burst));
+    argv.push_back(std::to_string(check.cost));
+    argv.push_back(std::move(check.member));
+}
+
+}  // namespace
+
+std::string MemberSource::next(const policy::Policy& p) {
+    if (p.algorithm != policy::Algorithm::sliding_log) return {};
+    return instance_id_ + ":" + std::to_string(++sequence_);
+}
+
+CheckArgs check_args(const policy::Policy& p, std::string key, std::uint32_t cost, MemberSource& members) {
+    return CheckArgs{p.algorithm, p.limit, p.window.count(), p.burst, cost, std::move(key), members.next(p)};
+}
+
+std::vector<std::string> single_check_argv(CheckArgs check, bool peek) {
+    std::vector<std::string> argv;
+    argv.reserve(3 + args_per_check);
+    argv.emplace_back("1");
+    argv.push_back(std::move(check.key));
+    append_own_args(argv, check);
+    if (peek) argv.emplace_back("peek");
+    return argv;
+}
+
+std::vector<std::string> grouped_checks_argv(std::vector<CheckArgs> checks) {
+    std::vector<std::string> argv;
+    argv.reserve(1 + (1 + args_per_check) * checks.size());
+    argv.push_back(std::to_string(checks.size()));
+    for (auto& c : checks) argv.push_back(std::move(c.key));
+    for (auto& c : checks) {
+        argv.emplace_back(policy::to_string(c.algorithm));
+        append_own_args(argv, c);
+    }
+    return argv;
+}
+
+}  // namespace ratelimitd::store::redis

@@ -1,0 +1,88 @@
+// Every policy::Algorithm is handled everywhere a check can go: its own script, the batch and
+// layered scripts (whose dispatch tables the build generates), and the embedded store.
+#include "ratelimitd/store/memory/memory_store.hpp"
+#include "ratelimitd/store/redis/lua_sources.hpp"
+#include "ratelimitd/store/redis/script_args.hpp"
+#include "ratelimitd/store/redis/scripts.hpp"
+
+#include "support/manual_clock.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+
+namespace ratelimitd::store {
+namespace {
+
+using policy::Algorithm;
+
+policy::Policy policy_of(Algorithm a) {
+    policy::Policy p;
+    p.name = policy::to_string(a);
+    p.algorithm = a;
+    p.limit = 3;
+    p.window = std::chrono::milliseconds(60'000);
+    p.burst = 3;
+    return p;
+}
+
+bool contains(std::string_view text, const std::string& part) { return text.find(part) != std::string_view::npos; }
+
+TEST(AlgorithmRegistry, TheBuildReadEveryAlgorithmInOrder) {
+    const auto& names = redis::algorithm_names();
+    const auto all = redis::all_algorithms();
+    ASSERT_EQ(all.size(), names.size());
+    ASSERT_GE(all.size(), 5u);
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        EXPECT_EQ(policy::to_string(all[i]), names[i]) << "enumerator " << i << " has no name in policy.cpp";
+    }
+}
+
+TEST(AlgorithmRegistry, EveryAlgorithmHasItsOwnScript) {
+    for (Algorithm a : redis::all_algorithms()) {
+        const redis::Script& s = redis::script_for(a);
+        EXPECT_EQ(s.name, policy::to_string(a));
+        EXPECT_FALSE(s.text.empty());
+        EXPECT_EQ(s.sha1.size(), 40u);
+    }
+}
+
+TEST(AlgorithmRegistry, TheBatchAndLayeredScriptsDispatchOnEveryAlgorithm) {
+    for (const redis::Script* s : {&redis::batch_script(), &redis::multi_script()}) {
+        for (Algorithm a : redis::all_algorithms()) {
+            const std::string name = policy::to_string(a);
+            EXPECT_TRUE(contains(s->text, "local " + name + " = function(KEYS, ARGV)\n")) << s->name << ": " << name;
+            EXPECT_TRUE(contains(s->text, "\n  " + name + " = " + name + ",\n")) << s->name << ": " << name;
+        }
+    }
+}
+
+TEST(AlgorithmRegistry, TheBatchAndLayeredScriptsReadTheEncodersStride) {
+    const std::string stride = "local args_per_check = " + std::to_string(redis::args_per_check) + "\n";
+    for (const redis::Script* s : {&redis::batch_script(), &redis::multi_script()}) {
+        EXPECT_TRUE(contains(s->text, stride)) << s->name;
+        EXPECT_FALSE(contains(s->text, "--@")) << s->name << ": a build directive was left unexpanded";
+        EXPECT_FALSE(contains(s->text, "6 *")) << s->name << ": the stride is spelled by hand";
+    }
+}
+
+TEST(AlgorithmRegistry, TheEmbeddedStoreDecidesEveryAlgorithm) {
+    ratelimitd::testing::ManualClock clock;
+    memory::MemoryStore store(clock);
+    for (Algorithm a : redis::all_algorithms()) {
+        const policy::Policy p = policy_of(a);
+        const std::string key = "k:" + p.name;
+        for (int i = 0; i < 3; ++i) EXPECT_TRUE(store.decide(p, key, 1).allowed) << p.name << " check " << i;
+        EXPECT_FALSE(store.decide(p, key, 1).allowed) << p.name << ": the fourth of three";
+        EXPECT_EQ(store.inspect(p, key).windows.front().remaining, 0) << p.name;
+
+        const std::vector<LimitCheck> layered{{&p, "layered:a:" + p.name, 1}, {&p, "layered:b:" + p.name, 3}};
+        const check::Verdict both = store.decide_all(layered);
+        EXPECT_TRUE(both.allowed) << p.name;
+        EXPECT_EQ(both.windows.size(), 2u) << p.name;
+    }
+}
+
+}  // namespace
+}  // namespace ratelimitd::store

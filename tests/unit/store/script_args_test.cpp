@@ -1,0 +1,66 @@
+// The scripts' argument layout as script_args.cpp writes it.
+#include "ratelimitd/store/redis/script_args.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace ratelimitd::store::redis {
+namespace {
+
+using policy::Algorithm;
+using Argv = std::vector<std::string>;
+
+CheckArgs args(Algorithm a, std::string key, std::string member = {}) {
+    return CheckArgs{a, 10, 60'000, 12, 3, std::move(key), std::move(member)};
+}
+
+TEST(ScriptArgs, ASingleCheckIsOneKeyThenTheAlgorithmsOwnFiveArguments) {
+    EXPECT_EQ(single_check_argv(args(Algorithm::gcra, "k"), false),
+              (Argv{"1", "k", "10", "60000", "12", "3", ""}));
+}
+
+TEST(ScriptArgs, APeekAddsPeekLast) {
+    EXPECT_EQ(single_check_argv(args(Algorithm::sliding_log, "k", "id:1"), true),
+              (Argv{"1", "k", "10", "60000", "12", "3", "id:1", "peek"}));
+}
+
+TEST(ScriptArgs, GroupedChecksAreTheKeysThenArgsPerCheckValuesEach) {
+    Argv argv = grouped_checks_argv({args(Algorithm::token_bucket, "a"), args(Algorithm::fixed_window, "b")});
+    EXPECT_EQ(argv, (Argv{"2", "a", "b",                                     //
+                          "token_bucket", "10", "60000", "12", "3", "",      //
+                          "fixed_window", "10", "60000", "12", "3", ""}));
+    // The stride the build writes into lua/batch.lua and lua/multi.lua.
+    EXPECT_EQ(argv.size(), 1 + 2 + 2 * args_per_check);
+}
+
+TEST(ScriptArgs, CheckArgsTakeThePolicysNumbers) {
+    policy::Policy p;
+    p.algorithm = Algorithm::sliding_window;
+    p.limit = 5;
+    p.window = std::chrono::milliseconds(1'500);
+    p.burst = 5;
+    MemberSource members("i");
+    const CheckArgs c = check_args(p, "k", 2, members);
+    EXPECT_EQ(c.algorithm, Algorithm::sliding_window);
+    EXPECT_EQ(c.limit, 5);
+    EXPECT_EQ(c.window_ms, 1'500);
+    EXPECT_EQ(c.burst, 5);
+    EXPECT_EQ(c.cost, 2u);
+    EXPECT_EQ(c.key, "k");
+    EXPECT_EQ(c.member, "");
+}
+
+TEST(ScriptArgs, SlidingLogMembersAreFreshEachTimeAndOthersGetNone) {
+    policy::Policy log;
+    log.algorithm = Algorithm::sliding_log;
+    policy::Policy bucket;
+    MemberSource members("sidecar-1");
+    EXPECT_EQ(members.next(log), "sidecar-1:1");
+    EXPECT_EQ(members.next(bucket), "");
+    EXPECT_EQ(members.next(log), "sidecar-1:2");
+}
+
+}  // namespace
+}  // namespace ratelimitd::store::redis
