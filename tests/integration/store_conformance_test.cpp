@@ -5,6 +5,7 @@
 #include "ratelimitd/store/memory/memory_store.hpp"
 #include "ratelimitd/store/redis/endpoint.hpp"
 #include "ratelimitd/store/redis/redis_store.hpp"
+#include "ratelimitd/store/redis/scripts.hpp"
 #include "support/processes.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -588,9 +589,7 @@ TEST_P(Conformance, ACheckPassesExactlyRetryAfterSecondsAfterADenial) {
 
 INSTANTIATE_TEST_SUITE_P(Stores, Conformance,
                          ::testing::Combine(::testing::Values(Kind::redis, Kind::embedded),
-                                            ::testing::Values(Algorithm::token_bucket, Algorithm::sliding_log,
-                                                              Algorithm::fixed_window, Algorithm::gcra,
-                                                              Algorithm::sliding_window)),
+                                            ::testing::ValuesIn(store::redis::all_algorithms())),
                          [](const auto& info) {
                              return std::string(to_string(std::get<0>(info.param))) + "_" +
                                     policy::to_string(std::get<1>(info.param));
