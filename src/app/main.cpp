@@ -1,10 +1,10 @@
 // ratelimitd entry point: parse the command line, load the config, run.
 #include "ratelimitd/app/app.hpp"
-#include "ratelimitd/app/cluster_rules.hpp"
 #include "ratelimitd/app/logging.hpp"
 #include "ratelimitd/app/settings.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
 #include "ratelimitd/store/redis/cluster/cluster_endpoint.hpp"
+#include "ratelimitd/store/redis/cluster/cluster_rules.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
             // The store the file (or RATELIMITD_REDIS_URL) names decides what the registry may ask.
             if (auto settings = app::resolve_settings(*cl, config.settings, env);
                 settings && settings->redis_url && store::redis::cluster::is_cluster_url(*settings->redis_url)) {
-                if (auto refusal = app::cluster_refusal(config.registry)) {
+                if (auto refusal = store::redis::cluster::cluster_refusal(config.registry)) {
                     std::fprintf(stderr, "%s: %s\n", cl->file.c_str(), refusal->c_str());
                     return 1;
                 }

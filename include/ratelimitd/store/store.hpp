@@ -23,7 +23,8 @@ struct LimitCheck {
 /// Keeps the state of every key and decides checks atomically.
 ///
 /// A Store object is used from one io_context thread (each server thread gets its own
-/// handle, see StoreFactory); implementations shared between threads synchronise inside.
+/// handle from its store::Backend, see backend.hpp); implementations shared between threads
+/// synchronise inside.
 class Store {
 public:
     virtual ~Store() = default;

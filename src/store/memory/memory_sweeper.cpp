@@ -1,5 +1,5 @@
-// MemorySweeper: a timer loop on the app's executor around MemoryStore::sweep_expired().
-#include "ratelimitd/app/memory_sweeper.hpp"
+// MemorySweeper: a timer loop on the accept thread's executor around MemoryStore::sweep_expired().
+#include "ratelimitd/store/memory/memory_sweeper.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -8,21 +8,21 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
-namespace ratelimitd::app {
+namespace ratelimitd::store::memory {
 
 namespace net = boost::asio;
 
 struct MemorySweeper::State {
-    State(net::any_io_executor ex, store::memory::MemoryStore& s, std::chrono::milliseconds i)
+    State(net::any_io_executor ex, MemoryStore& s, std::chrono::milliseconds i)
         : timer(std::move(ex)), store(s), interval(i) {}
 
     net::steady_timer timer;
-    store::memory::MemoryStore& store;
+    MemoryStore& store;
     std::chrono::milliseconds interval;
     bool stopped = false;
 };
 
-MemorySweeper::MemorySweeper(net::any_io_executor executor, store::memory::MemoryStore& store,
+MemorySweeper::MemorySweeper(net::any_io_executor executor, MemoryStore& store,
                              std::chrono::milliseconds interval)
     : state_(std::make_shared<State>(std::move(executor), store, interval)) {}
 
@@ -50,4 +50,4 @@ void MemorySweeper::stop() {
     state_->timer.cancel();
 }
 
-}  // namespace ratelimitd::app
+}  // namespace ratelimitd::store::memory

@@ -1,5 +1,5 @@
 // cluster_refusal: a route with layered limits cannot run on Redis Cluster.
-#include "ratelimitd/app/cluster_rules.hpp"
+#include "ratelimitd/store/redis/cluster/cluster_rules.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@ TEST(ClusterRefusal, AcceptsSingleLimitRoutes) {
     none.path = "/health";
     none.policy = "none";
     r.routes = {one, none};
-    EXPECT_FALSE(app::cluster_refusal(r));
+    EXPECT_FALSE(store::redis::cluster::cluster_refusal(r));
 }
 
 TEST(ClusterRefusal, NamesTheLayeredRoute) {
@@ -31,7 +31,7 @@ TEST(ClusterRefusal, NamesTheLayeredRoute) {
     layered.limits.push_back({"per-key", std::string("api_key")});
     layered.limits.push_back({"per-ip", std::string("client_ip")});
     r.routes = {one, layered};
-    auto refusal = app::cluster_refusal(r);
+    auto refusal = store::redis::cluster::cluster_refusal(r);
     ASSERT_TRUE(refusal);
     EXPECT_NE(refusal->find("routes[1] (POST /v1/exports)"), std::string::npos) << *refusal;
     EXPECT_NE(refusal->find("per-key, per-ip"), std::string::npos) << *refusal;

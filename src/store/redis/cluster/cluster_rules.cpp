@@ -1,7 +1,7 @@
 // cluster_refusal: layered limits need one Redis (or Sentinel), not a cluster.
-#include "ratelimitd/app/cluster_rules.hpp"
+#include "ratelimitd/store/redis/cluster/cluster_rules.hpp"
 
-namespace ratelimitd::app {
+namespace ratelimitd::store::redis::cluster {
 
 std::optional<std::string> cluster_refusal(const policy::Registry& registry) {
     for (std::size_t i = 0; i < registry.routes.size(); ++i) {
@@ -18,4 +18,4 @@ std::optional<std::string> cluster_refusal(const policy::Registry& registry) {
     return std::nullopt;
 }
 
-}  // namespace ratelimitd::app
+}  // namespace ratelimitd::store::redis::cluster

@@ -8,7 +8,7 @@
 #include <chrono>
 #include <memory>
 
-namespace ratelimitd::app {
+namespace ratelimitd::store::memory {
 
 /// How often the app sweeps the embedded store. Checks already drop expired keys of their
 /// own shard a few buckets at a time; the sweep catches keys that nothing visits any more,
@@ -23,7 +23,7 @@ inline constexpr std::chrono::milliseconds memory_sweep_interval{5'000};
 class MemorySweeper {
 public:
     /// `store` must outlive the sweeper's last sweep, i.e. until stop() or destruction.
-    MemorySweeper(boost::asio::any_io_executor executor, store::memory::MemoryStore& store,
+    MemorySweeper(boost::asio::any_io_executor executor, MemoryStore& store,
                   std::chrono::milliseconds interval = memory_sweep_interval);
     ~MemorySweeper();
     MemorySweeper(const MemorySweeper&) = delete;
@@ -42,4 +42,4 @@ private:
     std::shared_ptr<State> state_;
 };
 
-}  // namespace ratelimitd::app
+}  // namespace ratelimitd::store::memory

@@ -1,5 +1,5 @@
 // MemorySweeper: drops expired keys of the embedded store from a timer, and stops cleanly.
-#include "ratelimitd/app/memory_sweeper.hpp"
+#include "ratelimitd/store/memory/memory_sweeper.hpp"
 
 #include "support/manual_clock.hpp"
 
@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-namespace ratelimitd::app {
+namespace ratelimitd::store::memory {
 namespace {
 
 using namespace std::chrono_literals;
@@ -42,7 +42,7 @@ protected:
     }
 
     ManualClock clock_;
-    store::memory::MemoryStore store_{clock_};
+    MemoryStore store_{clock_};
     boost::asio::io_context io_;
 };
 
@@ -82,4 +82,4 @@ TEST_F(MemorySweeperTest, DestroyedWhileItsWaitIsQueued) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::app
+}  // namespace ratelimitd::store::memory

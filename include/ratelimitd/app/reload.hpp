@@ -1,0 +1,19 @@
+// Reloading the config file (SIGHUP, or a change on disk).
+#pragma once
+
+#include "ratelimitd/policy/registry_handle.hpp"
+#include "ratelimitd/service/metrics.hpp"
+#include "ratelimitd/store/backend.hpp"
+
+#include <string>
+
+namespace ratelimitd::app {
+
+/// Loads `path` again and swaps its registry in. A file that fails validation, or asks what
+/// the store cannot do (Backend::refusal), is refused with an error line and the previous
+/// registry keeps serving. Counts the outcome in `metrics`. Catches every exception: the process that
+/// serves the old config must not end on a bad reload.
+void reload_config(const std::string& path, policy::RegistryHandle& registry, const store::Backend& backend,
+                   service::Metrics& metrics);
+
+}  // namespace ratelimitd::app

@@ -1,0 +1,43 @@
+// What the process does on SIGHUP, SIGTERM and SIGINT.
+#pragma once
+
+#include "ratelimitd/http/server.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <chrono>
+#include <functional>
+
+namespace ratelimitd::app {
+
+/// SIGTERM must end the process within 5 s (contract §1); this leaves room to exit.
+inline constexpr std::chrono::milliseconds drain_deadline{4000};
+
+/// On the accept thread's io_context: SIGHUP calls `reload`; the first SIGTERM or SIGINT
+/// drains the server (requests in flight finish, keep-alive connections close) and stops
+/// `main` once no session is left or at drain_deadline.
+/// @par Thread Safety
+/// Runs on `main`'s thread; `main` and `server` outlive it.
+class SignalHandler {
+public:
+    SignalHandler(boost::asio::io_context& main, http::Server& server, std::function<void()> reload);
+
+    /// Waits for the signals (again after each one).
+    void start();
+
+private:
+    void on_signal(boost::system::error_code ec, int signal);
+    void poll_drain();
+
+    boost::asio::io_context& main_;
+    http::Server& server_;
+    std::function<void()> reload_;
+    boost::asio::signal_set signals_;
+    boost::asio::steady_timer drain_timer_;
+    std::chrono::steady_clock::time_point drain_started_;
+    bool draining_ = false;
+};
+
+}  // namespace ratelimitd::app

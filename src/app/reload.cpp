@@ -1,0 +1,37 @@
+// reload_config: load, ask the store, swap, count; every failure refused and logged.
+#include "ratelimitd/app/reload.hpp"
+
+#include "ratelimitd/policy/registry_loader.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <memory>
+
+namespace ratelimitd::app {
+
+void reload_config(const std::string& path, policy::RegistryHandle& registry, const store::Backend& backend,
+                   service::Metrics& metrics) {
+    try {
+        auto next = policy::load_config(path);
+        if (auto refusal = backend.refusal(next.registry)) {
+            metrics.count_reload(false);
+            spdlog::error("reload refused, the previous config keeps serving: {}: {}", path, *refusal);
+            return;
+        }
+        const auto count = next.registry.policies.size();
+        registry.replace(std::make_shared<const policy::Registry>(std::move(next.registry)));
+        metrics.count_reload(true);
+        spdlog::info("reloaded {}: policies={}", path, count);
+    } catch (const policy::ConfigError& e) {
+        metrics.count_reload(false);
+        spdlog::error("reload refused, the previous config keeps serving: {}", e.what());
+    } catch (const std::exception& e) {
+        // Anything else (out of memory swapping the registry...) must not end the process
+        // that serves the old config: an exception here would leave the io_context's run().
+        metrics.count_reload(false);
+        spdlog::error("reload refused, the previous config keeps serving: {}: unexpected failure ({})", path,
+                      e.what());
+    }
+}
+
+}  // namespace ratelimitd::app

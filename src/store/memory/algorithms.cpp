@@ -1,0 +1,37 @@
+// The dispatch to each algorithm and the reply every script ends with.
+#include "ratelimitd/store/memory/algorithms.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace ratelimitd::store::memory::detail {
+
+check::Verdict to_verdict(const Policy& p, const Reply& r, std::int64_t now) {
+    check::WindowState w;
+    w.policy = p.name;
+    w.allowed = r.allowed;
+    w.limit = p.limit;
+    w.window_s = std::max<std::int64_t>(1, ceil_div(p.window.count(), 1000));
+    w.remaining = r.remaining;
+    w.reset_epoch_s = ceil_div(r.reset_ms, 1000);
+    w.reset_after_s = ceil_div(r.reset_ms - now, 1000);
+    w.reset_after_ms = r.reset_ms - now;
+    w.retry_after_s = r.allowed ? 0 : std::max<std::int64_t>(1, w.reset_after_s);
+    check::Verdict v;
+    v.allowed = r.allowed;
+    v.windows.push_back(std::move(w));
+    return v;
+}
+
+Reply run_algorithm(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now) {
+    switch (p.algorithm) {
+        case Algorithm::token_bucket: return token_bucket(map, key, p, cost, now);
+        case Algorithm::sliding_log: return sliding_log(map, key, p, cost, now);
+        case Algorithm::fixed_window: return fixed_window(map, key, p, cost, now);
+        case Algorithm::gcra: return gcra(map, key, p, cost, now);
+        case Algorithm::sliding_window: return sliding_window(map, key, p, cost, now);
+    }
+    return Reply{};
+}
+
+}  // namespace ratelimitd::store::memory::detail

@@ -1,0 +1,59 @@
+// lua/gcra.lua in C++.
+#include "ratelimitd/store/memory/algorithms.hpp"
+
+#include <algorithm>
+
+namespace ratelimitd::store::memory::detail {
+namespace {
+
+// gcra.lua's debt (TAT - now, in units of 1/limit ms, at most the capacity) of a stored
+// TAT; a TAT written under other numbers (a reload) owes the same units, rounded up.
+std::int64_t gcra_debt(const GcraState& s, const Policy& p, std::int64_t now) {
+    const std::int64_t capacity = p.burst * p.window.count();
+    const std::int64_t ahead = s.ms - now;
+    if (ahead < 0) return 0;
+    const __int128 owed = static_cast<__int128>(ahead) * s.limit + s.f;  // in units of 1/s.limit ms
+    if (s.limit == p.limit && s.window == p.window.count()) {
+        return static_cast<std::int64_t>(std::min<__int128>(capacity, owed));
+    }
+    const __int128 converted = (owed * p.window.count() + s.window - 1) / s.window;
+    return static_cast<std::int64_t>(std::min<__int128>(capacity, converted));
+}
+
+}  // namespace
+
+// lua/gcra.lua: time in units of 1/limit ms, so the emission interval is window units and
+// `debt` (TAT - now) is token_bucket's capacity - level.
+Reply gcra(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now) {
+    const std::int64_t limit = p.limit;
+    const std::int64_t window = p.window.count();
+    const std::int64_t capacity = p.burst * window;
+    const std::int64_t need = cost * window;
+
+    Entry* e = find_live(map, key, Algorithm::gcra, now);
+    std::int64_t debt = 0;
+    if (e != nullptr) {
+        debt = gcra_debt(std::get<GcraState>(e->state), p, now);
+    }
+
+    std::int64_t level = capacity - debt;
+    Reply r;
+    if (level >= need) {
+        r.allowed = true;
+        level -= need;
+        const std::int64_t owed = debt + need;
+        if (e == nullptr) e = &insert(map, key, Algorithm::gcra);
+        e->state = GcraState{now + owed / limit, owed % limit, limit, window};
+        e->expire_at = now + ceil_div(owed, limit);  // SET ... PX: until the TAT is past
+        // reset: when the next whole unit is back
+        const std::int64_t tokens = floor_div(level, window);
+        r.reset_ms = tokens >= p.burst ? now : now + ceil_div((tokens + 1) * window - level, limit);
+    } else {
+        // reset: when `cost` units are back; a denied check writes nothing
+        r.reset_ms = now + ceil_div(need - level, limit);
+    }
+    r.remaining = floor_div(level, window);
+    return r;
+}
+
+}  // namespace ratelimitd::store::memory::detail

@@ -1,0 +1,97 @@
+// lua/sliding_log.lua in C++.
+#include "ratelimitd/store/memory/algorithms.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+namespace ratelimitd::store::memory::detail {
+namespace {
+
+using Marks = std::vector<Mark>;
+
+Marks::iterator live_begin(SlidingLogState& s) { return s.marks.begin() + static_cast<std::ptrdiff_t>(s.head); }
+
+// The running total after the newest live mark (the base when none is live).
+std::int64_t total_of(const SlidingLogState& s) { return s.marks.size() > s.head ? s.marks.back().cum : s.base; }
+
+// ZREMRANGEBYSCORE -inf..after: exactly the marks before `first`, whose running total before
+// it is `before`.
+void drop_before(SlidingLogState& s, Marks::iterator first, std::int64_t before) {
+    s.head = static_cast<std::size_t>(first - s.marks.begin());
+    s.base = before;
+    // Compact once half the vector is dead, so removal stays O(1) amortised.
+    if (s.head > 0 && s.head * 2 >= s.marks.size()) {
+        s.marks.erase(s.marks.begin(), s.marks.begin() + static_cast<std::ptrdiff_t>(s.head));
+        s.head = 0;
+        if (s.marks.capacity() > 2 * s.marks.size() + 8) s.marks.shrink_to_fit();
+    }
+}
+
+// ZADD `cost` members scored now.
+void add_units(SlidingLogState& s, std::int64_t cost, std::int64_t now) {
+    if (s.marks.size() > s.head && s.marks.back().ms == now) {
+        s.marks.back().cum += cost;
+    } else if (s.marks.size() == s.head || s.marks.back().ms < now) {
+        s.marks.push_back(Mark{now, total_of(s) + cost});
+    } else {
+        // The clock stepped back below the newest score: insert in score order and shift
+        // the running totals after it. Rare, so O(n) is fine.
+        auto pos = std::lower_bound(live_begin(s), s.marks.end(), now,
+                                    [](const Mark& m, std::int64_t v) { return m.ms < v; });
+        if (pos != s.marks.end() && pos->ms == now) {
+            for (auto it = pos; it != s.marks.end(); ++it) it->cum += cost;
+        } else {
+            const std::int64_t prev_cum = pos == live_begin(s) ? s.base : std::prev(pos)->cum;
+            pos = s.marks.insert(pos, Mark{now, prev_cum + cost});
+            for (auto it = std::next(pos); it != s.marks.end(); ++it) it->cum += cost;
+        }
+    }
+}
+
+}  // namespace
+
+Reply sliding_log(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
+                  std::int64_t now) {
+    const std::int64_t limit = p.limit;
+    const std::int64_t window = p.window.count();
+    const std::int64_t after = now - window;  // exclusive lower bound of the window
+
+    Entry* e = find_live(map, key, Algorithm::sliding_log, now);
+    SlidingLogState empty;
+    SlidingLogState* s = e != nullptr ? &std::get<SlidingLogState>(e->state) : &empty;
+    // ZCOUNT (after, +inf]: the first mark inside the window, and the units before it.
+    auto first = std::upper_bound(live_begin(*s), s->marks.end(), after,
+                                  [](std::int64_t v, const Mark& m) { return v < m.ms; });
+    std::int64_t before = first == live_begin(*s) ? s->base : std::prev(first)->cum;
+    std::int64_t count = total_of(*s) - before;
+
+    Reply r;
+    std::int64_t nth = 0;
+    if (count + cost <= limit) {
+        r.allowed = true;
+        if (e == nullptr) {
+            e = &insert(map, key, Algorithm::sliding_log);
+            s = &std::get<SlidingLogState>(e->state);
+            first = s->marks.begin();
+        }
+        drop_before(*s, first, before);
+        add_units(*s, cost, now);
+        e->expire_at = now + window;  // PEXPIRE window
+        count += cost;
+        before = s->base;  // everything before the window was just removed
+        nth = 1;           // reset: when the oldest entry leaves the window
+    } else {
+        nth = count + cost - limit;  // reset: when enough entries have left for `cost` to fit
+    }
+
+    // ZRANGEBYSCORE (after, +inf] LIMIT nth-1 1: the first mark whose running total reaches
+    // the nth unit of the window.
+    auto mark = std::lower_bound(live_begin(*s), s->marks.end(), before + nth,
+                                 [](const Mark& m, std::int64_t v) { return m.cum < v; });
+    // Only a cost above the limit (a broken precondition; the script would fail) finds none.
+    r.reset_ms = (mark != s->marks.end() ? mark->ms : now) + window;
+    r.remaining = std::max<std::int64_t>(0, limit - count);  // the limit may have been lowered
+    return r;
+}
+
+}  // namespace ratelimitd::store::memory::detail

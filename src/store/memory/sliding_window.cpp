@@ -1,0 +1,70 @@
+// lua/sliding_window.lua in C++.
+#include "ratelimitd/store/memory/algorithms.hpp"
+
+#include <algorithm>
+
+namespace ratelimitd::store::memory::detail {
+
+// lua/sliding_window.lua: counts weighted by milliseconds of the window, in integers.
+Reply sliding_window(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
+                     std::int64_t now) {
+    const std::int64_t limit = p.limit;
+    const std::int64_t window = p.window.count();
+
+    Entry* e = find_live(map, key, Algorithm::sliding_window, now);
+    std::int64_t start = now;
+    std::int64_t cur = 0;
+    std::int64_t prev = 0;
+    if (e != nullptr) {
+        const auto& s = std::get<SlidingWindowState>(e->state);
+        const std::int64_t opened = std::min(s.start, now);  // clock stepped back: stay in the window
+        const std::int64_t passed = (now - opened) / s.window;
+        if (s.window != window) {
+            // The window changed on reload: what still weighs in the old sliding window counts
+            // as admitted now, in a window of the new length that opens now.
+            if (passed == 0) cur = s.cur + s.prev;
+            if (passed == 1) cur = s.cur;
+        } else if (passed == 0) {
+            start = opened;
+            cur = s.cur;
+            prev = s.prev;
+        } else if (passed == 1) {
+            start = opened + window;
+            prev = s.cur;
+        }  // two windows or more: a new one opens now
+    }
+
+    const std::int64_t elapsed = now - start;
+    const std::int64_t weighted = prev * (window - elapsed) + cur * window;
+    std::int64_t remaining = std::max<std::int64_t>(0, floor_div(limit * window - weighted, window));
+
+    // Earliest ms at which `want` units fit with no further check (see the script).
+    const auto fits_at = [&](std::int64_t want) -> std::int64_t {
+        std::int64_t room = limit - cur - want;
+        if (room >= 0) {
+            if (prev == 0) return now;
+            const std::int64_t at = window - room * window / prev;
+            if (at < window) return start + std::max(elapsed, at);
+        }
+        room = limit - want;
+        if (cur == 0) return start + window;
+        return start + window + std::max<std::int64_t>(0, window - room * window / cur);
+    };
+
+    Reply r;
+    if (cost <= remaining) {
+        r.allowed = true;
+        cur += cost;
+        if (e == nullptr) e = &insert(map, key, Algorithm::sliding_window);
+        e->state = SlidingWindowState{start, cur, prev, window};
+        e->expire_at = start + 2 * window;  // PEXPIRE start + 2 windows - now
+        remaining -= cost;
+        r.reset_ms = remaining >= limit ? now : fits_at(remaining + 1);
+    } else {
+        r.reset_ms = fits_at(cost);  // a denied check writes nothing
+    }
+    r.remaining = remaining;
+    return r;
+}
+
+}  // namespace ratelimitd::store::memory::detail

@@ -1,0 +1,132 @@
+// make_backend and the backends it makes, without any server: which URL makes which kind,
+// what a bad URL says, which config each refuses, and what each reports to the metrics.
+#include "ratelimitd/store/backend_factory.hpp"
+
+#include "support/manual_clock.hpp"
+#include "support/run_on_io.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace ratelimitd::store {
+namespace {
+
+using namespace std::chrono_literals;
+using ratelimitd::testing::ManualClock;
+
+class BackendFactoryTest : public ::testing::Test {
+protected:
+    BackendOptions options() {
+        BackendOptions o;
+        o.clock = &clock_;
+        o.instance_id = "test";
+        return o;
+    }
+
+    static policy::Registry layered_registry() {
+        policy::Registry r;
+        policy::Route layered;
+        layered.path = "/v1/exports";
+        layered.policy = "per-key";
+        layered.limits.push_back({"per-key", std::string("api_key")});
+        layered.limits.push_back({"per-ip", std::string("client_ip")});
+        r.routes = {layered};
+        return r;
+    }
+
+    ManualClock clock_;
+};
+
+TEST_F(BackendFactoryTest, NoUrlIsTheEmbeddedStoreSharedByEveryThread) {
+    auto backend = make_backend(std::nullopt, options());
+    ASSERT_TRUE(backend) << backend.error().detail;
+    EXPECT_EQ((*backend)->kind(), "embedded");
+    EXPECT_EQ((*backend)->describe(), "embedded");
+    EXPECT_FALSE((*backend)->refusal(layered_registry()));
+
+    boost::asio::io_context a, b;
+    Store& first = (*backend)->add_thread(a.get_executor());
+    Store& second = (*backend)->add_thread(b.get_executor());
+    EXPECT_EQ(&first, &second) << "one embedded store, or limits would be per thread";
+}
+
+TEST_F(BackendFactoryTest, EmbeddedStatsCountItsKeysOnly) {
+    auto backend = make_backend(std::nullopt, options());
+    ASSERT_TRUE(backend);
+    boost::asio::io_context io;
+    Store& store = (*backend)->add_thread(io.get_executor());
+    policy::Policy p;
+    p.name = "fw";
+    p.algorithm = policy::Algorithm::fixed_window;
+    p.limit = 5;
+    p.window = 1'000ms;
+    p.burst = 5;
+    for (const char* key : {"k1", "k2"}) {
+        auto verdict = test::run_on_io(store.apply(p, key, 1));
+        ASSERT_TRUE(verdict && verdict->allowed) << key;
+    }
+
+    const BackendStats s = (*backend)->stats();
+    ASSERT_TRUE(s.keys);
+    EXPECT_EQ(s.keys->keys, 2u);
+    EXPECT_EQ(s.keys->evictions, 0u);
+    EXPECT_EQ(s.open_breakers, 0);
+    EXPECT_FALSE(s.batching);
+    EXPECT_FALSE(s.redirects);
+}
+
+TEST_F(BackendFactoryTest, EmbeddedStartAndStopLeaveTheAcceptLoopFree) {
+    auto backend = make_backend(std::nullopt, options());
+    ASSERT_TRUE(backend);
+    boost::asio::io_context main;
+    (*backend)->start(main.get_executor());
+    main.poll();  // as in the app: the accept loop runs, the sweep waits on its timer
+    (*backend)->stop();
+    main.run_for(10s);
+    EXPECT_TRUE(main.stopped()) << "the sweep timer still runs after stop()";
+}
+
+TEST_F(BackendFactoryTest, RedisUrlIsASingleRedisThatAllowsLayeredLimits) {
+    auto backend = make_backend(std::string("redis://127.0.0.1:6379/0"), options());
+    ASSERT_TRUE(backend) << backend.error().detail;
+    EXPECT_EQ((*backend)->kind(), "redis");
+    EXPECT_EQ((*backend)->describe(), "redis://127.0.0.1:6379/0");
+    EXPECT_FALSE((*backend)->refusal(layered_registry()));
+    const BackendStats s = (*backend)->stats();
+    ASSERT_TRUE(s.batching);
+    EXPECT_EQ(s.batching->script_calls, 0u);
+    EXPECT_FALSE(s.redirects);
+    EXPECT_FALSE(s.keys);
+}
+
+TEST_F(BackendFactoryTest, ClusterUrlIsAClusterThatRefusesLayeredLimits) {
+    auto backend = make_backend(std::string("redis-cluster://127.0.0.1:7000,127.0.0.1:7001"), options());
+    ASSERT_TRUE(backend) << backend.error().detail;
+    EXPECT_EQ((*backend)->kind(), "redis-cluster");
+    auto refusal = (*backend)->refusal(layered_registry());
+    ASSERT_TRUE(refusal);
+    EXPECT_NE(refusal->find("routes[0] (/v1/exports)"), std::string::npos) << *refusal;
+    EXPECT_FALSE((*backend)->refusal(policy::Registry{}));
+    const BackendStats s = (*backend)->stats();
+    EXPECT_TRUE(s.batching);
+    ASSERT_TRUE(s.redirects);
+    EXPECT_EQ(s.redirects->moved, 0u);
+    EXPECT_FALSE(s.keys);
+}
+
+TEST_F(BackendFactoryTest, BadUrlsFailNamingTheSchemeWithoutThePassword) {
+    for (const char* url : {"redis://:hunter2@", "redis-cluster://:hunter2@", "http://:hunter2@127.0.0.1:6379"}) {
+        auto backend = make_backend(std::string(url), options());
+        ASSERT_FALSE(backend) << url;
+        EXPECT_EQ(backend.error().code, errc::invalid_request) << url;
+        EXPECT_NE(backend.error().detail.find("redis"), std::string::npos) << backend.error().detail;
+        EXPECT_EQ(backend.error().detail.find("hunter2"), std::string::npos) << backend.error().detail;
+    }
+}
+
+}  // namespace
+}  // namespace ratelimitd::store
