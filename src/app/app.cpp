@@ -176,8 +176,8 @@ int run(const Settings& settings, policy::Config config) {
             store = w->cached.get();
         }
         w->service = std::make_unique<service::CheckService>(registry, *store, metrics);
-        w->router = std::make_unique<http::Router>(*w->service, router_options);
-        w->lane = std::make_unique<http::Lane>(*w->ioc, *w->router);
+        w->router = std::make_unique<http::Router>(*w->service, metrics, router_options);
+        w->lane = std::make_unique<http::Lane>(*w->ioc, *w->router, metrics);
         lanes.push_back(w->lane.get());
         workers.push_back(std::move(w));
     }
