@@ -1,6 +1,8 @@
 // setup_logging: stderr sink, text or JSON lines.
 #include "ratelimitd/app/logging.hpp"
 
+#include "ratelimitd/core/hex.hpp"
+
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
@@ -13,7 +15,6 @@ namespace {
 class JsonEscapedMessage final : public spdlog::custom_flag_formatter {
 public:
     void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
-        static constexpr char hex[] = "0123456789abcdef";
         for (char c : std::string_view(msg.payload.data(), msg.payload.size())) {
             switch (c) {
             case '"': dest.append(std::string_view("\\\"")); break;
@@ -23,7 +24,7 @@ public:
             case '\t': dest.append(std::string_view("\\t")); break;
             default:
                 if (static_cast<unsigned char>(c) < 0x20) {
-                    const char esc[] = {'\\', 'u', '0', '0', hex[(c >> 4) & 0xf], hex[c & 0xf]};
+                    const char esc[] = {'\\', 'u', '0', '0', hex_digit(c >> 4), hex_digit(c)};
                     dest.append(esc, esc + sizeof esc);
                 } else {
                     dest.push_back(c);

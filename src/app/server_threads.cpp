@@ -27,8 +27,8 @@ struct ServerThreads::Worker {
     // The request path over `store`: how services and routers are made, in one place.
     void build_request_path(store::Store& store, const Serving& serving) {
         service = std::make_unique<service::CheckService>(serving.registry, store, serving.metrics);
-        router = std::make_unique<http::Router>(*service, serving.router_options);
-        lane = std::make_unique<http::Lane>(*ioc, *router);
+        router = std::make_unique<http::Router>(*service, serving.metrics, serving.router_options);
+        lane = std::make_unique<http::Lane>(*ioc, *router, serving.metrics);
     }
 
     ~Worker() {

@@ -1,10 +1,11 @@
 // quote(): safe echo of untrusted text in messages.
 #include "ratelimitd/core/quote.hpp"
 
+#include "ratelimitd/core/hex.hpp"
+
 namespace ratelimitd {
 
 std::string quote(std::string_view text, std::size_t max_bytes) {
-    static constexpr char hex[] = "0123456789abcdef";
     std::string out = "\"";
     for (std::size_t i = 0; i < text.size() && i < max_bytes; ++i) {
         const auto c = static_cast<unsigned char>(text[i]);
@@ -12,8 +13,7 @@ std::string quote(std::string_view text, std::size_t max_bytes) {
             out += static_cast<char>(c);
         } else {
             out += "\\x";
-            out += hex[c >> 4];
-            out += hex[c & 0xf];
+            append_hex(out, c);
         }
     }
     if (text.size() > max_bytes) out += "...";

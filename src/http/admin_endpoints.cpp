@@ -1,8 +1,9 @@
-// Admin endpoints: /v1/policies, /v1/peek, /v1/reset, behind an optional bearer token.
+// Admin endpoints: /v1/policies, /v1/peek, /v1/reset, and who may call them.
 #include "ratelimitd/http/admin_endpoints.hpp"
 
 #include "ratelimitd/core/duration.hpp"
 #include "ratelimitd/http/check_codec.hpp"
+#include "ratelimitd/http/json_response.hpp"
 #include "ratelimitd/http/loopback.hpp"
 
 #include <nlohmann/json.hpp>
@@ -14,22 +15,17 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-Response json_response(const Request& req, bhttp::status status, const json& body) {
-    Response res{status, req.version()};
-    res.set(bhttp::field::content_type, "application/json");
-    res.set(bhttp::field::cache_control, "no-store");
-    res.keep_alive(req.keep_alive());
-    res.body() = body.dump(-1, ' ', false, json::error_handler_t::replace);
-    res.prepare_payload();
-    return res;
+Response dumped(const Request& req, bhttp::status status, const json& body) {
+    // replace: a tenant with invalid UTF-8 must not make dump() throw.
+    return json_response(req, status, body.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
-Response method_not_allowed(const Request& req, std::string_view allow) {
-    auto res = make_error_response(
-        Problem{errc::method_not_allowed, "method: " + std::string(req.method_string()) + " is not allowed here; use " +
-                                              std::string(allow)},
-        req.version(), req.keep_alive());
-    res.set(bhttp::field::allow, allow);
+/// A store that cannot answer makes an admin call 503: the key's state is unknown, not wrong.
+Response store_problem_response(const Request& req, const Problem& problem) {
+    auto res = make_error_response(problem, req.version(), req.keep_alive());
+    if (problem.code == errc::store_unavailable || problem.code == errc::store_timeout) {
+        res.result(bhttp::status::service_unavailable);
+    }
     return res;
 }
 
@@ -98,81 +94,63 @@ json registry_json(const policy::Registry& reg) {
 
 }  // namespace
 
-bool is_admin_path(std::string_view path) noexcept {
-    return path == "/v1/policies" || path == "/v1/peek" || path == "/v1/reset";
-}
-
 AdminAccess admin_access(const std::optional<std::string>& token, std::string_view authorization,
                          std::string_view peer) noexcept {
     if (token) return bearer_matches(authorization, *token) ? AdminAccess::allowed : AdminAccess::unauthorized;
     return is_loopback_address(peer) ? AdminAccess::allowed : AdminAccess::disabled;
 }
 
-net::awaitable<Response> handle_admin(const Request& req, std::string_view path, service::CheckService& service,
-                                      const std::optional<std::string>& token, std::string_view peer) {
+std::optional<Response> admin_refusal(const Request& req, const std::optional<std::string>& token,
+                                      std::string_view peer) {
     const auto access = admin_access(token, req[bhttp::field::authorization], peer);
     if (access == AdminAccess::disabled) {
-        co_return json_response(req, bhttp::status::forbidden,
-                                {{"error", "admin_disabled"},
-                                 {"detail", "admin endpoints: no admin token is set, so only loopback peers may "
-                                            "call them; set RATELIMITD_ADMIN_TOKEN to call them from elsewhere"}});
+        return dumped(req, bhttp::status::forbidden,
+                      {{"error", "admin_disabled"},
+                       {"detail", "admin endpoints: no admin token is set, so only loopback peers may "
+                                  "call them; set RATELIMITD_ADMIN_TOKEN to call them from elsewhere"}});
     }
     if (access == AdminAccess::unauthorized) {
-        auto res = json_response(req, bhttp::status::unauthorized,
-                                 {{"error", "unauthorized"},
-                                  {"detail", "authorization: admin endpoints need a valid bearer token"}});
+        auto res = dumped(req, bhttp::status::unauthorized,
+                          {{"error", "unauthorized"},
+                           {"detail", "authorization: admin endpoints need a valid bearer token"}});
         res.set(bhttp::field::www_authenticate, "Bearer realm=\"ratelimitd-admin\"");
-        co_return res;
+        return res;
     }
+    return std::nullopt;
+}
 
-    if (path == "/v1/policies") {
-        if (req.method() != bhttp::verb::get) co_return method_not_allowed(req, "GET");
-        co_return json_response(req, bhttp::status::ok, registry_json(*service.registry()));
-    }
+Response answer_policies(const Request& req, service::CheckService& service) {
+    return dumped(req, bhttp::status::ok, registry_json(*service.registry()));
+}
 
-    if (path == "/v1/peek") {
-        if (req.method() != bhttp::verb::get) co_return method_not_allowed(req, "GET");
-        const std::string_view target = req.target();
-        const auto q = target.find('?');
-        auto parsed = parse_check_query(q == std::string_view::npos ? std::string_view{} : target.substr(q + 1));
-        if (!parsed) co_return make_error_response(parsed.error(), req.version(), req.keep_alive());
-        auto state = co_await service.peek(std::move(*parsed));
-        if (!state) {
-            auto res = make_error_response(state.error(), req.version(), req.keep_alive());
-            if (state.error().code == errc::store_unavailable || state.error().code == errc::store_timeout) {
-                res.result(bhttp::status::service_unavailable);
-            }
-            co_return res;
-        }
-        const auto& w = state->verdict.reported();
-        co_return json_response(req, bhttp::status::ok,
-                                {{"policy", state->policy},
-                                 {"tenant", state->tenant},
-                                 {"scope", state->scope},
-                                 {"limit", w.limit},
-                                 {"remaining", w.remaining},
-                                 {"reset", w.reset_epoch_s},
-                                 {"reset_after", w.reset_after_s}});
-    }
+net::awaitable<Response> answer_peek(const Request& req, service::CheckService& service) {
+    const std::string_view target = req.target();
+    const auto q = target.find('?');
+    auto parsed = parse_check_query(q == std::string_view::npos ? std::string_view{} : target.substr(q + 1));
+    if (!parsed) co_return make_error_response(parsed.error(), req.version(), req.keep_alive());
+    auto state = co_await service.peek(std::move(*parsed));
+    if (!state) co_return store_problem_response(req, state.error());
+    const auto& w = state->verdict.reported();
+    co_return dumped(req, bhttp::status::ok,
+                     {{"policy", state->policy},
+                      {"tenant", state->tenant},
+                      {"scope", state->scope},
+                      {"limit", w.limit},
+                      {"remaining", w.remaining},
+                      {"reset", w.reset_epoch_s},
+                      {"reset_after", w.reset_after_s}});
+}
 
-    // /v1/reset
-    if (req.method() != bhttp::verb::post) co_return method_not_allowed(req, "POST");
+net::awaitable<Response> answer_reset(const Request& req, service::CheckService& service) {
     auto parsed = parse_check_json(req.body());
     if (!parsed) co_return make_error_response(parsed.error(), req.version(), req.keep_alive());
-    const json echo = {{"policy", parsed->policy ? json(*parsed->policy) : json(nullptr)},
-                       {"tenant", parsed->tenant},
-                       {"scope", parsed->scope.value_or("global")}};
+    json body = {{"policy", parsed->policy ? json(*parsed->policy) : json(nullptr)},
+                 {"tenant", parsed->tenant},
+                 {"scope", parsed->scope.value_or("global")}};
     auto removed = co_await service.reset(std::move(*parsed));
-    if (!removed) {
-        auto res = make_error_response(removed.error(), req.version(), req.keep_alive());
-        if (removed.error().code == errc::store_unavailable || removed.error().code == errc::store_timeout) {
-            res.result(bhttp::status::service_unavailable);
-        }
-        co_return res;
-    }
-    json body = echo;
+    if (!removed) co_return store_problem_response(req, removed.error());
     body["reset"] = *removed;
-    co_return json_response(req, bhttp::status::ok, body);
+    co_return dumped(req, bhttp::status::ok, body);
 }
 
 }  // namespace ratelimitd::http

@@ -1,9 +1,10 @@
-// Router: the endpoint table, request ids, HTTP metrics and the access log.
+// Router: dispatch by the endpoint table, request ids, HTTP metrics and the access log.
 #include "ratelimitd/http/router.hpp"
 
 #include "ratelimitd/http/admin_endpoints.hpp"
 #include "ratelimitd/http/auth_codec.hpp"
 #include "ratelimitd/http/check_codec.hpp"
+#include "ratelimitd/http/json_response.hpp"
 #include "ratelimitd/http/request_tokens.hpp"
 
 #include <spdlog/spdlog.h>
@@ -18,24 +19,20 @@ namespace net = boost::asio;
 
 namespace {
 
-Response plain_json(const Request& req, bhttp::status status, std::string body) {
-    Response res{status, req.version()};
-    res.set(bhttp::field::content_type, "application/json");
-    res.set(bhttp::field::cache_control, "no-store");
-    res.keep_alive(req.keep_alive());
-    res.body() = std::move(body);
-    res.prepare_payload();
-    return res;
-}
-
-Response method_not_allowed(const Request& req, std::string_view path, std::string_view allow) {
+Response method_not_allowed(const Request& req, const Endpoint& e, std::string_view path) {
+    const std::string allow = allow_header(e);
     auto res = make_error_response(
         Problem{errc::method_not_allowed, "method: " + std::string(req.method_string()) +
-                                              " is not allowed on " + std::string(path) + "; use " +
-                                              std::string(allow)},
+                                              " is not allowed on " + std::string(path) + "; use " + allow},
         req.version(), req.keep_alive());
     res.set(bhttp::field::allow, allow);
     return res;
+}
+
+Response not_found(const Request& req, std::string_view path) {
+    return make_error_response(
+        Problem{errc::not_found, "path: " + std::string(path.substr(0, 200)) + " is not an endpoint"},
+        req.version(), req.keep_alive());
 }
 
 std::string new_request_id() {
@@ -50,16 +47,6 @@ std::string new_request_id() {
     return id;
 }
 
-/// The route label for metrics: a known endpoint, or "other" (bounded cardinality).
-std::string_view route_label(std::string_view path) {
-    for (std::string_view known : {"/v1/check", "/v1/auth", "/healthz", "/readyz", "/metrics", "/v1/policies",
-                                   "/v1/peek", "/v1/reset"}) {
-        if (path == known) return known;
-    }
-    if (is_auth_path(path)) return "/v1/auth";  // /v1/auth/<original path> (Envoy)
-    return "other";
-}
-
 }  // namespace
 
 net::awaitable<Response> Router::handle(Request req, RequestContext ctx) {
@@ -68,60 +55,38 @@ net::awaitable<Response> Router::handle(Request req, RequestContext ctx) {
     const std::string_view caller_id = req["X-Request-Id"];
     const std::string request_id = is_sane_request_id(caller_id) ? std::string(caller_id) : new_request_id();
 
-    auto& metrics = service_.metrics();
-    metrics.request_started();
+    metrics_.request_started();
     std::optional<Response> routed;
     try {
-        routed = co_await route(req, path, ctx, request_id);
+        routed = co_await route(EndpointCall{req, path, ctx, request_id});
     } catch (const std::exception& e) {
         // The unit of work is one request: a library call that threw (out of memory, a bug)
         // answers 500 and is logged; it never ends the session or the process.
         spdlog::error("request_id={} path={}: answered 500 after an unexpected exception: {}", request_id,
                       route_label(path), e.what());
-        routed = plain_json(req, bhttp::status::internal_server_error,
-                            R"({"error":"internal_error","detail":"the request could not be handled"})");
+        routed = json_response(req, bhttp::status::internal_server_error,
+                               R"({"error":"internal_error","detail":"the request could not be handled"})");
     }
     Response res = std::move(*routed);
-    metrics.request_finished();
-    metrics.count_http(route_label(path), res.result_int());
+    metrics_.request_finished();
+    metrics_.count_http(route_label(path), res.result_int());
     res.set("X-Request-Id", request_id);
     co_return res;
 }
 
-net::awaitable<Response> Router::route(const Request& req, std::string_view path, const RequestContext& ctx,
-                                       const std::string& request_id) {
-    const auto method = req.method();
-    // Any method: Envoy asks with the original one.
-    if (is_auth_path(path)) co_return co_await auth(req, path, ctx, request_id);
-    if (path == "/v1/check") {
-        if (method == bhttp::verb::post || method == bhttp::verb::get) co_return co_await check(req, request_id);
-        co_return method_not_allowed(req, path, "GET, POST");
+net::awaitable<Response> Router::route(const EndpointCall& call) {
+    const Endpoint* endpoint = find_endpoint(call.path);
+    if (endpoint == nullptr) co_return not_found(call.req, call.path);
+    // Access first: a caller without the token learns nothing about an admin endpoint's methods.
+    if (endpoint->admin_only) {
+        if (auto refusal = admin_refusal(call.req, options_.admin_token, call.ctx.peer)) co_return std::move(*refusal);
     }
-    if (path == "/healthz") {
-        if (method != bhttp::verb::get) co_return method_not_allowed(req, path, "GET");
-        co_return plain_json(req, bhttp::status::ok, R"({"status":"ok"})");
-    }
-    if (path == "/readyz") {
-        if (method != bhttp::verb::get) co_return method_not_allowed(req, path, "GET");
-        co_return co_await readyz(req);
-    }
-    if (path == "/metrics") {
-        if (method != bhttp::verb::get) co_return method_not_allowed(req, path, "GET");
-        Response res{bhttp::status::ok, req.version()};
-        res.set(bhttp::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
-        res.set(bhttp::field::cache_control, "no-store");
-        res.keep_alive(req.keep_alive());
-        res.body() = service_.metrics().render(options_.version, options_.store_name);
-        res.prepare_payload();
-        co_return res;
-    }
-    if (is_admin_path(path)) co_return co_await admin(req, path, ctx);
-    co_return make_error_response(
-        Problem{errc::not_found, "path: " + std::string(path.substr(0, 200)) + " is not an endpoint"},
-        req.version(), req.keep_alive());
+    if (!allows(*endpoint, call.req.method())) co_return method_not_allowed(call.req, *endpoint, call.path);
+    co_return co_await (this->*endpoint->handler)(call);
 }
 
-net::awaitable<Response> Router::check(const Request& req, const std::string& request_id) {
+net::awaitable<Response> Router::check(const EndpointCall& call) {
+    const Request& req = call.req;
     const std::string_view target = req.target();
     result<check::CheckRequest> parsed;
     if (req.method() == bhttp::verb::post) {
@@ -135,25 +100,68 @@ net::awaitable<Response> Router::check(const Request& req, const std::string& re
     auto decision = co_await service_.check(std::move(*parsed));
     if (!decision) co_return make_error_response(decision.error(), req.version(), req.keep_alive());
     auto res = make_check_response(*decision, req.version(), req.keep_alive());
-    access_log(*decision, res.result_int(), request_id);
+    access_log(*decision, res.result_int(), call.request_id);
     co_return res;
 }
 
-net::awaitable<Response> Router::auth(const Request& req, std::string_view path, const RequestContext& ctx,
-                                      const std::string& request_id) {
-    auto query = parse_auth_request(req, path);
+net::awaitable<Response> Router::auth(const EndpointCall& call) {
+    const Request& req = call.req;
+    auto query = parse_auth_request(req, call.path);
     if (!query) co_return make_error_response(query.error(), req.version(), req.keep_alive());
     // One snapshot for routes, identity sources and the check: a reload cannot mix two.
     const auto registry = service_.registry();
-    const auto input = identity_input(req, ctx.peer);
+    const auto input = identity_input(req, call.ctx.peer);
     auto plan = plan_auth(*registry, *query, input, effective_hash_secret(options_.hash_secret, *registry));
     auto decision = co_await service_.check_limits(registry, std::move(plan.limits), std::move(plan.scope), 1);
     if (!decision) co_return make_error_response(decision.error(), req.version(), req.keep_alive());
     const int deny_status = query->deny_status.value_or(registry->auth.deny_status);
     auto res = make_auth_response(*decision, deny_status, req.version(), req.keep_alive(),
                                   req.method() == bhttp::verb::head);
-    access_log(*decision, res.result_int(), request_id);
+    access_log(*decision, res.result_int(), call.request_id);
     co_return res;
+}
+
+net::awaitable<Response> Router::healthz(const EndpointCall& call) {
+    co_return json_response(call.req, bhttp::status::ok, R"({"status":"ok"})");
+}
+
+net::awaitable<Response> Router::readyz(const EndpointCall& call) {
+    const Request& req = call.req;
+    const std::string_view target = req.target();
+    const auto q = target.find('?');
+    const std::string_view mode = q == std::string_view::npos ? "mode=shared" : target.substr(q + 1);
+    if (mode != "mode=shared" && mode != "mode=sidecar") {
+        co_return make_error_response(
+            Problem{errc::invalid_request, "query: /readyz takes mode=shared (the default) or mode=sidecar"},
+            req.version(), req.keep_alive());
+    }
+    const bool ok = co_await service_.store().ready();
+    // A sidecar answers its own pod's checks by each policy's on_store_error while the store is
+    // down; failing its readiness then would take every app pod out of its Service at once.
+    if (mode == "mode=sidecar") {
+        co_return json_response(req, bhttp::status::ok,
+                                ok ? R"({"status":"ready","store":"ready"})" : R"({"status":"ready","store":"not_ready"})");
+    }
+    co_return json_response(req, ok ? bhttp::status::ok : bhttp::status::service_unavailable,
+                            ok ? R"({"status":"ready"})" : R"({"status":"not_ready"})");
+}
+
+net::awaitable<Response> Router::metrics_text(const EndpointCall& call) {
+    co_return make_response(bhttp::status::ok, "text/plain; version=0.0.4; charset=utf-8",
+                            metrics_.render(options_.version, options_.store_name), call.req.version(),
+                            call.req.keep_alive());
+}
+
+net::awaitable<Response> Router::policies(const EndpointCall& call) {
+    co_return answer_policies(call.req, service_);
+}
+
+net::awaitable<Response> Router::peek(const EndpointCall& call) {
+    co_return co_await answer_peek(call.req, service_);
+}
+
+net::awaitable<Response> Router::reset(const EndpointCall& call) {
+    co_return co_await answer_reset(call.req, service_);
 }
 
 void Router::access_log(const service::Decision& d, unsigned status, const std::string& request_id) {
@@ -176,37 +184,13 @@ void Router::access_log(const service::Decision& d, unsigned status, const std::
         log_lines_ = 0;
     }
     if (++log_lines_ > options_.access_log_per_second) {
-        service_.metrics().count_access_log_dropped();
+        metrics_.count_access_log_dropped();
         return;
     }
     const auto verdict = d.degraded ? (d.verdict.allowed ? "degraded_allowed" : "failed_closed")
                                     : (!d.verdict.allowed ? "denied" : d.shadow_denied ? "shadow_denied" : "allowed");
     spdlog::info("access request_id={} policy={} tenant={} scope={} verdict={} status={}", request_id, d.policy,
                  d.tenant, d.scope, verdict, status);
-}
-
-net::awaitable<Response> Router::readyz(const Request& req) {
-    const std::string_view target = req.target();
-    const auto q = target.find('?');
-    const std::string_view mode = q == std::string_view::npos ? "mode=shared" : target.substr(q + 1);
-    if (mode != "mode=shared" && mode != "mode=sidecar") {
-        co_return make_error_response(
-            Problem{errc::invalid_request, "query: /readyz takes mode=shared (the default) or mode=sidecar"},
-            req.version(), req.keep_alive());
-    }
-    const bool ok = co_await service_.store().ready();
-    // A sidecar answers its own pod's checks by each policy's on_store_error while the store is
-    // down; failing its readiness then would take every app pod out of its Service at once.
-    if (mode == "mode=sidecar") {
-        co_return plain_json(req, bhttp::status::ok,
-                             ok ? R"({"status":"ready","store":"ready"})" : R"({"status":"ready","store":"not_ready"})");
-    }
-    co_return plain_json(req, ok ? bhttp::status::ok : bhttp::status::service_unavailable,
-                         ok ? R"({"status":"ready"})" : R"({"status":"not_ready"})");
-}
-
-net::awaitable<Response> Router::admin(const Request& req, std::string_view path, const RequestContext& ctx) {
-    co_return co_await handle_admin(req, path, service_, options_.admin_token, ctx.peer);
 }
 
 }  // namespace ratelimitd::http

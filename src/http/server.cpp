@@ -109,7 +109,7 @@ void Server::refuse(tcp::socket socket, Lane& lane) {
     for (int i = 0; i < 4 && !ec; ++i) socket.read_some(net::buffer(sink), ec);
     socket.close(ec);
 
-    lane.router.metrics().count_connection_rejected();
+    lane.metrics.count_connection_rejected();
     ++refused_unlogged_;
     const auto now = std::chrono::steady_clock::now();
     if (now - refusal_logged_ >= refusal_log_interval) {

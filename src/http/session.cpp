@@ -33,12 +33,12 @@ public:
     // The acceptor has counted this connection into lane.live already.
     SlotGuard(Lane& lane, beast::tcp_stream& stream) : lane_(lane) {
         slot_ = lane_.sessions.insert(lane_.sessions.end(), SessionSlot{&stream, true});
-        lane_.router.metrics().connection_opened();
+        lane_.metrics.connection_opened();
     }
     ~SlotGuard() {
         lane_.sessions.erase(slot_);
         lane_.live.fetch_sub(1);
-        lane_.router.metrics().connection_closed();
+        lane_.metrics.connection_closed();
     }
     SlotGuard(const SlotGuard&) = delete;
     SlotGuard& operator=(const SlotGuard&) = delete;

@@ -2,6 +2,7 @@
 #include "ratelimitd/policy/identity.hpp"
 
 #include "ratelimitd/check/validate.hpp"
+#include "ratelimitd/core/hex.hpp"
 #include "ratelimitd/policy/cidr.hpp"
 
 #include <arpa/inet.h>
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <span>
 
 namespace ratelimitd::policy {
 namespace {
@@ -52,17 +54,6 @@ std::string_view strip_port(std::string_view s) noexcept {
         return s.substr(0, colon);
     }
     return s;
-}
-
-std::string hex(const unsigned char* bytes, std::size_t n) {
-    static constexpr char digits[] = "0123456789abcdef";
-    std::string out;
-    out.reserve(2 * n);
-    for (std::size_t i = 0; i < n; ++i) {
-        out.push_back(digits[bytes[i] >> 4]);
-        out.push_back(digits[bytes[i] & 0xf]);
-    }
-    return out;
 }
 
 bool is_trusted(const std::vector<Cidr>& trusted, std::string_view ip) noexcept {
@@ -116,7 +107,7 @@ std::string hash_identity(std::string_view secret, std::string_view value) {
     const void* key = secret.empty() ? static_cast<const void*>(&no_key) : secret.data();
     HMAC(EVP_sha256(), key, static_cast<int>(secret.size()),
          reinterpret_cast<const unsigned char*>(value.data()), value.size(), digest, &len);
-    return "key:" + hex(digest, std::min<std::size_t>(len, hashed_identity_bytes));
+    return "key:" + to_hex(std::span(digest, std::min<std::size_t>(len, hashed_identity_bytes)));
 }
 
 std::optional<std::string> canonical_ip(std::string_view text) {

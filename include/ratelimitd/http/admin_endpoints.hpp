@@ -13,21 +13,17 @@
 
 namespace ratelimitd::http {
 
-/// /v1/policies, /v1/peek and /v1/reset.
-bool is_admin_path(std::string_view path) noexcept;
+// The paths, methods and access of these endpoints are rows of the endpoint table
+// (endpoints.hpp); the router checks access and methods before it calls a handler here.
 
-/// Answers an admin request:
-///   GET  /v1/policies                        the registry in force, with the file's SHA-256
-///                                            and load time
-///   GET  /v1/peek?policy=&tenant=&scope=     the key's state, nothing consumed
-///   POST /v1/reset {"policy","tenant","scope"}  forget the key's state
-/// Access per admin_access: 401 with no hint about the token when it is wrong or missing; 403
-/// admin_disabled (naming RATELIMITD_ADMIN_TOKEN) for a non-loopback peer when no token is
-/// set. `peer` is the direct TCP peer's address. Never throws.
-boost::asio::awaitable<Response> handle_admin(const Request& req, std::string_view path,
-                                              service::CheckService& service,
-                                              const std::optional<std::string>& token,
-                                              std::string_view peer);
+/// GET /v1/policies: the registry in force, with the file's SHA-256 and load time.
+Response answer_policies(const Request& req, service::CheckService& service);
+
+/// GET /v1/peek?policy=&tenant=&scope=: the key's state, nothing consumed. Never throws.
+boost::asio::awaitable<Response> answer_peek(const Request& req, service::CheckService& service);
+
+/// POST /v1/reset {"policy","tenant","scope"}: forget the key's state. Never throws.
+boost::asio::awaitable<Response> answer_reset(const Request& req, service::CheckService& service);
 
 // bearer_matches (the token check) is in request_tokens.hpp.
 
@@ -39,5 +35,12 @@ enum class AdminAccess { allowed, unauthorized, disabled };
 /// listening on 0.0.0.0 without a token cannot be reset from the network.
 AdminAccess admin_access(const std::optional<std::string>& token, std::string_view authorization,
                          std::string_view peer) noexcept;
+
+/// The answer to a caller admin_access refuses: 401 with no hint about the token when it is
+/// wrong or missing; 403 admin_disabled (naming RATELIMITD_ADMIN_TOKEN) for a non-loopback
+/// peer when no token is set. Nothing when the caller is allowed. `peer` is the direct TCP
+/// peer's address.
+std::optional<Response> admin_refusal(const Request& req, const std::optional<std::string>& token,
+                                      std::string_view peer);
 
 }  // namespace ratelimitd::http

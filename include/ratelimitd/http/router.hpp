@@ -1,8 +1,10 @@
 // Maps method + path to a handler; answers 404 and 405 for the rest.
 #pragma once
 
+#include "ratelimitd/http/endpoints.hpp"
 #include "ratelimitd/http/types.hpp"
 #include "ratelimitd/service/check_service.hpp"
+#include "ratelimitd/service/metrics.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -25,7 +27,7 @@ struct RouterOptions {
     std::optional<std::string> hash_secret;    ///< RATELIMITD_HASH_SECRET: wins over the file's hash_secret
 };
 
-/// The endpoints of one server thread:
+/// The endpoints of one server thread (the table is in endpoints.cpp):
 ///   POST|GET /v1/check     decide a check (contract §2)
 ///   any      /v1/auth[/...] a reverse proxy's auth subrequest (contract §6)
 ///   GET      /healthz      200 while the process runs
@@ -38,25 +40,32 @@ struct RouterOptions {
 /// Every response carries X-Request-Id: the caller's (when it is a sane token) or a new one.
 class Router {
 public:
-    Router(service::CheckService& service, const RouterOptions& options)
-        : service_(service), options_(options) {}
+    /// `metrics` counts every request by route and status, and is what /metrics renders.
+    Router(service::CheckService& service, service::Metrics& metrics, const RouterOptions& options)
+        : service_(service), metrics_(metrics), options_(options) {}
 
     /// Answers one request. Never throws; completes on the caller's executor.
     boost::asio::awaitable<Response> handle(Request req, RequestContext ctx = {});
 
-    service::Metrics& metrics() noexcept { return service_.metrics(); }
-
 private:
-    boost::asio::awaitable<Response> route(const Request& req, std::string_view path,
-                                           const RequestContext& ctx, const std::string& request_id);
-    boost::asio::awaitable<Response> auth(const Request& req, std::string_view path,
-                                          const RequestContext& ctx, const std::string& request_id);
-    boost::asio::awaitable<Response> check(const Request& req, const std::string& request_id);
-    boost::asio::awaitable<Response> readyz(const Request& req);
-    boost::asio::awaitable<Response> admin(const Request& req, std::string_view path, const RequestContext& ctx);
+    friend std::span<const Endpoint> endpoint_table() noexcept;  // names the handlers below
+
+    boost::asio::awaitable<Response> route(const EndpointCall& call);
+
+    // The handlers of the endpoint table; each is called with a method its row allows.
+    boost::asio::awaitable<Response> check(const EndpointCall& call);
+    boost::asio::awaitable<Response> auth(const EndpointCall& call);
+    boost::asio::awaitable<Response> healthz(const EndpointCall& call);
+    boost::asio::awaitable<Response> readyz(const EndpointCall& call);
+    boost::asio::awaitable<Response> metrics_text(const EndpointCall& call);
+    boost::asio::awaitable<Response> policies(const EndpointCall& call);
+    boost::asio::awaitable<Response> peek(const EndpointCall& call);
+    boost::asio::awaitable<Response> reset(const EndpointCall& call);
+
     void access_log(const service::Decision& d, unsigned status, const std::string& request_id);
 
     service::CheckService& service_;
+    service::Metrics& metrics_;
     const RouterOptions& options_;
     std::int64_t log_second_ = 0;   // access-log rate limit: the current second...
     int log_lines_ = 0;             // ...and the lines written in it (this thread only)

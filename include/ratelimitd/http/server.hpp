@@ -45,9 +45,11 @@ struct SessionSlot {
 /// @par Thread Safety
 /// `sessions` and `draining` are touched only on `ioc`'s thread; `live` from any thread.
 struct Lane {
-    Lane(boost::asio::io_context& ioc_, Router& router_) : ioc(ioc_), router(router_) {}
+    Lane(boost::asio::io_context& ioc_, Router& router_, service::Metrics& metrics_)
+        : ioc(ioc_), router(router_), metrics(metrics_) {}
     boost::asio::io_context& ioc;
     Router& router;
+    service::Metrics& metrics;  ///< counts connections opened, closed and refused
     std::list<SessionSlot> sessions;
     bool draining = false;
     /// Connections handed to this lane and not closed yet. The acceptor counts one in before

@@ -86,6 +86,13 @@ private:
     };
     PolicyCounters& for_policy(std::string_view policy);
 
+    // The parts of render(), in exposition order; each is called with mu_ held.
+    void render_checks(std::string& out) const;
+    void render_store(std::string& out) const;    // errors, latency, breakers
+    void render_redis(std::string& out) const;    // coalescing and Cluster redirects, when set
+    void render_http(std::string& out) const;     // requests by route, connections, in flight
+    void render_process(std::string& out) const;  // embedded store, reloads, access log
+
     mutable std::mutex mu_;  // guards the maps' shape, not the counters
     std::map<std::string, std::unique_ptr<PolicyCounters>, std::less<>> policies_;
     std::map<std::pair<std::string, unsigned>, std::uint64_t> http_;

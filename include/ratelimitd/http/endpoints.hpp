@@ -1,0 +1,57 @@
+// The endpoint table: every path the router answers, its methods, handler, access and the
+// route label its requests are counted under. 404, 405 and Allow derive from it.
+#pragma once
+
+#include "ratelimitd/http/types.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace ratelimitd::http {
+
+class Router;
+
+/// One request as a handler sees it.
+struct EndpointCall {
+    const Request& req;
+    std::string_view path;  ///< the target without its query
+    const RequestContext& ctx;
+    const std::string& request_id;
+};
+
+/// The methods an endpoint answers, as a set of bits.
+namespace methods {
+inline constexpr unsigned get = 1u << 0;
+inline constexpr unsigned post = 1u << 1;
+inline constexpr unsigned any = ~0u;  ///< every method (the auth subrequest keeps the original one)
+}  // namespace methods
+
+struct Endpoint {
+    using Handler = boost::asio::awaitable<Response> (Router::*)(const EndpointCall&);
+
+    std::string_view path;  ///< also the route label of its requests in metrics
+    bool subpaths;          ///< path + "/<anything>" is this endpoint too
+    unsigned methods;       ///< bits of `methods::`
+    bool admin_only;        ///< behind admin_access (token, or loopback peers)
+    Handler handler;
+};
+
+/// Every endpoint, in no particular order (paths do not overlap).
+std::span<const Endpoint> endpoint_table() noexcept;
+
+/// The endpoint `path` names, or nullptr (404).
+const Endpoint* find_endpoint(std::string_view path) noexcept;
+
+/// Whether `e` answers `method` (else 405).
+bool allows(const Endpoint& e, bhttp::verb method) noexcept;
+
+/// The Allow header of a 405 from `e`: its methods, comma-separated ("GET, POST").
+std::string allow_header(const Endpoint& e);
+
+/// The route label for metrics: the endpoint's path, or "other" (bounded cardinality).
+std::string_view route_label(std::string_view path) noexcept;
+
+}  // namespace ratelimitd::http
