@@ -5,10 +5,10 @@
 
 namespace ratelimitd::app {
 
-result<Settings> resolve_settings(const CommandLine& cl, const config::FileSettings& file, const EnvLookup& env) {
+result<Settings> resolve_settings(const CommandLine& cl, const policy::FileSettings& file, const EnvLookup& env) {
     Settings defaults;
     defaults.threads = available_cpus();
-    return config::resolve_settings(cl, file, env, defaults);
+    return config::apply_precedence(cl, file, env, defaults);
 }
 
 const char* usage() { return config::usage().c_str(); }

@@ -44,7 +44,7 @@ std::vector<std::string_view> file_setting_keys() {
     return keys;
 }
 
-result<Settings> resolve_settings(const CommandLine& cl, const FileSettings& file, const EnvLookup& env,
+result<Settings> apply_precedence(const CommandLine& cl, const FileSettings& file, const EnvLookup& env,
                                   const Settings& defaults) {
     Settings s = defaults;
     for (const auto& row : setting_table()) {

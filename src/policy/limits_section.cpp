@@ -96,43 +96,44 @@ void LimitsSection::read_limits(const Json& body, const std::string& path, Polic
     }
     p.windows.clear();
     std::size_t i = 0;
-    for (const auto& item : *windows) {
-        const std::string item_path = join(windows_path, i++);
-        if (!item.is_object()) fail(item_path, "expected a map with limit and window, got " + describe(item));
-        check_keys(item, item_path, {"limit", "window", "burst", "name"});
-        Policy w;
-        w.algorithm = p.algorithm;
-        w.on_store_error = p.on_store_error;
-        w.shadow = p.shadow;
-        w.long_ttl = p.long_ttl;
-        w.plan = p.plan;
-        read_window(item, item_path, w);
-        // The IETF item name: distinct per window, so clients can tell them apart.
-        w.name = p.name + "-" + format_duration(w.window);
-        if (const Json* n = find(item, "name")) {
-            const std::string name_path = join(item_path, "name");
-            const std::string name_expected = std::string("a window name of ") + name_charset;
-            w.name = need_string(*n, name_path, name_expected);
-            if (!check::is_valid_policy_name(w.name)) {
-                fail(name_path, "expected " + name_expected + ", got " + describe(*n));
-            }
-        }
-        for (std::size_t j = 0; j < p.windows.size(); ++j) {
-            // Each window's key ends with its span: two equal spans would share one key.
-            if (p.windows[j].window == w.window) {
-                fail(join(item_path, "window"), "duplicate span " + format_duration(w.window) + " (" +
-                                                    join("windows", j) + " has it too)");
-            }
-            if (p.windows[j].name == w.name) {
-                fail(join(item_path, "name"), quote(w.name) + " is already the name of " + join("windows", j));
-            }
-        }
-        p.windows.push_back(std::move(w));
-    }
+    for (const auto& item : *windows) p.windows.push_back(read_window_item(item, join(windows_path, i++), p));
     const Policy& first = p.windows.front();
     p.limit = first.limit;
     p.window = first.window;
     p.burst = first.burst;
+}
+
+Policy LimitsSection::read_window_item(const Json& item, const std::string& item_path, const Policy& p) const {
+    if (!item.is_object()) fail(item_path, "expected a map with limit and window, got " + describe(item));
+    check_keys(item, item_path, {"limit", "window", "burst", "name"});
+    Policy w;
+    w.algorithm = p.algorithm;
+    w.on_store_error = p.on_store_error;
+    w.shadow = p.shadow;
+    w.long_ttl = p.long_ttl;
+    w.plan = p.plan;
+    read_window(item, item_path, w);
+    // The IETF item name: distinct per window, so clients can tell them apart.
+    w.name = p.name + "-" + format_duration(w.window);
+    if (const Json* n = find(item, "name")) {
+        const std::string name_path = join(item_path, "name");
+        const std::string name_expected = std::string("a window name of ") + name_charset;
+        w.name = need_string(*n, name_path, name_expected);
+        if (!check::is_valid_policy_name(w.name)) {
+            fail(name_path, "expected " + name_expected + ", got " + describe(*n));
+        }
+    }
+    for (std::size_t j = 0; j < p.windows.size(); ++j) {
+        // Each window's key ends with its span: two equal spans would share one key.
+        if (p.windows[j].window == w.window) {
+            fail(join(item_path, "window"), "duplicate span " + format_duration(w.window) + " (" +
+                                                join("windows", j) + " has it too)");
+        }
+        if (p.windows[j].name == w.name) {
+            fail(join(item_path, "name"), quote(w.name) + " is already the name of " + join("windows", j));
+        }
+    }
+    return w;
 }
 
 void LimitsSection::check_long_windows(const Policy& p, const std::string& path) const {

@@ -8,6 +8,7 @@
 #include "ratelimitd/config/settings.hpp"
 #include "ratelimitd/config/usage.hpp"
 #include "ratelimitd/core/error.hpp"
+#include "ratelimitd/policy/policy.hpp"
 
 namespace ratelimitd::app {
 
@@ -19,10 +20,10 @@ using config::parse_command_line;
 using config::parse_listen;
 using config::Settings;
 
-/// config::resolve_settings with --threads defaulting to the CPUs this process may use
+/// config::apply_precedence with --threads defaulting to the CPUs this process may use
 /// (affinity, cgroup quota), not the host's: each thread opens its own Redis connections.
 /// Never throws.
-result<Settings> resolve_settings(const CommandLine& cl, const config::FileSettings& file, const EnvLookup& env);
+result<Settings> resolve_settings(const CommandLine& cl, const policy::FileSettings& file, const EnvLookup& env);
 
 /// The --help text (config::usage()).
 const char* usage();

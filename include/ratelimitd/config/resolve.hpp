@@ -30,7 +30,7 @@ std::vector<std::string_view> file_setting_keys();
 /// (an empty variable counts as unset), the variable over `file`, the file over the default.
 /// The first bad value fails with a message naming the setting. The config path comes from
 /// --check-config, --config or RATELIMITD_CONFIG. Never throws.
-result<Settings> resolve_settings(const CommandLine& cl, const FileSettings& file, const EnvLookup& env,
+result<Settings> apply_precedence(const CommandLine& cl, const FileSettings& file, const EnvLookup& env,
                                   const Settings& defaults = {});
 
 /// The config path alone (--check-config, else --config, else RATELIMITD_CONFIG), needed

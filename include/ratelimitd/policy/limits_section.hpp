@@ -26,6 +26,9 @@ private:
     Policy read_policy(const std::string& name, const Json& body, const std::string& path) const;
     /// limit/window/burst, or a `windows:` list, into `p` (whose algorithm is set).
     void read_limits(const Json& body, const std::string& path, Policy& p) const;
+    /// One item of `windows:` (p's windows so far are before it): its numbers and IETF name,
+    /// span and name distinct from the earlier ones.
+    Policy read_window_item(const Json& item, const std::string& item_path, const Policy& p) const;
     void read_window(const Json& body, const std::string& path, Policy& p) const;
     /// Windows over a day need `long_ttl: true`: their keys outlive a day.
     void check_long_windows(const Policy& p, const std::string& path) const;

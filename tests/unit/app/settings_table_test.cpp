@@ -27,7 +27,7 @@ result<Settings> resolve(const std::vector<std::string>& args, const Env& env, c
         auto it = env.find(name);
         return it == env.end() ? nullptr : it->second.c_str();
     };
-    return resolve_settings(*cl, file, lookup);
+    return apply_precedence(*cl, file, lookup);
 }
 
 std::string env_rule(std::string_view flag) {
@@ -68,19 +68,31 @@ TEST(SettingsTable, EveryRowHasHelpADefaultAndASource) {
         EXPECT_TRUE(!row.file_key.empty() || !row.env.empty()) << name;
         EXPECT_NE(row.field.apply, nullptr) << name;
         EXPECT_EQ(row.file_key.empty(), row.field.keep == nullptr) << name;
-        if (!row.flag.empty()) EXPECT_FALSE(row.env.empty()) << name << ": a flag has its variable";
-        if (row.type == SettingType::choice) EXPECT_FALSE(row.choices.empty()) << name;
+        if (!row.flag.empty()) {
+            EXPECT_FALSE(row.env.empty()) << name << ": a flag has its variable";
+        }
+        if (row.type == SettingType::choice) {
+            EXPECT_FALSE(row.choices.empty()) << name;
+        }
     }
 }
 
 TEST(SettingsTable, FlagsVariablesAndFileKeysAreUnique) {
     std::set<std::string_view> flags, envs, keys;
     for (const auto& row : setting_table()) {
-        if (!row.flag.empty()) EXPECT_TRUE(flags.insert(row.flag).second) << row.flag;
-        if (!row.env.empty()) EXPECT_TRUE(envs.insert(row.env).second) << row.env;
-        if (!row.file_key.empty()) EXPECT_TRUE(keys.insert(row.file_key).second) << row.file_key;
+        if (!row.flag.empty()) {
+            EXPECT_TRUE(flags.insert(row.flag).second) << row.flag;
+        }
+        if (!row.env.empty()) {
+            EXPECT_TRUE(envs.insert(row.env).second) << row.env;
+        }
+        if (!row.file_key.empty()) {
+            EXPECT_TRUE(keys.insert(row.file_key).second) << row.file_key;
+        }
         // RATELIMITD_<FLAG>, or an alias of that name read first (RATELIMITD_REDIS).
-        if (!row.flag.empty()) EXPECT_TRUE(row.env == env_rule(row.flag) || row.env_alias == env_rule(row.flag)) << row.flag;
+        if (!row.flag.empty()) {
+            EXPECT_TRUE(row.env == env_rule(row.flag) || row.env_alias == env_rule(row.flag)) << row.flag;
+        }
     }
     EXPECT_FALSE(flags.contains("check-config"));
 }
@@ -104,7 +116,9 @@ TEST(SettingsTable, BoundsAreEnforcedForEveryCountAndDuration) {
         EXPECT_TRUE(resolve({flag, std::to_string(row.lo) + unit}, {})) << flag;
         EXPECT_TRUE(resolve({flag, std::to_string(row.hi) + unit}, {})) << flag;
         EXPECT_FALSE(resolve({flag, std::to_string(row.hi + 1) + unit}, {})) << flag;
-        if (row.lo > 1) EXPECT_FALSE(resolve({flag, std::to_string(row.lo - 1) + unit}, {})) << flag;
+        if (row.lo > 1) {
+            EXPECT_FALSE(resolve({flag, std::to_string(row.lo - 1) + unit}, {})) << flag;
+        }
         EXPECT_FALSE(resolve({}, {{std::string(row.env), std::to_string(row.hi + 1) + unit}})) << row.env;
         if (!row.file_key.empty()) {
             const ConfigTree too_big = {{std::string(row.file_key), row.type == SettingType::duration
@@ -154,9 +168,15 @@ TEST(SettingsTable, AnEmptyVariableCountsAsUnset) {
 TEST(SettingsTable, HelpListsEveryRow) {
     const std::string& help = usage();
     for (const auto& row : setting_table()) {
-        if (!row.flag.empty()) EXPECT_NE(help.find("--" + std::string(row.flag) + " "), std::string::npos) << row.flag;
-        if (!row.env.empty()) EXPECT_NE(help.find(row.env), std::string::npos) << row.env;
-        if (!row.file_key.empty()) EXPECT_NE(help.find(row.file_key), std::string::npos) << row.file_key;
+        if (!row.flag.empty()) {
+            EXPECT_NE(help.find("--" + std::string(row.flag) + " "), std::string::npos) << row.flag;
+        }
+        if (!row.env.empty()) {
+            EXPECT_NE(help.find(row.env), std::string::npos) << row.env;
+        }
+        if (!row.file_key.empty()) {
+            EXPECT_NE(help.find(row.file_key), std::string::npos) << row.file_key;
+        }
         EXPECT_NE(help.find(row.help), std::string::npos) << row.help;
         EXPECT_NE(help.find(row.default_text), std::string::npos) << row.default_text;
     }
