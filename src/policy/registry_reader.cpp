@@ -8,10 +8,15 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
 #include <cstdint>
 #include <new>
 #include <set>
+#include <system_error>
 #include <vector>
 
 namespace ratelimitd::policy {
@@ -305,6 +310,34 @@ ConfigTree read_config_tree(std::string_view text, const std::string& file_name)
     } catch (const std::exception&) {
         throw ConfigError(file_name + ": cannot be read: the parser failed unexpectedly");
     }
+}
+
+std::string read_config_file(const std::string& path) {
+    const auto cannot_read = [&](int err) {
+        return ConfigError(path + ": cannot read: " + std::generic_category().message(err));
+    };
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw cannot_read(errno);
+
+    std::string text;
+    char buf[64 * 1024];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int err = errno;
+            ::close(fd);
+            throw cannot_read(err);
+        }
+        if (n == 0) break;
+        text.append(buf, static_cast<std::size_t>(n));
+        if (text.size() > reader_bounds::max_document_bytes) {
+            ::close(fd);
+            throw ConfigError(path + ": cannot read: larger than 16 MiB");
+        }
+    }
+    ::close(fd);
+    return text;
 }
 
 }  // namespace ratelimitd::policy

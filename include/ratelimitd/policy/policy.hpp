@@ -2,6 +2,8 @@
 // with them in the config file.
 #pragma once
 
+#include "ratelimitd/config/settings.hpp"
+
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -176,38 +178,9 @@ struct Registry {
     }
 };
 
-/// Process settings that may also come from the config file (flags and environment win).
-/// Not reloadable: a SIGHUP reads them but only the Registry is swapped.
-struct FileSettings {
-    std::optional<std::string> listen;         ///< "HOST:PORT"
-    std::optional<std::string> redis;          ///< redis://[:password@]host:port[/db]
-    std::optional<int> threads;
-    std::optional<std::string> log_level;      ///< trace|debug|info|warn|error
-    std::optional<std::string> log_format;     ///< text|json
-    std::optional<std::chrono::milliseconds> store_timeout;
-    std::optional<std::string> admin_token;    ///< bearer token for the admin endpoints
-    std::optional<std::string> access_log;     ///< off|denied|all
-    std::optional<double> access_log_sample;   ///< 0..1
-    std::optional<std::int64_t> max_connections;              ///< see setting_bounds
-    std::optional<std::int64_t> max_requests_per_connection;
-    std::optional<std::chrono::milliseconds> request_timeout;
-    std::optional<std::int64_t> memory_max_keys;              ///< 0: no cap
-};
-
-/// Ranges of the connection and memory settings, one source for the file loader and for the
-/// flags and environment (app/settings.cpp), so both refuse the same values.
-namespace setting_bounds {
-inline constexpr std::int64_t max_connections_hi = 1'000'000;
-inline constexpr std::int64_t max_requests_per_connection_hi = 1'000'000'000;
-inline constexpr std::chrono::milliseconds request_timeout_lo{100};
-inline constexpr std::chrono::milliseconds request_timeout_hi{600'000};
-/// A deadline far beyond any store's answer is a typo, and near the clock's range it overflows.
-inline constexpr std::chrono::milliseconds store_timeout_lo{1};
-inline constexpr std::chrono::milliseconds store_timeout_hi{60'000};
-/// memory_max_keys is 0 (no cap) or at least one key per shard of the embedded store.
-inline constexpr std::int64_t memory_max_keys_lo = 64;
-inline constexpr std::int64_t memory_max_keys_hi = 1'000'000'000;
-}  // namespace setting_bounds
+/// Process settings that may also come from the config file (flags and environment win);
+/// the settings table (config/setting_table.hpp) reads them.
+using FileSettings = config::FileSettings;
 
 /// Everything one config file holds.
 struct Config {

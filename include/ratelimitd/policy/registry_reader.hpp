@@ -4,6 +4,8 @@
 // position, never the text read there: a malformed line may hold a secret.
 #pragma once
 
+#include "ratelimitd/config/tree_values.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -13,7 +15,7 @@
 namespace ratelimitd::policy {
 
 /// ordered_json keeps the file's key order, so "the first problem" is the first in the file.
-using ConfigTree = nlohmann::ordered_json;
+using ConfigTree = config::ConfigTree;
 
 namespace reader_bounds {
 /// A config, not a data set; also the bound on text after YAML aliases are expanded.
@@ -27,5 +29,9 @@ inline constexpr std::size_t max_values = 1'000'000;
 /// The tree of `text`; `file_name` is used in messages and decides the syntax by its extension
 /// (.yaml, .yml or .json, case-insensitive). Throws ConfigError, and nothing else.
 ConfigTree read_config_tree(std::string_view text, const std::string& file_name);
+
+/// The text of the file at `path`, at most max_document_bytes. Throws ConfigError
+/// "<path>: cannot read: <reason>".
+std::string read_config_file(const std::string& path);
 
 }  // namespace ratelimitd::policy

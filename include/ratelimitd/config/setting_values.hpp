@@ -1,0 +1,29 @@
+// The rules of each SettingType: one for text (a flag or a RATELIMITD_* variable) and one for
+// the config file's value. Text messages name the setting by its label ("max-connections:
+// expected a whole number 1..1000000, got \"0\""); file messages leave the key to the caller,
+// which names file and key. A secret's value is never echoed. Never throws.
+#pragma once
+
+#include "ratelimitd/config/setting_table.hpp"
+#include "ratelimitd/config/tree_values.hpp"
+#include "ratelimitd/core/error.hpp"
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace ratelimitd::config {
+
+/// `text` from a flag or the environment, checked against `row`.
+result<SettingValue> text_value(const SettingRow& row, const std::string& text);
+
+/// `v` from the config file under row.file_key, checked against `row`.
+result<SettingValue> file_value(const SettingRow& row, const ConfigTree& v);
+
+/// Splits "HOST:PORT" or "[V6]:PORT". Fails naming listen. Never throws.
+result<std::pair<std::string, unsigned short>> parse_listen(std::string_view text);
+
+/// The config file's stricter form: an IPv6 host in brackets, no blanks, port 0..65535.
+bool is_host_port(std::string_view s);
+
+}  // namespace ratelimitd::config

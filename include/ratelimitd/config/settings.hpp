@@ -1,0 +1,59 @@
+// The process settings as the service uses them, and as one config file gives them. Which
+// flag, variable and file key feed each field, its bounds and its default text: the table
+// (setting_table.hpp). Not reloadable: a SIGHUP reads the file but only the Registry is swapped.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace ratelimitd::config {
+
+/// Every process setting after precedence (flag > RATELIMITD_* environment > file > default).
+struct Settings {
+    std::string config_path;
+    std::string listen_host = "127.0.0.1";
+    unsigned short listen_port = 8080;
+    std::optional<std::string> redis_url;       ///< none anywhere: the embedded store
+    int threads = 1;                            ///< app sets the CPUs this process may use
+    std::string log_level = "info";
+    std::string log_format = "text";
+    std::chrono::milliseconds store_timeout{50};
+    std::optional<std::string> admin_token;     ///< RATELIMITD_ADMIN_TOKEN or admin_token
+    std::optional<std::string> hash_secret;     ///< RATELIMITD_HASH_SECRET (wins over hash_secret)
+    std::string access_log = "off";             ///< off|denied|all
+    double access_log_sample = 1.0;
+    bool denial_cache = true;                   ///< --denial-cache on|off (Redis store only)
+    bool coalescing = true;                     ///< --coalescing on|off (Redis store only)
+    bool watch_config = true;                   ///< --watch-config on|off: reload when the file changes
+    std::size_t max_connections = 10'000;       ///< open at once; beyond it: 503 and close
+    std::size_t max_requests_per_connection = 10'000;  ///< the last one's answer closes
+    std::chrono::milliseconds request_timeout{10'000};  ///< to read a whole request
+    std::size_t memory_max_keys = 1'000'000;    ///< embedded store; 0: no cap
+
+    bool operator==(const Settings&) const = default;
+};
+
+/// The process settings one config file holds, validated; absent: the file does not say.
+/// Each field is the twin of a Settings field, filled through the table's file key.
+struct FileSettings {
+    std::optional<std::string> listen;         ///< "HOST:PORT"
+    std::optional<std::string> redis;          ///< redis://[:password@]host:port[/db]
+    std::optional<int> threads;
+    std::optional<std::string> log_level;      ///< trace|debug|info|warn|error
+    std::optional<std::string> log_format;     ///< text|json
+    std::optional<std::chrono::milliseconds> store_timeout;
+    std::optional<std::string> admin_token;    ///< bearer token for the admin endpoints
+    std::optional<std::string> access_log;     ///< off|denied|all
+    std::optional<double> access_log_sample;   ///< 0..1
+    std::optional<std::int64_t> max_connections;
+    std::optional<std::int64_t> max_requests_per_connection;
+    std::optional<std::chrono::milliseconds> request_timeout;
+    std::optional<std::int64_t> memory_max_keys;  ///< 0: no cap
+
+    bool operator==(const FileSettings&) const = default;
+};
+
+}  // namespace ratelimitd::config

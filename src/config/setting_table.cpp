@@ -1,0 +1,166 @@
+// The rows of the process settings table. A new setting is a Settings field (and its
+// FileSettings twin when the file may set it), one row here, and its test.
+#include "ratelimitd/config/setting_table.hpp"
+
+#include "ratelimitd/config/setting_values.hpp"
+
+#include <array>
+#include <type_traits>
+
+namespace ratelimitd::config {
+namespace {
+
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+
+// A value of the row's type into a field of any matching C++ type.
+template <class T>
+void assign(T& out, const SettingValue& v) {
+    if constexpr (is_optional<T>::value) {
+        typename T::value_type inner{};
+        assign(inner, v);
+        out = std::move(inner);
+    } else if constexpr (std::is_same_v<T, bool>) {
+        out = std::get<bool>(v);
+    } else if constexpr (std::is_integral_v<T>) {
+        out = static_cast<T>(std::get<std::int64_t>(v));
+    } else {
+        out = std::get<T>(v);
+    }
+}
+
+template <class T>
+SettingValue to_value(const T& x) {
+    if constexpr (std::is_same_v<T, bool>) return SettingValue(std::in_place_type<bool>, x);
+    else if constexpr (std::is_integral_v<T>) return SettingValue(std::in_place_type<std::int64_t>, x);
+    else return SettingValue(x);
+}
+
+template <auto Member>
+void apply_to(Settings& s, const SettingValue& v) {
+    assign(s.*Member, v);
+}
+
+template <auto Member>
+void keep_in(FileSettings& f, const SettingValue& v) {
+    assign(f.*Member, v);
+}
+
+template <auto Member>
+std::optional<SettingValue> kept_in(const FileSettings& f) {
+    const auto& field = f.*Member;
+    if (!field) return std::nullopt;
+    return to_value(*field);
+}
+
+/// A setting the file may hold too.
+template <auto SettingsMember, auto FileMember>
+constexpr SettingField both() {
+    return {&apply_to<SettingsMember>, &keep_in<FileMember>, &kept_in<FileMember>};
+}
+
+/// A setting of flags and environment only.
+template <auto SettingsMember>
+constexpr SettingField text_only() {
+    return {&apply_to<SettingsMember>, nullptr, nullptr};
+}
+
+// Checked by SettingType::listen before it gets here.
+void apply_listen(Settings& s, const SettingValue& v) {
+    const auto host_port = parse_listen(std::get<std::string>(v));
+    s.listen_host = host_port->first;
+    s.listen_port = host_port->second;
+}
+
+constexpr std::array<std::string_view, 5> log_levels{"trace", "debug", "info", "warn", "error"};
+constexpr std::array<std::string_view, 2> log_formats{"text", "json"};
+constexpr std::array<std::string_view, 3> access_log_modes{"off", "denied", "all"};
+
+using T = SettingType;
+
+const SettingRow rows[] = {
+    {.flag = "config", .env = "RATELIMITD_CONFIG", .type = T::path, .value_name = "FILE",
+     .default_text = "required", .help = "the config file (.yaml, .yml or .json)",
+     .field = text_only<&Settings::config_path>()},
+    {.file_key = "listen", .flag = "listen", .env = "RATELIMITD_LISTEN", .type = T::listen,
+     .value_name = "HOST:PORT", .default_text = "127.0.0.1:8080",
+     .help = "address to serve on; port 0 picks a free port",
+     .field = {&apply_listen, &keep_in<&FileSettings::listen>, &kept_in<&FileSettings::listen>}},
+    {.file_key = "redis", .flag = "redis", .env = "RATELIMITD_REDIS_URL", .env_alias = "RATELIMITD_REDIS",
+     .type = T::redis_url, .value_name = "URL", .default_text = "none: the embedded store",
+     .help = "the Redis store (URL forms below)",
+     .field = both<&Settings::redis_url, &FileSettings::redis>()},
+    {.file_key = "threads", .flag = "threads", .env = "RATELIMITD_THREADS", .type = T::count, .lo = 1,
+     .hi = 256, .value_name = "N", .default_text = "the CPUs this process may use",
+     .help = "event loops, each with its own Redis connections",
+     .field = both<&Settings::threads, &FileSettings::threads>()},
+    {.file_key = "log_level", .flag = "log-level", .env = "RATELIMITD_LOG_LEVEL", .type = T::choice,
+     .choices = log_levels, .default_text = "info", .help = "least severity logged",
+     .field = both<&Settings::log_level, &FileSettings::log_level>()},
+    {.file_key = "log_format", .flag = "log-format", .env = "RATELIMITD_LOG_FORMAT", .type = T::choice,
+     .choices = log_formats, .default_text = "text", .help = "log lines on stderr as text or JSON",
+     .field = both<&Settings::log_format, &FileSettings::log_format>()},
+    // A deadline far beyond any store's answer is a typo, and near the clock's range it overflows.
+    {.file_key = "store_timeout", .flag = "store-timeout", .env = "RATELIMITD_STORE_TIMEOUT",
+     .type = T::duration, .lo = 1, .hi = 60'000, .value_name = "DURATION", .default_text = "50ms",
+     .help = "longest wait for the store's answer; then the policy's on_store_error decides",
+     .field = both<&Settings::store_timeout, &FileSettings::store_timeout>()},
+    // Secrets have no flag, so they stay out of `ps`.
+    {.env = "RATELIMITD_HASH_SECRET", .type = T::secret, .lo = 16,
+     .default_text = "none (the file's hash_secret, a registry key)",
+     .help = "key of the hash of secret identities; wins over the file's hash_secret",
+     .field = text_only<&Settings::hash_secret>()},
+    {.file_key = "admin_token", .env = "RATELIMITD_ADMIN_TOKEN", .type = T::secret, .lo = 16,
+     .default_text = "none: admin endpoints answer loopback peers only",
+     .help = "bearer token of the admin endpoints",
+     .field = both<&Settings::admin_token, &FileSettings::admin_token>()},
+    {.file_key = "access_log", .flag = "access-log", .env = "RATELIMITD_ACCESS_LOG", .type = T::choice,
+     .choices = access_log_modes, .default_text = "off", .help = "which answers get an access log line",
+     .field = both<&Settings::access_log, &FileSettings::access_log>()},
+    {.file_key = "access_log_sample", .type = T::fraction, .default_text = "1.0",
+     .help = "share of those answers logged",
+     .field = both<&Settings::access_log_sample, &FileSettings::access_log_sample>()},
+    {.flag = "denial-cache", .env = "RATELIMITD_DENIAL_CACHE", .type = T::on_off, .default_text = "on",
+     .help = "answer repeated denials in process (Redis stores)",
+     .field = text_only<&Settings::denial_cache>()},
+    {.flag = "coalescing", .env = "RATELIMITD_COALESCING", .type = T::on_off, .default_text = "on",
+     .help = "send checks waiting together as one script call (Redis stores)",
+     .field = text_only<&Settings::coalescing>()},
+    {.flag = "watch-config", .env = "RATELIMITD_WATCH_CONFIG", .type = T::on_off, .default_text = "on",
+     .help = "reload the config file when it changes, as SIGHUP does",
+     .field = text_only<&Settings::watch_config>()},
+    {.file_key = "max_connections", .flag = "max-connections", .env = "RATELIMITD_MAX_CONNECTIONS",
+     .type = T::count, .lo = 1, .hi = 1'000'000, .value_name = "N", .default_text = "10000",
+     .help = "connections open at once; one more gets 503 and is closed",
+     .field = both<&Settings::max_connections, &FileSettings::max_connections>()},
+    {.file_key = "max_requests_per_connection", .flag = "max-requests-per-connection",
+     .env = "RATELIMITD_MAX_REQUESTS_PER_CONNECTION", .type = T::count, .lo = 1, .hi = 1'000'000'000,
+     .value_name = "N", .default_text = "10000",
+     .help = "requests served on one connection; the last answer closes it",
+     .field = both<&Settings::max_requests_per_connection, &FileSettings::max_requests_per_connection>()},
+    {.file_key = "request_timeout", .flag = "request-timeout", .env = "RATELIMITD_REQUEST_TIMEOUT",
+     .type = T::duration, .lo = 100, .hi = 600'000, .value_name = "DURATION", .default_text = "10s",
+     .help = "to receive a whole request once it has begun",
+     .field = both<&Settings::request_timeout, &FileSettings::request_timeout>()},
+    // 0 is "no cap"; below one key per shard of the embedded store a cap means nothing.
+    {.file_key = "memory_max_keys", .flag = "memory-max-keys", .env = "RATELIMITD_MEMORY_MAX_KEYS",
+     .type = T::count, .lo = 64, .hi = 1'000'000'000, .zero_allowed = true, .value_name = "N",
+     .default_text = "1000000", .help = "most keys the embedded store holds; 0: no cap",
+     .field = both<&Settings::memory_max_keys, &FileSettings::memory_max_keys>()},
+};
+
+}  // namespace
+
+std::span<const SettingRow> setting_table() noexcept { return rows; }
+
+const SettingRow* find_setting_by_flag(std::string_view flag) noexcept {
+    if (flag.empty()) return nullptr;
+    for (const auto& row : rows) {
+        if (row.flag == flag) return &row;
+    }
+    return nullptr;
+}
+
+}  // namespace ratelimitd::config

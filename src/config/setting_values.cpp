@@ -1,0 +1,220 @@
+// The text and file rules of each setting type, with the messages users see.
+#include "ratelimitd/config/setting_values.hpp"
+
+#include "ratelimitd/core/duration.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <charconv>
+
+namespace ratelimitd::config {
+namespace {
+
+constexpr std::array<std::string_view, 2> on_off_words{"on", "off"};
+
+Problem bad(std::string what) { return Problem{errc::invalid_request, std::move(what)}; }
+
+// "a, b or c".
+std::string either(std::span<const std::string_view> words) {
+    std::string out;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        if (i > 0) out += i + 1 == words.size() ? " or " : ", ";
+        out += words[i];
+    }
+    return out;
+}
+
+std::string count_range(const SettingRow& row, std::string_view noun) {
+    return std::string(row.zero_allowed ? "0 (no cap) or " : "") + std::string(noun) + " " +
+           std::to_string(row.lo) + ".." + std::to_string(row.hi);
+}
+
+bool count_accepts(const SettingRow& row, std::int64_t n) {
+    return (n >= row.lo && n <= row.hi) || (row.zero_allowed && n == 0);
+}
+
+std::string duration_range(const SettingRow& row) {
+    return "a duration from " + format_duration(std::chrono::milliseconds(row.lo)) + " to " +
+           format_duration(std::chrono::milliseconds(row.hi));
+}
+
+bool duration_accepts(const SettingRow& row, std::chrono::milliseconds d) {
+    return d.count() >= row.lo && d.count() <= row.hi;
+}
+
+result<SettingValue> text_count(const SettingRow& row, const std::string& text) {
+    std::int64_t n = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc{} || end != text.data() + text.size() || !count_accepts(row, n)) {
+        return bad(std::string(row.label()) + ": expected " + count_range(row, "a whole number") + ", got \"" +
+                   text + "\"");
+    }
+    return SettingValue(std::in_place_type<std::int64_t>, n);
+}
+
+result<SettingValue> text_duration(const SettingRow& row, const std::string& text) {
+    const auto d = parse_duration(text);
+    if (!d) return bad(std::string(row.label()) + ": " + d.error().detail);
+    if (!duration_accepts(row, *d)) {
+        return bad(std::string(row.label()) + ": expected " + duration_range(row) + ", got \"" + text + "\"");
+    }
+    return SettingValue(*d);
+}
+
+result<SettingValue> text_word(const SettingRow& row, std::span<const std::string_view> words,
+                               const std::string& text) {
+    for (const auto w : words) {
+        if (w == text) {
+            if (row.type == SettingType::on_off) return SettingValue(std::in_place_type<bool>, text == "on");
+            return SettingValue(text);
+        }
+    }
+    return bad(std::string(row.label()) + ": expected " + either(words) + ", got \"" + text + "\"");
+}
+
+result<SettingValue> file_listen(const ConfigTree& v) {
+    const std::string expected = "HOST:PORT such as \"127.0.0.1:8080\" or \"[::1]:8080\"";
+    if (!v.is_string() || !is_host_port(v.get_ref<const std::string&>())) {
+        return bad("expected " + expected + ", got " + describe(v));
+    }
+    return SettingValue(v.get<std::string>());
+}
+
+result<SettingValue> file_redis_url(const ConfigTree& v) {
+    // The URL may carry a password: say what is wrong without echoing it.
+    const std::string expected = "a URL such as \"redis://127.0.0.1:6379\"";
+    if (!v.is_string()) return bad("expected " + expected + ", got " + type_name(v));
+    const auto& url = v.get_ref<const std::string&>();
+    if (!url.starts_with("redis://") && !url.starts_with("redis-sentinel://") &&
+        !url.starts_with("redis-cluster://")) {
+        return bad("expected " + expected +
+                   " (starting with \"redis://\", \"redis-sentinel://\" or \"redis-cluster://\")");
+    }
+    return SettingValue(url);
+}
+
+result<SettingValue> file_count(const SettingRow& row, const ConfigTree& v) {
+    if (row.zero_allowed && v.is_number_integer() && v.get<std::int64_t>() == 0) {
+        return SettingValue(std::in_place_type<std::int64_t>, 0);
+    }
+    auto n = integer_in(v, row.lo, row.hi);
+    if (!n && row.zero_allowed) return bad("expected " + count_range(row, "an integer") + ", got " + describe(v));
+    if (!n) return n.error();
+    return SettingValue(std::in_place_type<std::int64_t>, *n);
+}
+
+result<SettingValue> file_duration(const SettingRow& row, const ConfigTree& v) {
+    const auto d = duration_of(v);
+    if (!d) return d.error();
+    if (!duration_accepts(row, *d)) return bad("expected " + duration_range(row) + ", got " + describe(v));
+    return SettingValue(*d);
+}
+
+result<SettingValue> file_secret(const SettingRow& row, const ConfigTree& v) {
+    // A secret: say what is wrong without echoing it.
+    if (!v.is_string() || v.get_ref<const std::string&>().size() < static_cast<std::size_t>(row.lo)) {
+        return bad("expected a string of at least " + std::to_string(row.lo) + " bytes");
+    }
+    return SettingValue(v.get<std::string>());
+}
+
+result<SettingValue> file_fraction(const ConfigTree& v) {
+    if (!v.is_number() || v.get<double>() < 0.0 || v.get<double>() > 1.0) {
+        return bad("expected a number from 0 to 1, got " + describe(v));
+    }
+    return SettingValue(v.get<double>());
+}
+
+}  // namespace
+
+result<SettingValue> text_value(const SettingRow& row, const std::string& text) {
+    switch (row.type) {
+    case SettingType::path:
+    case SettingType::redis_url: return SettingValue(text);
+    case SettingType::listen: {
+        const auto host_port = parse_listen(text);
+        if (!host_port) return host_port.error();
+        return SettingValue(text);
+    }
+    case SettingType::count: return text_count(row, text);
+    case SettingType::duration: return text_duration(row, text);
+    case SettingType::choice: return text_word(row, row.choices, text);
+    case SettingType::on_off: return text_word(row, on_off_words, text);
+    case SettingType::secret:
+        if (text.size() < static_cast<std::size_t>(row.lo)) {
+            return bad(std::string(row.label()) + ": expected at least " + std::to_string(row.lo) + " bytes");
+        }
+        return SettingValue(text);
+    case SettingType::fraction: break;
+    }
+    return bad(std::string(row.label()) + ": cannot be set from text");
+}
+
+result<SettingValue> file_value(const SettingRow& row, const ConfigTree& v) {
+    switch (row.type) {
+    case SettingType::listen: return file_listen(v);
+    case SettingType::redis_url: return file_redis_url(v);
+    case SettingType::count: return file_count(row, v);
+    case SettingType::duration: return file_duration(row, v);
+    case SettingType::choice: {
+        auto word = one_of(v, row.choices);
+        if (!word) return word.error();
+        return SettingValue(std::move(*word));
+    }
+    case SettingType::secret: return file_secret(row, v);
+    case SettingType::fraction: return file_fraction(v);
+    case SettingType::path:
+    case SettingType::on_off: break;
+    }
+    return bad("cannot be set in the config file");
+}
+
+result<std::pair<std::string, unsigned short>> parse_listen(std::string_view text) {
+    std::string_view host, port;
+    if (!text.empty() && text.front() == '[') {
+        auto close = text.find(']');
+        if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':') {
+            return bad("listen: expected HOST:PORT or [IPV6]:PORT, got \"" + std::string(text) + "\"");
+        }
+        host = text.substr(1, close - 1);
+        port = text.substr(close + 2);
+    } else {
+        auto colon = text.rfind(':');
+        if (colon == std::string_view::npos) {
+            return bad("listen: expected HOST:PORT, got \"" + std::string(text) + "\"");
+        }
+        host = text.substr(0, colon);
+        port = text.substr(colon + 1);
+    }
+    unsigned p = 0;
+    auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
+    if (host.empty() || ec != std::errc{} || end != port.data() + port.size() || p > 65535) {
+        return bad("listen: expected HOST:PORT with a port 0..65535, got \"" + std::string(text) + "\"");
+    }
+    return std::pair{std::string(host), static_cast<unsigned short>(p)};
+}
+
+bool is_host_port(std::string_view s) {
+    std::string_view host;
+    std::string_view port;
+    if (s.starts_with('[')) {
+        const auto close = s.find("]:");
+        if (close == std::string_view::npos) return false;
+        host = s.substr(1, close - 1);
+        port = s.substr(close + 2);
+    } else {
+        const auto colon = s.rfind(':');
+        if (colon == std::string_view::npos) return false;
+        host = s.substr(0, colon);
+        port = s.substr(colon + 1);
+        if (host.find(':') != std::string_view::npos) return false;  // unbracketed IPv6
+    }
+    if (host.empty() || host.find_first_of(" \t[]/") != std::string_view::npos) return false;
+    if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string_view::npos) {
+        return false;
+    }
+    return std::stoi(std::string(port)) <= 65535;
+}
+
+}  // namespace ratelimitd::config

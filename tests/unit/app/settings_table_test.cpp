@@ -1,0 +1,205 @@
+// The settings table: every row complete and consistent, its bounds enforced from flags, the
+// environment and the file alike, flag > environment > file for every row, --help listing
+// every row, and file errors naming the key.
+#include "ratelimitd/config/resolve.hpp"
+#include "ratelimitd/config/setting_table.hpp"
+#include "ratelimitd/config/usage.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ratelimitd::config {
+namespace {
+
+using Env = std::map<std::string, std::string>;
+
+result<Settings> resolve(const std::vector<std::string>& args, const Env& env, const FileSettings& file = {}) {
+    std::vector<const char*> argv{"ratelimitd"};
+    for (const auto& a : args) argv.push_back(a.c_str());
+    auto cl = parse_command_line(static_cast<int>(argv.size()), argv.data());
+    if (!cl) return cl.error();
+    const EnvLookup lookup = [&env](const char* name) -> const char* {
+        auto it = env.find(name);
+        return it == env.end() ? nullptr : it->second.c_str();
+    };
+    return apply_precedence(*cl, file, lookup);
+}
+
+std::string env_rule(std::string_view flag) {
+    std::string name = "RATELIMITD_";
+    for (char c : flag) name.push_back(c == '-' ? '_' : static_cast<char>(std::toupper(c)));
+    return name;
+}
+
+// Two different valid values of a row: `first` (never the default) as text and as the file's
+// JSON value, and `second` as text.
+struct Samples {
+    std::string first_text, second_text;
+    ConfigTree first_json;
+};
+
+Samples samples(const SettingRow& row) {
+    switch (row.type) {
+    case SettingType::listen: return {"127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:1"};
+    case SettingType::redis_url: return {"redis://a:1", "redis://b:2", "redis://a:1"};
+    case SettingType::count: return {std::to_string(row.hi), std::to_string(row.lo + 1), row.hi};
+    case SettingType::duration:
+        return {std::to_string(row.hi) + "ms", std::to_string(row.lo + 1) + "ms", std::to_string(row.hi) + "ms"};
+    case SettingType::choice:
+        return {std::string(row.choices.back()), std::string(row.choices.front()), std::string(row.choices.back())};
+    case SettingType::secret: return {std::string(16, 'a'), std::string(16, 'b'), std::string(16, 'a')};
+    case SettingType::on_off: return {"off", "on", "off"};
+    case SettingType::fraction: return {"", "", 0.5};
+    case SettingType::path: return {"/a.yaml", "/b.yaml", "/a.yaml"};
+    }
+    return {};
+}
+
+TEST(SettingsTable, EveryRowHasHelpADefaultAndASource) {
+    for (const auto& row : setting_table()) {
+        const std::string name(row.file_key.empty() ? row.label() : row.file_key);
+        EXPECT_FALSE(row.help.empty()) << name;
+        EXPECT_FALSE(row.default_text.empty()) << name;
+        EXPECT_TRUE(!row.file_key.empty() || !row.env.empty()) << name;
+        EXPECT_NE(row.field.apply, nullptr) << name;
+        EXPECT_EQ(row.file_key.empty(), row.field.keep == nullptr) << name;
+        if (!row.flag.empty()) {
+            EXPECT_FALSE(row.env.empty()) << name << ": a flag has its variable";
+        }
+        if (row.type == SettingType::choice) {
+            EXPECT_FALSE(row.choices.empty()) << name;
+        }
+    }
+}
+
+TEST(SettingsTable, FlagsVariablesAndFileKeysAreUnique) {
+    std::set<std::string_view> flags, envs, keys;
+    for (const auto& row : setting_table()) {
+        if (!row.flag.empty()) {
+            EXPECT_TRUE(flags.insert(row.flag).second) << row.flag;
+        }
+        if (!row.env.empty()) {
+            EXPECT_TRUE(envs.insert(row.env).second) << row.env;
+        }
+        if (!row.file_key.empty()) {
+            EXPECT_TRUE(keys.insert(row.file_key).second) << row.file_key;
+        }
+        // RATELIMITD_<FLAG>, or an alias of that name read first (RATELIMITD_REDIS).
+        if (!row.flag.empty()) {
+            EXPECT_TRUE(row.env == env_rule(row.flag) || row.env_alias == env_rule(row.flag)) << row.flag;
+        }
+    }
+    EXPECT_FALSE(flags.contains("check-config"));
+}
+
+TEST(SettingsTable, SecretsHaveNoFlag) {
+    int secrets = 0;
+    for (const auto& row : setting_table()) {
+        if (row.type != SettingType::secret) continue;
+        ++secrets;
+        EXPECT_TRUE(row.flag.empty()) << row.env;
+        EXPECT_EQ(find_setting_by_flag(row.file_key), nullptr) << row.env;
+    }
+    EXPECT_EQ(secrets, 2);  // admin token, hash secret
+}
+
+TEST(SettingsTable, BoundsAreEnforcedForEveryCountAndDuration) {
+    for (const auto& row : setting_table()) {
+        if (row.flag.empty() || (row.type != SettingType::count && row.type != SettingType::duration)) continue;
+        const std::string unit = row.type == SettingType::duration ? "ms" : "";
+        const std::string flag = "--" + std::string(row.flag);
+        EXPECT_TRUE(resolve({flag, std::to_string(row.lo) + unit}, {})) << flag;
+        EXPECT_TRUE(resolve({flag, std::to_string(row.hi) + unit}, {})) << flag;
+        EXPECT_FALSE(resolve({flag, std::to_string(row.hi + 1) + unit}, {})) << flag;
+        if (row.lo > 1) {
+            EXPECT_FALSE(resolve({flag, std::to_string(row.lo - 1) + unit}, {})) << flag;
+        }
+        EXPECT_FALSE(resolve({}, {{std::string(row.env), std::to_string(row.hi + 1) + unit}})) << row.env;
+        if (!row.file_key.empty()) {
+            const ConfigTree too_big = {{std::string(row.file_key), row.type == SettingType::duration
+                                                                        ? ConfigTree(std::to_string(row.hi + 1) + "ms")
+                                                                        : ConfigTree(row.hi + 1)}};
+            const auto file = read_file_settings(too_big);
+            ASSERT_FALSE(file) << row.file_key;
+            EXPECT_TRUE(file.error().detail.starts_with(std::string(row.file_key) + ": expected ")) << file.error().detail;
+        }
+    }
+}
+
+TEST(SettingsTable, FlagBeatsEnvironmentBeatsFileForEveryRow) {
+    for (const auto& row : setting_table()) {
+        const Samples s = samples(row);
+        FileSettings file;
+        if (!row.file_key.empty()) {
+            auto read = read_file_settings(ConfigTree{{std::string(row.file_key), s.first_json}});
+            ASSERT_TRUE(read) << read.error().detail;
+            file = *read;
+            EXPECT_NE(file, FileSettings{}) << row.file_key << " lands in FileSettings";
+            EXPECT_NE(*resolve({}, {}, file), *resolve({}, {})) << row.file_key << " reaches Settings";
+        }
+        if (row.env.empty()) continue;
+        const auto env_only = resolve({}, {{std::string(row.env), s.second_text}});
+        ASSERT_TRUE(env_only) << env_only.error().detail;
+        const auto first_only = resolve({}, {{std::string(row.env), s.first_text}});
+        ASSERT_TRUE(first_only) << first_only.error().detail;
+        EXPECT_NE(*env_only, *first_only) << row.env << " reaches Settings";
+        const auto env_and_file = resolve({}, {{std::string(row.env), s.second_text}}, file);
+        ASSERT_TRUE(env_and_file) << env_and_file.error().detail;
+        EXPECT_EQ(*env_and_file, *env_only) << row.env << " beats the file";
+        if (row.flag.empty()) continue;
+        const std::string flag = "--" + std::string(row.flag);
+        const auto all = resolve({flag, s.first_text}, {{std::string(row.env), s.second_text}}, file);
+        ASSERT_TRUE(all) << all.error().detail;
+        EXPECT_EQ(*all, *first_only) << row.flag << " beats the environment";
+    }
+}
+
+TEST(SettingsTable, AnEmptyVariableCountsAsUnset) {
+    FileSettings file;
+    file.max_connections = 7;
+    EXPECT_EQ(resolve({}, {{"RATELIMITD_MAX_CONNECTIONS", ""}}, file)->max_connections, 7u);
+}
+
+TEST(SettingsTable, HelpListsEveryRow) {
+    const std::string& help = usage();
+    for (const auto& row : setting_table()) {
+        if (!row.flag.empty()) {
+            EXPECT_NE(help.find("--" + std::string(row.flag) + " "), std::string::npos) << row.flag;
+        }
+        if (!row.env.empty()) {
+            EXPECT_NE(help.find(row.env), std::string::npos) << row.env;
+        }
+        if (!row.file_key.empty()) {
+            EXPECT_NE(help.find(row.file_key), std::string::npos) << row.file_key;
+        }
+        EXPECT_NE(help.find(row.help), std::string::npos) << row.help;
+        EXPECT_NE(help.find(row.default_text), std::string::npos) << row.default_text;
+    }
+    EXPECT_NE(help.find("--log-level trace|debug|info|warn|error"), std::string::npos) << help;
+}
+
+TEST(SettingsTable, FileErrorsNameTheKeyAndNeverASecret) {
+    auto threads = read_file_settings(ConfigTree{{"threads", 0}});
+    ASSERT_FALSE(threads);
+    EXPECT_EQ(threads.error().detail, "threads: expected an integer 1..256, got 0");
+    auto token = read_file_settings(ConfigTree{{"admin_token", "hunter2"}});
+    ASSERT_FALSE(token);
+    EXPECT_EQ(token.error().detail, "admin_token: expected a string of at least 16 bytes");
+    EXPECT_EQ(read_file_settings(ConfigTree{{"policies", 1}, {"prefix", "x"}})->threads, std::nullopt);
+}
+
+TEST(SettingsTable, FileKeysAreTheTableRowsInOrder) {
+    const std::vector<std::string_view> expected{"listen", "redis", "threads", "log_level", "log_format",
+                                                 "store_timeout", "admin_token", "access_log", "access_log_sample",
+                                                 "max_connections", "max_requests_per_connection", "request_timeout",
+                                                 "memory_max_keys"};
+    EXPECT_EQ(file_setting_keys(), expected);
+}
+
+}  // namespace
+}  // namespace ratelimitd::config
