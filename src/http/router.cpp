@@ -4,6 +4,7 @@
 #include "ratelimitd/http/admin_endpoints.hpp"
 #include "ratelimitd/http/auth_codec.hpp"
 #include "ratelimitd/http/check_codec.hpp"
+#include "ratelimitd/http/request_id.hpp"
 #include "ratelimitd/http/request_tokens.hpp"
 
 #include <spdlog/spdlog.h>
@@ -36,18 +37,6 @@ Response method_not_allowed(const Request& req, std::string_view path, std::stri
         req.version(), req.keep_alive());
     res.set(bhttp::field::allow, allow);
     return res;
-}
-
-std::string new_request_id() {
-    static thread_local std::mt19937_64 rng{std::random_device{}()};
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string id(16, '0');
-    auto v = rng();
-    for (auto& c : id) {
-        c = hex[v & 0xf];
-        v >>= 4;
-    }
-    return id;
 }
 
 /// The route label for metrics: a known endpoint, or "other" (bounded cardinality).
