@@ -9,26 +9,32 @@
 # ratelimitd embedded (10k random tenants, and one hot tenant: denials); ratelimitd on Redis;
 # redis-benchmark EVALSHA of the token-bucket script (-P16: Redis's CPU per check when it is fed
 # in batches); the Node rate-limiter-flexible peer on the same Redis, when npm can install it.
-#   bench/cpu.sh [--duration SECONDS] [--threads N] [--no-node]
+#   bench/cpu.sh [--duration SECONDS] [--threads N] [--no-node] [--binary PATH] [--embedded-only]
+# --binary measures a ratelimitd built elsewhere (an older commit, to compare) instead of
+# building one; --embedded-only runs just the nginx and embedded rows (no Redis, no Node).
 # Prints the table and writes it, with the machine and the date, into bench/RESULTS.md between
 # the `cpu.sh` markers (bench/run.sh keeps that part when it rewrites the file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-duration=8 threads=1 node=1
+duration=8 threads=1 node=1 bin="" embedded_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) duration=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
     --no-node) node=0; shift ;;
-    *) echo "usage: bench/cpu.sh [--duration SECONDS] [--threads N] [--no-node]"; exit 2 ;;
+    --binary) bin=$(realpath "$2"); shift 2 ;;
+    --embedded-only) embedded_only=1; node=0; shift ;;
+    *) echo "usage: bench/cpu.sh [--duration SECONDS] [--threads N] [--no-node] [--binary PATH] [--embedded-only]"; exit 2 ;;
   esac
 done
 
-bash scripts/install-deps.sh >/dev/null
-cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DRATELIMITD_TESTS=OFF >/dev/null
-cmake --build build-release -j2 --target ratelimitd >/dev/null
-bin=$root/build-release/ratelimitd
+if [ -z "$bin" ]; then
+  bash scripts/install-deps.sh >/dev/null
+  cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DRATELIMITD_TESTS=OFF >/dev/null
+  cmake --build build-release -j2 --target ratelimitd >/dev/null
+  bin=$root/build-release/ratelimitd
+fi
 
 . bench/lib.sh
 
@@ -128,8 +134,10 @@ row_wrk "nginx return 204, 1 worker" "http://127.0.0.1:$nginx_port/empty" bench/
 row_wrk "nginx same bytes as a check, 1 worker" "http://127.0.0.1:$nginx_port/v1/check" bench/check.lua 10000 "$nginx_pid" 0
 row_wrk "ratelimitd embedded, 10k tenants" "http://127.0.0.1:$em_port/v1/check" bench/check.lua 10000 "$em_pid" 0
 row_wrk "ratelimitd embedded, hot tenant (denials)" "http://127.0.0.1:$em_port/v1/check" bench/check.lua 1 "$em_pid" 0
-row_wrk "ratelimitd on Redis, 10k tenants" "http://127.0.0.1:$rs_port/v1/check" bench/check.lua 10000 "$rs_pid" 1
-row_evalsha 16
+if [ "$embedded_only" = 0 ]; then
+  row_wrk "ratelimitd on Redis, 10k tenants" "http://127.0.0.1:$rs_port/v1/check" bench/check.lua 10000 "$rs_pid" 1
+  row_evalsha 16
+fi
 if [ "$node" = 1 ] && command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1 &&
    (cd "$work" && npm install --silent --no-audit --no-fund rate-limiter-flexible ioredis >/dev/null 2>&1); then
   node_port=$(pick_port)

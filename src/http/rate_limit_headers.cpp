@@ -78,11 +78,12 @@ const check::WindowState* denied_reported(const check::Verdict& v) {
 
 }  // namespace
 
-std::string rate_limit_policy_field(const check::Verdict& v) {
-    std::string out;
-    out.reserve(estimated_size(v));
+namespace {
+
+void append_rate_limit_policy_field(std::string& out, const check::Verdict& v) {
+    const std::size_t start = out.size();
     for (const auto& w : v.windows) {
-        if (!out.empty()) out += ", ";
+        if (out.size() != start) out += ", ";
         append_sf_string(out, w.policy);
         out += ";q=";
         append_int(out, w.limit);
@@ -90,15 +91,13 @@ std::string rate_limit_policy_field(const check::Verdict& v) {
         // The draft requires w >= 1 (-11 §3.1.3); a zero window would make the item invalid.
         append_int(out, std::max<std::int64_t>(w.window_s, 1));
     }
-    return out;
 }
 
-std::string rate_limit_field(const check::Verdict& v) {
+void append_rate_limit_field(std::string& out, const check::Verdict& v) {
     const check::WindowState* reported_denied = denied_reported(v);
-    std::string out;
-    out.reserve(estimated_size(v));
+    const std::size_t start = out.size();
     for (const auto& w : v.windows) {
-        if (!out.empty()) out += ", ";
+        if (out.size() != start) out += ", ";
         append_sf_string(out, w.policy);
         out += ";r=";
         append_int(out, w.remaining);
@@ -108,6 +107,30 @@ std::string rate_limit_field(const check::Verdict& v) {
         const bool denied = !w.allowed || &w == reported_denied;
         append_int(out, denied ? retry_after_of(w) : w.reset_after_s);
     }
+}
+
+// One buffer per thread for the two structured fields while they are set: a check answer
+// then builds no string of its own for them (the fields copy the value anyway).
+std::string& field_scratch(const check::Verdict& v) {
+    static thread_local std::string scratch;
+    scratch.clear();
+    scratch.reserve(estimated_size(v));
+    return scratch;
+}
+
+}  // namespace
+
+std::string rate_limit_policy_field(const check::Verdict& v) {
+    std::string out;
+    out.reserve(estimated_size(v));
+    append_rate_limit_policy_field(out, v);
+    return out;
+}
+
+std::string rate_limit_field(const check::Verdict& v) {
+    std::string out;
+    out.reserve(estimated_size(v));
+    append_rate_limit_field(out, v);
     return out;
 }
 
@@ -118,8 +141,12 @@ void set_rate_limit_headers(const check::Verdict& v, bhttp::fields& out) {
     out.set("X-RateLimit-Limit", format_int(r.limit, buf));
     out.set("X-RateLimit-Remaining", format_int(r.remaining, buf));
     out.set("X-RateLimit-Reset", format_int(r.reset_epoch_s, buf));
-    out.set("RateLimit-Policy", rate_limit_policy_field(v));
-    out.set("RateLimit", rate_limit_field(v));
+    std::string& scratch = field_scratch(v);
+    append_rate_limit_policy_field(scratch, v);
+    out.set("RateLimit-Policy", scratch);
+    scratch.clear();
+    append_rate_limit_field(scratch, v);
+    out.set("RateLimit", scratch);
     if (!v.allowed) {
         out.set(bhttp::field::retry_after, format_int(retry_after_of(r), buf));
         out.set(bhttp::field::cache_control, "no-store");

@@ -5,6 +5,7 @@
 #include "ratelimitd/http/auth_codec.hpp"
 #include "ratelimitd/http/check_codec.hpp"
 #include "ratelimitd/http/json_response.hpp"
+#include "ratelimitd/http/request_id.hpp"
 #include "ratelimitd/http/request_tokens.hpp"
 
 #include <spdlog/spdlog.h>
@@ -33,18 +34,6 @@ Response not_found(const Request& req, std::string_view path) {
     return make_error_response(
         Problem{errc::not_found, "path: " + std::string(path.substr(0, 200)) + " is not an endpoint"},
         req.version(), req.keep_alive());
-}
-
-std::string new_request_id() {
-    static thread_local std::mt19937_64 rng{std::random_device{}()};
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string id(16, '0');
-    auto v = rng();
-    for (auto& c : id) {
-        c = hex[v & 0xf];
-        v >>= 4;
-    }
-    return id;
 }
 
 }  // namespace

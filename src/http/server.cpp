@@ -2,16 +2,15 @@
 #include "ratelimitd/http/server.hpp"
 
 #include "ratelimitd/http/check_codec.hpp"
+#include "ratelimitd/http/response_buffer.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/beast/http/write.hpp>
 #include <spdlog/spdlog.h>
 
 #include <array>
-#include <sstream>
 
 namespace ratelimitd::http {
 
@@ -31,9 +30,9 @@ std::string render_refusal(std::size_t max_connections) {
                 "connections: " + std::to_string(max_connections) + " open already (max_connections)"},
         11, false);
     res.set(bhttp::field::retry_after, "1");
-    std::ostringstream out;
-    out << res;
-    return out.str();
+    std::string out;
+    render_response(res, out);
+    return out;
 }
 
 }  // namespace
@@ -84,7 +83,7 @@ net::awaitable<void> Server::accept_loop() {
         }
         lane.live.fetch_add(1);  // counted out by the session when it ends
         socket.set_option(tcp::no_delay(true), ec);
-        net::co_spawn(lane.ioc, run_session(beast::tcp_stream(std::move(socket)), lane, limits_),
+        net::co_spawn(lane.ioc, run_session(std::move(socket), lane, limits_),
                       [](std::exception_ptr e) {
                           if (!e) return;
                           try {
@@ -129,7 +128,10 @@ void Server::drain() {
         net::post(lane->ioc, [lane] {
             lane->draining = true;
             for (auto& slot : lane->sessions) {
-                if (slot.idle && slot.stream != nullptr) slot.stream->cancel();
+                if (slot.idle && slot.socket != nullptr) {
+                    boost::system::error_code ignored;
+                    slot.socket->cancel(ignored);
+                }
             }
         });
     }

@@ -1,27 +1,31 @@
 // run_session: one connection's read -> route -> write loop, with a deadline on every wait.
 #include "ratelimitd/http/check_codec.hpp"
+#include "ratelimitd/http/deadline.hpp"
 #include "ratelimitd/http/header_block.hpp"
+#include "ratelimitd/http/response_buffer.hpp"
 #include "ratelimitd/http/server.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/string.hpp>
-#include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
-#include <boost/beast/http/write.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <optional>
+#include <string>
 
 namespace ratelimitd::http {
 
 namespace net = boost::asio;
 namespace beast = boost::beast;
+using tcp = net::ip::tcp;
 
 namespace {
 
@@ -31,8 +35,8 @@ constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
 class SlotGuard {
 public:
     // The acceptor has counted this connection into lane.live already.
-    SlotGuard(Lane& lane, beast::tcp_stream& stream) : lane_(lane) {
-        slot_ = lane_.sessions.insert(lane_.sessions.end(), SessionSlot{&stream, true});
+    SlotGuard(Lane& lane, tcp::socket& socket) : lane_(lane) {
+        slot_ = lane_.sessions.insert(lane_.sessions.end(), SessionSlot{&socket, true});
         lane_.metrics.connection_opened();
     }
     ~SlotGuard() {
@@ -49,20 +53,24 @@ private:
     std::list<SessionSlot>::iterator slot_;
 };
 
+/// A configured size as the error sentences show it: "16 KiB", or "1000 bytes".
+std::string size_text(std::size_t bytes) {
+    if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes / 1024) + " KiB";
+    return std::to_string(bytes) + " bytes";
+}
+
 /// The answer to a request that could not be read; nullopt when the connection should
 /// just close (timeout, reset, client gone).
-std::optional<Response> answer_for_read_error(const beast::error_code& ec) {
+std::optional<Response> answer_for_read_error(const beast::error_code& ec, const ServerLimits& limits) {
     if (ec == bhttp::error::header_limit) {
-        Response res{bhttp::status::request_header_fields_too_large, 11};
-        res.set(bhttp::field::content_type, "application/json");
-        res.body() = R"({"error":"header_too_large","detail":"headers: the header block is over 16 KiB"})";
-        res.keep_alive(false);
-        res.prepare_payload();
-        return res;
+        return make_error_response(
+            Problem{errc::header_too_large,
+                    "headers: the header block is over " + size_text(limits.max_header_bytes)},
+            11, false);
     }
     if (ec == bhttp::error::body_limit) {
         return make_error_response(
-            Problem{errc::payload_too_large, "body: larger than 16 KiB"}, 11, false);
+            Problem{errc::payload_too_large, "body: larger than " + size_text(limits.max_body_bytes)}, 11, false);
     }
     // Other HTTP parse errors (bad syntax): the client sent something that is not HTTP/1.1.
     if (ec.category() == beast::error_code(bhttp::error::bad_method).category()) {
@@ -71,6 +79,18 @@ std::optional<Response> answer_for_read_error(const beast::error_code& ec) {
             Problem{errc::invalid_request, "request: malformed HTTP (" + ec.message() + ")"}, 11, false);
     }
     return std::nullopt;  // socket errors and timeouts
+}
+
+/// Renders `res` into the session's `wire` buffer and sends it with one plain write.
+net::awaitable<beast::error_code> write_answer(tcp::socket& socket, const Response& res, std::string& wire) {
+    // An answer far larger than a check's (a big /metrics page) is not kept for the rest of
+    // the connection.
+    constexpr std::size_t kept_capacity = 64 * 1024;
+    wire.clear();
+    render_response(res, wire);
+    auto [ec, n] = co_await net::async_write(socket, net::buffer(wire), use_tuple);
+    if (wire.capacity() > kept_capacity) std::string().swap(wire);
+    co_return ec;
 }
 
 std::string_view readable(const beast::flat_buffer& buffer) {
@@ -82,7 +102,7 @@ std::string_view readable(const beast::flat_buffer& buffer) {
 /// header ratelimitd does not read (see sanitize_header_block), so a proxy's subrequest is
 /// never refused for a byte the client put in it. A block over `header_limit` (request line
 /// included) is header_limit: 431, as the contract says.
-net::awaitable<beast::error_code> read_header_block(beast::tcp_stream& stream, beast::flat_buffer& buffer,
+net::awaitable<beast::error_code> read_header_block(tcp::socket& stream, beast::flat_buffer& buffer,
                                                     std::size_t header_limit) {
     auto scan = scan_header_block(readable(buffer));
     while (scan.state == HeaderScan::State::incomplete) {
@@ -110,12 +130,12 @@ net::awaitable<beast::error_code> read_header_block(beast::tcp_stream& stream, b
 /// linger_time / linger_bytes). Closing with unread bytes would reset the connection, and a
 /// reset can reach the peer before it has read the answer: nginx then sees no answer (502),
 /// which a fail-open config would let through.
-net::awaitable<void> linger(beast::tcp_stream& stream) {
+net::awaitable<void> linger(tcp::socket& stream, Deadline& deadline) {
     constexpr std::chrono::seconds linger_time{1};
     constexpr std::size_t linger_bytes = 1 << 20;
     beast::error_code ignored;
-    stream.socket().shutdown(net::ip::tcp::socket::shutdown_send, ignored);
-    stream.expires_after(linger_time);
+    stream.shutdown(tcp::socket::shutdown_send, ignored);
+    deadline.expires_after(linger_time);
     std::array<char, 4096> sink{};
     for (std::size_t total = 0; total < linger_bytes;) {
         auto [ec, n] = co_await stream.async_read_some(net::buffer(sink), use_tuple);
@@ -127,10 +147,10 @@ net::awaitable<void> linger(beast::tcp_stream& stream) {
 /// Reads the rest of one request (its first bytes are in `buffer`) into `parser`. The whole
 /// request must arrive within request_timeout, so slow or half-sent requests cannot hold the
 /// connection.
-net::awaitable<beast::error_code> read_request(beast::tcp_stream& stream, beast::flat_buffer& buffer,
+net::awaitable<beast::error_code> read_request(tcp::socket& stream, Deadline& deadline, beast::flat_buffer& buffer,
                                                bhttp::request_parser<bhttp::string_body>& parser,
-                                               const ServerLimits& limits) {
-    stream.expires_after(limits.request_timeout);
+                                               const ServerLimits& limits, std::string& wire) {
+    deadline.expires_after(limits.request_timeout);
     if (auto ec = co_await read_header_block(stream, buffer, limits.max_header_bytes)) co_return ec;
     parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
     parser.body_limit(limits.max_body_bytes);
@@ -139,23 +159,29 @@ net::awaitable<beast::error_code> read_request(beast::tcp_stream& stream, beast:
     // curl and others wait (about 1 s) for this before sending a body. RFC 9110 §10.1.1: the
     // expectation is case-insensitive.
     if (beast::iequals(parser.get()[bhttp::field::expect], "100-continue")) {
-        bhttp::response<bhttp::empty_body> cont{bhttp::status::continue_, parser.get().version()};
-        auto [wec, wn] = co_await bhttp::async_write(stream, cont, use_tuple);
-        if (wec) co_return wec;
+        const Response cont{bhttp::status::continue_, parser.get().version()};
+        if (auto wec = co_await write_answer(stream, cont, wire)) co_return wec;
     }
     auto [bec, bn] = co_await bhttp::async_read(stream, buffer, parser, use_tuple);
     co_return bec;
 }
 
+/// The shortest deadline a session sets per request: its deadline watcher wakes that often.
+std::chrono::milliseconds shortest_deadline(const ServerLimits& limits) {
+    return std::min({limits.idle_timeout, limits.request_timeout, limits.write_timeout});
+}
+
 }  // namespace
 
-net::awaitable<void> run_session(beast::tcp_stream stream, Lane& lane, const ServerLimits& limits) {
-    SlotGuard guard(lane, stream);
-    beast::flat_buffer buffer;
+net::awaitable<void> run_session(tcp::socket socket, Lane& lane, const ServerLimits& limits) {
+    SlotGuard guard(lane, socket);
+    Deadline deadline(socket, shortest_deadline(limits));
+    beast::flat_buffer buffer;  // requests are read into it, for the whole connection
+    std::string wire;           // answers are rendered into it, for the whole connection
     RequestContext ctx;  // the peer address: /v1/auth believes proxy headers only from trusted peers
     {
         beast::error_code ec;
-        const auto peer = stream.socket().remote_endpoint(ec);
+        const auto peer = socket.remote_endpoint(ec);
         if (!ec) ctx.peer = peer.address().to_string();
     }
 
@@ -167,19 +193,18 @@ net::awaitable<void> run_session(beast::tcp_stream stream, Lane& lane, const Ser
         // one that sends nothing should not hold a slot for the whole keep-alive time.
         guard.slot().idle = true;
         if (buffer.size() == 0) {
-            stream.expires_after(served == 0 ? limits.request_timeout : limits.idle_timeout);
-            auto [ec, n] = co_await stream.async_read_some(buffer.prepare(4096), use_tuple);
+            deadline.expires_after(served == 0 ? limits.request_timeout : limits.idle_timeout);
+            auto [ec, n] = co_await socket.async_read_some(buffer.prepare(4096), use_tuple);
             if (ec) break;
             buffer.commit(n);
         }
         guard.slot().idle = false;
 
         bhttp::request_parser<bhttp::string_body> parser;
-        if (auto ec = co_await read_request(stream, buffer, parser, limits)) {
-            if (auto res = answer_for_read_error(ec)) {
-                stream.expires_after(limits.write_timeout);
-                auto [wec, wn] = co_await bhttp::async_write(stream, *res, use_tuple);
-                if (!wec) co_await linger(stream);
+        if (auto ec = co_await read_request(socket, deadline, buffer, parser, limits, wire)) {
+            if (auto res = answer_for_read_error(ec, limits)) {
+                deadline.expires_after(limits.write_timeout);
+                if (!co_await write_answer(socket, *res, wire)) co_await linger(socket, deadline);
             } else if (ec != bhttp::error::end_of_stream && ec != net::error::eof) {
                 spdlog::debug("session: read ended: {}", ec.message());
             }
@@ -192,13 +217,12 @@ net::awaitable<void> run_session(beast::tcp_stream stream, Lane& lane, const Ser
         ++served;
         if (lane.draining || served >= limits.max_requests_per_connection) res.keep_alive(false);
         const bool keep_alive = res.keep_alive();
-        stream.expires_after(limits.write_timeout);
-        auto [wec, wn] = co_await bhttp::async_write(stream, res, use_tuple);
-        if (wec || !keep_alive) break;
+        deadline.expires_after(limits.write_timeout);
+        if (co_await write_answer(socket, res, wire) || !keep_alive) break;
     }
 
     beast::error_code ignored;
-    stream.socket().shutdown(net::ip::tcp::socket::shutdown_send, ignored);
+    socket.shutdown(tcp::socket::shutdown_send, ignored);
 }
 
 }  // namespace ratelimitd::http

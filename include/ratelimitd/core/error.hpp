@@ -19,7 +19,7 @@ enum class errc {
     unknown_policy,
     /// cost is outside 1..1000000, or larger than the policy can ever admit.
     invalid_cost,
-    /// The body is larger than 16 KiB.
+    /// The body is larger than max_body_bytes (16 KiB unless configured).
     payload_too_large,
     /// No endpoint at that path.
     not_found,
@@ -36,6 +36,8 @@ enum class errc {
     too_many_connections,
     /// The plan named in the request is not in the registry.
     unknown_plan,
+    /// The request's header block (request line included) is over max_header_bytes (431).
+    header_too_large,
 };
 
 /// The stable lower-case name of a code, as it appears in JSON error bodies and logs.

@@ -5,7 +5,6 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -37,7 +36,7 @@ struct ServerLimits {
 
 /// One live connection, as its lane sees it. Touched only on the lane's thread.
 struct SessionSlot {
-    boost::beast::tcp_stream* stream = nullptr;
+    boost::asio::ip::tcp::socket* socket = nullptr;
     bool idle = true;  ///< waiting for a request (safe to close when draining)
 };
 
@@ -60,7 +59,7 @@ struct Lane {
 
 /// Serves one connection until the client closes, a deadline passes, or the lane drains.
 /// Runs on the lane's io_context. Never throws.
-boost::asio::awaitable<void> run_session(boost::beast::tcp_stream stream, Lane& lane,
+boost::asio::awaitable<void> run_session(boost::asio::ip::tcp::socket socket, Lane& lane,
                                          const ServerLimits& limits);
 
 /// The listening socket. Accepts on `accept_ioc` and hands each connection to the next lane

@@ -1,0 +1,46 @@
+// next_request_id: splitmix64 over a per-thread random start. The mt19937_64 it replaces
+// drew 2.5 KB of state and a tempering pass per id; this is three multiplies.
+#include "ratelimitd/http/request_id.hpp"
+
+#include <cstdint>
+#include <random>
+
+namespace ratelimitd::http {
+
+namespace {
+
+// splitmix64's increment (the odd number nearest 2^64 / golden ratio) and its finaliser:
+// the finaliser is a bijection, so distinct states always give distinct ids.
+constexpr std::uint64_t step = 0x9e3779b97f4a7c15ull;
+
+std::uint64_t mix(std::uint64_t z) noexcept {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+std::uint64_t random_start() {
+    std::random_device device;
+    return (static_cast<std::uint64_t>(device()) << 32) ^ device();
+}
+
+}  // namespace
+
+void next_request_id(std::span<char, request_id_length> out) noexcept {
+    static thread_local std::uint64_t state = random_start();
+    static constexpr char hex[] = "0123456789abcdef";
+    state += step;
+    auto v = mix(state);
+    for (char& c : out) {
+        c = hex[v & 0xf];
+        v >>= 4;
+    }
+}
+
+std::string new_request_id() {
+    std::string id(request_id_length, '0');
+    next_request_id(std::span<char, request_id_length>(id.data(), request_id_length));
+    return id;
+}
+
+}  // namespace ratelimitd::http
