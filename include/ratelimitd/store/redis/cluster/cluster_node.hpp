@@ -21,6 +21,11 @@ struct ClusterNode {
           batches(client, coalescing),
           members(std::move(instance_id)) {}
 
+    ~ClusterNode() { stop(); }
+    ClusterNode(const ClusterNode&) = delete;
+    ClusterNode& operator=(const ClusterNode&) = delete;
+
+    /// Stops the connections and fails the queued checks.
     void stop() {
         client.stop();
         batches.stop();
