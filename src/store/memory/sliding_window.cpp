@@ -5,6 +5,34 @@
 
 namespace ratelimitd::store::memory::detail {
 
+namespace {
+
+// The windows as they stand at `now`: a stored state rolled forward (SlidingWindowState's
+// start, cur and prev; window is the policy's), or a window opening now.
+SlidingWindowState rolled(const Entry* e, std::int64_t window, std::int64_t now) {
+    SlidingWindowState w{now, 0, 0, window};
+    if (e == nullptr) return w;
+    const auto& s = std::get<SlidingWindowState>(e->state);
+    const std::int64_t opened = std::min(s.start, now);  // clock stepped back: stay in the window
+    const std::int64_t passed = (now - opened) / s.window;
+    if (s.window != window) {
+        // The window changed on reload: what still weighs in the old sliding window counts
+        // as admitted now, in a window of the new length that opens now.
+        if (passed == 0) w.cur = s.cur + s.prev;
+        if (passed == 1) w.cur = s.cur;
+    } else if (passed == 0) {
+        w.start = opened;
+        w.cur = s.cur;
+        w.prev = s.prev;
+    } else if (passed == 1) {
+        w.start = opened + window;
+        w.prev = s.cur;
+    }  // two windows or more: a new one opens now
+    return w;
+}
+
+}  // namespace
+
 // lua/sliding_window.lua: counts weighted by milliseconds of the window, in integers.
 Reply sliding_window(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
                      std::int64_t now) {
@@ -12,27 +40,10 @@ Reply sliding_window(Map& map, const std::string& key, const Policy& p, std::int
     const std::int64_t window = p.window.count();
 
     Entry* e = find_live(map, key, Algorithm::sliding_window, now);
-    std::int64_t start = now;
-    std::int64_t cur = 0;
-    std::int64_t prev = 0;
-    if (e != nullptr) {
-        const auto& s = std::get<SlidingWindowState>(e->state);
-        const std::int64_t opened = std::min(s.start, now);  // clock stepped back: stay in the window
-        const std::int64_t passed = (now - opened) / s.window;
-        if (s.window != window) {
-            // The window changed on reload: what still weighs in the old sliding window counts
-            // as admitted now, in a window of the new length that opens now.
-            if (passed == 0) cur = s.cur + s.prev;
-            if (passed == 1) cur = s.cur;
-        } else if (passed == 0) {
-            start = opened;
-            cur = s.cur;
-            prev = s.prev;
-        } else if (passed == 1) {
-            start = opened + window;
-            prev = s.cur;
-        }  // two windows or more: a new one opens now
-    }
+    const SlidingWindowState w = rolled(e, window, now);
+    const std::int64_t start = w.start;
+    std::int64_t cur = w.cur;
+    const std::int64_t prev = w.prev;
 
     const std::int64_t elapsed = now - start;
     const std::int64_t weighted = prev * (window - elapsed) + cur * window;

@@ -1,4 +1,4 @@
-// The backend of redis:// (TCP or unix socket) and redis-sentinel:// URLs.
+// The backend of redis:// and redis-sentinel:// URLs.
 #pragma once
 
 #include "ratelimitd/store/backend.hpp"
@@ -17,7 +17,7 @@ namespace ratelimitd::store::redis {
 /// retargets each store on its own thread.
 class RedisBackend final : public Backend {
 public:
-    /// redis://... or unix://...; fails naming what is wrong with the URL.
+    /// redis://...; fails naming what is wrong with the URL.
     static result<std::unique_ptr<Backend>> open(std::string_view url, BackendOptions options);
     /// redis-sentinel://...: asks the sentinels once now; without an answer the stores start
     /// at the first sentinel's host and the monitor finds the primary later.
