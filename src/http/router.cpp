@@ -68,7 +68,8 @@ net::awaitable<Response> Router::route(const EndpointCall& call) {
     if (endpoint == nullptr) co_return not_found(call.req, call.path);
     // Access first: a caller without the token learns nothing about an admin endpoint's methods.
     if (endpoint->admin_only) {
-        if (auto refusal = admin_refusal(call.req, options_.admin_token, call.ctx.peer)) co_return std::move(*refusal);
+        auto refusal = admin_refusal(call.req, options_.admin_token, call.ctx.peer);
+        if (refusal) co_return std::move(*refusal);
     }
     if (!allows(*endpoint, call.req.method())) co_return method_not_allowed(call.req, *endpoint, call.path);
     co_return co_await (this->*endpoint->handler)(call);
@@ -128,8 +129,8 @@ net::awaitable<Response> Router::readyz(const EndpointCall& call) {
     // A sidecar answers its own pod's checks by each policy's on_store_error while the store is
     // down; failing its readiness then would take every app pod out of its Service at once.
     if (mode == "mode=sidecar") {
-        co_return json_response(req, bhttp::status::ok,
-                                ok ? R"({"status":"ready","store":"ready"})" : R"({"status":"ready","store":"not_ready"})");
+        co_return json_response(req, bhttp::status::ok, ok ? R"({"status":"ready","store":"ready"})"
+                                                           : R"({"status":"ready","store":"not_ready"})");
     }
     co_return json_response(req, ok ? bhttp::status::ok : bhttp::status::service_unavailable,
                             ok ? R"({"status":"ready"})" : R"({"status":"not_ready"})");
