@@ -1,4 +1,4 @@
-// Where the Redis store connects: parsed from redis://[:password@]host:port[/db].
+// Where the Redis store connects: parsed from redis[s]://[:password@]host:port[/db].
 #pragma once
 
 #include "ratelimitd/core/error.hpp"
@@ -9,12 +9,25 @@
 
 namespace ratelimitd::store::redis {
 
+/// How a TLS connection to Redis verifies the server and which certificate it shows. The
+/// files are read again at every new connection, so renewed certificates are picked up by
+/// the next reconnect without a restart.
+struct TlsOptions {
+    std::string ca_file;      ///< PEM bundle of trusted CAs; empty: the system's store
+    std::string cert_file;    ///< client certificate (PEM), for tls-auth-clients; with key_file
+    std::string key_file;     ///< its private key (PEM); never logged
+    std::string server_name;  ///< SNI and the name verified; empty: the endpoint's host
+    bool insecure_skip_verify = false;  ///< no verification at all (warned about every minute)
+};
+
 struct Endpoint {
     std::string host = "127.0.0.1";
     int port = 6379;
     std::optional<std::string> username;  ///< ACL user (redis://user:password@...)
     std::optional<std::string> password;
     int db = 0;
+    bool tls = false;          ///< rediss://: TLS on the connection, with tls_options
+    TlsOptions tls_options;    ///< process settings (redis_tls_*), not part of the URL
 
     /// The URL without the password, safe for logs: "redis://127.0.0.1:6379/0".
     [[nodiscard]] std::string describe() const;
@@ -33,8 +46,9 @@ struct UserInfo {
 /// password's percent-escapes; nullopt when one is malformed. No '@': empty credentials.
 std::optional<UserInfo> take_userinfo(std::string_view& rest);
 
-/// Parses redis://[[user]:password@]host[:port][/db]. IPv6 hosts go in brackets. Percent-
-/// escapes in the password are decoded. Fails with invalid_request naming what is wrong.
+/// Parses redis://[[user]:password@]host[:port][/db], or rediss:// for the same over TLS
+/// (`tls` set). IPv6 hosts go in brackets. Percent-escapes in the password are decoded.
+/// Fails with invalid_request naming what is wrong.
 result<Endpoint> parse_redis_url(std::string_view url);
 
 }  // namespace ratelimitd::store::redis
