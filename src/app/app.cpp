@@ -92,12 +92,15 @@ int run(const Settings& settings, policy::Config config) {
     std::optional<store::redis::Endpoint> redis_endpoint;
     std::optional<store::redis::cluster::ClusterEndpoint> cluster_endpoint;
     std::shared_ptr<store::redis::SentinelMonitor> sentinel;  // redis-sentinel://: follows the primary
+    const store::redis::TlsOptions tls{settings.redis_tls_ca, settings.redis_tls_cert, settings.redis_tls_key,
+                                       settings.redis_tls_server_name, settings.redis_tls_insecure_skip_verify};
     if (settings.redis_url && store::redis::is_sentinel_url(*settings.redis_url)) {
         auto url = store::redis::parse_sentinel_url(*settings.redis_url);
         if (!url) {
             spdlog::error("{}", url.error().detail);
             return 1;
         }
+        url->tls_options = tls;  // rediss-sentinel://
         sentinel = std::make_shared<store::redis::SentinelMonitor>(*url);
         sentinel->poll_once();  // a primary now if a sentinel names one; else the poller finds it
         redis_endpoint = sentinel->current().value_or(url->endpoint_at("127.0.0.1", 6379));
@@ -111,6 +114,7 @@ int run(const Settings& settings, policy::Config config) {
             spdlog::error("{}: {}", settings.config_path, *refusal);
             return 1;
         }
+        for (auto& seed : ep->seeds) seed.tls_options = tls;  // rediss-cluster://
         cluster_endpoint = *ep;
     } else if (settings.redis_url) {
         auto ep = store::redis::parse_redis_url(*settings.redis_url);
@@ -118,6 +122,7 @@ int run(const Settings& settings, policy::Config config) {
             spdlog::error("{}", ep.error().detail);
             return 1;
         }
+        ep->tls_options = tls;  // rediss://
         redis_endpoint = *ep;
     }
     std::unique_ptr<store::memory::MemoryStore> memory;

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <set>
 #include <thread>
+#include <tuple>
 
 namespace ratelimitd::app {
 
@@ -15,7 +16,8 @@ namespace {
 const std::set<std::string, std::less<>> value_flags = {
     "config", "listen", "redis", "threads", "log-level", "log-format", "store-timeout", "access-log", "denial-cache", "coalescing",
     "max-connections", "max-requests-per-connection", "request-timeout", "memory-max-keys", "check-config",
-    "watch-config"};
+    "watch-config", "redis-tls-ca", "redis-tls-cert", "redis-tls-key", "redis-tls-server-name",
+    "redis-tls-insecure-skip-verify"};
 
 Problem bad(std::string what) { return Problem{errc::invalid_request, std::move(what)}; }
 
@@ -54,6 +56,8 @@ const char* usage() {
            "                  [--denial-cache on|off] [--coalescing on|off] [--max-connections N]\n"
            "                  [--max-requests-per-connection N] [--request-timeout DURATION]\n"
            "                  [--memory-max-keys N] [--watch-config on|off]\n"
+           "                  [--redis-tls-ca FILE] [--redis-tls-cert FILE --redis-tls-key FILE]\n"
+           "                  [--redis-tls-server-name NAME] [--redis-tls-insecure-skip-verify on|off]\n"
            "       ratelimitd --check-config FILE   validate FILE, print what is wrong, exit 0 or 1\n"
            "       ratelimitd --version | --help\n"
            "\n"
@@ -61,6 +65,7 @@ const char* usage() {
            "  redis://[[user]:password@]host[:port][/db]                      one Redis\n"
            "  redis-sentinel://[[user]:password@]host[:port][,...]/master[/db]  the primary Sentinel names\n"
            "  redis-cluster://[[user]:password@]host:port[,host:port...]      a Redis Cluster\n"
+           "  rediss://, rediss-sentinel://, rediss-cluster://                the same over TLS\n"
            "\n"
            "Every flag can also be set as RATELIMITD_<FLAG> (RATELIMITD_LISTEN, RATELIMITD_REDIS_URL,\n"
            "...); flags win over the environment, the environment over the config file.\n"
@@ -148,6 +153,21 @@ result<Settings> resolve_settings(const CommandLine& cl, const policy::FileSetti
     if (!s.redis_url) {
         if (const char* v = env("RATELIMITD_REDIS_URL"); v != nullptr && *v != '\0') s.redis_url = v;
         else s.redis_url = file.redis;
+    }
+
+    for (auto [flag, from_file, value] :
+         {std::tuple{"redis-tls-ca", &file.redis_tls_ca, &s.redis_tls_ca},
+          std::tuple{"redis-tls-cert", &file.redis_tls_cert, &s.redis_tls_cert},
+          std::tuple{"redis-tls-key", &file.redis_tls_key, &s.redis_tls_key},
+          std::tuple{"redis-tls-server-name", &file.redis_tls_server_name, &s.redis_tls_server_name}}) {
+        *value = pick(cl, env, flag, *from_file).value_or("");
+    }
+    s.redis_tls_insecure_skip_verify = file.redis_tls_insecure_skip_verify.value_or(false);
+    if (auto text = pick(cl, env, "redis-tls-insecure-skip-verify", std::nullopt)) {
+        if (*text != "on" && *text != "off") {
+            return bad("redis-tls-insecure-skip-verify: expected on or off, got \"" + *text + "\"");
+        }
+        s.redis_tls_insecure_skip_verify = *text == "on";
     }
 
     // The CPUs this process may use (affinity, cgroup quota), not the host's: each thread

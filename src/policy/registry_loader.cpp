@@ -238,7 +238,8 @@ Config Validator::run(const Json& root) {
          "trusted_proxies", "auth",
          "hash_secret", "listen", "redis", "threads", "log_level", "log_format", "store_timeout",
          "admin_token", "access_log", "access_log_sample", "max_connections",
-         "max_requests_per_connection", "request_timeout", "memory_max_keys"});
+         "max_requests_per_connection", "request_timeout", "memory_max_keys", "redis_tls_ca", "redis_tls_cert",
+         "redis_tls_key", "redis_tls_server_name", "redis_tls_insecure_skip_verify"});
 
     Config cfg;
     Registry& reg = cfg.registry;
@@ -822,9 +823,10 @@ void Validator::read_settings(const Json& root, FileSettings& s) const {
         if (!v->is_string()) fail("redis", "expected " + expected + ", got " + type_name(*v));
         const auto& url = v->get_ref<const std::string&>();
         if (!url.starts_with("redis://") && !url.starts_with("redis-sentinel://") &&
-            !url.starts_with("redis-cluster://")) {
+            !url.starts_with("redis-cluster://") && !url.starts_with("rediss://") &&
+            !url.starts_with("rediss-sentinel://") && !url.starts_with("rediss-cluster://")) {
             fail("redis", "expected " + expected +
-                             " (starting with \"redis://\", \"redis-sentinel://\" or \"redis-cluster://\")");
+                             " (starting with \"redis://\", \"redis-sentinel://\" or \"redis-cluster://\", or \"rediss\" for TLS)");
         }
         s.redis = v->get<std::string>();
     }
@@ -885,6 +887,14 @@ void Validator::read_settings(const Json& root, FileSettings& s) const {
                                         ".." + std::to_string(b::memory_max_keys_hi) + ", got " + describe(*v));
         }
         s.memory_max_keys = v->get<std::int64_t>();
+    }
+    for (auto [key, field] : {std::pair{"redis_tls_ca", &s.redis_tls_ca}, std::pair{"redis_tls_cert", &s.redis_tls_cert},
+                              std::pair{"redis_tls_key", &s.redis_tls_key},
+                              std::pair{"redis_tls_server_name", &s.redis_tls_server_name}}) {
+        if (const Json* v = find(root, key)) *field = need_string(*v, key, "a file path or host name");
+    }
+    if (const Json* v = find(root, "redis_tls_insecure_skip_verify")) {
+        s.redis_tls_insecure_skip_verify = need_bool(*v, "redis_tls_insecure_skip_verify");
     }
 }
 

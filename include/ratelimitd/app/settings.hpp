@@ -46,6 +46,11 @@ struct Settings {
     std::size_t max_requests_per_connection = 10'000;  ///< the last one's answer closes
     std::chrono::milliseconds request_timeout{10'000};  ///< to read a whole request
     std::size_t memory_max_keys = 1'000'000;    ///< embedded store; 0: no cap
+    std::string redis_tls_ca;                   ///< rediss://: CA bundle; empty: the system's
+    std::string redis_tls_cert;                 ///< rediss://: client certificate file
+    std::string redis_tls_key;                  ///< rediss://: its private key file
+    std::string redis_tls_server_name;          ///< rediss://: empty: the URL's host
+    bool redis_tls_insecure_skip_verify = false;
 };
 
 /// Looks up an environment variable; nullptr when unset.
@@ -56,7 +61,7 @@ using EnvLookup = std::function<const char*(const char*)>;
 /// RATELIMITD_STORE_TIMEOUT, RATELIMITD_ACCESS_LOG, RATELIMITD_MAX_CONNECTIONS,
 /// RATELIMITD_MAX_REQUESTS_PER_CONNECTION, RATELIMITD_REQUEST_TIMEOUT,
 /// RATELIMITD_MEMORY_MAX_KEYS, RATELIMITD_DENIAL_CACHE, RATELIMITD_COALESCING,
-/// RATELIMITD_WATCH_CONFIG;
+/// RATELIMITD_WATCH_CONFIG, RATELIMITD_REDIS_TLS_{CA,CERT,KEY,SERVER_NAME,INSECURE_SKIP_VERIFY};
 /// RATELIMITD_ADMIN_TOKEN and RATELIMITD_HASH_SECRET have no
 /// flag, so they stay out of `ps`) > config file > default, and validates each value; a bad
 /// value fails with a message naming the setting. The config path comes from --config or

@@ -192,6 +192,11 @@ struct FileSettings {
     std::optional<std::int64_t> max_requests_per_connection;
     std::optional<std::chrono::milliseconds> request_timeout;
     std::optional<std::int64_t> memory_max_keys;              ///< 0: no cap
+    std::optional<std::string> redis_tls_ca;           ///< rediss://: CA bundle file
+    std::optional<std::string> redis_tls_cert;         ///< rediss://: client certificate file
+    std::optional<std::string> redis_tls_key;          ///< rediss://: its private key file
+    std::optional<std::string> redis_tls_server_name;  ///< rediss://: SNI and the name verified
+    std::optional<bool> redis_tls_insecure_skip_verify;
 };
 
 /// Ranges of the connection and memory settings, one source for the file loader and for the

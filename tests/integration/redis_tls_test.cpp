@@ -1,0 +1,169 @@
+// rediss:// against a real redis-server with --tls-port and certificates made for this run:
+// exact admission over TLS, client certificates, and each way verification must refuse a
+// server (wrong CA, expired, another name) answered by on_store_error, with the reason logged.
+#include "support/http_client.hpp"
+#include "support/load.hpp"
+#include "support/processes.hpp"
+#include "support/tls_certs.hpp"
+#include "support/wait.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace ratelimitd::test {
+namespace {
+
+using json = nlohmann::json;
+using namespace std::chrono_literals;
+
+const char* const config = R"(
+store_timeout: 200ms
+policies:
+  exact:
+    algorithm: sliding_log
+    limit: 20
+    window: 60s
+  open:
+    algorithm: fixed_window
+    limit: 1000
+    window: 60s
+    on_store_error: allow
+  closed:
+    algorithm: fixed_window
+    limit: 1000
+    window: 60s
+    on_store_error: deny
+)";
+
+const TlsCerts& certs() {
+    static const TlsCerts c;
+    return c;
+}
+
+/// A redis-server whose TLS port serves `cert`; its plain port stays for the test's own checks.
+struct TlsRedis {
+    explicit TlsRedis(const CertFiles& cert, bool require_client_cert = false)
+        : tls_port(free_port()), server("", certs().redis_args(tls_port, cert, require_client_cert)) {}
+    std::string url() const { return "rediss://127.0.0.1:" + std::to_string(tls_port); }
+    unsigned short tls_port;
+    RedisServer server;
+};
+
+std::vector<std::string> with_ca(std::vector<std::string> more = {}) {
+    more.insert(more.begin(), {"--redis-tls-ca", certs().ca()});
+    return more;
+}
+
+HttpResponse check(HttpClient& c, const std::string& policy, const std::string& tenant = "t1") {
+    return c.post("/v1/check", json{{"policy", policy}, {"tenant", tenant}}.dump());
+}
+
+/// The store never answered: fail open says degraded, fail closed says 503.
+void expect_store_failure(Ratelimitd& rl) {
+    HttpClient c(rl.port());
+    const auto open = check(c, "open");
+    EXPECT_EQ(open.status, 200);
+    EXPECT_NE(open.body.find("\"degraded\":true"), std::string::npos) << open.body;
+    EXPECT_EQ(check(c, "closed").status, 503);
+}
+
+TEST(RedisTls, ExactAdmissionUnderConcurrency) {
+    TlsRedis redis(certs().server());
+    Ratelimitd rl(config, redis.url(), with_ca());
+    auto tally = fire(rl.port(), 60, 16, [](HttpClient& c) { return check(c, "exact"); });
+    EXPECT_EQ(tally.allowed, 20);
+    EXPECT_EQ(tally.denied, 40);
+    EXPECT_EQ(tally.other, 0);
+    EXPECT_FALSE(redis.server.keys().empty()) << "the counters live in this Redis, reached over TLS only";
+    EXPECT_NE(rl.process().log().find("connected to rediss://127.0.0.1:" + std::to_string(redis.tls_port)),
+              std::string::npos) << rl.process().log();
+}
+
+TEST(RedisTls, ClientCertificateAccepted) {
+    TlsRedis redis(certs().server(), /*require_client_cert=*/true);
+    Ratelimitd rl(config, redis.url(),
+                  with_ca({"--redis-tls-cert", certs().client().cert, "--redis-tls-key", certs().client().key}));
+    HttpClient c(rl.port());
+    const auto res = check(c, "closed");
+    EXPECT_EQ(res.status, 200) << res.body;
+    EXPECT_EQ(res.body.find("degraded"), std::string::npos) << res.body;
+}
+
+TEST(RedisTls, MissingClientCertificateIsAStoreFailure) {
+    TlsRedis redis(certs().server(), /*require_client_cert=*/true);
+    Ratelimitd rl(config, redis.url(), with_ca());
+    expect_store_failure(rl);
+    EXPECT_NE(rl.process().wait_for_log("certificate required", 3s), "") << rl.process().log();
+}
+
+TEST(RedisTls, ClientKeyNeverLogged) {
+    TlsRedis redis(certs().server(), /*require_client_cert=*/true);
+    // The key of another pair: refused before any connection, naming the files, not their content.
+    Ratelimitd rl(config, redis.url(),
+                  with_ca({"--redis-tls-cert", certs().client().cert, "--redis-tls-key", certs().server().key}));
+    expect_store_failure(rl);
+    EXPECT_NE(rl.process().wait_for_log("client key " + certs().server().key, 3s), "") << rl.process().log();
+    EXPECT_EQ(rl.process().log().find("PRIVATE KEY"), std::string::npos);
+}
+
+TEST(RedisTls, WrongCaIsAStoreFailureNamingTheReason) {
+    TlsRedis redis(certs().server());
+    // Redis sends its CA along, which the other CA does not trust: refused as self-signed.
+    Ratelimitd rl(config, redis.url(), {"--redis-tls-ca", certs().other_ca()});
+    expect_store_failure(rl);
+    EXPECT_NE(rl.process().wait_for_log("certificate was refused: self-signed certificate in certificate chain", 3s), "") << rl.process().log();
+}
+
+TEST(RedisTls, SystemStoreDoesNotTrustATestCa) {
+    TlsRedis redis(certs().server());
+    Ratelimitd rl(config, redis.url());  // no redis_tls_ca: the system's CAs
+    expect_store_failure(rl);
+    EXPECT_NE(rl.process().wait_for_log("the server's certificate was refused", 3s), "") << rl.process().log();
+}
+
+TEST(RedisTls, ExpiredCertificateIsAStoreFailure) {
+    TlsRedis redis(certs().expired_server());
+    Ratelimitd rl(config, redis.url(), with_ca());
+    expect_store_failure(rl);
+    EXPECT_NE(rl.process().wait_for_log("certificate has expired", 3s), "") << rl.process().log();
+}
+
+TEST(RedisTls, HostNameMismatchIsAStoreFailure) {
+    TlsRedis redis(certs().named_server());  // only DNS:redis.test
+    Ratelimitd rl(config, redis.url(), with_ca());
+    expect_store_failure(rl);
+    EXPECT_NE(rl.process().wait_for_log("IP address mismatch", 3s), "") << rl.process().log();
+}
+
+TEST(RedisTls, ServerNameSettingFixesTheMismatch) {
+    TlsRedis redis(certs().named_server());
+    Ratelimitd rl(config, redis.url(), with_ca({"--redis-tls-server-name", "redis.test"}));
+    auto tally = fire(rl.port(), 30, 8, [](HttpClient& c) { return check(c, "exact", "named"); });
+    EXPECT_EQ(tally.allowed, 20);
+    EXPECT_EQ(tally.denied, 10);
+}
+
+TEST(RedisTls, ServerNameFromTheEnvironment) {
+    TlsRedis redis(certs().named_server());
+    Ratelimitd rl(config, redis.url(), {},
+                  {"RATELIMITD_REDIS_TLS_CA=" + certs().ca(), "RATELIMITD_REDIS_TLS_SERVER_NAME=redis.test"});
+    HttpClient c(rl.port());
+    EXPECT_EQ(check(c, "closed").status, 200);
+}
+
+TEST(RedisTls, InsecureSkipVerifyConnectsAndWarns) {
+    TlsRedis redis(certs().expired_server());
+    Ratelimitd rl(config, redis.url(), {"--redis-tls-insecure-skip-verify", "on"});
+    HttpClient c(rl.port());
+    EXPECT_EQ(check(c, "closed").status, 200);
+    EXPECT_NE(rl.process().wait_for_log("does not verify the server's certificate", 3s), "") << rl.process().log();
+}
+
+TEST(RedisTls, PlainRedisUrlToATlsPortIsAStoreFailure) {
+    TlsRedis redis(certs().server());
+    Ratelimitd rl(config, "redis://127.0.0.1:" + std::to_string(redis.tls_port));
+    expect_store_failure(rl);
+}
+
+}  // namespace
+}  // namespace ratelimitd::test
