@@ -10,6 +10,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <atomic>
+#include <thread>
+
 namespace ratelimitd::test {
 namespace {
 
@@ -163,6 +166,42 @@ TEST(RedisTls, PlainRedisUrlToATlsPortIsAStoreFailure) {
     TlsRedis redis(certs().server());
     Ratelimitd rl(config, "redis://127.0.0.1:" + std::to_string(redis.tls_port));
     expect_store_failure(rl);
+}
+
+TEST(RedisTls, RedisRestartedUnderLoadIsUsedAgainOverTls) {
+    TlsRedis redis(certs().server());
+    Ratelimitd rl(config, redis.url(), with_ca());
+    std::atomic<bool> stop{false};
+    std::atomic<int> sent{0}, unanswered{0};
+    std::vector<std::thread> load;
+    for (int i = 0; i < 4; ++i) {
+        load.emplace_back([&, i] {
+            HttpClient c(rl.port());
+            while (!stop) {
+                ++sent;
+                if (check(c, i % 2 ? "open" : "closed", "load").status == 0) ++unanswered;
+            }
+        });
+    }
+    std::this_thread::sleep_for(200ms);  // load before the fault, as in faults_test
+    redis.server.kill_hard();
+    std::this_thread::sleep_for(300ms);
+    redis.server.restart();
+    const bool back = wait_until(
+        [&] {
+            HttpClient c(rl.port());
+            const auto res = check(c, "closed", "probe");
+            return res.status == 200 && res.body.find("degraded") == std::string::npos;
+        },
+        5s);
+    stop = true;
+    for (auto& t : load) t.join();
+    ASSERT_TRUE(back) << rl.process().log();
+    EXPECT_GT(sent.load(), 0);
+    EXPECT_EQ(unanswered.load(), 0) << "every request gets an answer while Redis is away";
+    auto tally = fire(rl.port(), 30, 8, [](HttpClient& c) { return check(c, "exact", "after-restart"); });
+    EXPECT_EQ(tally.allowed, 20);
+    EXPECT_EQ(tally.denied, 10);
 }
 
 }  // namespace
