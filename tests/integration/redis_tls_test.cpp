@@ -204,5 +204,26 @@ TEST(RedisTls, RedisRestartedUnderLoadIsUsedAgainOverTls) {
     EXPECT_EQ(tally.denied, 10);
 }
 
+TEST(RedisTls, AResetOnOneSidecarReachesTheOthersDenialCacheOverTls) {
+    TlsRedis redis(certs().server());
+    const std::string token = "redis-tls-admin-token";
+    const std::string fleet_config = "policies:\n  fw: {algorithm: fixed_window, limit: 3, window: 600s}\n";
+    Ratelimitd a(fleet_config, redis.url(), with_ca(), {"RATELIMITD_ADMIN_TOKEN=" + token});
+    Ratelimitd b(fleet_config, redis.url(), with_ca(), {"RATELIMITD_ADMIN_TOKEN=" + token});
+    // The reset subscribers connect over TLS too (the plain port is the test's only).
+    ASSERT_TRUE(wait_until([&] { return redis.server.command({"PUBSUB", "NUMSUB", "rl:resets"}) == "rl:resets 2"; }, 5s))
+        << redis.server.command({"PUBSUB", "NUMSUB", "rl:resets"});
+    HttpClient ca(a.port());
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(check(ca, "fw", "reset-me").status, 200);
+    ASSERT_EQ(check(ca, "fw", "reset-me").status, 429);  // now cached on a
+    HttpClient admin(b.port());
+    ASSERT_EQ(admin.post("/v1/reset", json{{"policy", "fw"}, {"tenant", "reset-me"}}.dump(),
+                         {{"Authorization", "Bearer " + token}})
+                  .status,
+              200);
+    EXPECT_TRUE(wait_until([&] { return check(ca, "fw", "reset-me").status == 200; }, 1s, 5ms))
+        << "a's cached denial was not cleared by the reset published on b";
+}
+
 }  // namespace
 }  // namespace ratelimitd::test

@@ -105,4 +105,40 @@ std::optional<Value> BlockingClient::command(const std::vector<std::string>& arg
     return v;
 }
 
+std::optional<Value> BlockingClient::take_parsed(std::string& why) {
+    void* reply = nullptr;
+    if (redisReaderGetReply(reader_, &reply) != REDIS_OK) {
+        why = "the server sent something that is not the Redis protocol";
+        return std::nullopt;
+    }
+    if (reply == nullptr) return std::nullopt;
+    Value v = Value::from_reply(static_cast<const redisReply*>(reply));
+    freeReplyObject(reply);
+    return v;
+}
+
+std::optional<Value> BlockingClient::receive(std::chrono::milliseconds wait, std::string& why) {
+    why.clear();
+    if (!transport_ || reader_ == nullptr) {
+        why = "not connected";
+        return std::nullopt;
+    }
+    if (auto v = take_parsed(why); v || !why.empty()) return v;
+    if (!read_in_flight_ && !read_error_) {
+        read_in_flight_ = true;
+        transport_->async_read_some(net::buffer(in_), [this](boost::system::error_code ec, std::size_t got) {
+            read_in_flight_ = false;
+            if (ec) read_error_ = ec;
+            else if (redisReaderFeed(reader_, in_.data(), got) != REDIS_OK) read_error_ = net::error::no_memory;
+        });
+    }
+    ioc_.restart();
+    ioc_.run_one_for(wait);
+    if (read_error_) {
+        why = Transport::describe_error(read_error_);
+        return std::nullopt;
+    }
+    return take_parsed(why);
+}
+
 }  // namespace ratelimitd::store::redis
