@@ -4,6 +4,7 @@
 #include "support/http_client.hpp"
 #include "support/load.hpp"
 #include "support/processes.hpp"
+#include "support/sentinel.hpp"
 #include "support/tls_certs.hpp"
 #include "support/wait.hpp"
 
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <fstream>
 #include <thread>
 
 namespace ratelimitd::test {
@@ -223,6 +225,29 @@ TEST(RedisTls, AResetOnOneSidecarReachesTheOthersDenialCacheOverTls) {
               200);
     EXPECT_TRUE(wait_until([&] { return check(ca, "fw", "reset-me").status == 200; }, 1s, 5ms))
         << "a's cached denial was not cleared by the reset published on b";
+}
+
+TEST(RedisTls, SentinelAndThePrimaryItNamesBothOverTls) {
+    TlsRedis primary(certs().server());
+    const unsigned short plain_port = free_port();  // the test's own questions
+    const unsigned short tls_port = free_port();
+    const std::string conf = scratch_dir() + "/sentinel-tls-" + std::to_string(tls_port) + ".conf";
+    std::ofstream(conf) << "port " << plain_port << "\nbind 127.0.0.1\ntls-port " << tls_port << "\ntls-cert-file "
+                        << certs().server().cert << "\ntls-key-file " << certs().server().key
+                        << "\ntls-ca-cert-file " << certs().ca()
+                        << "\ntls-auth-clients no\ntls-replication yes\nsentinel monitor tlsmaster 127.0.0.1 "
+                        << primary.tls_port << " 1\n";
+    Child sentinel({"redis-server", conf, "--sentinel"}, conf + ".log");
+    const std::string named = "127.0.0.1 " + std::to_string(primary.tls_port);
+    ASSERT_TRUE(wait_until(
+        [&] { return redis_command(plain_port, {"SENTINEL", "get-master-addr-by-name", "tlsmaster"}) == named; }, 5s))
+        << sentinel.log();
+    Ratelimitd rl(config, "rediss-sentinel://127.0.0.1:" + std::to_string(tls_port) + "/tlsmaster", with_ca());
+    auto tally = fire(rl.port(), 30, 8, [](HttpClient& c) { return check(c, "exact", "behind-sentinel"); });
+    EXPECT_EQ(tally.allowed, 20);
+    EXPECT_EQ(tally.denied, 10);
+    EXPECT_NE(rl.process().log().find("the primary of tlsmaster is 127.0.0.1:" + std::to_string(primary.tls_port)),
+              std::string::npos) << rl.process().log();
 }
 
 }  // namespace
