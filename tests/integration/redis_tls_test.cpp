@@ -15,6 +15,8 @@
 #include <fstream>
 #include <thread>
 
+#include <sys/stat.h>
+
 namespace ratelimitd::test {
 namespace {
 
@@ -248,6 +250,66 @@ TEST(RedisTls, SentinelAndThePrimaryItNamesBothOverTls) {
     EXPECT_EQ(tally.denied, 10);
     EXPECT_NE(rl.process().log().find("the primary of tlsmaster is 127.0.0.1:" + std::to_string(primary.tls_port)),
               std::string::npos) << rl.process().log();
+}
+
+/// Three cluster primaries with TLS on their client ports and on the cluster bus; created
+/// with redis-cli over TLS, so CLUSTER SLOTS names the TLS ports to a TLS client.
+struct TlsCluster {
+    TlsCluster() {
+        const std::string dir = scratch_dir() + "/tls-cluster-" + std::to_string(free_port());
+        ::mkdir(dir.c_str(), 0755);
+        std::vector<std::string> create{"redis-cli", "--tls", "--cacert", certs().ca(), "--cluster", "create"};
+        for (int i = 0; i < 3; ++i) {
+            const std::string p = std::to_string(plain.emplace_back(free_port()));
+            const auto tls = tls_ports.emplace_back(free_port());
+            // The default bus port (port + 10000): redis-cli's MEET over TLS did not join with
+            // an explicit --cluster-port in Redis 7.0.
+            std::vector<std::string> argv{"redis-server", "--port", p, "--bind", "127.0.0.1", "--cluster-enabled", "yes", "--cluster-config-file",
+                                          dir + "/nodes-" + p + ".conf", "--save", "", "--appendonly", "no", "--dir",
+                                          dir, "--tls-cluster", "yes"};
+            const auto tls_args = certs().redis_args(tls, certs().server());
+            argv.insert(argv.end(), tls_args.begin(), tls_args.end());
+            nodes.emplace_back(argv, dir + "/redis-" + p + ".log");
+            create.push_back("127.0.0.1:" + std::to_string(tls));
+        }
+        for (auto port : plain) {
+            if (!wait_until([&] { return redis_command(port, {"PING"}) == "PONG"; }, 10s)) {
+                throw std::runtime_error("a TLS cluster node did not start");
+            }
+        }
+        create.push_back("--cluster-yes");
+        Child cli(create, dir + "/create.log");
+        if (cli.wait(30s) != 0) throw std::runtime_error("redis-cli --cluster create over TLS failed: " + cli.log());
+        const bool ok = wait_until(
+            [&] {
+                for (auto port : plain) {
+                    if (redis_command(port, {"CLUSTER", "INFO"}).find("cluster_state:ok") == std::string::npos) {
+                        return false;
+                    }
+                }
+                return true;
+            },
+            20s);
+        if (!ok) throw std::runtime_error("the TLS cluster did not become ok");
+    }
+    std::string url() const {
+        std::string out = "rediss-cluster://";
+        for (size_t i = 0; i < tls_ports.size(); ++i) out += (i ? ",127.0.0.1:" : "127.0.0.1:") + std::to_string(tls_ports[i]);
+        return out;
+    }
+    std::vector<unsigned short> plain, tls_ports;
+    std::vector<Child> nodes;
+};
+
+TEST(RedisTls, ClusterDiscoveredAndUsedOverTls) {
+    TlsCluster cluster;
+    Ratelimitd rl(config, cluster.url(), with_ca());
+    ASSERT_NE(rl.process().log().find("(3 primaries)"), std::string::npos) << rl.process().log();
+    for (const std::string tenant : {"alpha", "bravo", "charlie", "delta"}) {
+        auto tally = fire(rl.port(), 30, 8, [&](HttpClient& c) { return check(c, "exact", tenant); });
+        EXPECT_EQ(tally.allowed, 20) << tenant;
+        EXPECT_EQ(tally.denied, 10) << tenant;
+    }
 }
 
 }  // namespace

@@ -48,7 +48,8 @@ TlsCerts::TlsCerts() {
           "new_certs_dir = $dir\ncertificate = " + ca_.cert + "\nprivate_key = " + ca_.key +
           "\ndefault_md = sha256\npolicy = any\nunique_subject = no\ncopy_extensions = none\n"
           "[any]\ncommonName = supplied\n"
-          "[server]\nbasicConstraints = CA:FALSE\nextendedKeyUsage = serverAuth\n"
+          // clientAuth too: cluster nodes and replicas show their server certificate as clients.
+          "[server]\nbasicConstraints = CA:FALSE\nextendedKeyUsage = serverAuth, clientAuth\n"
           "subjectAltName = DNS:localhost,IP:127.0.0.1\n"
           "[named]\nbasicConstraints = CA:FALSE\nextendedKeyUsage = serverAuth\nsubjectAltName = DNS:redis.test\n"
           "[client]\nbasicConstraints = CA:FALSE\nextendedKeyUsage = clientAuth\n");
