@@ -262,9 +262,9 @@ struct TlsCluster {
         for (int i = 0; i < 3; ++i) {
             const std::string p = std::to_string(plain.emplace_back(free_port()));
             const auto tls = tls_ports.emplace_back(free_port());
-            // The default bus port (port + 10000): redis-cli's MEET over TLS did not join with
-            // an explicit --cluster-port in Redis 7.0.
-            std::vector<std::string> argv{"redis-server", "--port", p, "--bind", "127.0.0.1", "--cluster-enabled", "yes", "--cluster-config-file",
+            // An explicit bus port: port + 10000 may be taken by another test's server.
+            std::vector<std::string> argv{"redis-server", "--port", p, "--cluster-port", std::to_string(free_port()),
+                                          "--bind", "127.0.0.1", "--cluster-enabled", "yes", "--cluster-config-file",
                                           dir + "/nodes-" + p + ".conf", "--save", "", "--appendonly", "no", "--dir",
                                           dir, "--tls-cluster", "yes"};
             const auto tls_args = certs().redis_args(tls, certs().server());
