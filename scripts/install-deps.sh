@@ -15,6 +15,8 @@ build_packages=(
 test_packages=(
   libgtest-dev libgmock-dev
   redis-server redis-tools nginx-light wrk procps prometheus clang-14 libclang-rt-14-dev
+  # tests/support/tls_certs.cpp makes the TLS tests' certificates with the openssl command.
+  openssl
   # bench/run.sh draws its latency plot with gnuplot.
   gnuplot-nox
   # clients/php and its tests: php-cli with curl, Symfony HttpKernel + Routing for the

@@ -60,6 +60,8 @@ std::unique_ptr<store::Backend> open_backend(const Settings& settings, const pol
         .denial_cache = settings.denial_cache,
         .coalescing = settings.coalescing,
         .memory_max_keys = settings.memory_max_keys,
+        .tls = {settings.redis_tls_ca, settings.redis_tls_cert, settings.redis_tls_key, settings.redis_tls_server_name,
+                settings.redis_tls_insecure_skip_verify},
         .key_prefix = [&registry] { return registry.current()->prefix; },
     };
     auto backend = store::make_backend(settings.redis_url, std::move(options));

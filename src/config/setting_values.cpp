@@ -86,10 +86,14 @@ result<SettingValue> file_redis_url(const ConfigTree& v) {
     const std::string expected = "a URL such as \"redis://127.0.0.1:6379\"";
     if (!v.is_string()) return bad("expected " + expected + ", got " + type_name(v));
     const auto& url = v.get_ref<const std::string&>();
-    if (!url.starts_with("redis://") && !url.starts_with("redis-sentinel://") &&
-        !url.starts_with("redis-cluster://")) {
+    bool known = false;
+    for (std::string_view scheme : {"redis://", "redis-sentinel://", "redis-cluster://", "rediss://",
+                                    "rediss-sentinel://", "rediss-cluster://"}) {
+        known = known || url.starts_with(scheme);
+    }
+    if (!known) {
         return bad("expected " + expected +
-                   " (starting with \"redis://\", \"redis-sentinel://\" or \"redis-cluster://\")");
+                   " (starting with \"redis://\", \"redis-sentinel://\" or \"redis-cluster://\", or \"rediss\" for TLS)");
     }
     return SettingValue(url);
 }
@@ -165,7 +169,13 @@ result<SettingValue> file_value(const SettingRow& row, const ConfigTree& v) {
     case SettingType::secret: return file_secret(row, v);
     case SettingType::fraction: return file_fraction(v);
     case SettingType::path:
-    case SettingType::on_off: break;
+        if (!v.is_string()) return bad("expected a file path or host name, got " + describe(v));
+        return SettingValue(v.get<std::string>());
+    case SettingType::on_off: {
+        auto b = boolean_of(v);  // the file says true or false
+        if (!b) return b.error();
+        return SettingValue(std::in_place_type<bool>, *b);
+    }
     }
     return bad("cannot be set in the config file");
 }

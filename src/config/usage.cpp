@@ -22,6 +22,7 @@ constexpr const char* redis_forms =
     "  redis://[[user]:password@]host[:port][/db]                      one Redis\n"
     "  redis-sentinel://[[user]:password@]host[:port][,...]/master[/db]  the primary Sentinel names\n"
     "  redis-cluster://[[user]:password@]host:port[,host:port...]      a Redis Cluster\n"
+    "  rediss://, rediss-sentinel://, rediss-cluster://                the same over TLS\n"
     "Without a Redis URL anywhere, the embedded store keeps limits per instance.\n";
 
 std::string value_name(const SettingRow& row) {

@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     using namespace ratelimitd::store::redis;
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     // The fuzzer finds the schemes through the dictionary; try each parser on every input too.
-    for (const std::string_view scheme : {"", "redis://", "redis-sentinel://", "redis-cluster://"}) {
+    for (const std::string_view scheme : {"", "redis://", "redis-sentinel://", "redis-cluster://", "rediss://"}) {
         const std::string url = std::string(scheme) + std::string(text);
         if (const auto e = parse_redis_url(url)) {
             no_credential(e->describe());

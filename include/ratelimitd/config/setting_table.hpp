@@ -19,13 +19,13 @@ namespace ratelimitd::config {
 /// What a row accepts; each type has one rule for text (flags, environment) and one for the
 /// config file's value, with their messages (setting_values.hpp).
 enum class SettingType {
-    path,       ///< any text (the config file's path)
+    path,       ///< any text: a file path or a host name
     listen,     ///< HOST:PORT or [IPV6]:PORT, port 0..65535
-    redis_url,  ///< file: a redis://, redis-sentinel:// or redis-cluster:// URL; text as given
+    redis_url,  ///< file: a redis[s]://, redis[s]-sentinel:// or redis[s]-cluster:// URL; text as given
     count,      ///< a whole number lo..hi, or also 0 with zero_allowed ("no cap")
     duration,   ///< a duration lo..hi milliseconds
     choice,     ///< one of `choices`
-    on_off,     ///< "on" or "off", stored as a bool
+    on_off,     ///< "on" or "off" (the file: true or false), stored as a bool
     secret,     ///< at least lo bytes; the value is never echoed
     fraction,   ///< a number from 0 to 1 (file only)
 };

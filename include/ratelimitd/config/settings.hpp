@@ -32,6 +32,11 @@ struct Settings {
     std::size_t max_requests_per_connection = 10'000;  ///< the last one's answer closes
     std::chrono::milliseconds request_timeout{10'000};  ///< to read a whole request
     std::size_t memory_max_keys = 1'000'000;    ///< embedded store; 0: no cap
+    std::string redis_tls_ca;                   ///< rediss://: CA bundle; empty: the system's
+    std::string redis_tls_cert;                 ///< rediss://: client certificate file
+    std::string redis_tls_key;                  ///< rediss://: its private key file
+    std::string redis_tls_server_name;          ///< rediss://: empty: the URL's host
+    bool redis_tls_insecure_skip_verify = false;
 
     bool operator==(const Settings&) const = default;
 };
@@ -52,6 +57,11 @@ struct FileSettings {
     std::optional<std::int64_t> max_requests_per_connection;
     std::optional<std::chrono::milliseconds> request_timeout;
     std::optional<std::int64_t> memory_max_keys;  ///< 0: no cap
+    std::optional<std::string> redis_tls_ca;
+    std::optional<std::string> redis_tls_cert;
+    std::optional<std::string> redis_tls_key;
+    std::optional<std::string> redis_tls_server_name;
+    std::optional<bool> redis_tls_insecure_skip_verify;
 
     bool operator==(const FileSettings&) const = default;
 };

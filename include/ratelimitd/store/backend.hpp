@@ -5,6 +5,7 @@
 #include "ratelimitd/core/clock.hpp"
 #include "ratelimitd/policy/policy.hpp"
 #include "ratelimitd/store/store.hpp"
+#include "ratelimitd/store/tls_options.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 
@@ -47,6 +48,7 @@ struct BackendOptions {
     bool denial_cache = true;                ///< a remote store: cache denials in front of it
     bool coalescing = true;                  ///< a Redis store: batch concurrent checks
     std::size_t memory_max_keys = 1'000'000; ///< the embedded store's cap; 0: none
+    TlsOptions tls;                          ///< rediss:// URLs: trust, client certificate, name
     /// The registry's key prefix now (a remote store hears resets on a channel named by it).
     std::function<std::string()> key_prefix = [] { return std::string(); };
 };

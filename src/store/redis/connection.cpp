@@ -1,18 +1,21 @@
-// Connection: hiredis's async API hooked into Asio, with per-command deadlines and reconnect.
+// Connection: the Redis protocol over a Transport (TCP or TLS), with per-command deadlines,
+// setup on every connection, and reconnect with backoff.
 #include "ratelimitd/store/redis/connection.hpp"
 
-#include <boost/asio/posix/stream_descriptor.hpp>
+#include "tls_context.hpp"
+#include "transport.hpp"
+
 #include <boost/container/small_vector.hpp>
-#include <hiredis/async.h>
 #include <hiredis/hiredis.h>
 #include <spdlog/spdlog.h>
 
+#include <array>
+#include <deque>
 #include <random>
 
 namespace ratelimitd::store::redis {
 
 namespace net = boost::asio;
-using descriptor = net::posix::stream_descriptor;
 
 namespace {
 
@@ -27,78 +30,41 @@ constexpr std::chrono::milliseconds silence_limit{1000};
 // one line per this interval per connection says so without flooding the log.
 constexpr std::chrono::seconds failure_report_interval{30};
 
-/// The five event hooks of hiredis (the shape of its adapters/*.h) on an Asio descriptor.
-/// Kept alive by the waits in flight and by `self_`, which hiredis's cleanup hook drops.
-class AsioEvents : public std::enable_shared_from_this<AsioEvents> {
-public:
-    AsioEvents(const net::any_io_executor& ex, redisAsyncContext* ac) : fd_(ex, ac->c.fd), ac_(ac) {}
-
-    static void attach(const net::any_io_executor& ex, redisAsyncContext* ac) {
-        auto events = std::make_shared<AsioEvents>(ex, ac);
-        events->self_ = events;
-        ac->ev.data = events.get();
-        ac->ev.addRead = [](void* d) { static_cast<AsioEvents*>(d)->start(true); };
-        ac->ev.delRead = [](void* d) { static_cast<AsioEvents*>(d)->reading_ = false; };
-        ac->ev.addWrite = [](void* d) { static_cast<AsioEvents*>(d)->start(false); };
-        ac->ev.delWrite = [](void* d) { static_cast<AsioEvents*>(d)->writing_ = false; };
-        ac->ev.cleanup = [](void* d) { static_cast<AsioEvents*>(d)->cleanup(); };
-    }
-
-private:
-    void start(bool read) {
-        (read ? reading_ : writing_) = true;
-        bool& armed = read ? read_armed_ : write_armed_;
-        if (armed || !alive_) return;
-        armed = true;
-        fd_.async_wait(read ? descriptor::wait_read : descriptor::wait_write,
-                       [self = shared_from_this(), read](boost::system::error_code ec) {
-                           self->on_ready(read, ec);
-                       });
-    }
-
-    void on_ready(bool read, boost::system::error_code ec) {
-        (read ? read_armed_ : write_armed_) = false;
-        bool& wanted = read ? reading_ : writing_;
-        if (ec || !alive_ || !wanted) return;
-        // Either call may free the context, which runs cleanup() before it returns.
-        if (read) redisAsyncHandleRead(ac_);
-        else redisAsyncHandleWrite(ac_);
-        if (alive_ && wanted) start(read);
-    }
-
-    void cleanup() {
-        auto keep = std::move(self_);  // may be the last owner: destroyed when this returns
-        alive_ = false;
-        reading_ = writing_ = false;
-        boost::system::error_code ignored;
-        fd_.cancel(ignored);
-        fd_.release();  // hiredis closes the fd itself
-    }
-
-    descriptor fd_;
-    redisAsyncContext* ac_;
-    std::shared_ptr<AsioEvents> self_;
-    bool reading_ = false;
-    bool writing_ = false;
-    bool read_armed_ = false;
-    bool write_armed_ = false;
-    bool alive_ = true;
-};
-
-/// What hiredis carries as privdata for one command: keeps the Pending alive until hiredis
-/// calls back (with a reply, or with nullptr when the context goes away).
-struct Ticket {
-    std::shared_ptr<detail::Pending> pending;
-    Connection* owner;
-};
-
 std::chrono::milliseconds with_jitter(std::chrono::milliseconds d) {
     static thread_local std::minstd_rand rng{std::random_device{}()};
     std::uniform_int_distribution<long> spread(0, d.count() / 2);
     return d + std::chrono::milliseconds(spread(rng));
 }
 
+struct ReaderFree {
+    void operator()(redisReader* r) const noexcept { redisReaderFree(r); }
+};
+struct ReplyFree {
+    void operator()(void* r) const noexcept { freeReplyObject(r); }
+};
+
 }  // namespace
+
+namespace detail {
+
+/// One socket and what is in flight on it. Handlers hold it alive; a handler whose link is no
+/// longer the connection's current one does nothing, so nothing from an old socket is ever
+/// matched to a command sent on a new one.
+struct Link {
+    Link(const net::any_io_executor& ex, const Endpoint& ep) : transport(ex, ep), reader(redisReaderCreate()) {}
+    Transport transport;
+    std::unique_ptr<redisReader, ReaderFree> reader;
+    /// One entry per command written or queued, in order: Redis answers in that order. A null
+    /// entry is a setup command (AUTH, SELECT, SCRIPT LOAD).
+    std::deque<std::shared_ptr<Pending>> expected;
+    std::string outbox;    // encoded commands not yet handed to the stream
+    std::string writing;   // the bytes of the write in flight
+    bool open = false;     // connected (and handshaken): writes may start
+    bool write_in_flight = false;
+    std::array<char, 16 * 1024> input{};
+};
+
+}  // namespace detail
 
 Connection::Connection(net::any_io_executor ex, Endpoint endpoint, std::shared_ptr<EndpointSource> source)
     : executor_(std::move(ex)),
@@ -121,15 +87,15 @@ void Connection::stop() {
 void Connection::retarget() {
     if (stopped_ || !source_) return;
     auto current = source_->current();
-    if (ctx_ != nullptr && current && current->host == endpoint_.host && current->port == endpoint_.port) return;
-    if (ctx_ != nullptr) teardown("the primary moved");
+    if (link_ != nullptr && current && current->host == endpoint_.host && current->port == endpoint_.port) return;
+    if (link_ != nullptr) teardown("the primary moved");
     backoff_ = std::chrono::milliseconds{0};
     reconnect_timer_.cancel();
     connect();
 }
 
 void Connection::connect() {
-    if (stopped_ || ctx_ != nullptr) return;
+    if (stopped_ || link_ != nullptr) return;
     if (source_) {
         auto current = source_->current();
         if (!current) {
@@ -138,34 +104,41 @@ void Connection::connect() {
         }
         endpoint_ = std::move(*current);
     }
-    redisAsyncContext* ac = redisAsyncConnect(endpoint_.host.c_str(), endpoint_.port);
-    if (ac == nullptr) {
+    auto link = std::make_shared<detail::Link>(executor_, endpoint_);
+    if (!link->reader) {
         spdlog::error("redis: cannot allocate a connection to {}", endpoint_.describe());
         schedule_reconnect();
         return;
     }
-    if (ac->err) {
-        report_failed_attempt(spdlog::level::warn, std::string("connect failed: ") + ac->errstr);
-        redisAsyncFree(ac);
-        schedule_reconnect();
-        return;
-    }
-    ctx_ = ac;
-    ac->data = this;
+    link_ = link;
     last_reply_ = clock::now();
-    AsioEvents::attach(executor_, ac);
-    redisAsyncSetConnectCallback(ac, &Connection::on_connect);  // arms the first write wait
-    redisAsyncSetDisconnectCallback(ac, &Connection::on_disconnect);
-    send_setup();
+    send_setup();  // queued: written first once the stream is open
+    link->transport.async_open([w = weak_from_this(), link](const std::string& failure) {
+        if (auto c = w.lock()) c->on_open(link, failure);
+    });
 
     // A connect that neither succeeds nor fails (a black-holed address) is abandoned.
     connect_timer_.expires_after(connect_timeout);
-    connect_timer_.async_wait([self = weak_from_this(), ac](boost::system::error_code ec) {
+    connect_timer_.async_wait([self = weak_from_this(), link](boost::system::error_code ec) {
         auto c = self.lock();
-        if (ec || !c || c->ctx_ != ac || c->ready_) return;
+        if (ec || !c || c->link_ != link || c->ready_) return;
         c->report_failed_attempt(spdlog::level::warn, "connect timed out");
         c->teardown("connect timed out");
     });
+}
+
+void Connection::on_open(const LinkPtr& link, const std::string& failure) {
+    if (link_ != link) return;  // abandoned meanwhile
+    if (!failure.empty()) {
+        report_failed_attempt(spdlog::level::warn, "connect failed: " + failure);
+        drop_link();
+        schedule_reconnect();
+        return;
+    }
+    if (endpoint_.tls && endpoint_.tls_options.insecure_skip_verify) warn_insecure_tls(endpoint_.describe());
+    link->open = true;
+    read(link);
+    flush(link);
 }
 
 // AUTH, SELECT and SCRIPT LOAD go first on every new connection; Redis runs commands in
@@ -180,85 +153,154 @@ void Connection::send_setup() {
     for (const auto& s : scripts()) setup.push_back({"SCRIPT", "LOAD", std::string(s.text)});
 
     setup_pending_ = static_cast<int>(setup.size());
-    for (const auto& argv : setup) {
-        std::vector<const char*> args;
-        std::vector<size_t> lens;
-        for (const auto& a : argv) {
-            args.push_back(a.data());
-            lens.push_back(a.size());
-        }
-        redisAsyncCommandArgv(ctx_, &Connection::on_setup_reply, nullptr,
-                              static_cast<int>(args.size()), args.data(), lens.data());
-    }
+    for (const auto& argv : setup) enqueue(argv, nullptr);
 }
 
-void Connection::on_setup_reply(redisAsyncContext* ac, void* reply, void*) {
-    auto* self = static_cast<Connection*>(ac->data);
-    if (self == nullptr || self->ctx_ != ac) return;
-    auto* r = static_cast<redisReply*>(reply);
-    if (r == nullptr) return;  // the context is going away; on_disconnect handles it
-    if (r->type == REDIS_REPLY_ERROR) {
-        // Wrong password or db: retrying soon will not help, but the operator may fix Redis.
-        self->report_failed_attempt(spdlog::level::err, "setting up failed: " + std::string(r->str, r->len));
-        self->setup_pending_ = -1;
-        net::post(self->executor_, [w = self->weak_from_this(), ac] {
-            if (auto c = w.lock(); c && c->ctx_ == ac) c->teardown("setup failed");
-        });
+bool Connection::enqueue(const std::vector<std::string>& argv, std::shared_ptr<detail::Pending> p) {
+    // On the stack for every single-limit script; a layered check (lua/multi.lua, 3 + 7 per
+    // limit) may need more.
+    boost::container::small_vector<const char*, 16> args(argv.size());
+    boost::container::small_vector<size_t, 16> lens(argv.size());
+    for (size_t i = 0; i < argv.size(); ++i) {
+        args[i] = argv[i].data();
+        lens[i] = argv[i].size();
+    }
+    char* encoded = nullptr;
+    const int n = redisFormatCommandArgv(&encoded, static_cast<int>(argv.size()), args.data(), lens.data());
+    if (n < 0 || encoded == nullptr) return false;
+    link_->outbox.append(encoded, static_cast<std::size_t>(n));
+    redisFreeCommand(encoded);
+    link_->expected.push_back(std::move(p));
+    return true;
+}
+
+// One write at a time; commands sent meanwhile gather in the outbox and go out together.
+void Connection::flush(const LinkPtr& link) {
+    if (!link->open || link->write_in_flight || link->outbox.empty()) return;
+    link->writing.clear();
+    link->writing.swap(link->outbox);
+    link->write_in_flight = true;
+    link->transport.async_write(link->writing, [w = weak_from_this(), link](boost::system::error_code ec, std::size_t) {
+        link->write_in_flight = false;
+        auto c = w.lock();
+        if (!c || c->link_ != link) return;
+        if (ec) c->on_lost(link, Transport::describe_error(ec));
+        else c->flush(link);
+    });
+}
+
+void Connection::read(const LinkPtr& link) {
+    link->transport.async_read_some(net::buffer(link->input), [w = weak_from_this(), link](boost::system::error_code ec,
+                                                                                         std::size_t n) {
+        auto c = w.lock();
+        if (!c || c->link_ != link) return;
+        if (ec) c->on_lost(link, ec == net::error::eof ? "the server closed it" : Transport::describe_error(ec));
+        else c->on_read(link, n);
+    });
+}
+
+void Connection::on_read(const LinkPtr& link, std::size_t n) {
+    if (redisReaderFeed(link->reader.get(), link->input.data(), n) != REDIS_OK) {
+        teardown("out of memory reading a reply");
         return;
     }
-    if (self->setup_pending_ > 0 && --self->setup_pending_ == 0) {
-        self->ready_ = true;
-        self->backoff_ = std::chrono::milliseconds{0};
-        self->connect_timer_.cancel();
-        self->last_reply_ = clock::now();
-        if (self->failed_attempts_ > 0) {
-            spdlog::info("redis: connected to {}, scripts loaded (after {} failed attempts)",
-                         self->endpoint_.describe(), self->failed_attempts_);
-        } else {
-            spdlog::info("redis: connected to {}, scripts loaded", self->endpoint_.describe());
+    // Each handler below may end this link (a failed setup, READONLY, a hook): then stop.
+    while (link_ == link) {
+        void* raw = nullptr;
+        if (redisReaderGetReply(link->reader.get(), &raw) != REDIS_OK) {
+            teardown("the server sent something that is not the Redis protocol");
+            return;
         }
-        self->failed_attempts_ = 0;
-        if (self->was_ready_ && self->on_reconnected_) self->on_reconnected_();
-        self->was_ready_ = true;
+        if (raw == nullptr) break;  // the rest of this reply has not arrived yet
+        std::unique_ptr<void, ReplyFree> reply(raw);
+        last_reply_ = clock::now();
+        if (link->expected.empty()) {
+            teardown("a reply came that no command asked for");
+            return;
+        }
+        auto p = std::move(link->expected.front());
+        link->expected.pop_front();
+        Value value;
+        try {
+            value = Value::from_reply(static_cast<const redisReply*>(raw));
+        } catch (const std::exception& e) {
+            spdlog::error("redis: a reply could not be read ({}); the call fails", e.what());
+            if (p && !p->finished) {
+                p->finished = true;
+                p->deadline.cancel();
+                p->finish(Problem{errc::bad_script_reply, "redis reply could not be read"});
+            }
+            continue;
+        }
+        if (p) on_reply(*p, std::move(value));
+        else on_setup_reply(value);
+    }
+    if (link_ == link) {
+        if (endpoint_.tls && endpoint_.tls_options.insecure_skip_verify) warn_insecure_tls(endpoint_.describe());
+        read(link);
     }
 }
 
-void Connection::on_connect(const redisAsyncContext* ac, int status) {
-    auto* self = static_cast<Connection*>(ac->data);
-    if (self == nullptr || self->ctx_ != ac) return;
-    if (status != REDIS_OK) {
-        // hiredis frees the context right after this callback.
-        self->report_failed_attempt(spdlog::level::warn, std::string("connect failed: ") + ac->errstr);
-        self->ctx_ = nullptr;
-        self->ready_ = false;
-        self->schedule_reconnect();
+void Connection::on_lost(const LinkPtr& link, const std::string& why) {
+    if (link_ != link) return;
+    if (ready_) {
+        spdlog::warn("redis: connection to {} lost: {}", endpoint_.describe(), why);
+    } else {
+        // Never set up: part of the outage's attempts (a refused TLS client certificate ends here).
+        report_failed_attempt(spdlog::level::warn, "connection lost while setting up: " + why);
     }
+    drop_link();
+    schedule_reconnect();
 }
 
-void Connection::on_disconnect(const redisAsyncContext* ac, int status) {
-    auto* self = static_cast<Connection*>(ac->data);
-    if (self == nullptr || self->ctx_ != ac) return;  // we freed it ourselves
-    if (status != REDIS_OK) {
-        spdlog::warn("redis: connection to {} lost: {}", self->endpoint_.describe(), ac->errstr);
+void Connection::on_setup_reply(const Value& reply) {
+    if (reply.is_error()) {
+        // Wrong password or db: retrying soon will not help, but the operator may fix Redis.
+        report_failed_attempt(spdlog::level::err, "setting up failed: " + reply.str);
+        setup_pending_ = -1;
+        teardown("setup failed");
+        return;
     }
-    self->ctx_ = nullptr;
-    self->ready_ = false;
-    self->schedule_reconnect();
+    if (setup_pending_ > 0 && --setup_pending_ == 0) {
+        ready_ = true;
+        backoff_ = std::chrono::milliseconds{0};
+        connect_timer_.cancel();
+        last_reply_ = clock::now();
+        if (failed_attempts_ > 0) {
+            spdlog::info("redis: connected to {}, scripts loaded (after {} failed attempts)", endpoint_.describe(),
+                         failed_attempts_);
+        } else {
+            spdlog::info("redis: connected to {}, scripts loaded", endpoint_.describe());
+        }
+        failed_attempts_ = 0;
+        if (was_ready_ && on_reconnected_) on_reconnected_();
+        was_ready_ = true;
+    }
 }
 
 void Connection::teardown(const char* why) {
-    redisAsyncContext* ac = ctx_;
-    if (ac == nullptr) return;
+    if (link_ == nullptr) return;
     // A connection that never got set up was already reported as a failed attempt.
     if (why != nullptr) {
         spdlog::log(setup_pending_ < 0 || !ready_ ? spdlog::level::debug : spdlog::level::warn,
                     "redis: dropping connection to {}: {}", endpoint_.describe(), why);
     }
-    ctx_ = nullptr;
-    ready_ = false;
-    ac->data = nullptr;       // callbacks during the free below must not find us
-    redisAsyncFree(ac);       // runs every pending callback with a null reply
+    drop_link();
     schedule_reconnect();
+}
+
+void Connection::drop_link() {
+    LinkPtr link = std::move(link_);
+    link_ = nullptr;
+    ready_ = false;
+    link->transport.close();
+    for (auto& p : link->expected) {
+        if (!p || p->finished) continue;
+        p->finished = true;
+        p->deadline.cancel();
+        p->finish(Problem{errc::store_unavailable, "connection to redis lost"});
+    }
+    link->expected.clear();
 }
 
 void Connection::report_failed_attempt(spdlog::level::level_enum level, const std::string& what) {
@@ -292,70 +334,35 @@ void Connection::send(std::shared_ptr<detail::Pending> p, const std::vector<std:
         p->finish(Problem{errc::store_unavailable, "not connected to " + endpoint_.describe()});
         return;
     }
-    // On the stack for every single-limit script; a layered check (lua/multi.lua, 3 + 7 per
-    // limit) may need more.
-    boost::container::small_vector<const char*, 16> args(argv.size());
-    boost::container::small_vector<size_t, 16> lens(argv.size());
-    for (size_t i = 0; i < argv.size(); ++i) {
-        args[i] = argv[i].data();
-        lens[i] = argv[i].size();
-    }
-    auto* ticket = new Ticket{p, this};
-    if (redisAsyncCommandArgv(ctx_, &Connection::on_reply, ticket, static_cast<int>(argv.size()),
-                              args.data(), lens.data()) != REDIS_OK) {
-        delete ticket;
+    if (!enqueue(argv, p)) {
         p->finished = true;
-        p->finish(Problem{errc::store_unavailable, "connection to " + endpoint_.describe() +
-                                                       " is closing"});
+        p->finish(Problem{errc::store_unavailable, "a command for " + endpoint_.describe() + " could not be encoded"});
         return;
     }
+    flush(link_);
     p->deadline.expires_at(deadline);
     p->deadline.async_wait([p, w = weak_from_this()](boost::system::error_code ec) {
         if (ec || p->finished) return;
         p->finished = true;
         p->finish(Problem{errc::store_timeout, "redis did not answer in time"});
         auto c = w.lock();
-        if (c && c->ctx_ != nullptr && clock::now() - c->last_reply_ > silence_limit) {
+        if (c && c->link_ != nullptr && clock::now() - c->last_reply_ > silence_limit) {
             c->teardown("no reply for over a second");
         }
     });
 }
 
-void Connection::on_reply(redisAsyncContext* ac, void* reply, void* privdata) {
-    std::unique_ptr<Ticket> ticket(static_cast<Ticket*>(privdata));
-    auto& p = *ticket->pending;
-    if (reply != nullptr) {
-        if (auto* self = static_cast<Connection*>(ac->data)) self->last_reply_ = clock::now();
-    }
+void Connection::on_reply(detail::Pending& p, Value value) {
     if (p.finished) return;  // its deadline passed; the late reply is dropped
     p.finished = true;
     p.deadline.cancel();
-    if (reply == nullptr) {
-        p.finish(Problem{errc::store_unavailable, "connection to redis lost"});
-        return;
-    }
-    Value value;
-    try {
-        value = Value::from_reply(static_cast<const redisReply*>(reply));
-    } catch (const std::exception& e) {
-        // Called from hiredis's C code: nothing may unwind through it. This one reply is refused.
-        spdlog::error("redis: a reply could not be read ({}); the call fails", e.what());
-        p.finish(Problem{errc::bad_script_reply, "redis reply could not be read"});
-        return;
-    }
     // A write to a demoted primary (now a replica): the store is unavailable here, not
     // broken, and the primary is elsewhere. Scripts report it as "... READONLY ...".
     if (value.is_error() && value.str.find("READONLY") != std::string::npos) {
-        auto* self = static_cast<Connection*>(ac->data);
-        p.finish(Problem{errc::store_unavailable,
-                         "redis at " + (self ? self->endpoint_.describe() : std::string("?")) +
-                             " is a read-only replica"});
-        if (self != nullptr && self->source_) {
-            self->source_->suspect();
-            // Not from inside hiredis's read callback: the teardown frees the context.
-            net::post(self->executor_, [w = self->weak_from_this(), ac] {
-                if (auto c = w.lock(); c && c->ctx_ == ac) c->teardown("READONLY: it is a replica now");
-            });
+        p.finish(Problem{errc::store_unavailable, "redis at " + endpoint_.describe() + " is a read-only replica"});
+        if (source_) {
+            source_->suspect();
+            teardown("READONLY: it is a replica now");
         }
         return;
     }

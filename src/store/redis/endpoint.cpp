@@ -1,4 +1,4 @@
-// Parsing redis:// URLs.
+// Parsing redis:// and rediss:// URLs.
 #include "ratelimitd/store/redis/endpoint.hpp"
 
 #include <charconv>
@@ -9,7 +9,7 @@ namespace {
 
 // The URL itself is left out of messages: it may hold a password.
 Problem bad(std::string_view, std::string why) {
-    return Problem{errc::invalid_request, "redis: not a valid redis://[:password@]host:port[/db] URL: " + why};
+    return Problem{errc::invalid_request, "redis: not a valid redis[s]://[:password@]host:port[/db] URL: " + why};
 }
 
 
@@ -34,7 +34,7 @@ std::optional<std::string> percent_decode(std::string_view s) {
 
 std::string Endpoint::describe() const {
     const bool v6 = host.find(':') != std::string::npos;
-    return "redis://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port) + "/" +
+    return (tls ? "rediss://" : "redis://") + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port) + "/" +
            std::to_string(db);
 }
 
@@ -55,10 +55,14 @@ std::optional<UserInfo> take_userinfo(std::string_view& rest) {
 }
 
 result<Endpoint> parse_redis_url(std::string_view url) {
-    constexpr std::string_view scheme = "redis://";
-    if (url.substr(0, scheme.size()) != scheme) return bad(url, "expected it to start with redis://");
-    std::string_view rest = url.substr(scheme.size());
+    constexpr std::string_view plain = "redis://";
+    constexpr std::string_view tls = "rediss://";
     Endpoint ep;
+    ep.tls = url.substr(0, tls.size()) == tls;
+    if (!ep.tls && url.substr(0, plain.size()) != plain) {
+        return bad(url, "expected it to start with redis:// or rediss://");
+    }
+    std::string_view rest = url.substr(ep.tls ? tls.size() : plain.size());
 
     auto credentials = take_userinfo(rest);
     if (!credentials) return bad(url, "bad percent-escape in the password");

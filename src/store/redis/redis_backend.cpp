@@ -12,12 +12,14 @@ namespace ratelimitd::store::redis {
 result<std::unique_ptr<Backend>> RedisBackend::open(std::string_view url, BackendOptions options) {
     auto endpoint = parse_redis_url(url);
     if (!endpoint) return endpoint.error();
+    endpoint->tls_options = options.tls;  // used when the URL is rediss://
     return std::unique_ptr<Backend>(std::make_unique<RedisBackend>(std::move(*endpoint), nullptr, std::move(options)));
 }
 
 result<std::unique_ptr<Backend>> RedisBackend::open_sentinel(std::string_view url, BackendOptions options) {
     auto parsed = parse_sentinel_url(url);
     if (!parsed) return parsed.error();
+    parsed->tls_options = options.tls;  // rediss-sentinel://: to the sentinels and the primary
     auto sentinel = std::make_shared<SentinelMonitor>(*parsed);
     sentinel->poll_once();  // a primary now if a sentinel names one; else the poller finds it
     auto endpoint = sentinel->current().value_or(parsed->endpoint_at("127.0.0.1", 6379));

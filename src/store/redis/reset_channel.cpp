@@ -1,8 +1,8 @@
 // The reset channel: names, and the subscriber thread.
 #include "ratelimitd/store/redis/reset_channel.hpp"
 
-#include <hiredis/hiredis.h>
-#include <poll.h>
+#include "blocking_client.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <memory>
@@ -18,41 +18,18 @@ constexpr auto tick = 100ms;            // how often a quiet subscription looks 
 constexpr auto connect_timeout = 1s;
 constexpr auto retry_pause = 250ms;     // after a failed attempt
 
-struct ContextFree {
-    void operator()(redisContext* c) const noexcept { redisFree(c); }
-};
-using ContextPtr = std::unique_ptr<redisContext, ContextFree>;
-
-struct ReplyFree {
-    void operator()(redisReply* r) const noexcept { freeReplyObject(r); }
-};
-using ReplyPtr = std::unique_ptr<redisReply, ReplyFree>;
-
-ReplyPtr command(redisContext* c, const std::vector<std::string>& argv) {
-    std::vector<const char*> args;
-    std::vector<size_t> lens;
-    for (const auto& a : argv) {
-        args.push_back(a.data());
-        lens.push_back(a.size());
-    }
-    return ReplyPtr(static_cast<redisReply*>(
-        redisCommandArgv(c, static_cast<int>(args.size()), args.data(), lens.data())));
-}
-
 bool same_place(const Endpoint& a, const Endpoint& b) { return a.host == b.host && a.port == b.port; }
 
 /// A pub/sub "message" push for `channel`: its payload, else nullopt.
-std::optional<std::string> message_payload(const redisReply* r, const std::string& channel) {
-    if (r == nullptr || r->type != REDIS_REPLY_ARRAY || r->elements != 3) {
-        return std::nullopt;
-    }
-    const redisReply* kind = r->element[0];
-    const redisReply* chan = r->element[1];
-    const redisReply* payload = r->element[2];
-    if (kind->type != REDIS_REPLY_STRING || std::string_view(kind->str, kind->len) != "message") return std::nullopt;
-    if (chan->type != REDIS_REPLY_STRING || std::string_view(chan->str, chan->len) != channel) return std::nullopt;
-    if (payload->type != REDIS_REPLY_STRING) return std::nullopt;
-    return std::string(payload->str, payload->len);
+std::optional<std::string> message_payload(const Value& r, const std::string& channel) {
+    if (r.type != Value::Type::array || r.elements.size() != 3) return std::nullopt;
+    const Value& kind = r.elements[0];
+    const Value& chan = r.elements[1];
+    const Value& payload = r.elements[2];
+    if (kind.type != Value::Type::string || kind.str != "message") return std::nullopt;
+    if (chan.type != Value::Type::string || chan.str != channel) return std::nullopt;
+    if (payload.type != Value::Type::string) return std::nullopt;
+    return payload.str;
 }
 
 }  // namespace
@@ -86,32 +63,28 @@ void ResetSubscriber::run() {
     }
 }
 
+// Over the same Transport as the store's connections, so a rediss:// store is heard over TLS.
 bool ResetSubscriber::subscribe_once(const Endpoint& ep, const std::string& channel) {
-    const timeval tv{0, static_cast<suseconds_t>(std::chrono::microseconds(connect_timeout).count())};
-    ContextPtr c(redisConnectWithTimeout(ep.host.c_str(), ep.port, tv));
-    if (!c || c->err) return false;
-    redisSetTimeout(c.get(), timeval{1, 0});  // for AUTH and SUBSCRIBE; reads below use poll()
+    BlockingClient c(ep, connect_timeout);  // also the limit for AUTH and SUBSCRIBE
+    if (!c.connect().empty()) return false;
+    std::string why;
     if (ep.password) {
-        auto auth = ep.username ? command(c.get(), {"AUTH", *ep.username, *ep.password}) : command(c.get(), {"AUTH", *ep.password});
-        if (!auth || auth->type == REDIS_REPLY_ERROR) return false;
+        auto auth = ep.username ? c.command({"AUTH", *ep.username, *ep.password}, why)
+                                : c.command({"AUTH", *ep.password}, why);
+        if (!auth || auth->is_error()) return false;
     }
-    auto sub = command(c.get(), {"SUBSCRIBE", channel});
-    if (!sub || sub->type == REDIS_REPLY_ERROR) return false;
+    auto sub = c.command({"SUBSCRIBE", channel}, why);
+    if (!sub || sub->is_error()) return false;
     // Resets published while nobody listened here are lost: start from an empty cache.
     hooks_.on_subscribed();
     spdlog::debug("reset channel {} subscribed at {}", channel, ep.describe());
     while (!stopping_) {
-        void* raw = nullptr;
-        if (redisGetReplyFromReader(c.get(), &raw) != REDIS_OK) return true;
-        if (raw != nullptr) {
-            ReplyPtr r(static_cast<redisReply*>(raw));
-            if (auto key = message_payload(r.get(), channel)) hooks_.on_reset(*key);
+        auto message = c.receive(tick, why);
+        if (!why.empty()) return true;  // the connection dropped
+        if (message) {
+            if (auto key = message_payload(*message, channel)) hooks_.on_reset(*key);
             continue;
         }
-        pollfd pfd{c->fd, POLLIN, 0};
-        const int ready = ::poll(&pfd, 1, static_cast<int>(tick.count()));
-        if (ready < 0 && errno != EINTR) return true;
-        if (ready > 0 && redisBufferRead(c.get()) != REDIS_OK) return true;  // the connection dropped
         const auto now_at = hooks_.target();
         if (!now_at || !same_place(*now_at, ep) || hooks_.channel() != channel) return true;
     }

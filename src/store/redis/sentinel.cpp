@@ -1,7 +1,8 @@
 // Redis Sentinel: parsing redis-sentinel:// URLs, and the monitor that polls the sentinels.
 #include "ratelimitd/store/redis/sentinel.hpp"
 
-#include <hiredis/hiredis.h>
+#include "blocking_client.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@ namespace ratelimitd::store::redis {
 namespace {
 
 constexpr std::string_view sentinel_scheme = "redis-sentinel://";
+constexpr std::string_view tls_sentinel_scheme = "rediss-sentinel://";
 
 // The URL itself is left out of messages: it may hold passwords.
 Problem bad(const std::string& why) {
@@ -63,10 +65,13 @@ std::string host_port(const std::string& host, int port) {
 
 }  // namespace
 
-bool is_sentinel_url(std::string_view url) { return url.substr(0, sentinel_scheme.size()) == sentinel_scheme; }
+bool is_sentinel_url(std::string_view url) {
+    return url.substr(0, sentinel_scheme.size()) == sentinel_scheme ||
+           url.substr(0, tls_sentinel_scheme.size()) == tls_sentinel_scheme;
+}
 
 std::string SentinelUrl::describe() const {
-    std::string out(sentinel_scheme);
+    std::string out(tls ? tls_sentinel_scheme : sentinel_scheme);
     for (std::size_t i = 0; i < sentinels.size(); ++i) {
         if (i) out += ',';
         out += host_port(sentinels[i].host, sentinels[i].port);
@@ -81,13 +86,25 @@ Endpoint SentinelUrl::endpoint_at(std::string host, int port) const {
     ep.username = username;
     ep.password = password;
     ep.db = db;
+    ep.tls = tls;
+    ep.tls_options = tls_options;
+    return ep;
+}
+
+Endpoint SentinelUrl::sentinel_endpoint(std::size_t index) const {
+    Endpoint ep;
+    ep.host = sentinels[index].host;
+    ep.port = sentinels[index].port;
+    ep.tls = tls;
+    ep.tls_options = tls_options;
     return ep;
 }
 
 result<SentinelUrl> parse_sentinel_url(std::string_view url) {
-    if (!is_sentinel_url(url)) return bad("expected it to start with redis-sentinel://");
-    std::string_view rest = url.substr(sentinel_scheme.size());
+    if (!is_sentinel_url(url)) return bad("expected it to start with redis-sentinel:// or rediss-sentinel://");
     SentinelUrl out;
+    out.tls = url.substr(0, tls_sentinel_scheme.size()) == tls_sentinel_scheme;
+    std::string_view rest = url.substr(out.tls ? tls_sentinel_scheme.size() : sentinel_scheme.size());
 
     if (auto q = rest.find('?'); q != std::string_view::npos) {
         std::string_view query = rest.substr(q + 1);
@@ -155,14 +172,9 @@ struct SentinelMonitor::Asked {
 };
 
 SentinelMonitor::SentinelMonitor(SentinelUrl url, std::chrono::milliseconds poll_interval)
-    : url_(std::move(url)), poll_interval_(poll_interval), contexts_(url_.sentinels.size(), nullptr) {}
+    : url_(std::move(url)), poll_interval_(poll_interval), clients_(url_.sentinels.size()) {}
 
-SentinelMonitor::~SentinelMonitor() {
-    stop();
-    for (void* c : contexts_) {
-        if (c != nullptr) redisFree(static_cast<redisContext*>(c));
-    }
-}
+SentinelMonitor::~SentinelMonitor() { stop(); }
 
 std::optional<Endpoint> SentinelMonitor::current() const {
     std::lock_guard lock(mu_);
@@ -210,99 +222,61 @@ void SentinelMonitor::run() {
 SentinelMonitor::Asked SentinelMonitor::ask(std::size_t index) {
     const SentinelAddress& s = url_.sentinels[index];
     const std::string where = "sentinel " + host_port(s.host, s.port);
-    void*& context = contexts_[index];
-    auto* c = static_cast<redisContext*>(context);
-    auto drop = [&] {
-        if (c != nullptr) redisFree(c);
-        context = nullptr;
-    };
-    const timeval tv{0, static_cast<suseconds_t>(
-                            std::chrono::duration_cast<std::chrono::microseconds>(sentinel_timeout).count())};
-    if (c == nullptr) {
-        c = redisConnectWithTimeout(s.host.c_str(), s.port, tv);
-        if (c == nullptr || c->err) {
-            Asked a{false, {}, 0, where + ": " + (c ? std::string(c->errstr) : std::string("out of memory"))};
-            drop();
-            return a;
-        }
-        redisSetTimeout(c, tv);
-        context = c;
+    auto& client = clients_[index];
+    std::string why;
+    if (client == nullptr) {
+        auto fresh = std::make_unique<BlockingClient>(url_.sentinel_endpoint(index), sentinel_timeout);
+        if (why = fresh->connect(); !why.empty()) return Asked{false, {}, 0, where + ": " + why};
         if (url_.sentinel_password) {
-            const char* argv[] = {"AUTH", url_.sentinel_password->data()};
-            const size_t lens[] = {4, url_.sentinel_password->size()};
-            auto* r = static_cast<redisReply*>(redisCommandArgv(c, 2, argv, lens));
-            const bool ok = r != nullptr && r->type != REDIS_REPLY_ERROR;
-            std::string why = r == nullptr ? std::string("no answer to AUTH")
-                                           : "AUTH refused: " + std::string(r->str ? r->str : "", r->len);
-            if (r) freeReplyObject(r);
-            if (!ok) {
-                drop();
-                return Asked{false, {}, 0, where + ": " + why};
-            }
+            auto r = fresh->command({"AUTH", *url_.sentinel_password}, why);
+            if (!r) return Asked{false, {}, 0, where + ": no answer to AUTH (" + why + ")"};
+            if (r->is_error()) return Asked{false, {}, 0, where + ": AUTH refused: " + r->str};
         }
+        client = std::move(fresh);
     }
-    const char* argv[] = {"SENTINEL", "get-master-addr-by-name", url_.master_name.data()};
-    const size_t lens[] = {8, 23, url_.master_name.size()};
-    auto* r = static_cast<redisReply*>(redisCommandArgv(c, 3, argv, lens));
-    if (r == nullptr) {
-        Asked a{false, {}, 0, where + ": " + (c->err ? std::string(c->errstr) : std::string("no answer"))};
-        drop();
-        return a;
+    auto r = client->command({"SENTINEL", "get-master-addr-by-name", url_.master_name}, why);
+    if (!r) {
+        client.reset();
+        return Asked{false, {}, 0, where + ": " + why};
     }
     Asked a;
-    if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 && r->element[0]->type == REDIS_REPLY_STRING &&
-        r->element[1]->type == REDIS_REPLY_STRING &&
-        parse_int(std::string_view(r->element[1]->str, r->element[1]->len), a.port) && a.port >= 1 &&
+    if (r->type == Value::Type::array && r->elements.size() == 2 && r->elements[0].type == Value::Type::string &&
+        r->elements[1].type == Value::Type::string && parse_int(r->elements[1].str, a.port) && a.port >= 1 &&
         a.port <= 65535) {
         a.answered = true;
-        a.host.assign(r->element[0]->str, r->element[0]->len);
-    } else if (r->type == REDIS_REPLY_NIL) {
+        a.host = r->elements[0].str;
+    } else if (r->type == Value::Type::nil) {
         a.why = where + ": does not know a master named " + url_.master_name;
-    } else if (r->type == REDIS_REPLY_ERROR) {
-        a.why = where + ": " + std::string(r->str, r->len);
+    } else if (r->is_error()) {
+        a.why = where + ": " + r->str;
     } else {
         a.why = where + ": unexpected reply to SENTINEL get-master-addr-by-name";
     }
-    freeReplyObject(r);
     return a;
 }
 
 bool SentinelMonitor::is_primary(const Endpoint& ep, std::string& why) {
-    const timeval tv{0, static_cast<suseconds_t>(
-                            std::chrono::duration_cast<std::chrono::microseconds>(sentinel_timeout).count())};
-    std::unique_ptr<redisContext, void (*)(redisContext*)> c(redisConnectWithTimeout(ep.host.c_str(), ep.port, tv),
-                                                             redisFree);
-    if (!c || c->err) {
-        why = "cannot connect to it";
+    BlockingClient c(ep, sentinel_timeout);
+    if (auto failure = c.connect(); !failure.empty()) {
+        why = "cannot connect to it (" + failure + ")";
         return false;
     }
-    redisSetTimeout(c.get(), tv);
-    const auto run = [&](std::vector<std::string> argv) {
-        std::vector<const char*> args;
-        std::vector<size_t> lens;
-        for (const auto& a : argv) {
-            args.push_back(a.data());
-            lens.push_back(a.size());
-        }
-        return std::unique_ptr<redisReply, void (*)(void*)>(
-            static_cast<redisReply*>(redisCommandArgv(c.get(), static_cast<int>(args.size()), args.data(), lens.data())),
-            freeReplyObject);
-    };
     if (ep.password) {
-        auto auth = ep.username ? run({"AUTH", *ep.username, *ep.password}) : run({"AUTH", *ep.password});
-        if (!auth || auth->type == REDIS_REPLY_ERROR) {
+        auto auth = ep.username ? c.command({"AUTH", *ep.username, *ep.password}, why)
+                                : c.command({"AUTH", *ep.password}, why);
+        if (!auth || auth->is_error()) {
             why = "AUTH refused";
             return false;
         }
     }
-    auto role = run({"ROLE"});
-    if (!role || role->type != REDIS_REPLY_ARRAY || role->elements == 0 ||
-        role->element[0]->type != REDIS_REPLY_STRING) {
+    auto role = c.command({"ROLE"}, why);
+    if (!role || role->type != Value::Type::array || role->elements.empty() ||
+        role->elements[0].type != Value::Type::string) {
         why = "no answer to ROLE";
         return false;
     }
-    const std::string_view said(role->element[0]->str, role->element[0]->len);
-    why = "ROLE says " + std::string(said);
+    const std::string& said = role->elements[0].str;
+    why = "ROLE says " + said;
     return said == "master";
 }
 

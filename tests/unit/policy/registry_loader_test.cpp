@@ -524,7 +524,8 @@ const InvalidCase invalid_cases[] = {
      "identity, trusted_proxies, "
      "auth, hash_secret, listen, redis, threads, log_level, log_format, store_timeout, "
      "admin_token, access_log, access_log_sample, max_connections, max_requests_per_connection, "
-     "request_timeout, memory_max_keys)"},
+     "request_timeout, memory_max_keys, redis_tls_ca, redis_tls_cert, redis_tls_key, redis_tls_server_name, "
+     "redis_tls_insecure_skip_verify)"},
     {"policies_missing.yaml", "policies: missing (expected a map of policy names to policies)"},
     {"policies_not_a_map.yaml", "policies: expected a map of policy names to policies, got a list"},
     {"policies_empty.yaml", "policies: expected at least one policy"},
@@ -657,7 +658,7 @@ const InvalidCase invalid_cases[] = {
     {"listen_ipv6_unbracketed.yaml",
      R"(listen: expected HOST:PORT such as "127.0.0.1:8080" or "[::1]:8080", got "::1:8080")"},
     {"redis_invalid.yaml",
-     R"(redis: expected a URL such as "redis://127.0.0.1:6379" (starting with "redis://", "redis-sentinel://" or "redis-cluster://"))"},
+     R"(redis: expected a URL such as "redis://127.0.0.1:6379" (starting with "redis://", "redis-sentinel://" or "redis-cluster://", or "rediss" for TLS))"},
     {"threads_out_of_range.yaml", "threads: expected an integer 1..256, got 0"},
     {"log_level_invalid.yaml",
      R"(log_level: expected one of trace, debug, info, warn, error, got "verbose")"},

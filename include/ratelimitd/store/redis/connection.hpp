@@ -1,4 +1,4 @@
-// One pipelined hiredis connection driven by an Asio io_context, with a deadline per command.
+// One pipelined Redis connection on an Asio stream (TCP or TLS), with a deadline per command.
 #pragma once
 
 #include "ratelimitd/core/error.hpp"
@@ -22,8 +22,6 @@
 #include <string>
 #include <vector>
 
-struct redisAsyncContext;
-
 namespace ratelimitd::store::redis {
 
 namespace detail {
@@ -43,7 +41,7 @@ struct PendingFor final : Pending {
     PendingFor(const boost::asio::any_io_executor& ex, Handler&& h)
         : Pending(ex), handler(std::move(h)) {}
     void finish(result<Value> r) override {
-        // Never complete inline from inside hiredis: post to the waiter's executor.
+        // Never complete inline from inside the reply loop: post to the waiter's executor.
         auto ex = boost::asio::get_associated_executor(handler, deadline.get_executor());
         boost::asio::post(ex, [h = std::move(handler), r = std::move(r)]() mutable {
             std::move(h)(std::move(r));
@@ -51,6 +49,8 @@ struct PendingFor final : Pending {
     }
     Handler handler;
 };
+
+struct Link;  // one socket and what is in flight on it (connection.cpp)
 
 }  // namespace detail
 
@@ -62,7 +62,8 @@ struct PendingFor final : Pending {
 /// thrown away when it arrives.
 /// @par Thread Safety
 /// Every member must be called on the executor given at construction (one io_context run by
-/// one thread); hiredis is not thread-safe.
+/// one thread). hiredis serves as the codec only: commands are encoded with
+/// redisFormatCommandArgv and replies parsed with a redisReader; the socket is Asio's.
 class Connection : public std::enable_shared_from_this<Connection> {
 public:
     using clock = std::chrono::steady_clock;
@@ -91,7 +92,7 @@ public:
     /// Connected and set up (AUTH, SELECT, SCRIPT LOAD answered).
     [[nodiscard]] bool ready() const noexcept { return ready_; }
     /// A context exists (connected or connecting): commands sent now are queued in order.
-    [[nodiscard]] bool usable() const noexcept { return ctx_ != nullptr && !stopped_; }
+    [[nodiscard]] bool usable() const noexcept { return link_ != nullptr && !stopped_; }
 
     /// Sends `argv` and completes with the reply (a Redis error reply is a Value, not a
     /// failure) or with store_unavailable / store_timeout. Completion signature:
@@ -108,6 +109,8 @@ public:
     }
 
 private:
+    using LinkPtr = std::shared_ptr<detail::Link>;
+
     void connect();
     void schedule_reconnect();
     void send_setup();
@@ -117,19 +120,27 @@ private:
     void report_failed_attempt(spdlog::level::level_enum level, const std::string& what);
     void send(std::shared_ptr<detail::Pending> p, const std::vector<std::string>& argv,
               clock::time_point deadline);
+    /// Encodes `argv` onto the link's output, expecting its reply in turn (`p` null: setup).
+    bool enqueue(const std::vector<std::string>& argv, std::shared_ptr<detail::Pending> p);
 
-    static void on_connect(const redisAsyncContext* ac, int status);
-    static void on_disconnect(const redisAsyncContext* ac, int status);
-    static void on_reply(redisAsyncContext* ac, void* reply, void* privdata);
-    static void on_setup_reply(redisAsyncContext* ac, void* reply, void* privdata);
+    void on_open(const LinkPtr& link, const std::string& failure);
+    void flush(const LinkPtr& link);
+    void read(const LinkPtr& link);
+    void on_read(const LinkPtr& link, std::size_t n);
+    /// The stream failed (the server closed it, a reset, a TLS alert): drop and reconnect.
+    void on_lost(const LinkPtr& link, const std::string& why);
+    void on_setup_reply(const Value& reply);
+    void on_reply(detail::Pending& p, Value value);
+    /// Ends the link: every command still waiting fails with store_unavailable.
+    void drop_link();
 
     boost::asio::any_io_executor executor_;
     Endpoint endpoint_;
     std::shared_ptr<EndpointSource> source_;  // null: always endpoint_
-    redisAsyncContext* ctx_ = nullptr;   // owned by hiredis once connected; see on_disconnect
+    LinkPtr link_;                       // null while disconnected and waiting to retry
     std::atomic<bool> ready_{false};  // read by the start-up wait on another thread
     bool stopped_ = false;
-    int setup_pending_ = 0;              // setup replies still expected on this context
+    int setup_pending_ = 0;              // setup replies still expected on this link
     std::chrono::milliseconds backoff_{0};
     boost::asio::steady_timer reconnect_timer_;
     boost::asio::steady_timer connect_timer_;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -16,6 +17,8 @@
 #include <vector>
 
 namespace ratelimitd::store::redis {
+
+class BlockingClient;
 
 /// One sentinel's address.
 struct SentinelAddress {
@@ -34,6 +37,11 @@ struct SentinelUrl {
     std::optional<std::string> password;      ///< the data nodes' password
     int db = 0;
     std::optional<std::string> sentinel_password;  ///< ?sentinel_password=, AUTH to each sentinel
+    bool tls = false;          ///< rediss-sentinel://: TLS to the sentinels and the data nodes
+    TlsOptions tls_options;    ///< process settings (redis_tls_*), for both
+
+    /// Sentinel `index`'s endpoint: its address, with the TLS settings and no credentials.
+    [[nodiscard]] Endpoint sentinel_endpoint(std::size_t index) const;
 
     /// "redis-sentinel://127.0.0.1:26379,127.0.0.1:26380/mymaster/0": never a password.
     [[nodiscard]] std::string describe() const;
@@ -41,11 +49,11 @@ struct SentinelUrl {
     [[nodiscard]] Endpoint endpoint_at(std::string host, int port) const;
 };
 
-/// True when `url` starts with redis-sentinel://.
+/// True when `url` starts with redis-sentinel:// or rediss-sentinel://.
 bool is_sentinel_url(std::string_view url);
 
 /// Parses redis-sentinel://[[user]:password@]host[:port][,host[:port]...]/master-name[/db]
-/// [?sentinel_password=SECRET]. The port defaults to 26379; IPv6 hosts go in brackets;
+/// [?sentinel_password=SECRET], or the same with rediss-sentinel:// (TLS). The port defaults to 26379; IPv6 hosts go in brackets;
 /// percent-escapes in both passwords are decoded. Fails with invalid_request naming what is
 /// wrong, never echoing the URL (it may hold a password).
 result<SentinelUrl> parse_sentinel_url(std::string_view url);
@@ -104,7 +112,7 @@ private:
     std::function<void(const Endpoint&)> on_change_;
     std::thread thread_;
     // Only the polling thread (or poll_once() before start()) touches these.
-    std::vector<void*> contexts_;      // redisContext* per sentinel, null until connected
+    std::vector<std::unique_ptr<BlockingClient>> clients_;  // per sentinel, null until connected
     bool warned_ = false;              // "no sentinel named a primary" logged, not yet cleared
 };
 

@@ -11,6 +11,7 @@ namespace ratelimitd::store::redis::cluster {
 result<std::unique_ptr<Backend>> ClusterBackend::open(std::string_view url, BackendOptions options) {
     auto endpoint = parse_cluster_url(url);
     if (!endpoint) return endpoint.error();
+    for (auto& seed : endpoint->seeds) seed.tls_options = options.tls;  // rediss-cluster://
     return std::unique_ptr<Backend>(std::make_unique<ClusterBackend>(std::move(*endpoint), std::move(options)));
 }
 

@@ -6,6 +6,7 @@ namespace ratelimitd::store::redis::cluster {
 namespace {
 
 constexpr std::string_view scheme = "redis-cluster://";
+constexpr std::string_view tls_scheme = "rediss-cluster://";  // TLS to every node
 
 Problem bad(std::string why) {
     return Problem{errc::invalid_request,
@@ -14,10 +15,12 @@ Problem bad(std::string why) {
 
 }  // namespace
 
-bool is_cluster_url(std::string_view url) noexcept { return url.substr(0, scheme.size()) == scheme; }
+bool is_cluster_url(std::string_view url) noexcept {
+    return url.substr(0, scheme.size()) == scheme || url.substr(0, tls_scheme.size()) == tls_scheme;
+}
 
 std::string ClusterEndpoint::describe() const {
-    std::string out(scheme);
+    std::string out(!seeds.empty() && seeds.front().tls ? tls_scheme : scheme);
     for (size_t i = 0; i < seeds.size(); ++i) {
         if (i) out += ',';
         const auto& s = seeds[i];
@@ -29,7 +32,8 @@ std::string ClusterEndpoint::describe() const {
 
 result<ClusterEndpoint> parse_cluster_url(std::string_view url) {
     if (!is_cluster_url(url)) return bad("expected it to start with redis-cluster://");
-    std::string_view rest = url.substr(scheme.size());
+    const bool tls = url.substr(0, tls_scheme.size()) == tls_scheme;
+    std::string_view rest = url.substr(tls ? tls_scheme.size() : scheme.size());
     std::string_view userinfo;
     if (auto at = rest.rfind('@'); at != std::string_view::npos) {
         userinfo = rest.substr(0, at + 1);  // with the '@'
@@ -46,7 +50,7 @@ result<ClusterEndpoint> parse_cluster_url(std::string_view url) {
         const auto comma = rest.find(',');
         const std::string_view seed = rest.substr(0, comma);
         if (seed.empty()) return bad("empty host in the list of seeds");
-        auto ep = parse_redis_url("redis://" + std::string(userinfo) + std::string(seed));
+        auto ep = parse_redis_url((tls ? "rediss://" : "redis://") + std::string(userinfo) + std::string(seed));
         if (!ep) {
             // The redis:// parser's message names the problem; keep its reason, not its scheme.
             const auto& d = ep.error().detail;

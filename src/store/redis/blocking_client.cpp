@@ -1,0 +1,144 @@
+// BlockingClient: a private io_context run for one step at a time, with a deadline.
+#include "blocking_client.hpp"
+
+#include "transport.hpp"
+
+#include <hiredis/hiredis.h>
+
+namespace ratelimitd::store::redis {
+
+namespace net = boost::asio;
+
+BlockingClient::BlockingClient(Endpoint endpoint, std::chrono::milliseconds timeout)
+    : endpoint_(std::move(endpoint)), timeout_(timeout), in_(16 * 1024) {}
+
+BlockingClient::~BlockingClient() {
+    if (transport_) transport_->close();
+    ioc_.restart();
+    ioc_.poll();  // lets the cancelled handlers run before the transport goes
+    transport_.reset();
+    if (reader_ != nullptr) redisReaderFree(reader_);
+}
+
+bool BlockingClient::run_until(const bool& done) {
+    ioc_.restart();
+    const auto until = std::chrono::steady_clock::now() + timeout_;
+    while (!done && std::chrono::steady_clock::now() < until) {
+        if (ioc_.run_one_until(until) == 0) break;
+    }
+    if (done) return true;
+    if (transport_) transport_->close();
+    ioc_.restart();
+    ioc_.run();  // the cancelled operations finish
+    return false;
+}
+
+std::string BlockingClient::connect() {
+    if (transport_) transport_->close();
+    ioc_.restart();
+    ioc_.poll();
+    transport_ = std::make_unique<Transport>(ioc_.get_executor(), endpoint_);
+    if (reader_ != nullptr) redisReaderFree(reader_);
+    reader_ = redisReaderCreate();
+    bool done = false;
+    std::string failure;
+    transport_->async_open([&](const std::string& f) {
+        failure = f;
+        done = true;
+    });
+    if (!run_until(done)) return "no connection within " + std::to_string(timeout_.count()) + " ms";
+    if (!failure.empty()) transport_.reset();
+    return failure;
+}
+
+std::optional<Value> BlockingClient::command(const std::vector<std::string>& argv, std::string& why) {
+    if (!transport_ || reader_ == nullptr) {
+        why = "not connected";
+        return std::nullopt;
+    }
+    std::vector<const char*> args;
+    std::vector<size_t> lens;
+    for (const auto& a : argv) {
+        args.push_back(a.data());
+        lens.push_back(a.size());
+    }
+    char* encoded = nullptr;
+    const int n = redisFormatCommandArgv(&encoded, static_cast<int>(args.size()), args.data(), lens.data());
+    if (n < 0) {
+        why = "cannot encode the command";
+        return std::nullopt;
+    }
+    out_.assign(encoded, static_cast<std::size_t>(n));
+    redisFreeCommand(encoded);
+
+    bool done = false;
+    boost::system::error_code failed;
+    void* reply = nullptr;
+    std::function<void()> read_more;
+    read_more = [&] {
+        transport_->async_read_some(net::buffer(in_), [&](boost::system::error_code ec, std::size_t got) {
+            if (!ec && redisReaderFeed(reader_, in_.data(), got) == REDIS_OK &&
+                redisReaderGetReply(reader_, &reply) == REDIS_OK) {
+                if (reply == nullptr) return read_more();
+            } else if (!ec) {
+                ec = net::error::invalid_argument;  // not the Redis protocol
+            }
+            failed = ec;
+            done = true;
+        });
+    };
+    transport_->async_write(out_, [&](boost::system::error_code ec, std::size_t) {
+        if (!ec) return read_more();
+        failed = ec;
+        done = true;
+    });
+    const bool in_time = run_until(done);
+    if (!in_time || failed) {
+        why = !in_time ? "no answer within " + std::to_string(timeout_.count()) + " ms"
+                       : Transport::describe_error(failed);
+        if (reply != nullptr) freeReplyObject(reply);
+        transport_.reset();
+        return std::nullopt;
+    }
+    Value v = Value::from_reply(static_cast<const redisReply*>(reply));
+    freeReplyObject(reply);
+    return v;
+}
+
+std::optional<Value> BlockingClient::take_parsed(std::string& why) {
+    void* reply = nullptr;
+    if (redisReaderGetReply(reader_, &reply) != REDIS_OK) {
+        why = "the server sent something that is not the Redis protocol";
+        return std::nullopt;
+    }
+    if (reply == nullptr) return std::nullopt;
+    Value v = Value::from_reply(static_cast<const redisReply*>(reply));
+    freeReplyObject(reply);
+    return v;
+}
+
+std::optional<Value> BlockingClient::receive(std::chrono::milliseconds wait, std::string& why) {
+    why.clear();
+    if (!transport_ || reader_ == nullptr) {
+        why = "not connected";
+        return std::nullopt;
+    }
+    if (auto v = take_parsed(why); v || !why.empty()) return v;
+    if (!read_in_flight_ && !read_error_) {
+        read_in_flight_ = true;
+        transport_->async_read_some(net::buffer(in_), [this](boost::system::error_code ec, std::size_t got) {
+            read_in_flight_ = false;
+            if (ec) read_error_ = ec;
+            else if (redisReaderFeed(reader_, in_.data(), got) != REDIS_OK) read_error_ = net::error::no_memory;
+        });
+    }
+    ioc_.restart();
+    ioc_.run_one_for(wait);
+    if (read_error_) {
+        why = Transport::describe_error(read_error_);
+        return std::nullopt;
+    }
+    return take_parsed(why);
+}
+
+}  // namespace ratelimitd::store::redis

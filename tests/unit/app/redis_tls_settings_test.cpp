@@ -1,0 +1,81 @@
+// The redis_tls_* settings: file keys, --redis-tls-* flags and RATELIMITD_REDIS_TLS_* variables,
+// with the usual precedence, and a bad on/off value refused naming the setting.
+#include "ratelimitd/app/settings.hpp"
+#include "ratelimitd/policy/registry_loader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ratelimitd::app {
+namespace {
+
+const std::string policies = "policies:\n  p: {algorithm: fixed_window, limit: 1, window: 1s}\n";
+
+result<Settings> resolve(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+                         const policy::FileSettings& file = {}) {
+    std::vector<const char*> argv{"ratelimitd"};
+    for (const auto& a : args) argv.push_back(a.c_str());
+    auto cl = parse_command_line(static_cast<int>(argv.size()), argv.data());
+    if (!cl) return cl.error();
+    const EnvLookup lookup = [&env](const char* name) -> const char* {
+        auto it = env.find(name);
+        return it == env.end() ? nullptr : it->second.c_str();
+    };
+    return resolve_settings(*cl, file, lookup);
+}
+
+TEST(RedisTlsSettings, DefaultsVerifyWithTheSystemStore) {
+    auto s = resolve({}, {});
+    ASSERT_TRUE(s) << s.error().detail;
+    EXPECT_EQ(s->redis_tls_ca, "");
+    EXPECT_EQ(s->redis_tls_cert, "");
+    EXPECT_EQ(s->redis_tls_key, "");
+    EXPECT_EQ(s->redis_tls_server_name, "");
+    EXPECT_FALSE(s->redis_tls_insecure_skip_verify);
+}
+
+TEST(RedisTlsSettings, FlagBeatsEnvironmentBeatsFile) {
+    const auto cfg = policy::parse_config("redis_tls_ca: /file/ca.pem\nredis_tls_cert: /file/c.pem\n"
+                                          "redis_tls_key: /file/k.pem\nredis_tls_server_name: file.example\n"
+                                          "redis_tls_insecure_skip_verify: true\n" + policies + "",
+                                          "test.yaml");
+    auto s = resolve({"--redis-tls-ca", "/flag/ca.pem", "--redis-tls-insecure-skip-verify=off"},
+                     {{"RATELIMITD_REDIS_TLS_CA", "/env/ca.pem"}, {"RATELIMITD_REDIS_TLS_CERT", "/env/c.pem"}},
+                     cfg.settings);
+    ASSERT_TRUE(s) << s.error().detail;
+    EXPECT_EQ(s->redis_tls_ca, "/flag/ca.pem");
+    EXPECT_EQ(s->redis_tls_cert, "/env/c.pem");
+    EXPECT_EQ(s->redis_tls_key, "/file/k.pem");
+    EXPECT_EQ(s->redis_tls_server_name, "file.example");
+    EXPECT_FALSE(s->redis_tls_insecure_skip_verify);
+    auto from_file = resolve({}, {}, cfg.settings);
+    ASSERT_TRUE(from_file);
+    EXPECT_TRUE(from_file->redis_tls_insecure_skip_verify);
+}
+
+TEST(RedisTlsSettings, BadValuesAreRefusedNamingTheSetting) {
+    auto s = resolve({"--redis-tls-insecure-skip-verify", "yes"}, {});
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.error().detail.find("redis-tls-insecure-skip-verify: expected on or off"), std::string::npos);
+    EXPECT_ANY_THROW(policy::parse_config("redis_tls_insecure_skip_verify: 1\n" + policies + "", "t.yaml"));
+    EXPECT_ANY_THROW(policy::parse_config("redis_tls_ca: [a]\n" + policies + "", "t.yaml"));
+}
+
+TEST(RedisTlsSettings, FileAcceptsTheTlsSchemes) {
+    for (const char* url : {"rediss://h:6380", "rediss-sentinel://h/m", "rediss-cluster://h:7000"}) {
+        const auto cfg = policy::parse_config(std::string("redis: \"") + url + "\"\n" + policies + "", "t.yaml");
+        EXPECT_EQ(cfg.settings.redis, url);
+    }
+}
+
+TEST(RedisTlsSettings, HelpNamesTheTlsSchemesAndFlags) {
+    const std::string help = usage();
+    EXPECT_NE(help.find("rediss://"), std::string::npos);
+    EXPECT_NE(help.find("--redis-tls-server-name"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ratelimitd::app
