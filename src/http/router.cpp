@@ -5,6 +5,7 @@
 #include "ratelimitd/http/auth_codec.hpp"
 #include "ratelimitd/http/check_codec.hpp"
 #include "ratelimitd/http/request_tokens.hpp"
+#include "ratelimitd/policy/planner.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -132,10 +133,11 @@ net::awaitable<Response> Router::check(const Request& req, const std::string& re
     }
     if (!parsed) co_return make_error_response(parsed.error(), req.version(), req.keep_alive());
 
-    auto decision = co_await service_.check(std::move(*parsed));
-    if (!decision) co_return make_error_response(decision.error(), req.version(), req.keep_alive());
-    auto res = make_check_response(*decision, req.version(), req.keep_alive());
-    access_log(*decision, res.result_int(), request_id);
+    const auto plan = policy::plan(service_.registry(), *parsed);
+    if (!plan) co_return make_error_response(plan.error(), req.version(), req.keep_alive());
+    const auto decision = co_await service_.decide(*plan);
+    auto res = make_check_response(decision, req.version(), req.keep_alive());
+    access_log(decision, res.result_int(), request_id);
     co_return res;
 }
 
@@ -146,13 +148,14 @@ net::awaitable<Response> Router::auth(const Request& req, std::string_view path,
     // One snapshot for routes, identity sources and the check: a reload cannot mix two.
     const auto registry = service_.registry();
     const auto input = identity_input(req, ctx.peer);
-    auto plan = plan_auth(*registry, *query, input, effective_hash_secret(options_.hash_secret, *registry));
-    auto decision = co_await service_.check_limits(registry, std::move(plan.limits), std::move(plan.scope), 1);
-    if (!decision) co_return make_error_response(decision.error(), req.version(), req.keep_alive());
+    const auto plan = policy::plan(registry, policy::AuthRequest{query->method, query->uri, input,
+                                                                 effective_hash_secret(options_.hash_secret, *registry)});
+    if (!plan) co_return make_error_response(plan.error(), req.version(), req.keep_alive());
+    const auto decision = co_await service_.decide(*plan);
     const int deny_status = query->deny_status.value_or(registry->auth.deny_status);
-    auto res = make_auth_response(*decision, deny_status, req.version(), req.keep_alive(),
+    auto res = make_auth_response(decision, deny_status, req.version(), req.keep_alive(),
                                   req.method() == bhttp::verb::head);
-    access_log(*decision, res.result_int(), request_id);
+    access_log(decision, res.result_int(), request_id);
     co_return res;
 }
 

@@ -2,6 +2,7 @@
 // decision and counters, with no socket and no Redis.
 #include "ratelimitd/service/check_service.hpp"
 
+#include "ratelimitd/policy/planner.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
 #include "support/metrics_text.hpp"
 #include "support/run_on_io.hpp"
@@ -42,7 +43,12 @@ protected:
               policy::parse_config(registry_yaml, "service_test.yaml").registry)),
           service_(registry_, store_, metrics_) {}
 
-    result<Decision> check(check::CheckRequest req) { return test::run_on_io(service_.check(std::move(req))); }
+    /// What /v1/check does with a parsed request: plan it on the registry in force, decide.
+    result<Decision> check(const check::CheckRequest& req) {
+        auto plan = policy::plan(service_.registry(), req);
+        if (!plan) return plan.error();
+        return test::run_on_io(service_.decide(*plan));
+    }
 
     static check::CheckRequest named(std::string policy, std::uint32_t cost = 1) {
         check::CheckRequest req;
