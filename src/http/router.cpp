@@ -133,9 +133,9 @@ net::awaitable<Response> Router::check(const Request& req, const std::string& re
     }
     if (!parsed) co_return make_error_response(parsed.error(), req.version(), req.keep_alive());
 
-    const auto plan = policy::plan(service_.registry(), *parsed);
+    auto plan = policy::plan(service_.registry(), *parsed);
     if (!plan) co_return make_error_response(plan.error(), req.version(), req.keep_alive());
-    const auto decision = co_await service_.decide(*plan);
+    const auto decision = co_await service_.decide(std::move(*plan));
     auto res = make_check_response(decision, req.version(), req.keep_alive());
     access_log(decision, res.result_int(), request_id);
     co_return res;
@@ -148,10 +148,10 @@ net::awaitable<Response> Router::auth(const Request& req, std::string_view path,
     // One snapshot for routes, identity sources and the check: a reload cannot mix two.
     const auto registry = service_.registry();
     const auto input = identity_input(req, ctx.peer);
-    const auto plan = policy::plan(registry, policy::AuthRequest{query->method, query->uri, input,
-                                                                 effective_hash_secret(options_.hash_secret, *registry)});
+    auto plan = policy::plan(registry, policy::AuthRequest{query->method, query->uri, input,
+                                                           effective_hash_secret(options_.hash_secret, *registry)});
     if (!plan) co_return make_error_response(plan.error(), req.version(), req.keep_alive());
-    const auto decision = co_await service_.decide(*plan);
+    const auto decision = co_await service_.decide(std::move(*plan));
     const int deny_status = query->deny_status.value_or(registry->auth.deny_status);
     auto res = make_auth_response(decision, deny_status, req.version(), req.keep_alive(),
                                   req.method() == bhttp::verb::head);

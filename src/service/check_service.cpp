@@ -25,9 +25,10 @@ struct CheckGroup {
     std::vector<std::size_t> owner;
     bool fail_closed = false;  ///< some limit in it says on_store_error: deny
 
-    void add(const policy::PlannedLimit& limit, std::size_t limit_index, std::uint32_t cost) {
-        for (const auto& w : limit.windows) {
-            checks.push_back(store::LimitCheck{w.limit, w.key, cost});
+    /// Moves the limit's keys into the checks; the limit keeps its policy and tenant.
+    void add(policy::PlannedLimit& limit, std::size_t limit_index, std::uint32_t cost) {
+        for (auto& w : limit.windows) {
+            checks.push_back(store::LimitCheck{w.limit, std::move(w.key), cost});
             owner.push_back(limit_index);
         }
         fail_closed = fail_closed || limit.fail_closed();
@@ -65,7 +66,7 @@ net::awaitable<result<check::Verdict>> CheckService::ask_store(std::vector<store
     co_return verdict;
 }
 
-net::awaitable<Decision> CheckService::decide(const policy::CheckPlan& plan) {
+net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
     Decision d = named_decision(plan);
     if (plan.limits.empty()) {
         d.policy = policy::no_policy;

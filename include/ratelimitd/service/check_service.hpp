@@ -47,7 +47,8 @@ public:
     /// never deny (Decision::shadow_denied). `policy` and `tenant` of the Decision list every
     /// limit's, joined by ','. On a store failure it degrades, failing closed when any
     /// enforced limit says on_store_error: deny. No limits: allowed, not limited. Never throws.
-    boost::asio::awaitable<Decision> decide(const policy::CheckPlan& plan);
+    /// Takes the plan by value: the coroutine owns it (and its registry snapshot) throughout.
+    boost::asio::awaitable<Decision> decide(policy::CheckPlan plan);
 
     /// Admin: the state of the key a check would use, without consuming. The request must
     /// resolve to a limited policy (policy::plan_state). Store failures come back as Problems.

@@ -59,7 +59,7 @@ protected:
     result<Decision> check(const check::CheckRequest& req) {
         auto plan = policy::plan(service_.registry(), req);
         if (!plan) return plan.error();
-        return test::run_on_io(service_.decide(*plan));
+        return test::run_on_io(service_.decide(std::move(*plan)));
     }
 
     static check::CheckRequest named(std::string policy, std::uint32_t cost = 1) {
