@@ -1,8 +1,7 @@
-// /v1/auth: original request from proxy headers, limits from routes, answer for the proxy.
+// /v1/auth: original request from proxy headers in, answer for the proxy out.
 #include "ratelimitd/http/auth_codec.hpp"
 
 #include "ratelimitd/http/rate_limit_headers.hpp"
-#include "ratelimitd/policy/resolve.hpp"
 
 #include <nlohmann/json.hpp>
 #include <openssl/rand.h>
@@ -117,23 +116,6 @@ policy::IdentityInput identity_input(const Request& req, std::string_view peer) 
     in.headers = [&req](std::string_view name) { return header_values(req, name); };
     in.peer = peer;
     return in;
-}
-
-AuthPlan plan_auth(const policy::Registry& reg, const AuthQuery& q, const policy::IdentityInput& in,
-                   std::string_view hash_secret) {
-    AuthPlan plan;
-    // match_route normalises the URI (decoded, dot-segments resolved, slashes merged, ';'
-    // parameters cut), so "/%6cogin" or "//login" cannot slip past a "/login" route.
-    const policy::Route* route = policy::match_route(reg, q.method, q.uri);
-    plan.scope = route != nullptr && route->scope ? *route->scope : "global";
-    if (route != nullptr) {
-        for (const auto& limit : route->limits) {  // empty for policy: none
-            plan.limits.push_back({reg.find(limit.policy), policy::identify(reg, limit.identity, in, hash_secret)});
-        }
-    } else if (reg.default_policy) {
-        plan.limits.push_back({reg.find(*reg.default_policy), policy::identify(reg, std::nullopt, in, hash_secret)});
-    }
-    return plan;
 }
 
 std::string_view effective_hash_secret(const std::optional<std::string>& env_secret, const policy::Registry& reg) {

@@ -1,6 +1,7 @@
 // /v1/check on the wire: JSON bodies and query strings in, JSON answers and status codes out.
 #include "ratelimitd/http/check_codec.hpp"
 
+#include "ratelimitd/core/percent.hpp"
 #include "ratelimitd/http/json_writer.hpp"
 
 #include "ratelimitd/http/rate_limit_headers.hpp"
@@ -263,35 +264,9 @@ private:
 // ---------------------------------------------------------------------------------------
 // Query strings (application/x-www-form-urlencoded).
 
-int hex_value(char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 // '+' is a space and %XY a byte; a '%' without two hex digits makes the whole item invalid
 // rather than being passed through, so no two spellings can mean different things.
-std::optional<std::string> percent_decode(std::string_view s) {
-    std::string out;
-    out.reserve(s.size());
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const char c = s[i];
-        if (c == '+') {
-            out += ' ';
-        } else if (c != '%') {
-            out += c;
-        } else {
-            if (i + 2 >= s.size()) return std::nullopt;
-            const int hi = hex_value(s[i + 1]);
-            const int lo = hex_value(s[i + 2]);
-            if (hi < 0 || lo < 0) return std::nullopt;
-            out += static_cast<char>(hi * 16 + lo);
-            i += 2;
-        }
-    }
-    return out;
-}
+constexpr PercentOptions form_encoding{.plus_is_space = true, .malformed = MalformedPercent::reject};
 
 // cost from text: an optional '-' and at least one digit, so that "-1" is out of range
 // (invalid_cost, as in JSON) while "1.5", "3x" or "" are not integers at all.
@@ -395,7 +370,7 @@ result<CheckRequest> parse_check_query(std::string_view query) {
         if (item.empty()) continue;
 
         const auto eq = item.find('=');
-        const auto name = percent_decode(item.substr(0, eq));
+        const auto name = percent_decode(item.substr(0, eq), form_encoding);
         if (!name) {
             return Problem{errc::invalid_request,
                            "query: malformed percent-encoding in parameter name " +
@@ -405,8 +380,8 @@ result<CheckRequest> parse_check_query(std::string_view query) {
         if (!field) continue;  // unknown parameters are ignored, as in JSON
 
         // "tenant" without '=' counts as given and empty, like "tenant=".
-        auto value = percent_decode(eq == std::string_view::npos ? std::string_view{}
-                                                                 : item.substr(eq + 1));
+        auto value = percent_decode(
+            eq == std::string_view::npos ? std::string_view{} : item.substr(eq + 1), form_encoding);
         if (!value) {
             return invalid(*field, "malformed percent-encoding (expected %XY with hex digits)");
         }

@@ -7,6 +7,7 @@
 #include "ratelimitd/http/json_response.hpp"
 #include "ratelimitd/http/request_id.hpp"
 #include "ratelimitd/http/request_tokens.hpp"
+#include "ratelimitd/policy/planner.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -87,10 +88,11 @@ net::awaitable<Response> Router::check(const EndpointCall& call) {
     }
     if (!parsed) co_return make_error_response(parsed.error(), req.version(), req.keep_alive());
 
-    auto decision = co_await service_.check(std::move(*parsed));
-    if (!decision) co_return make_error_response(decision.error(), req.version(), req.keep_alive());
-    auto res = make_check_response(*decision, req.version(), req.keep_alive());
-    access_log(*decision, res.result_int(), call.request_id);
+    auto plan = policy::plan(service_.registry(), *parsed);
+    if (!plan) co_return make_error_response(plan.error(), req.version(), req.keep_alive());
+    const auto decision = co_await service_.decide(std::move(*plan));
+    auto res = make_check_response(decision, req.version(), req.keep_alive());
+    access_log(decision, res.result_int(), call.request_id);
     co_return res;
 }
 
@@ -101,13 +103,14 @@ net::awaitable<Response> Router::auth(const EndpointCall& call) {
     // One snapshot for routes, identity sources and the check: a reload cannot mix two.
     const auto registry = service_.registry();
     const auto input = identity_input(req, call.ctx.peer);
-    auto plan = plan_auth(*registry, *query, input, effective_hash_secret(options_.hash_secret, *registry));
-    auto decision = co_await service_.check_limits(registry, std::move(plan.limits), std::move(plan.scope), 1);
-    if (!decision) co_return make_error_response(decision.error(), req.version(), req.keep_alive());
+    auto plan = policy::plan(registry, policy::AuthRequest{query->method, query->uri, input,
+                                                           effective_hash_secret(options_.hash_secret, *registry)});
+    if (!plan) co_return make_error_response(plan.error(), req.version(), req.keep_alive());
+    const auto decision = co_await service_.decide(std::move(*plan));
     const int deny_status = query->deny_status.value_or(registry->auth.deny_status);
-    auto res = make_auth_response(*decision, deny_status, req.version(), req.keep_alive(),
+    auto res = make_auth_response(decision, deny_status, req.version(), req.keep_alive(),
                                   req.method() == bhttp::verb::head);
-    access_log(*decision, res.result_int(), call.request_id);
+    access_log(decision, res.result_int(), call.request_id);
     co_return res;
 }
 

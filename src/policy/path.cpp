@@ -1,17 +1,12 @@
 // normalize_path: one canonical spelling of every path a backend would route the same way.
 #include "ratelimitd/policy/path.hpp"
 
+#include "ratelimitd/core/percent.hpp"
+
 #include <vector>
 
 namespace ratelimitd::policy {
 namespace {
-
-int hex_value(char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
 
 bool is_alpha(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
@@ -48,19 +43,7 @@ std::string_view skip_scheme_and_authority(std::string_view uri) noexcept {
 
 /// Every %XX decoded once; a '%' not followed by two hex digits stays a '%' byte.
 std::string decode_once(std::string_view path) {
-    std::string out;
-    out.reserve(path.size());
-    for (std::size_t i = 0; i < path.size(); ++i) {
-        const int hi = path[i] == '%' && i + 2 < path.size() ? hex_value(path[i + 1]) : -1;
-        const int lo = hi >= 0 ? hex_value(path[i + 2]) : -1;
-        if (lo >= 0) {
-            out += static_cast<char>(hi * 16 + lo);
-            i += 2;
-        } else {
-            out += path[i];
-        }
-    }
-    return out;
+    return *percent_decode(path, PercentOptions{.plus_is_space = false, .malformed = MalformedPercent::keep});
 }
 
 void append_encoded(std::string& out, std::string_view segment) {

@@ -1,13 +1,11 @@
-// CheckService: validate -> resolve -> key -> store -> failure mode.
+// CheckService: a planned check -> the store -> shadow and failure modes -> a counted decision.
 #include "ratelimitd/service/check_service.hpp"
 
-#include "ratelimitd/check/key.hpp"
-#include "ratelimitd/check/validate.hpp"
-#include "ratelimitd/core/duration.hpp"
-#include "ratelimitd/core/quote.hpp"
-#include "ratelimitd/policy/resolve.hpp"
+#include "ratelimitd/policy/planner.hpp"
 
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
 
 namespace ratelimitd::service {
 
@@ -15,104 +13,173 @@ namespace net = boost::asio;
 
 namespace {
 
-/// The parts of a request that end up in a key: tenant, scope and plan when given.
-result<void> validate_key_parts(const check::CheckRequest& req) {
-    if (auto ok = check::validate_tenant(req.tenant); !ok) return ok.error();
-    if (req.scope) {
-        if (auto ok = check::validate_scope(*req.scope); !ok) return ok.error();
+void append_listed(std::string& list, std::string_view item) {
+    if (!list.empty()) list += ',';
+    list += item;
+}
+
+/// The store checks of the enforced limits or of the shadow ones, and which limit each
+/// check belongs to (its index in the plan's limits).
+struct CheckGroup {
+    std::vector<store::LimitCheck> checks;
+    std::vector<std::size_t> owner;
+    bool fail_closed = false;  ///< some limit in it says on_store_error: deny
+
+    /// Moves the limit's keys into the checks; the limit keeps its policy and tenant.
+    void add(policy::PlannedLimit& limit, std::size_t limit_index, std::uint32_t cost) {
+        for (auto& w : limit.windows) {
+            checks.push_back(store::LimitCheck{w.limit, std::move(w.key), cost});
+            owner.push_back(limit_index);
+        }
+        fail_closed = fail_closed || limit.fail_closed();
     }
-    if (req.plan && !check::is_valid_policy_name(*req.plan)) {
-        return Problem{errc::invalid_request,
-                       "plan: expected 1..64 bytes of A-Z, a-z, 0-9, '.', '_' or '-', got " + quote(req.plan->substr(0, 64))};
+};
+
+/// The decision's names before the store answers: every limit's policy, each distinct tenant.
+Decision named_decision(const policy::CheckPlan& plan) {
+    Decision d;
+    d.scope = plan.scope;
+    std::vector<std::string_view> tenants;  // distinct, in order
+    for (const auto& l : plan.limits) {
+        append_listed(d.policy, l.policy->name);
+        if (std::find(tenants.begin(), tenants.end(), l.tenant) == tenants.end()) {
+            tenants.push_back(l.tenant);
+            append_listed(d.tenant, l.tenant);
+        }
     }
-    return {};
+    return d;
 }
 
 }  // namespace
 
-std::vector<store::LimitCheck> store_checks(const policy::Policy& p, std::string_view prefix,
-                                            std::string_view tenant, std::string_view scope,
-                                            std::uint32_t cost) {
-    std::vector<store::LimitCheck> out;
-    if (p.windows.empty()) {
-        out.push_back(store::LimitCheck{&p, check::make_key(prefix, p.key_name(), tenant, scope), cost});
-        return out;
+net::awaitable<result<check::Verdict>> CheckService::ask_store(std::vector<store::LimitCheck> checks) {
+    const auto started = std::chrono::steady_clock::now();
+    result<check::Verdict> verdict = Problem{errc::store_unavailable, ""};
+    if (checks.size() == 1) {
+        // One window of one limit is an ordinary check (and keeps what the store does for those).
+        verdict = co_await store_.apply(*checks.front().policy, std::move(checks.front().key), checks.front().cost);
+    } else {
+        verdict = co_await store_.apply_all(std::move(checks));
     }
-    const std::string key_name = p.key_name();
-    for (const auto& w : p.windows) {
-        out.push_back(store::LimitCheck{
-            &w, check::make_window_key(prefix, key_name, tenant, scope, format_duration(w.window)), cost});
-    }
-    return out;
+    metrics_.observe_store_latency(std::chrono::steady_clock::now() - started);
+    if (!verdict) metrics_.count_store_error(verdict.error().code);
+    co_return verdict;
 }
 
-net::awaitable<result<Decision>> CheckService::check(check::CheckRequest req) {
-    // One snapshot for the whole check: a reload cannot change it half-way.
-    auto registry = registry_.current();
-
-    if (auto ok = validate_key_parts(req); !ok) co_return ok.error();
-    if (auto ok = check::validate_cost(req.cost); !ok) co_return ok.error();
-
-    auto resolved = policy::resolve(*registry, req);
-    if (!resolved) co_return resolved.error();
-
-    std::vector<LimitTarget> limits;
-    if (resolved->route != nullptr && resolved->route->limits.size() > 1) {
-        // A layered route: each of its limits spends this tenant's budget, decided as one.
-        for (const auto& l : resolved->route->limits) limits.push_back({registry->find(l.policy), req.tenant});
-    } else if (resolved->policy != nullptr) {
-        limits.push_back({resolved->policy, req.tenant});
+net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
+    Decision d = named_decision(plan);
+    if (plan.limits.empty()) {
+        d.policy = policy::no_policy;
+        d.tenant = plan.tenant;
+        d.limited = false;
+        d.verdict.allowed = true;
+        co_return d;
     }
-    auto d = co_await check_limits(std::move(registry), std::move(limits), std::move(resolved->scope), req.cost,
-                                   std::move(req.plan));
-    if (d && !d->limited) d->tenant = std::move(req.tenant);
+    CheckGroup enforced;
+    CheckGroup shadow;
+    for (std::size_t i = 0; i < plan.limits.size(); ++i) {
+        (plan.limits[i].shadow() ? shadow : enforced).add(plan.limits[i], i, plan.cost);
+    }
+
+    // Enforced limits first: when they deny, the shadow ones are neither charged nor asked
+    // (a denied request counts nowhere). Shadow limits are decided apart, so that their
+    // would-be denial never keeps the enforced ones from being charged.
+    std::vector<std::size_t> owner;
+    if (!enforced.checks.empty()) {
+        auto verdict = co_await ask_store(std::move(enforced.checks));
+        if (!verdict) co_return degrade(std::move(d), plan.limits, enforced.fail_closed, verdict.error());
+        d.verdict = std::move(*verdict);
+        owner = std::move(enforced.owner);
+        if (!d.verdict.allowed) {
+            count(d, plan.limits, owner);
+            co_return d;
+        }
+    }
+    d.verdict.allowed = true;
+    if (!shadow.checks.empty()) {
+        auto verdict = co_await ask_store(std::move(shadow.checks));
+        if (!verdict) {
+            // Shadow limits never deny: a failure of theirs allows, degraded only when nothing
+            // enforced answered.
+            if (owner.empty()) co_return degrade(std::move(d), plan.limits, false, verdict.error());
+            spdlog::warn("store failure for shadow policies of {}: {}", d.policy, verdict.error().detail);
+        } else {
+            d.shadow_denied = !verdict->allowed;
+            for (auto& w : verdict->windows) d.verdict.windows.push_back(std::move(w));
+            owner.insert(owner.end(), shadow.owner.begin(), shadow.owner.end());
+        }
+    }
+    count(d, plan.limits, owner);
     co_return d;
 }
 
-result<CheckService::Target> CheckService::target_of(check::CheckRequest req) const {
-    Target t;
-    t.registry = registry_.current();
-    if (auto ok = validate_key_parts(req); !ok) return ok.error();
-    auto resolved = policy::resolve(*t.registry, req);
-    if (!resolved) return resolved.error();
-    if (resolved->policy == nullptr) {
-        return Problem{errc::unknown_policy, "policy: the request resolves to \"none\", which keeps no state"};
+Decision CheckService::degrade(Decision d, const std::vector<policy::PlannedLimit>& limits, bool fail_closed,
+                               const Problem& why) {
+    // The store failed: the policies' on_store_error decides which way, and the caller is
+    // told it degraded.
+    d.degraded = true;
+    d.store_error = why.code;
+    d.verdict = {};
+    d.verdict.allowed = !fail_closed;
+    spdlog::warn("store failure policy={} outcome={} error={} detail=\"{}\"", d.policy,
+                 d.verdict.allowed ? "fail_open" : "fail_closed", to_string(why.code), why.detail);
+    for (const auto& l : limits) {
+        metrics_.count_check(l.policy->name, d.verdict.allowed ? Outcome::degraded_allowed : Outcome::failed_closed,
+                             false);
     }
-    auto limits = policy::limits_for(*t.registry, *resolved->policy, req.tenant, req.plan);
-    if (!limits) return limits.error();
-    t.policy = *limits;
-    t.tenant = std::move(req.tenant);
-    t.scope = std::move(resolved->scope);
-    t.checks = store_checks(*t.policy, t.registry->prefix, t.tenant, t.scope, 1);
-    return t;
+    return d;
+}
+
+void CheckService::count(const Decision& d, const std::vector<policy::PlannedLimit>& limits,
+                         const std::vector<std::size_t>& owner) {
+    // Counted per limit over its own windows: a limit that would have admitted is "allowed"
+    // even when another one denied the request (and charged nothing).
+    for (std::size_t i = 0; i < limits.size(); ++i) {
+        bool seen = false;
+        bool allowed = true;
+        bool near = false;
+        for (std::size_t k = 0; k < owner.size() && k < d.verdict.windows.size(); ++k) {
+            if (owner[k] != i) continue;
+            const auto& w = d.verdict.windows[k];
+            seen = true;
+            allowed = allowed && w.allowed;
+            // "Near the limit": an allowed check that left less than 10 % of the quota.
+            near = near || w.remaining * 10 < w.limit;
+        }
+        if (!seen) continue;  // a shadow limit not asked because the enforced ones denied
+        const policy::Policy& p = *limits[i].policy;
+        const Outcome outcome = allowed ? Outcome::allowed : p.shadow ? Outcome::shadow_denied : Outcome::denied;
+        metrics_.count_check(p.name, outcome, allowed && near);
+    }
 }
 
 net::awaitable<result<Decision>> CheckService::peek(check::CheckRequest req) {
-    auto target = target_of(std::move(req));
+    auto target = policy::plan_state(registry_.current(), req);
     if (!target) co_return target.error();
+    const policy::PlannedLimit& limit = target->limits.front();
     Decision d;
-    d.policy = target->policy->name;
-    d.tenant = std::move(target->tenant);
-    d.scope = std::move(target->scope);
+    d.policy = limit.policy->name;
+    d.tenant = limit.tenant;
+    d.scope = target->scope;
     d.verdict.allowed = true;
     // One peek per window: each is read-only, so there is nothing to keep atomic.
-    for (auto& c : target->checks) {
-        auto verdict = co_await store_.peek(*c.policy, std::move(c.key));
+    for (const auto& w : limit.windows) {
+        auto verdict = co_await store_.peek(*w.limit, w.key);
         if (!verdict) co_return verdict.error();
         d.verdict.allowed = d.verdict.allowed && verdict->allowed;
-        for (auto& w : verdict->windows) d.verdict.windows.push_back(std::move(w));
+        for (auto& one : verdict->windows) d.verdict.windows.push_back(std::move(one));
     }
     co_return d;
 }
 
 net::awaitable<result<bool>> CheckService::reset(check::CheckRequest req) {
-    auto target = target_of(std::move(req));
+    auto target = policy::plan_state(registry_.current(), req);
     if (!target) co_return target.error();
-    spdlog::info("admin reset policy={} tenant={} scope={}", target->policy->key_name(), target->tenant,
-                 target->scope);
+    const policy::PlannedLimit& limit = target->limits.front();
+    spdlog::info("admin reset policy={} tenant={} scope={}", limit.policy->key_name(), limit.tenant, target->scope);
     bool forgot = false;
-    for (auto& c : target->checks) {
-        auto one = co_await store_.reset(std::move(c.key));
+    for (const auto& w : limit.windows) {
+        auto one = co_await store_.reset(w.key);
         if (!one) co_return one.error();
         forgot = forgot || *one;
     }

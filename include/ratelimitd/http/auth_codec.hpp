@@ -10,7 +10,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace ratelimitd::http {
 
@@ -38,18 +37,6 @@ result<AuthQuery> parse_auth_request(const Request& req, std::string_view path);
 
 /// The request's headers and peer as identification sees them. Borrows from both.
 policy::IdentityInput identity_input(const Request& req, std::string_view peer);
-
-/// The limits a request falls under and their tenants.
-struct AuthPlan {
-    std::vector<service::LimitTarget> limits;  ///< empty: not limited
-    std::string scope;                         ///< the route's scope, else "global"
-};
-
-/// Picks the limits: the first route matching the original method and URI (its `limits`,
-/// each with its identity), else default_policy for the identity sources in order, else
-/// nothing (not limited). A `policy: none` route is not limited either. Never fails.
-AuthPlan plan_auth(const policy::Registry& reg, const AuthQuery& q, const policy::IdentityInput& in,
-                   std::string_view hash_secret);
 
 /// The key for hashed identities: `env_secret` (RATELIMITD_HASH_SECRET) when set, else the
 /// registry's hash_secret, else a random key made once per process (so hashed tenants then

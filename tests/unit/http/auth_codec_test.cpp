@@ -1,6 +1,7 @@
 // /v1/auth codec: original request from proxy headers, route and identity per limit, answers.
 #include "ratelimitd/http/auth_codec.hpp"
 
+#include "ratelimitd/policy/planner.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
 
 #include <gtest/gtest.h>
@@ -41,7 +42,20 @@ routes:
 
 constexpr std::string_view secret = "a-test-secret-of-enough-bytes";
 
-AuthPlan plan_for(const Request& req, std::string_view peer = "127.0.0.1") {
+/// A registry the test keeps alive, as the snapshot the planner wants.
+std::shared_ptr<const policy::Registry> snapshot(const policy::Registry& reg) {
+    return std::shared_ptr<const policy::Registry>(std::shared_ptr<const policy::Registry>{}, &reg);
+}
+
+/// The limits /v1/auth plans for a request: the codec reads it, the planner plans it.
+policy::CheckPlan plan_auth(const policy::Registry& reg, const AuthQuery& q, const policy::IdentityInput& in,
+                            std::string_view hash_secret) {
+    auto plan = policy::plan(snapshot(reg), policy::AuthRequest{q.method, q.uri, in, hash_secret});
+    EXPECT_TRUE(plan) << (plan ? "" : plan.error().detail);
+    return plan ? std::move(*plan) : policy::CheckPlan{};
+}
+
+policy::CheckPlan plan_for(const Request& req, std::string_view peer = "127.0.0.1") {
     const std::string_view target = req.target();
     const auto path = target.substr(0, target.find('?'));
     auto q = parse_auth_request(req, path);
@@ -49,7 +63,7 @@ AuthPlan plan_for(const Request& req, std::string_view peer = "127.0.0.1") {
     return plan_auth(registry(), *q, identity_input(req, peer), secret);
 }
 
-std::string names(const AuthPlan& p) {
+std::string names(const policy::CheckPlan& p) {
     std::string out;
     for (const auto& l : p.limits) out += (out.empty() ? "" : ",") + l.policy->name + "@" + l.tenant;
     return out;

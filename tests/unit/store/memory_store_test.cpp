@@ -2,10 +2,8 @@
 #include "ratelimitd/store/memory/memory_store.hpp"
 
 #include "support/manual_clock.hpp"
+#include "support/run_on_io.hpp"
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/io_context.hpp>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -575,17 +573,8 @@ TEST_F(MemoryStoreTest, SlidingWindowResetIsTheFirstMillisecondACheckFits) {
 
 TEST_F(MemoryStoreTest, ApplyMatchesDecideAndTheStoreIsReady) {
     const Policy p = make_policy("fw", Algorithm::fixed_window, 3, 10'000);
-    boost::asio::io_context io;
-    std::optional<result<check::Verdict>> got;
-    bool ready = false;
-    boost::asio::co_spawn(
-        io,
-        [&]() -> boost::asio::awaitable<void> {
-            ready = co_await store_.ready();
-            got = co_await store_.apply(p, "k", 2);
-        },
-        boost::asio::detached);
-    io.run();
+    const bool ready = test::run_on_io(store_.ready());
+    const std::optional<result<check::Verdict>> got = test::run_on_io(store_.apply(p, "k", 2));
     EXPECT_TRUE(ready);
     ASSERT_TRUE(got.has_value());
     ASSERT_TRUE(got->has_value());

@@ -1,0 +1,45 @@
+// What the planner decided a check is: the limits it falls under, with their keys.
+#pragma once
+
+#include "ratelimitd/policy/policy.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ratelimitd::policy {
+
+/// One window the store decides: a single-window policy itself, or one window of a
+/// multi-window policy, with the key it keeps its state under.
+struct KeyedWindow {
+    const Policy* limit = nullptr;  ///< points into CheckPlan::registry
+    std::string key;                ///< check::make_key / check::make_window_key
+};
+
+/// One limit of a check: a policy with the tenant's plan or override applied, and the
+/// tenant whose budget it spends.
+struct PlannedLimit {
+    const Policy* policy = nullptr;    ///< points into CheckPlan::registry
+    std::string tenant;                ///< valid for /v1/check; as identified for /v1/auth
+    std::vector<KeyedWindow> windows;  ///< one per window of `policy`, in its order
+
+    /// Evaluated and counted, but never denies (Policy::shadow).
+    [[nodiscard]] bool shadow() const noexcept { return policy->shadow; }
+    /// A store failure denies rather than allows (on_store_error: deny).
+    [[nodiscard]] bool fail_closed() const noexcept { return policy->on_store_error == OnStoreError::deny; }
+};
+
+/// A check ready to decide: everything the service needs, and nothing it has to look up.
+/// Built only by policy::plan, so it has passed validation (tenant, scope, plan, cost).
+struct CheckPlan {
+    /// The snapshot the plan was made on: keeps every pointer above alive, so that a reload
+    /// cannot change a check half-way.
+    std::shared_ptr<const Registry> registry;
+    std::vector<PlannedLimit> limits;  ///< empty: not limited (a `policy: none` route, ...)
+    std::string tenant;                ///< reported when not limited (the request's; "" on /v1/auth)
+    std::string scope;                 ///< request scope, else route scope, else "global"
+    std::uint32_t cost = 1;            ///< units each limit spends, within every limit's max_cost
+};
+
+}  // namespace ratelimitd::policy

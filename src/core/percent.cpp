@@ -1,0 +1,40 @@
+// The one percent-decoder; see percent.hpp for its options.
+#include "ratelimitd/core/percent.hpp"
+
+namespace ratelimitd {
+
+int hex_digit_value(char c) noexcept {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+std::optional<std::string> percent_decode(std::string_view text, PercentOptions options) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '+' && options.plus_is_space) {
+            out += ' ';
+            continue;
+        }
+        if (c != '%') {
+            out += c;
+            continue;
+        }
+        const int hi = i + 2 < text.size() ? hex_digit_value(text[i + 1]) : -1;
+        const int lo = hi >= 0 ? hex_digit_value(text[i + 2]) : -1;
+        if (lo >= 0) {
+            out += static_cast<char>(hi * 16 + lo);
+            i += 2;
+        } else if (options.malformed == MalformedPercent::keep) {
+            out += '%';
+        } else {
+            return std::nullopt;
+        }
+    }
+    return out;
+}
+
+}  // namespace ratelimitd

@@ -1,0 +1,127 @@
+// The one planner: validate, resolve, apply plans and overrides, check the cost, build keys.
+#include "ratelimitd/policy/planner.hpp"
+
+#include "ratelimitd/check/key.hpp"
+#include "ratelimitd/check/validate.hpp"
+#include "ratelimitd/core/duration.hpp"
+#include "ratelimitd/core/quote.hpp"
+#include "ratelimitd/policy/resolve.hpp"
+
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace ratelimitd::policy {
+namespace {
+
+/// The parts of a request that end up in a key: tenant, scope and plan when given.
+result<void> validate_key_parts(const check::CheckRequest& req) {
+    if (auto ok = check::validate_tenant(req.tenant); !ok) return ok.error();
+    if (req.scope) {
+        if (auto ok = check::validate_scope(*req.scope); !ok) return ok.error();
+    }
+    if (req.plan && !check::is_valid_policy_name(*req.plan)) {
+        return Problem{errc::invalid_request,
+                       "plan: expected 1..64 bytes of A-Z, a-z, 0-9, '.', '_' or '-', got " + quote(req.plan->substr(0, 64))};
+    }
+    return {};
+}
+
+/// The windows of `p` with their keys: one key for a single-window policy, one hash-tagged
+/// key per window for a multi-window one.
+std::vector<KeyedWindow> keyed_windows(const Policy& p, std::string_view prefix, std::string_view tenant,
+                                       std::string_view scope) {
+    std::vector<KeyedWindow> out;
+    if (p.windows.empty()) {
+        out.push_back(KeyedWindow{&p, check::make_key(prefix, p.key_name(), tenant, scope)});
+        return out;
+    }
+    const std::string key_name = p.key_name();
+    for (const auto& w : p.windows) {
+        out.push_back(KeyedWindow{&w, check::make_window_key(prefix, key_name, tenant, scope, format_duration(w.window))});
+    }
+    return out;
+}
+
+/// Whether the cost ceiling of each limit is checked (checks) or not (admin peek/reset).
+enum class CostCheck { ceiling, none };
+
+/// Adds `base` for `tenant` to the plan: with the tenant's override or plan applied, its
+/// cost ceiling checked, its keys built.
+result<void> add_limit(CheckPlan& out, const Policy& base, std::string tenant,
+                       const std::optional<std::string>& requested_plan, CostCheck cost_check) {
+    auto own = limits_for(*out.registry, base, tenant, requested_plan);
+    if (!own) return own.error();
+    const Policy& p = **own;
+    if (cost_check == CostCheck::ceiling && out.cost > p.max_cost()) {
+        return Problem{errc::invalid_cost, "cost: " + std::to_string(out.cost) + " is more than policy \"" + p.name +
+                                               "\" can ever admit (" + std::to_string(p.max_cost()) + ")"};
+    }
+    PlannedLimit limit{&p, std::move(tenant), {}};
+    limit.windows = keyed_windows(p, out.registry->prefix, limit.tenant, out.scope);
+    out.limits.push_back(std::move(limit));
+    return {};
+}
+
+}  // namespace
+
+result<CheckPlan> plan(std::shared_ptr<const Registry> registry, const check::CheckRequest& req) {
+    if (auto ok = validate_key_parts(req); !ok) return ok.error();
+    if (auto ok = check::validate_cost(req.cost); !ok) return ok.error();
+    auto resolved = resolve(*registry, req);
+    if (!resolved) return resolved.error();
+
+    CheckPlan out{std::move(registry), {}, req.tenant, std::move(resolved->scope), req.cost};
+    const Registry& reg = *out.registry;
+    if (resolved->route != nullptr && resolved->route->limits.size() > 1) {
+        // A layered route: each of its limits spends this tenant's budget, decided as one.
+        for (const auto& l : resolved->route->limits) {
+            if (auto ok = add_limit(out, *reg.find(l.policy), req.tenant, req.plan, CostCheck::ceiling); !ok) {
+                return ok.error();
+            }
+        }
+    } else if (resolved->policy != nullptr) {
+        if (auto ok = add_limit(out, *resolved->policy, req.tenant, req.plan, CostCheck::ceiling); !ok) {
+            return ok.error();
+        }
+    }
+    return out;
+}
+
+result<CheckPlan> plan(std::shared_ptr<const Registry> registry, const AuthRequest& req) {
+    CheckPlan out{std::move(registry), {}, {}, "global", 1};
+    const Registry& reg = *out.registry;
+    // match_route normalises the URI (decoded, dot-segments resolved, slashes merged, ';'
+    // parameters cut), so "/%6cogin" or "//login" cannot slip past a "/login" route.
+    const Route* route = match_route(reg, req.method, req.uri);
+    if (route != nullptr && route->scope) out.scope = *route->scope;
+    if (route != nullptr) {
+        for (const auto& l : route->limits) {  // empty for policy: none
+            std::string tenant = identify(reg, l.identity, req.identity, req.hash_secret);
+            if (auto ok = add_limit(out, *reg.find(l.policy), std::move(tenant), std::nullopt, CostCheck::ceiling); !ok) {
+                return ok.error();
+            }
+        }
+    } else if (reg.default_policy) {
+        std::string tenant = identify(reg, std::nullopt, req.identity, req.hash_secret);
+        if (auto ok = add_limit(out, *reg.find(*reg.default_policy), std::move(tenant), std::nullopt, CostCheck::ceiling);
+            !ok) {
+            return ok.error();
+        }
+    }
+    return out;
+}
+
+result<CheckPlan> plan_state(std::shared_ptr<const Registry> registry, const check::CheckRequest& req) {
+    if (auto ok = validate_key_parts(req); !ok) return ok.error();
+    auto resolved = resolve(*registry, req);
+    if (!resolved) return resolved.error();
+    if (resolved->policy == nullptr) {
+        return Problem{errc::unknown_policy, "policy: the request resolves to \"none\", which keeps no state"};
+    }
+    CheckPlan out{std::move(registry), {}, req.tenant, std::move(resolved->scope), 1};
+    if (auto ok = add_limit(out, *resolved->policy, req.tenant, req.plan, CostCheck::none); !ok) return ok.error();
+    return out;
+}
+
+}  // namespace ratelimitd::policy
