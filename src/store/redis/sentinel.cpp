@@ -100,6 +100,29 @@ Endpoint SentinelUrl::sentinel_endpoint(std::size_t index) const {
     return ep;
 }
 
+namespace {
+
+// The query of a Sentinel URL: only sentinel_password= is understood (the last one wins).
+result<std::optional<std::string>> sentinel_password_of(std::string_view query) {
+    std::optional<std::string> out;
+    while (!query.empty()) {
+        auto amp = query.find('&');
+        std::string_view pair = query.substr(0, amp);
+        query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+        constexpr std::string_view key = "sentinel_password=";
+        if (pair.substr(0, key.size()) != key) {
+            return bad("unknown query parameter (only sentinel_password= is understood)");
+        }
+        auto decoded = percent_decode(pair.substr(key.size()));
+        if (!decoded) return bad("bad percent-escape in sentinel_password");
+        if (decoded->empty()) return bad("sentinel_password is empty");
+        out = std::move(*decoded);
+    }
+    return out;
+}
+
+}  // namespace
+
 result<SentinelUrl> parse_sentinel_url(std::string_view url) {
     if (!is_sentinel_url(url)) return bad("expected it to start with redis-sentinel:// or rediss-sentinel://");
     SentinelUrl out;
@@ -107,21 +130,10 @@ result<SentinelUrl> parse_sentinel_url(std::string_view url) {
     std::string_view rest = url.substr(out.tls ? tls_sentinel_scheme.size() : sentinel_scheme.size());
 
     if (auto q = rest.find('?'); q != std::string_view::npos) {
-        std::string_view query = rest.substr(q + 1);
+        auto password = sentinel_password_of(rest.substr(q + 1));
+        if (!password) return password.error();
+        out.sentinel_password = std::move(*password);
         rest = rest.substr(0, q);
-        while (!query.empty()) {
-            auto amp = query.find('&');
-            std::string_view pair = query.substr(0, amp);
-            query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
-            constexpr std::string_view key = "sentinel_password=";
-            if (pair.substr(0, key.size()) != key) {
-                return bad("unknown query parameter (only sentinel_password= is understood)");
-            }
-            auto decoded = percent_decode(pair.substr(key.size()));
-            if (!decoded) return bad("bad percent-escape in sentinel_password");
-            if (decoded->empty()) return bad("sentinel_password is empty");
-            out.sentinel_password = std::move(*decoded);
-        }
     }
 
     auto credentials = take_userinfo(rest);
