@@ -2,6 +2,7 @@
 #include "ratelimitd/check/validate.hpp"
 
 #include "ratelimitd/check/check_request.hpp"
+#include "ratelimitd/core/hex.hpp"
 
 #include <string>
 
@@ -24,10 +25,8 @@ bool is_scope_byte(unsigned char c) noexcept { return c >= 0x21 && c <= 0x7e && 
 /// "(0x3a ':')" for a visible byte, "(0x0a)" for anything else: details end up in logs and
 /// JSON bodies, where a raw control byte would do harm.
 std::string describe_byte(unsigned char c) {
-    static constexpr char hex[] = "0123456789abcdef";
     std::string out = "(0x";
-    out += hex[c >> 4];
-    out += hex[c & 0xf];
+    append_hex(out, c);
     if (c >= 0x21 && c <= 0x7e) {
         out += " '";
         out += static_cast<char>(c);

@@ -1,6 +1,8 @@
 // JsonWriter: JSON tokens appended to one string, escaped as nlohmann's dump() escapes.
 #include "ratelimitd/http/json_writer.hpp"
 
+#include "ratelimitd/core/hex.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <charconv>
@@ -18,7 +20,6 @@ bool is_ascii(std::string_view s) noexcept {
 }
 
 void append_escaped_ascii(std::string& out, std::string_view s) {
-    static constexpr char hex[] = "0123456789abcdef";
     out += '"';
     for (const char ch : s) {
         const auto c = static_cast<unsigned char>(ch);
@@ -33,8 +34,7 @@ void append_escaped_ascii(std::string& out, std::string_view s) {
         default:
             if (c < 0x20) {
                 out += "\\u00";
-                out += hex[c >> 4];
-                out += hex[c & 0xf];
+                append_hex(out, c);
             } else {
                 out += ch;
             }

@@ -2,6 +2,8 @@
 // drew 2.5 KB of state and a tempering pass per id; this is three multiplies.
 #include "ratelimitd/http/request_id.hpp"
 
+#include "ratelimitd/core/hex.hpp"
+
 #include <cstdint>
 #include <random>
 
@@ -28,11 +30,10 @@ std::uint64_t random_start() {
 
 void next_request_id(std::span<char, request_id_length> out) noexcept {
     static thread_local std::uint64_t state = random_start();
-    static constexpr char hex[] = "0123456789abcdef";
     state += step;
     auto v = mix(state);
     for (char& c : out) {
-        c = hex[v & 0xf];
+        c = hex_digit(static_cast<unsigned>(v));
         v >>= 4;
     }
 }

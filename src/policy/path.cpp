@@ -1,6 +1,7 @@
 // normalize_path: one canonical spelling of every path a backend would route the same way.
 #include "ratelimitd/policy/path.hpp"
 
+#include "ratelimitd/core/hex.hpp"
 #include "ratelimitd/core/percent.hpp"
 
 #include <vector>
@@ -47,15 +48,13 @@ std::string decode_once(std::string_view path) {
 }
 
 void append_encoded(std::string& out, std::string_view segment) {
-    static constexpr char hex[] = "0123456789ABCDEF";
     for (const char c : segment) {
         if (is_literal(c)) {
             out += c;
         } else {
             const auto b = static_cast<unsigned char>(c);
             out += '%';
-            out += hex[b >> 4];
-            out += hex[b & 0xf];
+            append_hex(out, b, HexCase::upper);
         }
     }
 }

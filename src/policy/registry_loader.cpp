@@ -5,6 +5,7 @@
 #include "ratelimitd/check/validate.hpp"
 #include "ratelimitd/config/resolve.hpp"
 #include "ratelimitd/config/tree_values.hpp"
+#include "ratelimitd/core/hex.hpp"
 #include "ratelimitd/core/quote.hpp"
 #include "ratelimitd/policy/identity_section.hpp"
 #include "ratelimitd/policy/limits_section.hpp"
@@ -149,13 +150,7 @@ namespace {
 std::string sha256_hex(std::string_view text) {
     unsigned char digest[SHA256_DIGEST_LENGTH];
     SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned char b : digest) {
-        out.push_back(hex[b >> 4]);
-        out.push_back(hex[b & 0xf]);
-    }
-    return out;
+    return to_hex(std::span<const unsigned char>(digest));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The embedded scripts and their SHA1 digests.
 #include "ratelimitd/store/redis/scripts.hpp"
 
+#include "ratelimitd/core/hex.hpp"
 #include "ratelimitd/store/redis/lua_sources.hpp"
 
 #include <openssl/sha.h>
@@ -12,14 +13,7 @@ namespace ratelimitd::store::redis {
 std::string sha1_hex(std::string_view text) {
     unsigned char digest[SHA_DIGEST_LENGTH];
     SHA1(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string out;
-    out.reserve(2 * SHA_DIGEST_LENGTH);
-    for (unsigned char b : digest) {
-        out.push_back(hex[b >> 4]);
-        out.push_back(hex[b & 0xf]);
-    }
-    return out;
+    return to_hex(std::span<const unsigned char>(digest));
 }
 
 const std::vector<Script>& scripts() {
