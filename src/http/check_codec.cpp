@@ -2,8 +2,8 @@
 #include "ratelimitd/http/check_codec.hpp"
 
 #include "ratelimitd/core/percent.hpp"
+#include "ratelimitd/http/json_response.hpp"
 #include "ratelimitd/http/json_writer.hpp"
-
 #include "ratelimitd/http/rate_limit_headers.hpp"
 #include "ratelimitd/policy/policy.hpp"
 
@@ -306,13 +306,7 @@ std::int64_t retry_after_of(const check::WindowState& w, bool denied) noexcept {
 }
 
 Response make_json_response(bhttp::status status, std::string body, unsigned version, bool keep_alive) {
-    Response res{status, version};
-    res.set(bhttp::field::content_type, "application/json");
-    res.set(bhttp::field::cache_control, "no-store");
-    res.keep_alive(keep_alive);
-    res.body() = std::move(body);
-    res.prepare_payload();
-    return res;
+    return json_response(status, std::move(body), version, keep_alive);
 }
 
 Response make_json_response(bhttp::status status, const ordered_json& body, unsigned version,

@@ -64,7 +64,6 @@ public:
     }
 
     store::Store& store() noexcept { return store_; }
-    Metrics& metrics() noexcept { return metrics_; }
 
 private:
     /// Store::apply for one check, apply_all for several; times it and counts failures.
