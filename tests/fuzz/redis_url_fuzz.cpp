@@ -1,6 +1,7 @@
 // Fuzz target: the store URLs of the config and the environment (redis://, redis-sentinel://,
 // redis-cluster://), which carry passwords. Each parser refuses bad text with a Problem; the
 // describe() of what it accepts is for logs and so never carries a credential ('@').
+#include "ratelimitd/core/percent.hpp"
 #include "ratelimitd/store/redis/cluster/cluster_endpoint.hpp"
 #include "ratelimitd/store/redis/endpoint.hpp"
 #include "ratelimitd/store/redis/sentinel.hpp"

@@ -1,6 +1,8 @@
 // Parsing redis:// and rediss:// URLs.
 #include "ratelimitd/store/redis/endpoint.hpp"
 
+#include "ratelimitd/core/percent.hpp"
+
 #include <charconv>
 
 namespace ratelimitd::store::redis {
@@ -12,25 +14,7 @@ Problem bad(std::string_view, std::string why) {
     return Problem{errc::invalid_request, "redis: not a valid redis[s]://[:password@]host:port[/db] URL: " + why};
 }
 
-
 }  // namespace
-
-std::optional<std::string> percent_decode(std::string_view s) {
-    std::string out;
-    for (size_t i = 0; i < s.size(); ++i) {
-        if (s[i] != '%') {
-            out.push_back(s[i]);
-            continue;
-        }
-        if (i + 2 >= s.size()) return std::nullopt;
-        int v = 0;
-        auto [p, ec] = std::from_chars(s.data() + i + 1, s.data() + i + 3, v, 16);
-        if (ec != std::errc{} || p != s.data() + i + 3) return std::nullopt;
-        out.push_back(static_cast<char>(v));
-        i += 2;
-    }
-    return out;
-}
 
 std::string Endpoint::describe() const {
     const bool v6 = host.find(':') != std::string::npos;

@@ -1,6 +1,7 @@
 // Redis Sentinel: parsing redis-sentinel:// URLs, and the monitor that polls the sentinels.
 #include "ratelimitd/store/redis/sentinel.hpp"
 
+#include "ratelimitd/core/percent.hpp"
 #include "blocking_client.hpp"
 
 #include <spdlog/spdlog.h>

@@ -25,9 +25,6 @@ struct Endpoint {
     [[nodiscard]] std::string describe() const;
 };
 
-/// Decodes %XY escapes (URL user and password parts); nullopt when an escape is malformed.
-std::optional<std::string> percent_decode(std::string_view s);
-
 /// The credentials of a URL's "[[user]:password@]" part.
 struct UserInfo {
     std::optional<std::string> username;
