@@ -90,9 +90,9 @@ protected:
               policy::parse_config(config, "allocations_test.yaml").registry)),
           store_(clock_),
           service_(registry_, store_, metrics_),
-          router_(service_, options_),
+          router_(service_, metrics_, options_),
           ioc_(std::make_unique<boost::asio::io_context>()),
-          lane_(std::make_unique<Lane>(*ioc_, router_)) {
+          lane_(std::make_unique<Lane>(*ioc_, router_, metrics_)) {
         server_ = std::make_unique<Server>(*ioc_, boost::asio::ip::tcp::endpoint(
                                                       boost::asio::ip::make_address("127.0.0.1"), 0),
                                            std::vector<Lane*>{lane_.get()}, ServerLimits{});

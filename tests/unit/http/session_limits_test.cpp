@@ -29,8 +29,8 @@ protected:
                                    "session_limits_test.yaml")
                   .registry)),
           service_(registry_, store_, metrics_),
-          router_(service_, options_),
-          lane_(ioc_, router_) {
+          router_(service_, metrics_, options_),
+          lane_(ioc_, router_, metrics_) {
         ServerLimits limits;
         limits.max_header_bytes = 2048;
         limits.max_body_bytes = 1000;
