@@ -53,7 +53,9 @@ Samples samples(const SettingRow& row) {
     case SettingType::choice:
         return {std::string(row.choices.back()), std::string(row.choices.front()), std::string(row.choices.back())};
     case SettingType::secret: return {std::string(16, 'a'), std::string(16, 'b'), std::string(16, 'a')};
-    case SettingType::on_off: return {"off", "on", "off"};
+    case SettingType::on_off:  // the file says true or false
+        if (row.default_text == "off") return {"on", "off", true};
+        return {"off", "on", false};
     case SettingType::fraction: return {"", "", 0.5};
     case SettingType::path: return {"/a.yaml", "/b.yaml", "/a.yaml"};
     }
@@ -197,7 +199,9 @@ TEST(SettingsTable, FileKeysAreTheTableRowsInOrder) {
     const std::vector<std::string_view> expected{"listen", "redis", "threads", "log_level", "log_format",
                                                  "store_timeout", "admin_token", "access_log", "access_log_sample",
                                                  "max_connections", "max_requests_per_connection", "request_timeout",
-                                                 "memory_max_keys"};
+                                                 "memory_max_keys", "redis_tls_ca", "redis_tls_cert",
+                                                 "redis_tls_key", "redis_tls_server_name",
+                                                 "redis_tls_insecure_skip_verify"};
     EXPECT_EQ(file_setting_keys(), expected);
 }
 
