@@ -50,16 +50,7 @@ Policy LimitsSection::read_policy(const std::string& name, const Json& body,
     Policy p;
     p.name = name;
 
-    const std::string alg_path = join(path, "algorithm");
-    const std::string alg = need_one_of(
-        require(body, path, "algorithm",
-                "one of token_bucket, sliding_log, fixed_window, gcra, sliding_window"),
-        alg_path, {"token_bucket", "sliding_log", "fixed_window", "gcra", "sliding_window"});
-    p.algorithm = alg == "token_bucket"     ? Algorithm::token_bucket
-                  : alg == "sliding_log"    ? Algorithm::sliding_log
-                  : alg == "fixed_window"   ? Algorithm::fixed_window
-                  : alg == "gcra"           ? Algorithm::gcra
-                                            : Algorithm::sliding_window;
+    p.algorithm = read_algorithm(body, path);
 
     if (const Json* v = find(body, "on_store_error")) {
         p.on_store_error =
@@ -73,6 +64,12 @@ Policy LimitsSection::read_policy(const std::string& name, const Json& body,
     read_limits(body, path, p);
     check_long_windows(p, path);
     return p;
+}
+
+Algorithm LimitsSection::read_algorithm(const Json& body, const std::string& path) const {
+    const std::vector<std::string_view> names(std::begin(algorithm_names), std::end(algorithm_names));
+    const Json& v = require(body, path, "algorithm", "one of " + config::join_words(names, ", "));
+    return *algorithm_named(need_one_of(v, join(path, "algorithm"), names));
 }
 
 void LimitsSection::read_limits(const Json& body, const std::string& path, Policy& p) const {

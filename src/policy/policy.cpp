@@ -4,14 +4,15 @@
 namespace ratelimitd::policy {
 
 const char* to_string(Algorithm a) noexcept {
-    switch (a) {
-    case Algorithm::token_bucket: return "token_bucket";
-    case Algorithm::sliding_log: return "sliding_log";
-    case Algorithm::fixed_window: return "fixed_window";
-    case Algorithm::gcra: return "gcra";
-    case Algorithm::sliding_window: return "sliding_window";
+    const auto i = static_cast<std::size_t>(a);
+    return i < algorithm_count ? algorithm_names[i] : "unknown";
+}
+
+std::optional<Algorithm> algorithm_named(std::string_view name) noexcept {
+    for (std::size_t i = 0; i < algorithm_count; ++i) {
+        if (name == algorithm_names[i]) return static_cast<Algorithm>(i);
     }
-    return "unknown";
+    return std::nullopt;
 }
 
 }  // namespace ratelimitd::policy

@@ -79,7 +79,12 @@ bool SchemaChecks::need_bool(const ConfigTree& v, const std::string& path) const
 
 std::string SchemaChecks::need_one_of(const ConfigTree& v, const std::string& path,
                                       std::initializer_list<std::string_view> options) const {
-    auto word = config::one_of(v, std::span<const std::string_view>(options.begin(), options.size()));
+    return need_one_of(v, path, std::span<const std::string_view>(options.begin(), options.size()));
+}
+
+std::string SchemaChecks::need_one_of(const ConfigTree& v, const std::string& path,
+                                      std::span<const std::string_view> options) const {
+    auto word = config::one_of(v, options);
     if (!word) fail(path, word.error().detail);
     return *word;
 }

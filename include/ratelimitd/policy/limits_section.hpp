@@ -24,6 +24,8 @@ private:
     using Json = ConfigTree;
 
     Policy read_policy(const std::string& name, const Json& body, const std::string& path) const;
+    /// `algorithm:` (required), one of policy::algorithm_names.
+    Algorithm read_algorithm(const Json& body, const std::string& path) const;
     /// limit/window/burst, or a `windows:` list, into `p` (whose algorithm is set).
     void read_limits(const Json& body, const std::string& path, Policy& p) const;
     /// One item of `windows:` (p's windows so far are before it): its numbers and IETF name,

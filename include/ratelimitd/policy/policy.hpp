@@ -6,18 +6,30 @@
 
 #include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ratelimitd::policy {
 
+/// The algorithms, registered here once. The build reads these enumerators (each must have
+/// lua/NAME.lua), and algorithm_names spells them for config files, in the same order.
 enum class Algorithm { token_bucket, sliding_log, fixed_window, gcra, sliding_window };
 
-/// "token_bucket", "sliding_log", "fixed_window", "gcra", "sliding_window".
+inline constexpr const char* algorithm_names[] = {"token_bucket", "sliding_log", "fixed_window", "gcra",
+                                                  "sliding_window"};
+inline constexpr std::size_t algorithm_count = std::size(algorithm_names);
+
+/// The name of `a` in config files ("token_bucket", ...).
 const char* to_string(Algorithm a) noexcept;
+
+/// The algorithm a config file names, or nothing.
+std::optional<Algorithm> algorithm_named(std::string_view name) noexcept;
 
 /// What a policy answers when the store fails or times out.
 enum class OnStoreError { allow, deny };

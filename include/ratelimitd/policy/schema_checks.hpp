@@ -9,8 +9,8 @@
 #include <chrono>
 #include <cstdint>
 #include <initializer_list>
-#include <string>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace ratelimitd::policy {
@@ -48,6 +48,8 @@ public:
     bool need_bool(const ConfigTree& v, const std::string& path) const;
     std::string need_one_of(const ConfigTree& v, const std::string& path,
                             std::initializer_list<std::string_view> options) const;
+    std::string need_one_of(const ConfigTree& v, const std::string& path,
+                            std::span<const std::string_view> options) const;
     std::chrono::milliseconds need_duration(const ConfigTree& v, const std::string& path) const;
 
     [[nodiscard]] const std::string& file() const noexcept { return file_; }

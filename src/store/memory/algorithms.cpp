@@ -24,14 +24,8 @@ check::Verdict to_verdict(const Policy& p, const Reply& r, std::int64_t now) {
 }
 
 Reply run_algorithm(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now) {
-    switch (p.algorithm) {
-        case Algorithm::token_bucket: return token_bucket(map, key, p, cost, now);
-        case Algorithm::sliding_log: return sliding_log(map, key, p, cost, now);
-        case Algorithm::fixed_window: return fixed_window(map, key, p, cost, now);
-        case Algorithm::gcra: return gcra(map, key, p, cost, now);
-        case Algorithm::sliding_window: return sliding_window(map, key, p, cost, now);
-    }
-    return Reply{};
+    const auto i = static_cast<std::size_t>(p.algorithm);
+    return i < std::size(algorithm_steps) ? algorithm_steps[i](map, key, p, cost, now) : Reply{};
 }
 
 }  // namespace ratelimitd::store::memory::detail

@@ -1,19 +1,18 @@
 // Finding and creating entries, as the scripts' first lines do.
 #include "ratelimitd/store/memory/entry.hpp"
 
+#include <utility>
+
 namespace ratelimitd::store::memory::detail {
 namespace {
 
-// Index of the variant alternative that holds an algorithm's state.
-std::size_t state_index(Algorithm a) {
-    switch (a) {
-        case Algorithm::token_bucket: return 0;
-        case Algorithm::sliding_log: return 1;
-        case Algorithm::fixed_window: return 2;
-        case Algorithm::gcra: return 3;
-        case Algorithm::sliding_window: return 4;
-    }
-    return 0;
+// Index of the variant alternative that holds an algorithm's state (entry.hpp: the enum's order).
+std::size_t state_index(Algorithm a) { return static_cast<std::size_t>(a); }
+
+// Makes `state` hold a fresh alternative `index`.
+template <std::size_t... I>
+void emplace_state(AlgorithmState& state, std::size_t index, std::index_sequence<I...>) {
+    ((index == I ? (void)state.emplace<I>() : (void)0), ...);
 }
 
 }  // namespace
@@ -30,13 +29,7 @@ Entry* find_live(Map& map, const std::string& key, Algorithm algorithm, std::int
 
 Entry& insert(Map& map, const std::string& key, Algorithm algorithm) {
     Entry& e = map[key];
-    switch (algorithm) {
-        case Algorithm::token_bucket: e.state.emplace<TokenBucketState>(); break;
-        case Algorithm::sliding_log: e.state.emplace<SlidingLogState>(); break;
-        case Algorithm::fixed_window: e.state.emplace<FixedWindowState>(); break;
-        case Algorithm::gcra: e.state.emplace<GcraState>(); break;
-        case Algorithm::sliding_window: e.state.emplace<SlidingWindowState>(); break;
-    }
+    emplace_state(e.state, state_index(algorithm), std::make_index_sequence<std::variant_size_v<AlgorithmState>>{});
     return e;
 }
 

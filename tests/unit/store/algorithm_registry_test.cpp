@@ -35,7 +35,7 @@ TEST(AlgorithmRegistry, TheBuildReadEveryAlgorithmInOrder) {
     ASSERT_EQ(all.size(), names.size());
     ASSERT_GE(all.size(), 5u);
     for (std::size_t i = 0; i < all.size(); ++i) {
-        EXPECT_EQ(policy::to_string(all[i]), names[i]) << "enumerator " << i << " has no name in policy.cpp";
+        EXPECT_EQ(policy::to_string(all[i]), names[i]) << "enumerator " << i << " has no name in policy::algorithm_names";
     }
 }
 

@@ -83,10 +83,16 @@ struct SlidingWindowState {
     std::int64_t window = 0;
 };
 
+/// One alternative per policy::Algorithm, in the enum's order: alternative i is the state of
+/// algorithm i (find_live and insert rely on it).
+using AlgorithmState = std::variant<TokenBucketState, SlidingLogState, FixedWindowState, GcraState, SlidingWindowState>;
+static_assert(std::variant_size_v<AlgorithmState> == policy::algorithm_count,
+              "every policy::Algorithm needs its state here, in the enum's order");
+
 struct Entry {
     // Redis's PEXPIREAT: the entry is absent once now > expire_at (see expired()).
     std::int64_t expire_at = 0;
-    std::variant<TokenBucketState, SlidingLogState, FixedWindowState, GcraState, SlidingWindowState> state;
+    AlgorithmState state;
 };
 
 // Redis's keyIsExpired() is `now > when`: during its expiry millisecond a key still exists
