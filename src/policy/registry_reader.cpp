@@ -4,7 +4,7 @@
 #include "ratelimitd/policy/registry_reader.hpp"
 
 #include "ratelimitd/core/quote.hpp"
-#include "ratelimitd/policy/registry_loader.hpp"
+#include "ratelimitd/policy/config_error.hpp"
 
 #include <yaml-cpp/yaml.h>
 

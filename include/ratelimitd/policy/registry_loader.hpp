@@ -1,21 +1,13 @@
 // Reads a YAML or JSON config file into a validated Config.
 #pragma once
 
+#include "ratelimitd/policy/config_error.hpp"
 #include "ratelimitd/policy/policy.hpp"
 
-#include <stdexcept>
 #include <string>
 #include <string_view>
 
 namespace ratelimitd::policy {
-
-/// A config that cannot be used. what() reads "<file>: <field path>: <what was expected>",
-/// e.g. `ratelimitd.yaml: policies.login.window: expected a duration such as "500ms",
-/// "60s" or "1m", got "60"`.
-class ConfigError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
 
 /// Loads and fully validates the file at `path` (.yaml, .yml or .json, same schema).
 /// Throws ConfigError on the first problem found (unreadable file, syntax error, unknown
