@@ -80,9 +80,9 @@ TEST_F(BackendFactoryTest, EmbeddedStatsCountItsKeysOnly) {
 }
 
 TEST_F(BackendFactoryTest, EmbeddedStartAndStopLeaveTheAcceptLoopFree) {
+    boost::asio::io_context main;  // outlives the backend, whose sweep timer it holds (as in app::run)
     auto backend = make_backend(std::nullopt, options());
     ASSERT_TRUE(backend);
-    boost::asio::io_context main;
     (*backend)->start(main.get_executor());
     main.poll();  // as in the app: the accept loop runs, the sweep waits on its timer
     (*backend)->stop();
