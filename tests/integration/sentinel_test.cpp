@@ -163,6 +163,9 @@ TEST(Sentinel, ManualFailoverWithTheOldPrimaryAliveIsFollowed) {
     Ratelimitd server(config, "", {}, {"RATELIMITD_REDIS=" + sentinel.url()});
     EXPECT_NE(server.process().log().find("store=redis-sentinel://"), std::string::npos) << server.process().log();
     EXPECT_EQ(admitted(server.port(), "closed", "before"), 5);
+    // Replication is asynchronous and a manual failover does not wait for it: let the replica
+    // acknowledge those writes first, or the last assertion races the failover.
+    EXPECT_EQ(primary.integer({"WAIT", "1", "5000"}), 1);
 
     // NOGOODSLAVE until the sentinel has heard from the replica itself: retry.
     std::string answer;
