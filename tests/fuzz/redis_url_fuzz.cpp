@@ -39,6 +39,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (c->seeds.empty()) std::abort();
         }
     }
-    (void)percent_decode(text);
+    (void)ratelimitd::percent_decode(text);
     return 0;
 }
