@@ -1,6 +1,7 @@
 // The settings deployments add: --watch-config on|off and the --threads default.
 #include "ratelimitd/app/cpu_count.hpp"
 #include "ratelimitd/app/settings.hpp"
+#include "support/resolve_settings.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,17 +12,7 @@
 namespace ratelimitd::app {
 namespace {
 
-result<Settings> resolve(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
-    std::vector<const char*> argv{"ratelimitd"};
-    for (const auto& a : args) argv.push_back(a.c_str());
-    auto cl = parse_command_line(static_cast<int>(argv.size()), argv.data());
-    if (!cl) return cl.error();
-    const EnvLookup lookup = [&env](const char* name) -> const char* {
-        auto it = env.find(name);
-        return it == env.end() ? nullptr : it->second.c_str();
-    };
-    return resolve_settings(*cl, {}, lookup);
-}
+using test::resolve;
 
 TEST(DeploySettings, WatchConfigIsOnUnlessTurnedOff) {
     EXPECT_TRUE(resolve({}, {})->watch_config);

@@ -1,6 +1,7 @@
 // The redis_tls_* settings: file keys, --redis-tls-* flags and RATELIMITD_REDIS_TLS_* variables,
 // with the usual precedence, and a bad on/off value refused naming the setting.
 #include "ratelimitd/app/settings.hpp"
+#include "support/resolve_settings.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
 
 #include <gtest/gtest.h>
@@ -14,18 +15,7 @@ namespace {
 
 const std::string policies = "policies:\n  p: {algorithm: fixed_window, limit: 1, window: 1s}\n";
 
-result<Settings> resolve(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
-                         const policy::FileSettings& file = {}) {
-    std::vector<const char*> argv{"ratelimitd"};
-    for (const auto& a : args) argv.push_back(a.c_str());
-    auto cl = parse_command_line(static_cast<int>(argv.size()), argv.data());
-    if (!cl) return cl.error();
-    const EnvLookup lookup = [&env](const char* name) -> const char* {
-        auto it = env.find(name);
-        return it == env.end() ? nullptr : it->second.c_str();
-    };
-    return resolve_settings(*cl, file, lookup);
-}
+using test::resolve;
 
 TEST(RedisTlsSettings, DefaultsVerifyWithTheSystemStore) {
     auto s = resolve({}, {});

@@ -1,6 +1,7 @@
 // Settings: flag > RATELIMITD_* environment > config file > default for the connection and
 // memory limits, and a message naming the setting for each bad value.
 #include "ratelimitd/app/settings.hpp"
+#include "support/resolve_settings.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,19 +14,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Resolves `args` (after the program name) against a fake environment and file settings.
-result<Settings> resolve(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
-                         const policy::FileSettings& file = {}) {
-    std::vector<const char*> argv{"ratelimitd"};
-    for (const auto& a : args) argv.push_back(a.c_str());
-    auto cl = parse_command_line(static_cast<int>(argv.size()), argv.data());
-    if (!cl) return cl.error();
-    const EnvLookup lookup = [&env](const char* name) -> const char* {
-        auto it = env.find(name);
-        return it == env.end() ? nullptr : it->second.c_str();
-    };
-    return resolve_settings(*cl, file, lookup);
-}
+using test::resolve;
 
 std::string error_of(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}) {
     auto s = resolve(args, env);
