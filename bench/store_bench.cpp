@@ -7,7 +7,7 @@
 //               [--tenants N]
 // Prints one line: checks=N seconds=S rate=R calls=C (script calls sent) p50_us=.. p99_us=..
 // (the latency of one check through the store, queueing included, sampled 1 in 16).
-#include "ratelimitd/check/key.hpp"
+#include "ratelimitd/policy/key.hpp"
 #include "ratelimitd/store/redis/endpoint.hpp"
 #include "ratelimitd/store/redis/cluster/cluster_store.hpp"
 #include "ratelimitd/store/redis/redis_store.hpp"
@@ -122,7 +122,7 @@ void run_thread(const Options& o, int index, std::chrono::steady_clock::time_poi
                 while (true) {
                     const auto t0 = std::chrono::steady_clock::now();
                     if (t0 >= end) break;
-                    auto v = co_await redis.apply(p, check::make_key("rl", "bench", "t" + std::to_string(tenant(rng)),
+                    auto v = co_await redis.apply(p, policy::make_key("rl", "bench", "t" + std::to_string(tenant(rng)),
                                                                      "global"), 1);
                     if (!v) std::fprintf(stderr, "store_bench: %s\n", v.error().detail.c_str());
                     if ((++done & 15) == 0) {

@@ -1,7 +1,7 @@
 // The one planner: validate, resolve, apply plans and overrides, check the cost, build keys.
 #include "ratelimitd/policy/planner.hpp"
 
-#include "ratelimitd/check/key.hpp"
+#include "ratelimitd/policy/key.hpp"
 #include "ratelimitd/check/validate.hpp"
 #include "ratelimitd/core/duration.hpp"
 #include "ratelimitd/core/quote.hpp"
@@ -33,12 +33,12 @@ std::vector<KeyedWindow> keyed_windows(const Policy& p, std::string_view prefix,
                                        std::string_view scope) {
     std::vector<KeyedWindow> out;
     if (p.windows.empty()) {
-        out.push_back(KeyedWindow{&p, check::make_key(prefix, p.key_name(), tenant, scope)});
+        out.push_back(KeyedWindow{&p, make_key(prefix, p.key_name(), tenant, scope)});
         return out;
     }
     const std::string key_name = p.key_name();
     for (const auto& w : p.windows) {
-        out.push_back(KeyedWindow{&w, check::make_window_key(prefix, key_name, tenant, scope, format_duration(w.window))});
+        out.push_back(KeyedWindow{&w, make_window_key(prefix, key_name, tenant, scope, format_duration(w.window))});
     }
     return out;
 }

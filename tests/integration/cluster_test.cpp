@@ -1,7 +1,7 @@
 // Redis Cluster: a real 3-primary cluster on loopback behind the real binary. Exact admission for
 // tenants spread over every node, a slot migrated under load (MOVED/ASK followed, nothing fails,
 // counts exact), and the refusal of layered limits.
-#include "ratelimitd/check/key.hpp"
+#include "ratelimitd/policy/key.hpp"
 #include "ratelimitd/store/redis/cluster/cluster_store.hpp"
 #include "ratelimitd/store/redis/cluster/key_slot.hpp"
 #include "support/http_client.hpp"

@@ -1,6 +1,6 @@
 // Coalescing against a real redis-server: checks waiting together leave as one lua/batch.lua
 // call (counted by Redis itself), are decided in arrival order, stay exact, and fail alone.
-#include "ratelimitd/check/key.hpp"
+#include "ratelimitd/policy/key.hpp"
 #include "ratelimitd/store/redis/endpoint.hpp"
 #include "ratelimitd/store/redis/redis_store.hpp"
 #include "support/processes.hpp"
@@ -135,7 +135,7 @@ RedisServer* RedisCoalescing::redis_ = nullptr;
 TEST_F(RedisCoalescing, ChecksStartedTogetherLeaveAsOneCallPerBatch) {
     StoreOnOneThread lane(*redis_, 5s, Coalescing{});
     const auto p = make_policy(policy::Algorithm::sliding_log, 30);
-    const std::string key = check::make_key("rl", p.name, "hot", "global");
+    const std::string key = policy::make_key("rl", p.name, "hot", "global");
     reset_stats();
 
     const auto verdicts = lane.apply_together(std::vector<StoreOnOneThread::Check>(100, {&p, key}));
@@ -159,7 +159,7 @@ TEST_F(RedisCoalescing, ChecksOfOneBatchAreDecidedInArrivalOrder) {
     // concurrent requests.
     StoreOnOneThread lane(*redis_, 5s, Coalescing{});
     const auto p = make_policy(policy::Algorithm::sliding_log, 30);
-    const std::string key = check::make_key("rl", p.name, "ordered", "global");
+    const std::string key = policy::make_key("rl", p.name, "ordered", "global");
     reset_stats();
 
     const auto verdicts = lane.apply_together(std::vector<StoreOnOneThread::Check>(64, {&p, key}));
@@ -185,11 +185,11 @@ TEST_F(RedisCoalescing, EveryAlgorithmIsExactInsideMixedBatches) {
     const auto sw = make_policy(policy::Algorithm::sliding_window, 17);
     std::vector<StoreOnOneThread::Check> checks;
     for (int i = 0; i < 40; ++i) {  // interleaved: every batch holds every algorithm
-        checks.push_back({&tb, check::make_key("rl", tb.name, "t", "global")});
-        checks.push_back({&sl, check::make_key("rl", sl.name, "t", "global")});
-        checks.push_back({&fw, check::make_key("rl", fw.name, "t", "global")});
-        checks.push_back({&gc, check::make_key("rl", gc.name, "t", "global")});
-        checks.push_back({&sw, check::make_key("rl", sw.name, "t", "global")});
+        checks.push_back({&tb, policy::make_key("rl", tb.name, "t", "global")});
+        checks.push_back({&sl, policy::make_key("rl", sl.name, "t", "global")});
+        checks.push_back({&fw, policy::make_key("rl", fw.name, "t", "global")});
+        checks.push_back({&gc, policy::make_key("rl", gc.name, "t", "global")});
+        checks.push_back({&sw, policy::make_key("rl", sw.name, "t", "global")});
     }
     const auto verdicts = lane.apply_together(checks);
 
@@ -212,9 +212,9 @@ TEST_F(RedisCoalescing, EveryAlgorithmIsExactInsideMixedBatches) {
 TEST_F(RedisCoalescing, ACheckWhoseKeyHoldsAnotherTypeStartsAfreshAndTheOthersAreCharged) {
     StoreOnOneThread lane(*redis_, 5s, Coalescing{});
     const auto p = make_policy(policy::Algorithm::fixed_window, 5);
-    const std::string good_a = check::make_key("rl", p.name, "a", "global");
-    const std::string bad = check::make_key("rl", p.name, "bad", "global");
-    const std::string good_b = check::make_key("rl", p.name, "b", "global");
+    const std::string good_a = policy::make_key("rl", p.name, "a", "global");
+    const std::string bad = policy::make_key("rl", p.name, "bad", "global");
+    const std::string good_b = policy::make_key("rl", p.name, "b", "global");
     ASSERT_EQ(redis_->command({"HSET", bad, "not", "a counter"}), "1");
 
     const auto verdicts = lane.apply_together({{&p, good_a}, {&p, bad}, {&p, good_b}});
@@ -234,7 +234,7 @@ TEST_F(RedisCoalescing, ACheckWhoseKeyHoldsAnotherTypeStartsAfreshAndTheOthersAr
 TEST_F(RedisCoalescing, AFlushedScriptCacheIsReloadedForABatch) {
     StoreOnOneThread lane(*redis_, 5s, Coalescing{});
     const auto p = make_policy(policy::Algorithm::token_bucket, 50);
-    const std::string key = check::make_key("rl", p.name, "flushed", "global");
+    const std::string key = policy::make_key("rl", p.name, "flushed", "global");
     ASSERT_EQ(redis_->command({"SCRIPT", "FLUSH"}), "OK");
     reset_stats();
 
@@ -250,7 +250,7 @@ TEST_F(RedisCoalescing, AFlushedScriptCacheIsReloadedForABatch) {
 TEST_F(RedisCoalescing, WhenDisabledEveryCheckIsItsOwnCall) {
     StoreOnOneThread lane(*redis_, 5s, Coalescing{.enabled = false});
     const auto p = make_policy(policy::Algorithm::fixed_window, 8);
-    const std::string key = check::make_key("rl", p.name, "solo", "global");
+    const std::string key = policy::make_key("rl", p.name, "solo", "global");
     reset_stats();
 
     const auto verdicts = lane.apply_together(std::vector<StoreOnOneThread::Check>(20, {&p, key}));
@@ -270,7 +270,7 @@ TEST_F(RedisCoalescing, QueuedChecksFailByTheirDeadlineWhenRedisHangs) {
     // that never come back: every one must still end by its own deadline.
     StoreOnOneThread lane(*redis_, 200ms, Coalescing{});
     const auto p = make_policy(policy::Algorithm::token_bucket, 1000);
-    const std::string key = check::make_key("rl", p.name, "hung", "global");
+    const std::string key = policy::make_key("rl", p.name, "hung", "global");
     redis_->pause();
     const auto started = std::chrono::steady_clock::now();
     const auto verdicts = lane.apply_together(std::vector<StoreOnOneThread::Check>(400, {&p, key}));

@@ -1,6 +1,6 @@
 // One conformance suite for every Store: the Redis scripts and the embedded store, run through the
 // same Store interface, must give the same verdicts and the same numbers in every scenario.
-#include "ratelimitd/check/key.hpp"
+#include "ratelimitd/policy/key.hpp"
 #include "ratelimitd/core/clock.hpp"
 #include "ratelimitd/store/memory/memory_store.hpp"
 #include "ratelimitd/store/redis/endpoint.hpp"
@@ -210,7 +210,7 @@ protected:
 
     /// The key of `tenant` under `p`, remembered with the longest TTL its state may need.
     std::string key(const Policy& p, const std::string& tenant, const std::string& scope = "global") {
-        std::string k = check::make_key("rl", p.name, tenant, scope);
+        std::string k = policy::make_key("rl", p.name, tenant, scope);
         // Token bucket and GCRA: until the bucket is full again / the TAT is past (burst / limit
         // windows); sliding window counter: to the end of the window after the current one
         // (two windows); the others: one window (README "Keys").

@@ -14,7 +14,7 @@ namespace ratelimitd::policy {
 /// multi-window policy, with the key it keeps its state under.
 struct KeyedWindow {
     const Policy* limit = nullptr;  ///< points into CheckPlan::registry
-    std::string key;                ///< check::make_key / check::make_window_key
+    std::string key;                ///< policy::make_key / policy::make_window_key
 };
 
 /// One limit of a check: a policy with the tenant's plan or override applied, and the

@@ -16,7 +16,7 @@ namespace ratelimitd::store {
 /// One limit of a layered check: `cost` units of `policy` on `key`.
 struct LimitCheck {
     const policy::Policy* policy = nullptr;  ///< points into a Registry the caller keeps alive
-    std::string key;                         ///< built by check::make_key
+    std::string key;                         ///< built by policy::make_key
     std::uint32_t cost = 1;                  ///< 1..policy->max_cost()
 };
 
@@ -33,7 +33,7 @@ public:
     /// nothing, and a denied check changes no state. Completes on the caller's executor
     /// within the store timeout, with a Verdict (one WindowState per window of `p`), or with
     /// store_unavailable / store_timeout / bad_script_reply. Never throws.
-    /// Preconditions: 1 <= cost <= p.max_cost(); `key` built by check::make_key.
+    /// Preconditions: 1 <= cost <= p.max_cost(); `key` built by policy::make_key.
     virtual boost::asio::awaitable<result<check::Verdict>> apply(const policy::Policy& p,
                                                                  std::string key,
                                                                  std::uint32_t cost) = 0;

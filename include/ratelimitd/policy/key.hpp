@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace ratelimitd::check {
+namespace ratelimitd::policy {
 
 /// Returns "<prefix>:<policy>:<tenant>:<scope>", e.g. "rl:api-default:tenant_8231:global".
 ///
@@ -36,4 +36,4 @@ namespace ratelimitd::check {
                                           std::string_view tenant, std::string_view scope,
                                           std::string_view span);
 
-}  // namespace ratelimitd::check
+}  // namespace ratelimitd::policy

@@ -1,5 +1,5 @@
 // make_key: the Redis key layout, and why two different checks never share a key.
-#include "ratelimitd/check/key.hpp"
+#include "ratelimitd/policy/key.hpp"
 #include "ratelimitd/check/validate.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +10,7 @@
 
 namespace {
 
+using namespace ratelimitd::policy;
 using namespace ratelimitd::check;
 
 TEST(MakeKey, JoinsPrefixPolicyTenantScope) {

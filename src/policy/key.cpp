@@ -1,7 +1,7 @@
 // Builds the Redis key of one (policy, tenant, scope); the layout is documented in key.hpp.
-#include "ratelimitd/check/key.hpp"
+#include "ratelimitd/policy/key.hpp"
 
-namespace ratelimitd::check {
+namespace ratelimitd::policy {
 namespace {
 
 /// The scope as it is written into a key: '{' and '}' as %7B and %7D, so a scope can never be
@@ -38,4 +38,4 @@ std::string make_window_key(std::string_view prefix, std::string_view policy, st
     return key;
 }
 
-}  // namespace ratelimitd::check
+}  // namespace ratelimitd::policy
