@@ -78,13 +78,14 @@ net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
     CheckGroup enforced;
     CheckGroup shadow;
     for (std::size_t i = 0; i < plan.limits.size(); ++i) {
-        (plan.limits[i].shadow() ? shadow : enforced).add(plan.limits[i], i, plan.cost);
+        const std::uint32_t cost = plan.limits[i].cost != 0 ? plan.limits[i].cost : plan.cost;
+        (plan.limits[i].shadow() ? shadow : enforced).add(plan.limits[i], i, cost);
     }
 
     // Enforced limits first: when they deny, the shadow ones are neither charged nor asked
     // (a denied request counts nowhere). Shadow limits are decided apart, so that their
     // would-be denial never keeps the enforced ones from being charged.
-    std::vector<std::size_t> owner;
+    std::vector<std::size_t>& owner = d.owner;
     if (!enforced.checks.empty()) {
         auto verdict = co_await ask_store(std::move(enforced.checks));
         if (!verdict) co_return degrade(std::move(d), plan.limits, enforced.fail_closed, verdict.error());

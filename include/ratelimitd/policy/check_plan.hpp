@@ -23,6 +23,9 @@ struct PlannedLimit {
     const Policy* policy = nullptr;    ///< points into CheckPlan::registry
     std::string tenant;                ///< valid for /v1/check; as identified for /v1/auth
     std::vector<KeyedWindow> windows;  ///< one per window of `policy`, in its order
+    /// Units this limit spends when it is not the check's (an Envoy descriptor's own
+    /// hits_addend); 0: CheckPlan::cost.
+    std::uint32_t cost = 0;
 
     /// Evaluated and counted, but never denies (Policy::shadow).
     [[nodiscard]] bool shadow() const noexcept { return policy->shadow; }

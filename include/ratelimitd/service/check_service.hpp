@@ -32,6 +32,8 @@ struct Decision {
     /// verdict.windows holds the shadow windows' numbers too.
     bool shadow_denied = false;
     check::Verdict verdict;
+    /// The plan's limit (index into CheckPlan::limits) of each window of verdict.windows.
+    std::vector<std::size_t> owner;
 };
 
 /// Decides planned checks: asks the store, applies shadow and the failure modes, counts.
