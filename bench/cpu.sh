@@ -190,6 +190,9 @@ section=$work/section.md
   echo "| goal of the performance issue | wanted | this run |"
   echo "|---|---:|---:|"
   echo "| embedded check ÷ nginx same bytes, CPU µs/req | ≤ 1.2 | $(ratio "$(col "ratelimitd embedded, 10k tenants" 3)" "$(col "$same" 3)") |"
+  if [ -n "$baseline" ]; then
+    echo "| the same, baseline binary | – | $(ratio "$(col "baseline: embedded, 10k tenants" 3)" "$(col "$same" 3)") |"
+  fi
   echo "| Redis check, sidecar CPU ÷ nginx same bytes | ≤ 1.5 | $(ratio "$(col "ratelimitd on Redis, 10k tenants" 3)" "$(col "$same" 3)") |"
   echo "| redis-server CPU per check ÷ its cost under EVALSHA -P16 | ≤ 0.8 | $(ratio "$(col "ratelimitd on Redis, 10k tenants" 4)" "$(col "redis-benchmark EVALSHA -P16" 4)") |"
   echo "| Node peer CPU ÷ sidecar CPU per check | ≥ 3 | $(ratio "$(col "Node rate-limiter-flexible on Redis, 10k tenants" 3)" "$(col "ratelimitd on Redis, 10k tenants" 3)") |"

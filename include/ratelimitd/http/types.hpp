@@ -20,9 +20,6 @@ using Fields = bhttp::basic_fields<FieldAllocator<char>>;
 using Request = bhttp::request<bhttp::string_body, Fields>;
 using Response = bhttp::response<bhttp::string_body, Fields>;
 
-/// The parser that reads a Request.
-using RequestParser = bhttp::request_parser<bhttp::string_body, FieldAllocator<char>>;
-
 /// What the connection knows about a request that the message itself does not carry.
 struct RequestContext {
     std::string peer;  ///< the direct peer's address ("127.0.0.1", "::1"), empty when unknown
