@@ -9,23 +9,27 @@
 # ratelimitd embedded (10k random tenants, and one hot tenant: denials); ratelimitd on Redis;
 # redis-benchmark EVALSHA of the token-bucket script (-P16: Redis's CPU per check when it is fed
 # in batches); the Node rate-limiter-flexible peer on the same Redis, when npm can install it.
-#   bench/cpu.sh [--duration SECONDS] [--threads N] [--no-node] [--binary PATH] [--embedded-only]
-# --binary measures a ratelimitd built elsewhere (an older commit, to compare) instead of
-# building one; --embedded-only runs just the nginx and embedded rows (no Redis, no Node).
+#   bench/cpu.sh [--duration SECONDS] [--threads N] [--no-node] [--binary PATH] [--baseline PATH]
+#                [--embedded-only]
+# --binary measures a ratelimitd built elsewhere instead of building one; --baseline PATH adds
+# the ratelimitd rows once more for that binary (an older commit), in the same run, so a change
+# is judged against figures taken under the same load; --embedded-only runs just the nginx and
+# embedded rows (no Redis, no Node).
 # Prints the table and writes it, with the machine and the date, into bench/RESULTS.md between
 # the `cpu.sh` markers (bench/run.sh keeps that part when it rewrites the file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-duration=8 threads=1 node=1 bin="" embedded_only=0
+duration=8 threads=1 node=1 bin="" baseline="" embedded_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) duration=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
     --no-node) node=0; shift ;;
     --binary) bin=$(realpath "$2"); shift 2 ;;
+    --baseline) baseline=$(realpath "$2"); shift 2 ;;
     --embedded-only) embedded_only=1; node=0; shift ;;
-    *) echo "usage: bench/cpu.sh [--duration SECONDS] [--threads N] [--no-node] [--binary PATH] [--embedded-only]"; exit 2 ;;
+    *) echo "usage: bench/cpu.sh [--duration SECONDS] [--threads N] [--no-node] [--binary PATH] [--baseline PATH] [--embedded-only]"; exit 2 ;;
   esac
 done
 
@@ -60,15 +64,19 @@ cat >"$work/bench.yaml" <<'YAML'
 policies:
   bench: { algorithm: token_bucket, limit: 100, window: 60s }
 YAML
-launch() {  # name, extra args... -> sets LAUNCH_PORT, LAUNCH_PID
-  local name=$1; shift
-  "$bin" --config "$work/bench.yaml" --listen 127.0.0.1:0 --threads "$threads" "$@" >"$work/$name.log" 2>&1 &
+launch() {  # name, binary, extra args... -> sets LAUNCH_PORT, LAUNCH_PID
+  local name=$1 binary=$2; shift 2
+  "$binary" --config "$work/bench.yaml" --listen 127.0.0.1:0 --threads "$threads" "$@" >"$work/$name.log" 2>&1 &
   LAUNCH_PID=$!; pids+=("$LAUNCH_PID")
   for _ in $(seq 1 200); do grep -q "listening on" "$work/$name.log" 2>/dev/null && break; sleep 0.05; done
   LAUNCH_PORT=$(grep -o 'listening on [0-9.]*:[0-9]*' "$work/$name.log" | sed 's/.*://')
 }
-launch embedded; em_port=$LAUNCH_PORT; em_pid=$LAUNCH_PID
-launch redis-store --redis "redis://127.0.0.1:$redis_port"; rs_port=$LAUNCH_PORT; rs_pid=$LAUNCH_PID
+launch embedded "$bin"; em_port=$LAUNCH_PORT; em_pid=$LAUNCH_PID
+launch redis-store "$bin" --redis "redis://127.0.0.1:$redis_port"; rs_port=$LAUNCH_PORT; rs_pid=$LAUNCH_PID
+if [ -n "$baseline" ]; then
+  launch base-embedded "$baseline"; bem_port=$LAUNCH_PORT; bem_pid=$LAUNCH_PID
+  launch base-redis-store "$baseline" --redis "redis://127.0.0.1:$redis_port"; brs_port=$LAUNCH_PORT; brs_pid=$LAUNCH_PID
+fi
 
 # The bytes of one allowed check, as ratelimitd answers it: nginx is made to answer the same.
 curl -s -D "$work/check.headers" -o "$work/check.body" -X POST "http://127.0.0.1:$em_port/v1/check" \
@@ -138,6 +146,13 @@ if [ "$embedded_only" = 0 ]; then
   row_wrk "ratelimitd on Redis, 10k tenants" "http://127.0.0.1:$rs_port/v1/check" bench/check.lua 10000 "$rs_pid" 1
   row_evalsha 16
 fi
+if [ -n "$baseline" ]; then
+  row_wrk "baseline: embedded, 10k tenants" "http://127.0.0.1:$bem_port/v1/check" bench/check.lua 10000 "$bem_pid" 0
+  row_wrk "baseline: embedded, hot tenant (denials)" "http://127.0.0.1:$bem_port/v1/check" bench/check.lua 1 "$bem_pid" 0
+  if [ "$embedded_only" = 0 ]; then
+    row_wrk "baseline: on Redis, 10k tenants" "http://127.0.0.1:$brs_port/v1/check" bench/check.lua 10000 "$brs_pid" 1
+  fi
+fi
 if [ "$node" = 1 ] && command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1 &&
    (cd "$work" && npm install --silent --no-audit --no-fund rate-limiter-flexible ioredis >/dev/null 2>&1); then
   node_port=$(pick_port)
@@ -158,6 +173,9 @@ section=$work/section.md
   echo "## CPU per request (bench/cpu.sh)"
   echo
   echo "Written by \`bench/cpu.sh --duration $duration --threads $threads\` on $(date -u +%Y-%m-%dT%H:%MZ)."
+  if [ -n "$baseline" ]; then
+    echo "\"baseline\" rows: the same rows in the same run, for the binary given with --baseline (${BASELINE_NOTE:-an older build})."
+  fi
   echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), Linux $(uname -r)."
   echo "wrk -t1 -c32 keep-alive, ${duration} s per row, one run. CPU: user + sys of the server process"
   echo "(all threads; nginx master + worker) and of redis-server, from /proc, over the row ÷ requests answered."
@@ -172,6 +190,9 @@ section=$work/section.md
   echo "| goal of the performance issue | wanted | this run |"
   echo "|---|---:|---:|"
   echo "| embedded check ÷ nginx same bytes, CPU µs/req | ≤ 1.2 | $(ratio "$(col "ratelimitd embedded, 10k tenants" 3)" "$(col "$same" 3)") |"
+  if [ -n "$baseline" ]; then
+    echo "| the same, baseline binary | – | $(ratio "$(col "baseline: embedded, 10k tenants" 3)" "$(col "$same" 3)") |"
+  fi
   echo "| Redis check, sidecar CPU ÷ nginx same bytes | ≤ 1.5 | $(ratio "$(col "ratelimitd on Redis, 10k tenants" 3)" "$(col "$same" 3)") |"
   echo "| redis-server CPU per check ÷ its cost under EVALSHA -P16 | ≤ 0.8 | $(ratio "$(col "ratelimitd on Redis, 10k tenants" 4)" "$(col "redis-benchmark EVALSHA -P16" 4)") |"
   echo "| Node peer CPU ÷ sidecar CPU per check | ≥ 3 | $(ratio "$(col "Node rate-limiter-flexible on Redis, 10k tenants" 3)" "$(col "ratelimitd on Redis, 10k tenants" 3)") |"

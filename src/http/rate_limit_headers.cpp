@@ -134,7 +134,11 @@ std::string rate_limit_field(const check::Verdict& v) {
     return out;
 }
 
-void set_rate_limit_headers(const check::Verdict& v, bhttp::fields& out) {
+namespace {
+
+// Both field types (the answer's pooled fields, and Beast's default) get the same lines.
+template <class FieldsT>
+void set_headers(const check::Verdict& v, FieldsT& out) {
     if (v.windows.empty()) return;  // precondition broken: no numbers to show, so show none
     const check::WindowState& r = v.reported();
     char buf[int_buffer_size];
@@ -152,5 +156,11 @@ void set_rate_limit_headers(const check::Verdict& v, bhttp::fields& out) {
         out.set(bhttp::field::cache_control, "no-store");
     }
 }
+
+}  // namespace
+
+void set_rate_limit_headers(const check::Verdict& v, bhttp::fields& out) { set_headers(v, out); }
+
+void set_rate_limit_headers(const check::Verdict& v, Fields& out) { set_headers(v, out); }
 
 }  // namespace ratelimitd::http

@@ -11,6 +11,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <chrono>
 #include <optional>
 #include <random>
@@ -42,8 +43,14 @@ Response not_found(const Request& req, std::string_view path) {
 net::awaitable<Response> Router::handle(Request req, RequestContext ctx) {
     const std::string_view target = req.target();
     const std::string_view path = target.substr(0, target.find('?'));
-    const std::string_view caller_id = req["X-Request-Id"];
-    const std::string request_id = is_sane_request_id(caller_id) ? std::string(caller_id) : new_request_id();
+    // The id lives in this frame (the caller's in the request, a new one in fresh_id): no
+    // string is made for it.
+    std::string_view request_id = req["X-Request-Id"];
+    std::array<char, request_id_length> fresh_id;
+    if (!is_sane_request_id(request_id)) {
+        next_request_id(fresh_id);
+        request_id = std::string_view(fresh_id.data(), fresh_id.size());
+    }
 
     metrics_.request_started();
     std::optional<Response> routed;
@@ -157,7 +164,7 @@ net::awaitable<Response> Router::reset(const EndpointCall& call) {
     co_return co_await answer_reset(call.req, service_);
 }
 
-void Router::access_log(const service::Decision& d, unsigned status, const std::string& request_id) {
+void Router::access_log(const service::Decision& d, unsigned status, std::string_view request_id) {
     // Shadow denials are what a limit's rollout watches: logged whatever the mode, within the
     // same sampling and per-second cap.
     if (!d.shadow_denied) {

@@ -31,6 +31,9 @@ namespace {
 
 constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
 
+// Reads a Request: its fields come from the same recycling allocator.
+using RequestParser = bhttp::request_parser<bhttp::string_body, FieldAllocator<char>>;
+
 /// Registers the session in its lane for drain, and unregisters it on every exit path.
 class SlotGuard {
 public:
@@ -148,7 +151,7 @@ net::awaitable<void> linger(tcp::socket& stream, Deadline& deadline) {
 /// request must arrive within request_timeout, so slow or half-sent requests cannot hold the
 /// connection.
 net::awaitable<beast::error_code> read_request(tcp::socket& stream, Deadline& deadline, beast::flat_buffer& buffer,
-                                               bhttp::request_parser<bhttp::string_body>& parser,
+                                               RequestParser& parser,
                                                const ServerLimits& limits, std::string& wire) {
     deadline.expires_after(limits.request_timeout);
     if (auto ec = co_await read_header_block(stream, buffer, limits.max_header_bytes)) co_return ec;
@@ -200,7 +203,7 @@ net::awaitable<void> run_session(tcp::socket socket, Lane& lane, const ServerLim
         }
         guard.slot().idle = false;
 
-        bhttp::request_parser<bhttp::string_body> parser;
+        RequestParser parser;
         if (auto ec = co_await read_request(socket, deadline, buffer, parser, limits, wire)) {
             if (auto res = answer_for_read_error(ec, limits)) {
                 deadline.expires_after(limits.write_timeout);

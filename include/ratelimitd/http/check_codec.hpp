@@ -14,7 +14,13 @@ namespace ratelimitd::http {
 /// (policy, tenant, scope, method, path: strings; cost: integer). Unknown fields are ignored.
 /// Not JSON, not an object, or a field of the wrong type -> invalid_request; cost out of
 /// 1..1000000 -> invalid_cost. Does not check tenant/scope contents. Never throws.
+/// The common shape (a flat object of plain strings and digits) is read without a general
+/// JSON parser; everything else, and every error, goes through parse_check_json_general.
 result<check::CheckRequest> parse_check_json(std::string_view body);
+
+/// parse_check_json with the general parser alone: the same result for every body (the
+/// check_request fuzz target compares the two).
+result<check::CheckRequest> parse_check_json_general(std::string_view body);
 
 /// Parses the query string of GET /v1/check (the part after '?', percent-encoded, '+' is a
 /// space) with the same fields and the same errors as parse_check_json. Never throws.

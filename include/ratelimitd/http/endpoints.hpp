@@ -19,7 +19,7 @@ struct EndpointCall {
     const Request& req;
     std::string_view path;  ///< the target without its query
     const RequestContext& ctx;
-    const std::string& request_id;
+    std::string_view request_id;  ///< the caller's X-Request-Id, or a new one
 };
 
 /// The methods an endpoint answers, as a set of bits.

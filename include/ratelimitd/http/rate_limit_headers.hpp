@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ratelimitd/check/verdict.hpp"
+#include "ratelimitd/http/types.hpp"
 
 #include <boost/beast/http/fields.hpp>
 
@@ -21,5 +22,8 @@ std::string rate_limit_field(const check::Verdict& v);
 /// seconds, >= 1, equal to the reported window's t) and Cache-Control: no-store.
 /// Pure: touches nothing but `out`. Precondition: v.windows is not empty.
 void set_rate_limit_headers(const check::Verdict& v, boost::beast::http::fields& out);
+
+/// The same, on an answer's own fields.
+void set_rate_limit_headers(const check::Verdict& v, Fields& out);
 
 }  // namespace ratelimitd::http

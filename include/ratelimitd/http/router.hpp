@@ -10,6 +10,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace ratelimitd::http {
 
@@ -62,7 +63,7 @@ private:
     boost::asio::awaitable<Response> peek(const EndpointCall& call);
     boost::asio::awaitable<Response> reset(const EndpointCall& call);
 
-    void access_log(const service::Decision& d, unsigned status, const std::string& request_id);
+    void access_log(const service::Decision& d, unsigned status, std::string_view request_id);
 
     service::CheckService& service_;
     service::Metrics& metrics_;
