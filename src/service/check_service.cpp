@@ -1,6 +1,7 @@
 // CheckService: a planned check -> the store -> shadow and failure modes -> a counted decision.
 #include "ratelimitd/service/check_service.hpp"
 
+#include "ratelimitd/core/log_value.hpp"
 #include "ratelimitd/policy/planner.hpp"
 
 #include <spdlog/spdlog.h>
@@ -103,7 +104,8 @@ net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
             // Shadow limits never deny: a failure of theirs allows, degraded only when nothing
             // enforced answered.
             if (owner.empty()) co_return degrade(std::move(d), plan.limits, false, verdict.error());
-            spdlog::warn("store failure for shadow policies of {}: {}", d.policy, verdict.error().detail);
+            spdlog::warn("store failure for shadow policies policy={} detail={}", d.policy,
+                         log_value(verdict.error().detail));
         } else {
             d.shadow_denied = !verdict->allowed;
             for (auto& w : verdict->windows) d.verdict.windows.push_back(std::move(w));
@@ -122,8 +124,8 @@ Decision CheckService::degrade(Decision d, const std::vector<policy::PlannedLimi
     d.store_error = why.code;
     d.verdict = {};
     d.verdict.allowed = !fail_closed;
-    spdlog::warn("store failure policy={} outcome={} error={} detail=\"{}\"", d.policy,
-                 d.verdict.allowed ? "fail_open" : "fail_closed", to_string(why.code), why.detail);
+    spdlog::warn("store failure policy={} outcome={} error={} detail={}", d.policy,
+                 d.verdict.allowed ? "fail_open" : "fail_closed", to_string(why.code), log_value(why.detail));
     for (const auto& l : limits) {
         metrics_.count_check(l.policy->name, d.verdict.allowed ? Outcome::degraded_allowed : Outcome::failed_closed,
                              false);
