@@ -9,6 +9,7 @@
 #include "ratelimitd/http/request_id.hpp"
 #include "ratelimitd/http/request_tokens.hpp"
 #include "ratelimitd/http/status_page.hpp"
+#include "ratelimitd/http/top_endpoint.hpp"
 #include "ratelimitd/policy/planner.hpp"
 
 #include <spdlog/spdlog.h>
@@ -48,6 +49,7 @@ net::awaitable<Response> Router::handle(Request req, RequestContext ctx) {
     const std::string request_id = is_sane_request_id(caller_id) ? std::string(caller_id) : new_request_id();
 
     metrics_.request_started();
+    const auto started = std::chrono::steady_clock::now();  // ratelimitd's own answer time
     std::optional<Response> routed;
     try {
         routed = co_await route(EndpointCall{req, path, ctx, request_id});
@@ -62,6 +64,7 @@ net::awaitable<Response> Router::handle(Request req, RequestContext ctx) {
     Response res = std::move(*routed);
     metrics_.request_finished();
     metrics_.count_http(route_label(path), res.result_int());
+    metrics_.observe_answer_time(route_label(path), std::chrono::steady_clock::now() - started);
     res.set("X-Request-Id", request_id);
     co_return res;
 }
@@ -150,6 +153,8 @@ net::awaitable<Response> Router::metrics_text(const EndpointCall& call) {
 net::awaitable<Response> Router::policies(const EndpointCall& call) {
     co_return answer_policies(call.req, service_);
 }
+
+net::awaitable<Response> Router::top(const EndpointCall& call) { co_return co_await answer_top(call.req, service_); }
 
 net::awaitable<Response> Router::peek(const EndpointCall& call) {
     co_return co_await answer_peek(call.req, service_);

@@ -63,6 +63,7 @@ private:
     boost::asio::awaitable<Response> peek(const EndpointCall& call);
     boost::asio::awaitable<Response> reset(const EndpointCall& call);
     boost::asio::awaitable<Response> status_page(const EndpointCall& call);
+    boost::asio::awaitable<Response> top(const EndpointCall& call);  // top_endpoint.hpp
 
     void access_log(const service::Decision& d, unsigned status, const std::string& request_id);
 

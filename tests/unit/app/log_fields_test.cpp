@@ -2,6 +2,7 @@
 // (quotes, control bytes, '=' in values) keep the line one valid JSON object.
 #include "ratelimitd/app/log_fields.hpp"
 #include "ratelimitd/app/logging.hpp"
+#include "ratelimitd/core/log_value.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -70,6 +71,15 @@ TEST(LogFields, ReservedAndRepeatedKeysCannotOverrideTheLine) {
 
 TEST(LogFields, EmptyValueIsAField) {
     EXPECT_EQ(fields_of(split_log_message("e scope= tenant=t")), (Fields{{"scope", ""}, {"tenant", "t"}}));
+}
+
+TEST(LogFields, WhatLogValueWritesReadsBackAsOneField) {
+    // Call sites write free text with log_value: spaces, '=', quotes and backslashes survive.
+    for (const std::string text : {"plain", "two words", "k=v x=\"y\"", "back\\slash \"", "", "trailing\\"}) {
+        const auto m = split_log_message("event detail=" + log_value(text) + " after=1");
+        EXPECT_EQ(m.text, "event") << text;
+        EXPECT_EQ(fields_of(m), (Fields{{"detail", text}, {"after", "1"}})) << text;
+    }
 }
 
 TEST(JsonLogLine, FieldsAreMembers) {

@@ -203,7 +203,7 @@ TEST_F(RouterTest, NeighboursOfEveryPathInTheTableAre404) {
 TEST_F(RouterTest, TheTableDerivesAllowAndRouteLabels) {
     std::map<std::string, std::string> allow;
     for (const Endpoint& e : endpoint_table()) allow[std::string(e.path)] = allow_header(e);
-    EXPECT_EQ(allow.size(), 9u);
+    EXPECT_EQ(allow.size(), 10u);
     EXPECT_EQ(allow["/"], "GET");  // the status page
     EXPECT_EQ(allow["/v1/check"], "GET, POST");
     EXPECT_EQ(allow["/v1/reset"], "POST");
