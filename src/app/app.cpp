@@ -164,12 +164,14 @@ int run(const Settings& settings, policy::Config config) {
     if (!backend) return 1;
     service::Metrics metrics;
     report_backend_stats(metrics, *backend);
+    // Heavy hitters (GET /v1/top); top_k 0 keeps them off the hot path entirely.
+    service::TopBoard top({.k = settings.top_k, .window = settings.top_window});
     const auto options = router_options(settings, *backend, *registry.current());
 
     // The main thread accepts connections and handles signals; the server threads serve sessions.
     net::io_context main_ioc(1);
     auto threads = std::make_unique<ServerThreads>(std::move(backend), settings.threads,
-                                                   Serving{registry, metrics, options});
+                                                   Serving{registry, metrics, options, settings.top_k > 0 ? &top : nullptr});
     auto server = listen(main_ioc, settings, threads->lanes());
     if (!server) return 1;
     threads->start(main_ioc.get_executor());

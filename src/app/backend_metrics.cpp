@@ -19,6 +19,12 @@ void report_backend_stats(service::Metrics& metrics, const store::Backend& backe
             return service::ClusterRedirects{r.moved, r.ask};
         });
     }
+    if (has.connections) {
+        metrics.set_redis_connections([&backend] {
+            const auto c = backend.stats().connections.value_or(store::BackendStats::Connections{});
+            return service::RedisConnections{c.connected, c.connecting, c.disconnected};
+        });
+    }
     if (has.keys) {
         metrics.set_memory_store_stats([&backend] {
             const auto k = backend.stats().keys.value_or(store::BackendStats::Keys{});

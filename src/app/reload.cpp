@@ -1,6 +1,7 @@
 // reload_config: load, ask the store, swap, count; every failure refused and logged.
 #include "ratelimitd/app/reload.hpp"
 
+#include "ratelimitd/core/log_value.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
 
 #include <spdlog/spdlog.h>
@@ -21,7 +22,7 @@ void reload_config(const std::string& path, policy::RegistryHandle& registry, co
         const auto count = next.registry.policies.size();
         registry.replace(std::make_shared<const policy::Registry>(std::move(next.registry)));
         metrics.count_reload(true);
-        spdlog::info("reloaded {}: policies={}", path, count);
+        spdlog::info("reloaded path={} policies={}", log_value(path), count);
     } catch (const policy::ConfigError& e) {
         metrics.count_reload(false);
         spdlog::error("reload refused, the previous config keeps serving: {}", e.what());

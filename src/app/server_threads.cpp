@@ -26,7 +26,8 @@ struct ServerThreads::Worker {
 
     // The request path over `store`: how services and routers are made, in one place.
     void build_request_path(store::Store& store, const Serving& serving) {
-        service = std::make_unique<service::CheckService>(serving.registry, store, serving.metrics);
+        service::ThreadTop* top = serving.top != nullptr ? &serving.top->add_thread(ioc->get_executor()) : nullptr;
+        service = std::make_unique<service::CheckService>(serving.registry, store, serving.metrics, top);
         router = std::make_unique<http::Router>(*service, serving.metrics, serving.router_options);
         lane = std::make_unique<http::Lane>(*ioc, *router, serving.metrics);
     }

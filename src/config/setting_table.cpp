@@ -149,6 +149,16 @@ const SettingRow rows[] = {
      .type = T::count, .lo = 64, .hi = 1'000'000'000, .zero_allowed = true, .value_name = "N",
      .default_text = "1000000", .help = "most keys the embedded store holds; 0: no cap",
      .field = both<&Settings::memory_max_keys, &FileSettings::memory_max_keys>()},
+    // Each sketch scans its K slots per count: past a few hundred that costs the hot path.
+    {.file_key = "top_k", .flag = "top-k", .env = "RATELIMITD_TOP_K", .type = T::count, .lo = 1, .hi = 500,
+     .zero_allowed = true, .value_name = "N", .default_text = "20",
+     .help = "heavy hitters (GET /v1/top) kept per policy and slice; 0: off",
+     .field = both<&Settings::top_k, &FileSettings::top_k>()},
+    // Five slices of at least a second each; longer than a day is no longer "right now".
+    {.file_key = "top_window", .flag = "top-window", .env = "RATELIMITD_TOP_WINDOW", .type = T::duration,
+     .lo = 5'000, .hi = 86'400'000, .value_name = "DURATION", .default_text = "5m",
+     .help = "how far back the heavy hitters look, in 5 slices",
+     .field = both<&Settings::top_window, &FileSettings::top_window>()},
     {.file_key = "redis_tls_ca", .flag = "redis-tls-ca", .env = "RATELIMITD_REDIS_TLS_CA", .type = T::path,
      .value_name = "FILE", .default_text = "the system's CA store",
      .help = "rediss://: the CA bundle (PEM) that signs the server's certificate",

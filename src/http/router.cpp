@@ -1,12 +1,15 @@
 // Router: dispatch by the endpoint table, request ids, HTTP metrics and the access log.
 #include "ratelimitd/http/router.hpp"
 
+#include "ratelimitd/core/log_value.hpp"
 #include "ratelimitd/http/admin_endpoints.hpp"
 #include "ratelimitd/http/auth_codec.hpp"
 #include "ratelimitd/http/check_codec.hpp"
 #include "ratelimitd/http/json_response.hpp"
 #include "ratelimitd/http/request_id.hpp"
 #include "ratelimitd/http/request_tokens.hpp"
+#include "ratelimitd/http/status_page.hpp"
+#include "ratelimitd/http/top_endpoint.hpp"
 #include "ratelimitd/policy/planner.hpp"
 
 #include <spdlog/spdlog.h>
@@ -53,20 +56,22 @@ net::awaitable<Response> Router::handle(Request req, RequestContext ctx) {
     }
 
     metrics_.request_started();
+    const auto started = std::chrono::steady_clock::now();  // ratelimitd's own answer time
     std::optional<Response> routed;
     try {
         routed = co_await route(EndpointCall{req, path, ctx, request_id});
     } catch (const std::exception& e) {
         // The unit of work is one request: a library call that threw (out of memory, a bug)
         // answers 500 and is logged; it never ends the session or the process.
-        spdlog::error("request_id={} path={}: answered 500 after an unexpected exception: {}", request_id,
-                      route_label(path), e.what());
+        spdlog::error("answered 500 after an unexpected exception request_id={} path={} error={}", request_id,
+                      route_label(path), log_value(e.what()));
         routed = json_response(req, bhttp::status::internal_server_error,
                                R"({"error":"internal_error","detail":"the request could not be handled"})");
     }
     Response res = std::move(*routed);
     metrics_.request_finished();
     metrics_.count_http(route_label(path), res.result_int());
+    metrics_.observe_answer_time(route_label(path), std::chrono::steady_clock::now() - started);
     res.set("X-Request-Id", request_id);
     co_return res;
 }
@@ -156,12 +161,18 @@ net::awaitable<Response> Router::policies(const EndpointCall& call) {
     co_return answer_policies(call.req, service_);
 }
 
+net::awaitable<Response> Router::top(const EndpointCall& call) { co_return co_await answer_top(call.req, service_); }
+
 net::awaitable<Response> Router::peek(const EndpointCall& call) {
     co_return co_await answer_peek(call.req, service_);
 }
 
 net::awaitable<Response> Router::reset(const EndpointCall& call) {
     co_return co_await answer_reset(call.req, service_);
+}
+
+net::awaitable<Response> Router::status_page(const EndpointCall& call) {
+    co_return answer_status_page(call.req, options_.admin_token, call.ctx.peer);
 }
 
 void Router::access_log(const service::Decision& d, unsigned status, std::string_view request_id) {

@@ -112,7 +112,7 @@ void Server::refuse(tcp::socket socket, Lane& lane) {
     ++refused_unlogged_;
     const auto now = std::chrono::steady_clock::now();
     if (now - refusal_logged_ >= refusal_log_interval) {
-        spdlog::warn("connection limit reached: refused {} connection(s) since the last such line, "
+        spdlog::warn("connection limit reached: connections refused since the last such line refused={} "
                      "max_connections={}", refused_unlogged_, limits_.max_connections);
         refused_unlogged_ = 0;
         refusal_logged_ = now;

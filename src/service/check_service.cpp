@@ -1,6 +1,7 @@
 // CheckService: a planned check -> the store -> shadow and failure modes -> a counted decision.
 #include "ratelimitd/service/check_service.hpp"
 
+#include "ratelimitd/core/log_value.hpp"
 #include "ratelimitd/policy/planner.hpp"
 
 #include <spdlog/spdlog.h>
@@ -92,7 +93,7 @@ net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
         d.verdict = std::move(*verdict);
         owner = std::move(enforced.owner);
         if (!d.verdict.allowed) {
-            count(d, plan.limits, owner);
+            count(d, plan.limits, owner, plan.cost);
             co_return d;
         }
     }
@@ -103,14 +104,15 @@ net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
             // Shadow limits never deny: a failure of theirs allows, degraded only when nothing
             // enforced answered.
             if (owner.empty()) co_return degrade(std::move(d), plan.limits, false, verdict.error());
-            spdlog::warn("store failure for shadow policies of {}: {}", d.policy, verdict.error().detail);
+            spdlog::warn("store failure for shadow policies policy={} detail={}", d.policy,
+                         log_value(verdict.error().detail));
         } else {
             d.shadow_denied = !verdict->allowed;
             for (auto& w : verdict->windows) d.verdict.windows.push_back(std::move(w));
             owner.insert(owner.end(), shadow.owner.begin(), shadow.owner.end());
         }
     }
-    count(d, plan.limits, owner);
+    count(d, plan.limits, owner, plan.cost);
     co_return d;
 }
 
@@ -122,8 +124,8 @@ Decision CheckService::degrade(Decision d, const std::vector<policy::PlannedLimi
     d.store_error = why.code;
     d.verdict = {};
     d.verdict.allowed = !fail_closed;
-    spdlog::warn("store failure policy={} outcome={} error={} detail=\"{}\"", d.policy,
-                 d.verdict.allowed ? "fail_open" : "fail_closed", to_string(why.code), why.detail);
+    spdlog::warn("store failure policy={} outcome={} error={} detail={}", d.policy,
+                 d.verdict.allowed ? "fail_open" : "fail_closed", to_string(why.code), log_value(why.detail));
     for (const auto& l : limits) {
         metrics_.count_check(l.policy->name, d.verdict.allowed ? Outcome::degraded_allowed : Outcome::failed_closed,
                              false);
@@ -132,7 +134,7 @@ Decision CheckService::degrade(Decision d, const std::vector<policy::PlannedLimi
 }
 
 void CheckService::count(const Decision& d, const std::vector<policy::PlannedLimit>& limits,
-                         const std::vector<std::size_t>& owner) {
+                         const std::vector<std::size_t>& owner, std::uint32_t plan_cost) {
     // Counted per limit over its own windows: a limit that would have admitted is "allowed"
     // even when another one denied the request (and charged nothing).
     for (std::size_t i = 0; i < limits.size(); ++i) {
@@ -150,7 +152,13 @@ void CheckService::count(const Decision& d, const std::vector<policy::PlannedLim
         if (!seen) continue;  // a shadow limit not asked because the enforced ones denied
         const policy::Policy& p = *limits[i].policy;
         const Outcome outcome = allowed ? Outcome::allowed : p.shadow ? Outcome::shadow_denied : Outcome::denied;
-        metrics_.count_check(p.name, outcome, allowed && near);
+        const std::uint32_t cost = limits[i].cost != 0 ? limits[i].cost : plan_cost;
+        metrics_.count_verdict(p.name, outcome, allowed && near, cost, d.verdict.from_denial_cache);
+        if (top_ != nullptr && outcome != Outcome::shadow_denied) {
+            // Denied checks count one each; admitted ones count their units.
+            top_->record(p.name, limits[i].tenant, allowed ? TopBy::admitted : TopBy::denied, allowed ? cost : 1,
+                         ThreadTop::clock::now());
+        }
     }
 }
 

@@ -1,7 +1,12 @@
-// Metrics: lock-free counters on the hot path, one lock per scrape for the label maps.
+// Metrics: per-thread counters on the hot path (no lock), summed per label set at scrape.
 #include "ratelimitd/service/metrics.hpp"
 
+#include "ratelimitd/service/process_stats.hpp"
+
 #include <fmt/format.h>
+
+#include <utility>
+#include <vector>
 
 namespace ratelimitd::service {
 
@@ -22,6 +27,41 @@ std::string label(std::string_view v) {
         out.push_back(c);
     }
     return out;
+}
+
+/// Appends `name="value"` (escaped) to `out`.
+void append_label(std::string& out, std::string_view name, std::string_view value) {
+    out += name;
+    out += "=\"";
+    for (char c : value) {
+        if (c == '\\' || c == '"') out.push_back('\\');
+        if (c == '\n') {
+            out += "\\n";
+            continue;
+        }
+        out.push_back(c);
+    }
+    out.push_back('"');
+}
+
+/// Sums family `F` of every shard by label set, sorted by label text.
+template <std::size_t N>
+std::map<std::string, std::array<std::uint64_t, N>> merged(const ThreadCounters* shard,
+                                                           const OwnedFamily<N> ThreadCounters::*family) {
+    std::map<std::string, std::array<std::uint64_t, N>> sums;
+    for (; shard != nullptr; shard = shard->next) {
+        (shard->*family).for_each([&sums](const std::string& labels, const auto& cells) {
+            auto& sum = sums.try_emplace(labels).first->second;  // value-initialized: zeros
+            for (std::size_t i = 0; i < N; ++i) sum[i] += cells[i].get();
+        });
+    }
+    return sums;
+}
+
+std::atomic<std::uint64_t> next_metrics_id{1};
+
+double unix_now() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 template <class... Args>
@@ -46,17 +86,91 @@ const char* to_string(Outcome o) noexcept {
     return "unknown";
 }
 
-Metrics::PolicyCounters& Metrics::for_policy(std::string_view policy) {
-    std::lock_guard lock(mu_);
-    auto it = policies_.find(policy);
-    if (it == policies_.end()) it = policies_.emplace(std::string(policy), std::make_unique<PolicyCounters>()).first;
-    return *it->second;
+Metrics::Metrics() : id_(next_metrics_id.fetch_add(1, std::memory_order_relaxed)) {
+    last_reload_at_.store(unix_now(), std::memory_order_relaxed);  // the start-up load
+}
+
+Metrics::~Metrics() {
+    for (ThreadCounters* s = shards_.load(std::memory_order_acquire); s != nullptr;) {
+        ThreadCounters* next = s->next;
+        delete s;
+        s = next;
+    }
+}
+
+ThreadCounters& Metrics::mine() {
+    // Keyed by the instance's id, not its address: a Metrics made where a destroyed one was
+    // (tests) must not inherit its freed shard.
+    struct Seen {
+        std::uint64_t id;
+        ThreadCounters* shard;
+    };
+    thread_local std::vector<Seen> seen;
+    if (!seen.empty() && seen.back().id == id_) return *seen.back().shard;
+    for (auto& s : seen) {
+        if (s.id == id_) {
+            std::swap(s, seen.back());  // the next call finds it first
+            return *seen.back().shard;
+        }
+    }
+    auto* shard = new ThreadCounters;
+    shard->next = shards_.load(std::memory_order_relaxed);
+    while (!shards_.compare_exchange_weak(shard->next, shard, std::memory_order_release, std::memory_order_relaxed)) {
+    }
+    seen.push_back({id_, shard});
+    return *shard;
+}
+
+OwnedFamily<policy_cell_count>::Cells& Metrics::policy_cells(std::string_view policy) {
+    ThreadCounters& t = mine();
+    t.scratch.clear();
+    append_label(t.scratch, "policy", policy);
+    return t.policies.at(t.scratch);
 }
 
 void Metrics::count_check(std::string_view policy, Outcome outcome, bool near_limit) {
-    auto& c = for_policy(policy);
-    c.by_outcome[static_cast<std::size_t>(outcome)].fetch_add(1, std::memory_order_relaxed);
-    if (near_limit) c.near_limit.fetch_add(1, std::memory_order_relaxed);
+    auto& c = policy_cells(policy);
+    c[static_cast<std::size_t>(outcome)].add(1);
+    if (near_limit) c[near_limit_cell].add(1);
+}
+
+void Metrics::count_units(std::string_view policy, bool allowed, std::uint64_t units) {
+    policy_cells(policy)[allowed ? units_allowed_cell : units_denied_cell].add(units);
+}
+
+void Metrics::count_verdict(std::string_view policy, Outcome outcome, bool near_limit, std::uint64_t units,
+                            bool cache_hit) {
+    auto& c = policy_cells(policy);
+    c[static_cast<std::size_t>(outcome)].add(1);
+    if (near_limit) c[near_limit_cell].add(1);
+    const bool refused = outcome == Outcome::denied || outcome == Outcome::shadow_denied ||
+                         outcome == Outcome::failed_closed;
+    c[refused ? units_denied_cell : units_allowed_cell].add(units);
+    if (cache_hit) c[denial_cache_hit_cell].add(1);
+}
+
+void Metrics::count_denial_cache_hit(std::string_view policy) { policy_cells(policy)[denial_cache_hit_cell].add(1); }
+
+void Metrics::observe_answer_time(std::string_view route, std::chrono::nanoseconds d) {
+    ThreadCounters& t = mine();
+    t.scratch.clear();
+    append_label(t.scratch, "route", route);
+    auto& c = t.http_durations.at(t.scratch);
+    const double s = std::chrono::duration<double>(d).count();
+    for (std::size_t i = 0; i < http_duration_buckets.size(); ++i) {
+        if (s <= http_duration_buckets[i]) {
+            c[i].add(1);
+            break;
+        }
+    }
+    c[duration_count_cell].add(1);
+    c[duration_sum_cell].add(static_cast<std::uint64_t>(d.count() > 0 ? d.count() : 0));
+}
+
+void Metrics::count_reload(bool ok) noexcept {
+    (ok ? reloads_ok_ : reloads_failed_).fetch_add(1, std::memory_order_relaxed);
+    last_reload_ok_.store(ok, std::memory_order_relaxed);
+    last_reload_at_.store(unix_now(), std::memory_order_relaxed);
 }
 
 void Metrics::count_store_error(errc code) {
@@ -77,8 +191,16 @@ void Metrics::observe_store_latency(std::chrono::nanoseconds d) {
 }
 
 void Metrics::count_http(std::string_view route, unsigned status) {
+    ThreadCounters& t = mine();
+    t.scratch.clear();
+    append_label(t.scratch, "route", route);
+    fmt::format_to(std::back_inserter(t.scratch), ",status=\"{}\"", status);
+    t.http_requests.at(t.scratch)[0].add(1);
+}
+
+void Metrics::set_redis_connections(std::function<RedisConnections()> connections) {
     std::lock_guard lock(mu_);
-    ++http_[{std::string(route), status}];
+    redis_connections_ = std::move(connections);
 }
 
 void Metrics::set_breaker_gauge(std::function<int()> open_breakers) {
@@ -116,18 +238,29 @@ std::string Metrics::render(std::string_view version, std::string_view store) co
 }
 
 void Metrics::render_checks(std::string& out) const {
+    const auto policies = merged(shards_.load(std::memory_order_acquire), &ThreadCounters::policies);
     header(out, "ratelimitd_checks_total", "counter", "Checks decided, by policy and verdict.");
-    for (const auto& [name, c] : policies_) {
+    for (const auto& [labels, c] : policies) {
         for (Outcome o : all_outcomes) {
-            line(out, "ratelimitd_checks_total{{policy=\"{}\",verdict=\"{}\"}} {}\n", label(name), to_string(o),
-                 c->by_outcome[static_cast<std::size_t>(o)].load(std::memory_order_relaxed));
+            line(out, "ratelimitd_checks_total{{{},verdict=\"{}\"}} {}\n", labels, to_string(o),
+                 c[static_cast<std::size_t>(o)]);
         }
     }
     header(out, "ratelimitd_checks_near_limit_total", "counter",
            "Allowed checks that left less than 10% of the limit, by policy.");
-    for (const auto& [name, c] : policies_) {
-        line(out, "ratelimitd_checks_near_limit_total{{policy=\"{}\"}} {}\n", label(name),
-             c->near_limit.load(std::memory_order_relaxed));
+    for (const auto& [labels, c] : policies) {
+        line(out, "ratelimitd_checks_near_limit_total{{{}}} {}\n", labels, c[near_limit_cell]);
+    }
+    header(out, "ratelimitd_cost_units_total", "counter",
+           "Units (the checks' cost) each policy admitted or refused, by policy and verdict.");
+    for (const auto& [labels, c] : policies) {
+        line(out, "ratelimitd_cost_units_total{{{},verdict=\"allowed\"}} {}\n", labels, c[units_allowed_cell]);
+        line(out, "ratelimitd_cost_units_total{{{},verdict=\"denied\"}} {}\n", labels, c[units_denied_cell]);
+    }
+    header(out, "ratelimitd_denial_cache_hits_total", "counter",
+           "Checks denied from the denial cache without a store round trip, by policy.");
+    for (const auto& [labels, c] : policies) {
+        line(out, "ratelimitd_denial_cache_hits_total{{{}}} {}\n", labels, c[denial_cache_hit_cell]);
     }
 }
 
@@ -172,14 +305,21 @@ void Metrics::render_redis(std::string& out) const {
         line(out, "ratelimitd_redis_cluster_redirects_total{{kind=\"moved\"}} {}\n", r.moved);
         line(out, "ratelimitd_redis_cluster_redirects_total{{kind=\"ask\"}} {}\n", r.ask);
     }
+    if (redis_connections_) {
+        const RedisConnections c = redis_connections_();
+        header(out, "ratelimitd_redis_connections", "gauge", "Connections to Redis of every server thread, by state.");
+        line(out, "ratelimitd_redis_connections{{state=\"connected\"}} {}\n", c.connected);
+        line(out, "ratelimitd_redis_connections{{state=\"connecting\"}} {}\n", c.connecting);
+        line(out, "ratelimitd_redis_connections{{state=\"disconnected\"}} {}\n", c.disconnected);
+    }
 }
 
 void Metrics::render_http(std::string& out) const {
     header(out, "ratelimitd_http_requests_total", "counter", "HTTP requests answered, by route and status.");
-    for (const auto& [key, n] : http_) {
-        line(out, "ratelimitd_http_requests_total{{route=\"{}\",status=\"{}\"}} {}\n", label(key.first),
-             key.second, n);
+    for (const auto& [labels, n] : merged(shards_.load(std::memory_order_acquire), &ThreadCounters::http_requests)) {
+        line(out, "ratelimitd_http_requests_total{{{}}} {}\n", labels, n[0]);
     }
+    render_durations(out);
     header(out, "ratelimitd_connections_open", "gauge", "Client connections open.");
     line(out, "ratelimitd_connections_open {}\n", connections_open_.load(std::memory_order_relaxed));
     header(out, "ratelimitd_connections_rejected_total", "counter",
@@ -187,6 +327,24 @@ void Metrics::render_http(std::string& out) const {
     line(out, "ratelimitd_connections_rejected_total {}\n", connections_rejected_.load(std::memory_order_relaxed));
     header(out, "ratelimitd_requests_in_flight", "gauge", "Requests being answered.");
     line(out, "ratelimitd_requests_in_flight {}\n", in_flight_.load(std::memory_order_relaxed));
+}
+
+void Metrics::render_durations(std::string& out) const {
+    header(out, "ratelimitd_http_request_duration_seconds", "histogram",
+           "ratelimitd's own answer time, from the request read to the response ready, by route.");
+    for (const auto& [labels, c] :
+         merged(shards_.load(std::memory_order_acquire), &ThreadCounters::http_durations)) {
+        std::uint64_t cumulative = 0;
+        for (std::size_t i = 0; i < http_duration_buckets.size(); ++i) {
+            cumulative += c[i];
+            line(out, "ratelimitd_http_request_duration_seconds_bucket{{{},le=\"{}\"}} {}\n", labels,
+                 http_duration_buckets[i], cumulative);
+        }
+        line(out, "ratelimitd_http_request_duration_seconds_bucket{{{},le=\"+Inf\"}} {}\n", labels,
+             c[duration_count_cell]);
+        line(out, "ratelimitd_http_request_duration_seconds_sum{{{}}} {}\n", labels, c[duration_sum_cell] / 1e9);
+        line(out, "ratelimitd_http_request_duration_seconds_count{{{}}} {}\n", labels, c[duration_count_cell]);
+    }
 }
 
 void Metrics::render_process(std::string& out) const {
@@ -202,6 +360,14 @@ void Metrics::render_process(std::string& out) const {
     header(out, "ratelimitd_reloads_total", "counter", "Config reloads (SIGHUP), by result.");
     line(out, "ratelimitd_reloads_total{{result=\"success\"}} {}\n", reloads_ok_.load(std::memory_order_relaxed));
     line(out, "ratelimitd_reloads_total{{result=\"failure\"}} {}\n", reloads_failed_.load(std::memory_order_relaxed));
+    header(out, "ratelimitd_config_last_reload_success", "gauge",
+           "Whether the last config load (start-up or reload) succeeded: 1, or 0 when it was refused.");
+    line(out, "ratelimitd_config_last_reload_success {}\n", last_reload_ok_.load(std::memory_order_relaxed) ? 1 : 0);
+    header(out, "ratelimitd_config_last_reload_timestamp_seconds", "gauge",
+           "Unix time of the last config load attempt (start-up or reload), successful or not.");
+    line(out, "ratelimitd_config_last_reload_timestamp_seconds {}\n",
+         last_reload_at_.load(std::memory_order_relaxed));
+    if (const auto p = ProcessStats::read()) p->render(out);
     header(out, "ratelimitd_access_log_dropped_total", "counter",
            "Access log lines not written because of the access log rate limit.");
     line(out, "ratelimitd_access_log_dropped_total {}\n", access_log_dropped_.load(std::memory_order_relaxed));

@@ -79,7 +79,10 @@ net::awaitable<result<check::Verdict>> CachingStore::apply(const policy::Policy&
                                                            std::uint32_t cost) {
     const auto now = DenialCache::clock::now();
     const auto numbers = DenialCache::PolicyNumbers::of(p);
-    if (auto cached = cache_.lookup(key, numbers, now)) co_return std::move(*cached);
+    if (auto cached = cache_.lookup(key, numbers, now)) {
+        cached->from_denial_cache = true;  // counted per policy by the service
+        co_return std::move(*cached);
+    }
     const auto started_in = cache_.generation();
     auto verdict = co_await inner_.apply(p, key, cost);
     if (verdict) cache_.remember(key, numbers, cost, *verdict, now, started_in);

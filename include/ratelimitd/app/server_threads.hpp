@@ -5,6 +5,7 @@
 #include "ratelimitd/http/server.hpp"
 #include "ratelimitd/policy/registry_handle.hpp"
 #include "ratelimitd/service/metrics.hpp"
+#include "ratelimitd/service/top_board.hpp"
 #include "ratelimitd/store/backend.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
@@ -19,6 +20,7 @@ struct Serving {
     policy::RegistryHandle& registry;
     service::Metrics& metrics;
     const http::RouterOptions& router_options;
+    service::TopBoard* top = nullptr;  ///< heavy hitters, each thread's added here; nullptr: off
 };
 
 /// `count` server threads over the stores of one backend, which they own: the backend's

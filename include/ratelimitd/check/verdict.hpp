@@ -25,6 +25,7 @@ struct WindowState {
 struct Verdict {
     bool allowed = false;
     std::vector<WindowState> windows;  ///< at least one entry
+    bool from_denial_cache = false;    ///< answered by the denial cache, not the store (metrics)
 
     /// The window to report in the single-valued fields: the first that denied, or, when
     /// allowed, the one with the least remaining.

@@ -37,6 +37,7 @@ struct RouterOptions {
 ///   GET      /metrics      Prometheus text format
 ///   GET      /v1/policies, GET /v1/peek, POST /v1/reset   admin (bearer token when configured,
 ///                                                          else loopback peers only)
+///   GET      /             the status page (status_page.hpp)
 /// Anything else: 404 not_found, or 405 method_not_allowed (with Allow) on a known path.
 /// Every response carries X-Request-Id: the caller's (when it is a sane token) or a new one.
 class Router {
@@ -62,6 +63,8 @@ private:
     boost::asio::awaitable<Response> policies(const EndpointCall& call);
     boost::asio::awaitable<Response> peek(const EndpointCall& call);
     boost::asio::awaitable<Response> reset(const EndpointCall& call);
+    boost::asio::awaitable<Response> status_page(const EndpointCall& call);
+    boost::asio::awaitable<Response> top(const EndpointCall& call);  // top_endpoint.hpp
 
     void access_log(const service::Decision& d, unsigned status, std::string_view request_id);
 

@@ -7,6 +7,7 @@
 #include "ratelimitd/policy/check_plan.hpp"
 #include "ratelimitd/policy/registry_handle.hpp"
 #include "ratelimitd/service/metrics.hpp"
+#include "ratelimitd/service/thread_top.hpp"
 #include "ratelimitd/store/store.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -40,8 +41,10 @@ struct Decision {
 /// One per server thread; holds references only.
 class CheckService {
 public:
-    CheckService(const policy::RegistryHandle& registry, store::Store& store, Metrics& metrics)
-        : registry_(registry), store_(store), metrics_(metrics) {}
+    /// `top`: this thread's heavy hitters, or nullptr when they are off (top_k = 0).
+    CheckService(const policy::RegistryHandle& registry, store::Store& store, Metrics& metrics,
+                 ThreadTop* top = nullptr)
+        : registry_(registry), store_(store), metrics_(metrics), top_(top) {}
 
     /// Decides every limit of `plan` as one: allowed only when each window of each limit
     /// admits, and a denial by one charges none (one Store::apply_all; a single window goes
@@ -67,6 +70,9 @@ public:
 
     store::Store& store() noexcept { return store_; }
 
+    /// The process's heavy hitters (GET /v1/top), or nullptr when they are off.
+    [[nodiscard]] TopBoard* top_board() const noexcept { return top_ != nullptr ? &top_->board() : nullptr; }
+
 private:
     /// Store::apply for one check, apply_all for several; times it and counts failures.
     boost::asio::awaitable<result<check::Verdict>> ask_store(std::vector<store::LimitCheck> checks);
@@ -76,13 +82,14 @@ private:
                      const Problem& why);
 
     /// Counts each limit in ratelimitd_checks_total (and near-limit) by its windows;
-    /// `owner[k]` is the limit of verdict window k.
+    /// `owner[k]` is the limit of verdict window k; units (cost) and denial-cache hits too.
     void count(const Decision& d, const std::vector<policy::PlannedLimit>& limits,
-               const std::vector<std::size_t>& owner);
+               const std::vector<std::size_t>& owner, std::uint32_t plan_cost);
 
     const policy::RegistryHandle& registry_;
     store::Store& store_;
     Metrics& metrics_;
+    ThreadTop* top_;
 };
 
 }  // namespace ratelimitd::service

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ratelimitd/core/error.hpp"
+#include "ratelimitd/service/thread_counters.hpp"
 
 #include <array>
 #include <atomic>
@@ -29,6 +30,13 @@ struct ClusterRedirects {
     std::uint64_t ask = 0;
 };
 
+/// The Redis connections of every server thread, by state (read at scrape).
+struct RedisConnections {
+    std::uint64_t connected = 0;     ///< set up (AUTH, SELECT, scripts loaded): carrying commands
+    std::uint64_t connecting = 0;    ///< a socket open or opening, setup not answered yet
+    std::uint64_t disconnected = 0;  ///< lost or never made, waiting for the next attempt (or stopped)
+};
+
 struct MemoryStoreStats {
     std::uint64_t keys = 0;       ///< keys held, expired ones not yet swept included
     std::uint64_t evictions = 0;  ///< live keys dropped to stay within memory_max_keys
@@ -41,15 +49,34 @@ const char* to_string(Outcome o) noexcept;
 
 /// Process-wide metrics. Labels are bounded: policy names come from the registry, routes from
 /// the endpoint table, statuses from HTTP; no tenant, key or secret is ever a label value.
+///
+/// The hot path takes no lock: the per-policy and per-route series are kept per thread
+/// (ThreadCounters, found through a thread_local) and summed at scrape; the rest are atomics.
+/// The mutex guards only the scrape-time readers set at start-up.
 /// @par Thread Safety
 /// Every member may be called from any thread.
 class Metrics {
 public:
+    Metrics();
+    ~Metrics();
+    Metrics(const Metrics&) = delete;
+    Metrics& operator=(const Metrics&) = delete;
+
     /// Upper bounds (seconds) of the store latency histogram's buckets.
     static constexpr std::array<double, 12> latency_buckets{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
                                                             0.01,   0.025,   0.05,   0.1,   0.25,   1.0};
 
     void count_check(std::string_view policy, Outcome outcome, bool near_limit);
+    /// Units (the check's cost) a policy admitted (`allowed`) or refused.
+    void count_units(std::string_view policy, bool allowed, std::uint64_t units);
+    /// What the store (or the denial cache) decided for one policy, in one lookup of its
+    /// series: count_check, count_units (allowed unless the outcome denied) and, when
+    /// `cache_hit`, count_denial_cache_hit.
+    void count_verdict(std::string_view policy, Outcome outcome, bool near_limit, std::uint64_t units, bool cache_hit);
+    /// A check of `policy` answered by the denial cache, without a store round trip.
+    void count_denial_cache_hit(std::string_view policy);
+    /// ratelimitd's own answer time of one request on `route` (an endpoint-table label).
+    void observe_answer_time(std::string_view route, std::chrono::nanoseconds d);
     void count_store_error(errc code);
     void observe_store_latency(std::chrono::nanoseconds d);
     /// `route` is an endpoint path from the router's table, or "other".
@@ -58,7 +85,9 @@ public:
     void connection_closed() noexcept { connections_open_.fetch_sub(1, std::memory_order_relaxed); }
     void request_started() noexcept { in_flight_.fetch_add(1, std::memory_order_relaxed); }
     void request_finished() noexcept { in_flight_.fetch_sub(1, std::memory_order_relaxed); }
-    void count_reload(bool ok) noexcept { (ok ? reloads_ok_ : reloads_failed_).fetch_add(1, std::memory_order_relaxed); }
+    /// A reload's result: counted, and the last_reload gauges set (the start-up load counts
+    /// as a successful one, at construction).
+    void count_reload(bool ok) noexcept;
     void count_access_log_dropped() noexcept { access_log_dropped_.fetch_add(1, std::memory_order_relaxed); }
     /// A connection refused because max_connections were open.
     void count_connection_rejected() noexcept { connections_rejected_.fetch_add(1, std::memory_order_relaxed); }
@@ -76,26 +105,31 @@ public:
     /// store): those series are not rendered.
     void set_memory_store_stats(std::function<MemoryStoreStats()> stats);
 
+    /// Reports the Redis connections by state (read at scrape). Unset: not rendered.
+    void set_redis_connections(std::function<RedisConnections()> connections);
+
     /// The whole exposition, `# HELP`/`# TYPE` lines included.
     std::string render(std::string_view version, std::string_view store) const;
 
 private:
-    struct PolicyCounters {
-        std::array<std::atomic<std::uint64_t>, 5> by_outcome{};
-        std::atomic<std::uint64_t> near_limit{0};
-    };
-    PolicyCounters& for_policy(std::string_view policy);
+    /// This thread's counters, made and linked on its first use (lock-free).
+    ThreadCounters& mine();
+    /// This thread's counters of `policy`.
+    OwnedFamily<policy_cell_count>::Cells& policy_cells(std::string_view policy);
 
     // The parts of render(), in exposition order; each is called with mu_ held.
     void render_checks(std::string& out) const;
     void render_store(std::string& out) const;    // errors, latency, breakers
     void render_redis(std::string& out) const;    // coalescing and Cluster redirects, when set
     void render_http(std::string& out) const;     // requests by route, connections, in flight
-    void render_process(std::string& out) const;  // embedded store, reloads, access log
+    void render_process(std::string& out) const;  // embedded store, reloads, access log, process_*
+    void render_durations(std::string& out) const;
+    void render_policy_totals(std::string& out) const;  // units and denial-cache hits
 
-    mutable std::mutex mu_;  // guards the maps' shape, not the counters
-    std::map<std::string, std::unique_ptr<PolicyCounters>, std::less<>> policies_;
-    std::map<std::pair<std::string, unsigned>, std::uint64_t> http_;
+    const std::uint64_t id_;                      // unique per instance: the thread_local's key
+    std::atomic<ThreadCounters*> shards_{nullptr};  // one per thread that counted, newest first
+    mutable std::mutex mu_;  // guards the scrape-time readers below, never taken by counting
+    std::function<RedisConnections()> redis_connections_;
     std::function<int()> open_breakers_;
     std::function<MemoryStoreStats()> memory_store_stats_;
     std::function<CoalescingStats()> coalescing_stats_;
@@ -109,6 +143,8 @@ private:
     std::atomic<std::int64_t> in_flight_{0};
     std::atomic<std::uint64_t> reloads_ok_{0};
     std::atomic<std::uint64_t> reloads_failed_{0};
+    std::atomic<bool> last_reload_ok_{true};
+    std::atomic<double> last_reload_at_{0};  // Unix seconds
     std::atomic<std::uint64_t> access_log_dropped_{0};
     std::atomic<std::uint64_t> connections_rejected_{0};
 };

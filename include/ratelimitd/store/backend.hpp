@@ -34,7 +34,13 @@ struct BackendStats {
         std::uint64_t keys = 0;       ///< held, expired ones not yet swept included
         std::uint64_t evictions = 0;  ///< live keys dropped to stay within the cap
     };
+    struct Connections {
+        std::uint64_t connected = 0;
+        std::uint64_t connecting = 0;
+        std::uint64_t disconnected = 0;
+    };
     int open_breakers = 0;              ///< server threads whose circuit breaker is open
+    std::optional<Connections> connections;  ///< a Redis store's connections by state
     std::optional<Batching> batching;   ///< a Redis store's coalescing
     std::optional<Redirects> redirects; ///< a Redis Cluster's MOVED/ASK
     std::optional<Keys> keys;           ///< the embedded store's size

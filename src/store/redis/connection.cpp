@@ -111,6 +111,7 @@ void Connection::connect() {
         return;
     }
     link_ = link;
+    linked_.store(true, std::memory_order_relaxed);
     last_reply_ = clock::now();
     send_setup();  // queued: written first once the stream is open
     link->transport.async_open([w = weak_from_this(), link](const std::string& failure) {
@@ -292,6 +293,7 @@ void Connection::teardown(const char* why) {
 void Connection::drop_link() {
     LinkPtr link = std::move(link_);
     link_ = nullptr;
+    linked_.store(false, std::memory_order_relaxed);
     ready_ = false;
     link->transport.close();
     for (auto& p : link->expected) {

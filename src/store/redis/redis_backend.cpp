@@ -72,11 +72,14 @@ void RedisBackend::stop_thread(std::size_t index) { stores_.at(index)->stop(); }
 BackendStats RedisBackend::stats() const {
     BackendStats s;
     s.batching.emplace();
+    ConnectionStates states;
     for (const auto& store : stores_) {
         s.open_breakers += store->breaker_open() ? 1 : 0;
         s.batching->script_calls += store->batches_sent();
         s.batching->checks += store->checks_batched();
+        store->add_connection_states(states);
     }
+    s.connections = BackendStats::Connections{states.connected, states.connecting, states.disconnected};
     return s;
 }
 

@@ -54,6 +54,13 @@ struct Link;  // one socket and what is in flight on it (connection.cpp)
 
 }  // namespace detail
 
+/// Connections by state, summed for ratelimitd_redis_connections{state}.
+struct ConnectionStates {
+    std::uint64_t connected = 0;     ///< set up: ready() is true
+    std::uint64_t connecting = 0;    ///< a socket open or opening, setup not answered yet
+    std::uint64_t disconnected = 0;  ///< no socket: waiting to retry, or stopped
+};
+
 /// A Redis connection that connects, authenticates, selects the db and loads the scripts by
 /// itself, and reconnects with backoff when it drops, until stop().
 ///
@@ -91,6 +98,16 @@ public:
 
     /// Connected and set up (AUTH, SELECT, SCRIPT LOAD answered).
     [[nodiscard]] bool ready() const noexcept { return ready_; }
+    /// Adds this connection's state to `into`. Thread-safe (the metrics scrape).
+    void add_state(ConnectionStates& into) const noexcept {
+        if (ready_.load(std::memory_order_relaxed)) {
+            ++into.connected;
+        } else if (linked_.load(std::memory_order_relaxed)) {
+            ++into.connecting;
+        } else {
+            ++into.disconnected;
+        }
+    }
     /// A context exists (connected or connecting): commands sent now are queued in order.
     [[nodiscard]] bool usable() const noexcept { return link_ != nullptr && !stopped_; }
 
@@ -139,6 +156,7 @@ private:
     std::shared_ptr<EndpointSource> source_;  // null: always endpoint_
     LinkPtr link_;                       // null while disconnected and waiting to retry
     std::atomic<bool> ready_{false};  // read by the start-up wait on another thread
+    std::atomic<bool> linked_{false};  // mirror of link_ != nullptr for the metrics scrape
     bool stopped_ = false;
     int setup_pending_ = 0;              // setup replies still expected on this link
     std::chrono::milliseconds backoff_{0};

@@ -59,6 +59,11 @@ public:
     void retarget();
     /// True once at least one connection is set up.
     [[nodiscard]] bool any_ready() const noexcept;
+    /// Adds the state of each connection to `into`. Thread-safe (the metrics scrape): the
+    /// pool is made in the constructor and never changes.
+    void add_connection_states(ConnectionStates& into) const noexcept {
+        for (const auto& c : connections_) c->add_state(into);
+    }
     /// True while the circuit breaker holds calls back. Thread-safe (the metrics scrape).
     [[nodiscard]] bool breaker_open() const noexcept { return breaker_open_.load(std::memory_order_relaxed); }
     /// The node (or source) for logs, without credentials.

@@ -57,6 +57,8 @@ public:
 
     /// True once at least one connection is set up.
     [[nodiscard]] bool any_ready() const noexcept;
+    /// Adds its connections' states to `into`. Thread-safe (the metrics scrape).
+    void add_connection_states(ConnectionStates& into) const noexcept { node_.add_connection_states(into); }
 
     /// True while the circuit breaker holds checks back from a failing Redis.
     /// Thread-safe (read by the metrics scrape on another thread).

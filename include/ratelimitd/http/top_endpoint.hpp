@@ -1,0 +1,34 @@
+// GET /v1/top: the heavy hitters, per policy, as JSON (an admin endpoint).
+#pragma once
+
+#include "ratelimitd/core/error.hpp"
+#include "ratelimitd/http/types.hpp"
+#include "ratelimitd/service/check_service.hpp"
+#include "ratelimitd/service/thread_top.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ratelimitd::http {
+
+/// The parameters of GET /v1/top, validated.
+struct TopQuery {
+    std::optional<std::string> policy;  ///< absent: every policy with entries
+    service::TopBy by = service::TopBy::denied;
+    std::size_t n = 10;
+};
+
+/// Parses `policy=&by=denied|admitted&n=` (percent-encoded, each at most once, no others);
+/// n must be 1..`k`. A bad one is an invalid_request Problem naming the parameter.
+result<TopQuery> parse_top_query(std::string_view query, std::size_t k);
+
+/// {"by":...,"window_seconds":...,"k":...,"policies":[{"policy":...,"tenants":[{"tenant":...,
+/// "count":...,"error":...}]}]}; 400 on bad parameters or an unknown policy, 404 when the
+/// heavy hitters are off (top_k = 0). Completes on the caller's executor.
+boost::asio::awaitable<Response> answer_top(const Request& req, service::CheckService& service);
+
+}  // namespace ratelimitd::http
