@@ -195,11 +195,24 @@ TEST(SettingsTable, FileErrorsNameTheKeyAndNeverASecret) {
     EXPECT_EQ(read_file_settings(ConfigTree{{"policies", 1}, {"prefix", "x"}})->threads, std::nullopt);
 }
 
+TEST(SettingsTable, HeavyHitterSettingsHaveTheirBounds) {
+    auto ok = read_file_settings(ConfigTree{{"top_k", 0}, {"top_window", "10m"}});
+    ASSERT_TRUE(ok) << ok.error().detail;
+    EXPECT_EQ(ok->top_k, 0);
+    EXPECT_EQ(ok->top_window, std::chrono::minutes(10));
+    auto k = read_file_settings(ConfigTree{{"top_k", 501}});
+    ASSERT_FALSE(k);
+    EXPECT_EQ(k.error().detail.rfind("top_k: ", 0), 0u) << k.error().detail;
+    auto window = read_file_settings(ConfigTree{{"top_window", "1s"}});
+    ASSERT_FALSE(window);
+    EXPECT_EQ(window.error().detail.rfind("top_window: ", 0), 0u) << window.error().detail;
+}
+
 TEST(SettingsTable, FileKeysAreTheTableRowsInOrder) {
     const std::vector<std::string_view> expected{"listen", "redis", "threads", "log_level", "log_format",
                                                  "store_timeout", "admin_token", "access_log", "access_log_sample",
                                                  "max_connections", "max_requests_per_connection", "request_timeout",
-                                                 "memory_max_keys", "redis_tls_ca", "redis_tls_cert",
+                                                 "memory_max_keys", "top_k", "top_window", "redis_tls_ca", "redis_tls_cert",
                                                  "redis_tls_key", "redis_tls_server_name",
                                                  "redis_tls_insecure_skip_verify"};
     EXPECT_EQ(file_setting_keys(), expected);
