@@ -61,6 +61,7 @@ private:
     boost::asio::awaitable<Response> policies(const EndpointCall& call);
     boost::asio::awaitable<Response> peek(const EndpointCall& call);
     boost::asio::awaitable<Response> reset(const EndpointCall& call);
+    boost::asio::awaitable<Response> report(const EndpointCall& call);  // report_endpoint.cpp
 
     void access_log(const service::Decision& d, unsigned status, const std::string& request_id);
 
