@@ -82,7 +82,6 @@ Reply sliding_window(Map& map, const std::string& key, const Policy& p, std::int
 // windows slide on); a refund takes back units of the current window only, down to 0.
 Reply sliding_window_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
                             std::int64_t now) {
-    const std::int64_t limit = p.limit;
     const std::int64_t window = p.window.count();
     Entry* e = find_live(map, key, Algorithm::sliding_window, now);
     const SlidingWindowState w = rolled(e, window, now);
