@@ -18,6 +18,7 @@ policies:
   debt:  { algorithm: token_bucket, limit: 2, window: 2s, burst: 2 }
   log:   { algorithm: sliding_log, limit: 5, window: 1m }
   cal:   { algorithm: fixed_window, limit: 2, window: 1m, align: calendar }
+  race:  { algorithm: fixed_window, limit: 50, window: 1d }
 YAML
 
 start_redis; redis_port=$started_port
@@ -35,6 +36,22 @@ start=${key##*@}
 ttl=$(redis-cli -p "$redis_port" pttl "$key")
 [ "$ttl" -gt 0 ] && [ "$ttl" -le 60000 ] || fail "$key: PTTL $ttl, expected 1..60000 (the minute's end)"
 echo "ok    $key expires with its minute (PTTL $ttl ms)"
+
+echo "--- 64 concurrent checks racing 16 refunds: exact accounting"
+post() { curl -s -o /dev/null -w '%{http_code}\n' -H 'Content-Type: application/json' -d "$2" "$url$1"; }
+for _ in $(seq 20); do [ "$(post /v1/check '{"policy":"race","tenant":"r"}')" = 200 ] || fail "warm-up check denied"; done
+# 20 counted: every refund lands on a count above 0, so each takes back exactly one unit.
+export -f post; export url
+{ for _ in $(seq 64); do echo '/v1/check'; done; for _ in $(seq 16); do echo '/v1/report'; done; } | shuf |
+    xargs -P 80 -I{} bash -c 'if [ {} = /v1/check ]; then echo "check $(post {} "{\"policy\":\"race\",\"tenant\":\"r\"}")"; else echo "report $(post {} "{\"policy\":\"race\",\"tenant\":\"r\",\"cost\":-1}")"; fi' >"$work/race.txt"
+admitted=$(grep -c '^check 200$' "$work/race.txt" || true)
+denied=$(grep -c '^check 429$' "$work/race.txt" || true)
+reports=$(grep -c '^report 200$' "$work/race.txt" || true)
+[ "$((admitted + denied))" = 64 ] && [ "$reports" = 16 ] || fail "unexpected answers: $(sort "$work/race.txt" | uniq -c | tr '\n' ' ')"
+[ "$admitted" -le $((30 + 16)) ] || fail "admitted $admitted > 30 left + 16 refunded"
+count=$(redis-cli -p "$redis_port" get rl:race:r:global)
+[ "$count" = $((20 + admitted - 16)) ] || fail "Redis holds $count, expected 20 + $admitted admitted - 16 refunded"
+echo "ok    $admitted of 64 admitted (at most 30 + 16 refunds), Redis holds $count = 20 + $admitted - 16"
 
 echo "--- bad calendar settings are refused, naming the field"
 refuse() {
