@@ -4,7 +4,8 @@
 -- KEYS[i]  the key of check i (a key may repeat: later checks see earlier ones' charges)
 -- ARGV     args_per_check values per check, check i at ARGV[args_per_check*(i-1)+1 ..]: the
 --          algorithm's name (a policy::Algorithm), then that algorithm's own ARGV[1..5]:
---          limit, window_ms, burst, cost, member (script_args.hpp writes them)
+--          limit, window_ms, burst, cost, member, then the mode: '' to check, 'report' to
+--          charge without asking (the script's ARGV[6]; script_args.hpp writes them all)
 -- Returns one reply per check, in order: what the algorithm's script returns, or an error
 -- reply for that check alone; a READONLY error (a replica) fails the whole call instead.
 --
@@ -39,7 +40,7 @@ local replies = {}
 for i = 1, n do
   local o = args_per_check * (i - 1)
   local ok, reply = pcall(runs[i], {KEYS[i]},
-                          {ARGV[o + 2], ARGV[o + 3], ARGV[o + 4], ARGV[o + 5], ARGV[o + 6], '', now})
+                          {ARGV[o + 2], ARGV[o + 3], ARGV[o + 4], ARGV[o + 5], ARGV[o + 6], ARGV[o + 7], now})
   if ok then
     replies[i] = reply
   else

@@ -7,9 +7,12 @@
 -- ARGV[1]  limit      units per window (emission interval T = window_ms / limit)
 -- ARGV[2]  window_ms  window in milliseconds
 -- ARGV[3]  burst      capacity in units (tolerance = burst * T)
--- ARGV[4]  cost       units this check takes (1..burst)
+-- ARGV[4]  cost       units this check takes (1..burst); a report: units charged, negative
+--                     to refund
 -- ARGV[5]  unused (the same argument list serves every algorithm)
--- ARGV[6]  "peek" to report the state without changing it (cost is then 0)
+-- ARGV[6]  "peek" to report the state without changing it (cost is then 0); "report" to
+--          charge `cost` without asking: the TAT may pass now + burst * T (a debt beyond the
+--          burst, repaid by time), a refund stops at nothing owed
 -- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
 --          reset_after_ms}.
@@ -27,7 +30,10 @@ local window = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])
 local cost = tonumber(ARGV[4])
 local peek = ARGV[6] == 'peek'
+local report = ARGV[6] == 'report'
 if peek then cost = 0 end
+-- The deepest debt kept: every number stays an exact integer in a Lua double.
+local max_debt = 2 ^ 52
 
 -- Redis TIME, or the instant multi.lua / batch.lua read once for every check of their call
 local now = tonumber(ARGV[7])
@@ -62,13 +68,33 @@ if tat then
       -- the numbers changed on reload: owe the same number of units, rounded up
       owed = math.ceil(owed / was_window * window)
     end
-    debt = math.min(capacity, owed)
+    -- Owed beyond the burst after a report's debt (or after the clock stepped back): kept, so
+    -- the debt is repaid in full by time.
+    debt = owed
   end
 end
 
 local level = capacity - debt
 local allowed, reset_ms
-if level >= need then
+if report then
+  allowed = 1
+  local owed = math.min(max_debt, math.max(0, debt + need))
+  level = capacity - owed
+  if owed == 0 then
+    redis.call('DEL', KEYS[1]) -- nothing owed: the missing key means exactly that
+  else
+    local ms = now + math.floor(owed / limit)
+    redis.call('SET', KEYS[1], string.format('%.0f', ms) .. ':' .. string.format('%.0f', owed % limit) .. ':' ..
+               string.format('%.0f', limit) .. ':' .. string.format('%.0f', window), 'PX', math.ceil(owed / limit))
+  end
+  -- reset: when the next whole unit is usable (after the debt, if any)
+  local tokens = math.max(0, math.floor(level / window))
+  if tokens >= burst then
+    reset_ms = now
+  else
+    reset_ms = now + math.ceil(((tokens + 1) * window - level) / limit)
+  end
+elseif level >= need then
   allowed = 1
   level = level - need
   if not peek then
@@ -90,7 +116,7 @@ else
   reset_ms = now + math.ceil((need - level) / limit)
 end
 
-local remaining = math.floor(level / window)
+local remaining = math.max(0, math.floor(level / window))
 local reset_after = math.ceil((reset_ms - now) / 1000)
 local retry_after = 0
 if allowed == 0 then retry_after = math.max(1, reset_after) end

@@ -8,7 +8,11 @@
 -- ARGV[5]  member     unique per check across every sidecar (instance id + counter);
 --                     ":<i>" is appended per unit, so two checks in the same
 --                     millisecond never collapse into one member
--- ARGV[6]  "peek" to report the state without changing it (cost is then 0)
+-- ARGV[6]  "peek" to report the state without changing it (cost is then 0); "report" to
+--          log `cost` units without asking (the log may pass the limit: a debt repaid as the
+--          entries leave the window). No refunds: the log cannot tell which members to take
+--          back, so the planner refuses a negative report on a sliding log (a negative cost
+--          here logs nothing)
 -- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
 --          reset_after_ms}.
@@ -20,7 +24,8 @@ local window = tonumber(ARGV[2])
 local cost = tonumber(ARGV[4])
 local member = ARGV[5]
 local peek = ARGV[6] == 'peek'
-if peek then cost = 0 end
+local report = ARGV[6] == 'report'
+if peek or cost < 0 then cost = 0 end
 
 -- Redis TIME, or the instant multi.lua / batch.lua read once for every check of their call
 local now = tonumber(ARGV[7])
@@ -43,7 +48,7 @@ local allowed, nth
 if peek then
   allowed = 1
   nth = 1
-elseif count + cost <= limit then
+elseif report or count + cost <= limit then
   allowed = 1
   if foreign then
     redis.call('DEL', KEYS[1])
@@ -63,6 +68,8 @@ elseif count + cost <= limit then
   redis.call('PEXPIRE', KEYS[1], window)
   count = count + cost
   nth = 1 -- reset: when the oldest entry leaves the window
+  -- in debt (a report): when enough entries have left for one unit to fit
+  if count >= limit then nth = count - limit + 1 end
 else
   allowed = 0
   nth = count + cost - limit -- reset: when enough entries have left for `cost` to fit

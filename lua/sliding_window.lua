@@ -10,7 +10,10 @@
 -- ARGV[3]  burst      unused (equals limit)
 -- ARGV[4]  cost       units this check takes (1..limit)
 -- ARGV[5]  unused
--- ARGV[6]  "peek" to report the state without changing it (cost is then 0)
+-- ARGV[6]  "peek" to report the state without changing it (cost is then 0); "report" to
+--          charge `cost` without asking (the current count may pass the limit: a debt that
+--          fades as the windows slide on); a negative cost refunds the current window's
+--          count, down to 0 (the previous window's units are past refunding)
 -- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
 --          reset_after_ms}.
@@ -27,6 +30,7 @@ local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local cost = tonumber(ARGV[4])
 local peek = ARGV[6] == 'peek'
+local report = ARGV[6] == 'report'
 if peek then cost = 0 end
 
 -- Redis TIME, or the instant multi.lua / batch.lua read once for every check of their call
@@ -87,7 +91,16 @@ local function fits_at(want)
 end
 
 local allowed, reset_ms
-if cost <= remaining then
+if report then
+  allowed = 1
+  cur = math.max(0, cur + cost)
+  if foreign then redis.call('DEL', KEYS[1]) end
+  redis.call('HSET', KEYS[1], 's', string.format('%.0f', start), 'c', string.format('%.0f', cur), 'p', prev, 'w',
+             string.format('%.0f', window))
+  redis.call('PEXPIRE', KEYS[1], start + 2 * window - now)
+  remaining = math.max(0, math.floor((limit * window - prev * (window - elapsed) - cur * window) / window))
+  if remaining >= limit then reset_ms = now else reset_ms = fits_at(remaining + 1) end
+elseif cost <= remaining then
   allowed = 1
   if not peek then
     cur = cur + cost

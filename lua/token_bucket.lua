@@ -5,9 +5,12 @@
 -- ARGV[1]  limit      tokens added per window
 -- ARGV[2]  window_ms  refill period in milliseconds
 -- ARGV[3]  burst      capacity in tokens
--- ARGV[4]  cost       tokens this check takes (1..burst)
+-- ARGV[4]  cost       tokens this check takes (1..burst); a report: tokens charged, negative
+--                     to refund
 -- ARGV[5]  unused (the same argument list serves every algorithm)
--- ARGV[6]  "peek" to report the state without changing it (cost is then 0)
+-- ARGV[6]  "peek" to report the state without changing it (cost is then 0); "report" to
+--          charge `cost` without asking: the level may go below zero (a debt, repaid by the
+--          refill; checks are denied until `cost` tokens are back), a refund stops at a full bucket
 -- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
 --          reset_after_ms}.
@@ -22,7 +25,10 @@ local window = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])
 local cost = tonumber(ARGV[4])
 local peek = ARGV[6] == 'peek'
+local report = ARGV[6] == 'report'
 if peek then cost = 0 end
+-- The deepest debt kept: every level stays an exact integer in a Lua double.
+local max_debt = 2 ^ 52
 
 -- Redis TIME, or the instant multi.lua / batch.lua read once for every check of their call
 local now = tonumber(ARGV[7])
@@ -59,7 +65,25 @@ if kind == 'hash' then
 end
 
 local allowed, reset_ms
-if level >= need then
+if report then
+  allowed = 1
+  level = math.max(-max_debt, math.min(capacity, level - need))
+  if foreign then redis.call('DEL', KEYS[1]) end
+  if level >= capacity then
+    redis.call('DEL', KEYS[1]) -- full again: the missing key means exactly that
+  else
+    redis.call('HSET', KEYS[1], 'l', string.format('%.0f', level), 't', string.format('%.0f', now), 'w',
+               string.format('%.0f', window), 'b', string.format('%.0f', burst))
+    redis.call('PEXPIRE', KEYS[1], math.ceil((capacity - level) / limit))
+  end
+  -- reset: when the next whole token is usable (after the debt, if any)
+  local tokens = math.max(0, math.floor(level / window))
+  if tokens >= burst then
+    reset_ms = now
+  else
+    reset_ms = now + math.ceil(((tokens + 1) * window - level) / limit)
+  end
+elseif level >= need then
   allowed = 1
   level = level - need
   if not peek then
@@ -81,7 +105,7 @@ else
   reset_ms = now + math.ceil((need - level) / limit)
 end
 
-local remaining = math.floor(level / window)
+local remaining = math.max(0, math.floor(level / window))
 local reset_after = math.ceil((reset_ms - now) / 1000)
 local retry_after = 0
 if allowed == 0 then retry_after = math.max(1, reset_after) end

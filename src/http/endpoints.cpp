@@ -33,8 +33,9 @@ bool matches(const Endpoint& e, std::string_view path) noexcept {
 
 // A friend of Router: the handlers are its private members.
 std::span<const Endpoint> endpoint_table() noexcept {
-    static const std::array<Endpoint, 10> table{{
+    static const std::array<Endpoint, 11> table{{
         {"/v1/check", false, methods::get | methods::post, false, &Router::check},
+        {"/v1/report", false, methods::post, false, &Router::report},
         // /v1/auth/<original path>: Envoy's ext_authz appends the request's path; any method,
         // because Envoy asks with the original one.
         {"/v1/auth", true, methods::any, false, &Router::auth},

@@ -38,4 +38,16 @@ std::string make_window_key(std::string_view prefix, std::string_view policy, st
     return key;
 }
 
+std::string make_calendar_key(std::string_view prefix, std::string_view policy, std::string_view tenant,
+                              std::string_view scope, std::string_view span) {
+    return make_window_key(prefix, policy, tenant, scope, span) + "@";
+}
+
+std::string calendar_period_key(std::string_view calendar_key, std::int64_t period_start_ms) {
+    // Whole seconds: every calendar period starts on a minute (offsets are whole minutes).
+    std::string key(calendar_key);
+    key += std::to_string(period_start_ms / 1000);
+    return key;
+}
+
 }  // namespace ratelimitd::policy

@@ -45,7 +45,8 @@ Policy LimitsSection::read_policy(const std::string& name, const Json& body,
         fail(path, "expected a map with algorithm, limit and window, got " + describe(body));
     }
     check_keys(body, path,
-               {"algorithm", "limit", "window", "burst", "windows", "on_store_error", "shadow", "long_ttl"});
+               {"algorithm", "limit", "window", "burst", "windows", "on_store_error", "shadow", "long_ttl", "align",
+                "utc_offset"});
 
     Policy p;
     p.name = name;
@@ -60,6 +61,7 @@ Policy LimitsSection::read_policy(const std::string& name, const Json& body,
     }
     if (const Json* v = find(body, "shadow")) p.shadow = need_bool(*v, join(path, "shadow"));
     if (const Json* v = find(body, "long_ttl")) p.long_ttl = need_bool(*v, join(path, "long_ttl"));
+    read_alignment(body, path, p);
 
     read_limits(body, path, p);
     check_long_windows(p, path);
@@ -93,22 +95,29 @@ void LimitsSection::read_limits(const Json& body, const std::string& path, Polic
     }
     p.windows.clear();
     std::size_t i = 0;
+    // Each window has its own alignment (inherited from the policy's); the policy's own
+    // fields then hold the first window's, as they hold its numbers.
     for (const auto& item : *windows) p.windows.push_back(read_window_item(item, join(windows_path, i++), p));
     const Policy& first = p.windows.front();
     p.limit = first.limit;
     p.window = first.window;
     p.burst = first.burst;
+    p.calendar = first.calendar;
+    p.utc_offset_minutes = first.utc_offset_minutes;
 }
 
 Policy LimitsSection::read_window_item(const Json& item, const std::string& item_path, const Policy& p) const {
     if (!item.is_object()) fail(item_path, "expected a map with limit and window, got " + describe(item));
-    check_keys(item, item_path, {"limit", "window", "burst", "name"});
+    check_keys(item, item_path, {"limit", "window", "burst", "name", "align", "utc_offset"});
     Policy w;
     w.algorithm = p.algorithm;
     w.on_store_error = p.on_store_error;
     w.shadow = p.shadow;
     w.long_ttl = p.long_ttl;
     w.plan = p.plan;
+    w.calendar = p.calendar;
+    w.utc_offset_minutes = p.utc_offset_minutes;
+    read_alignment(item, item_path, w);
     read_window(item, item_path, w);
     // The IETF item name: distinct per window, so clients can tell them apart.
     w.name = p.name + "-" + format_duration(w.window);
@@ -158,7 +167,8 @@ void LimitsSection::read_window(const Json& body, const std::string& path, Polic
 
     const std::string window_path = join(path, "window");
     const Json& window = require(body, path, "window", duration_example);
-    p.window = need_duration(window, window_path);
+    if (p.calendar) read_calendar_window(window, window_path, p);
+    else p.window = need_duration(window, window_path);
     if (p.window > max_window) fail(window_path, "expected at most 365d, got " + describe(window));
 
     p.burst = p.limit;

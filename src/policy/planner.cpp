@@ -33,12 +33,15 @@ std::vector<KeyedWindow> keyed_windows(const Policy& p, std::string_view prefix,
                                        std::string_view scope) {
     std::vector<KeyedWindow> out;
     if (p.windows.empty()) {
-        out.push_back(KeyedWindow{&p, make_key(prefix, p.key_name(), tenant, scope)});
+        out.push_back(KeyedWindow{&p, p.calendar ? make_calendar_key(prefix, p.key_name(), tenant, scope,
+                                                                     to_string(*p.calendar))
+                                                 : make_key(prefix, p.key_name(), tenant, scope)});
         return out;
     }
     const std::string key_name = p.key_name();
     for (const auto& w : p.windows) {
-        out.push_back(KeyedWindow{&w, make_window_key(prefix, key_name, tenant, scope, format_duration(w.window))});
+        out.push_back(KeyedWindow{&w, w.calendar ? make_calendar_key(prefix, key_name, tenant, scope, to_string(*w.calendar))
+                                                 : make_window_key(prefix, key_name, tenant, scope, format_duration(w.window))});
     }
     return out;
 }

@@ -27,9 +27,9 @@ struct CheckGroup {
     bool fail_closed = false;  ///< some limit in it says on_store_error: deny
 
     /// Moves the limit's keys into the checks; the limit keeps its policy and tenant.
-    void add(policy::PlannedLimit& limit, std::size_t limit_index, std::uint32_t cost) {
+    void add(policy::PlannedLimit& limit, std::size_t limit_index, std::uint32_t cost, const policy::CheckPlan& plan) {
         for (auto& w : limit.windows) {
-            checks.push_back(store::LimitCheck{w.limit, std::move(w.key), cost});
+            checks.push_back(store::LimitCheck{w.limit, std::move(w.key), cost, plan.mode, plan.report_cost});
             owner.push_back(limit_index);
         }
         fail_closed = fail_closed || limit.fail_closed();
@@ -56,7 +56,8 @@ Decision named_decision(const policy::CheckPlan& plan) {
 net::awaitable<result<check::Verdict>> CheckService::ask_store(std::vector<store::LimitCheck> checks) {
     const auto started = std::chrono::steady_clock::now();
     result<check::Verdict> verdict = Problem{errc::store_unavailable, ""};
-    if (checks.size() == 1) {
+    // A report always goes through apply_all: that is where the stores take its mode.
+    if (checks.size() == 1 && checks.front().mode == policy::Mode::check) {
         // One window of one limit is an ordinary check (and keeps what the store does for those).
         verdict = co_await store_.apply(*checks.front().policy, std::move(checks.front().key), checks.front().cost);
     } else {
@@ -69,6 +70,7 @@ net::awaitable<result<check::Verdict>> CheckService::ask_store(std::vector<store
 
 net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
     Decision d = named_decision(plan);
+    d.report = plan.mode == policy::Mode::report;
     if (plan.limits.empty()) {
         d.policy = policy::no_policy;
         d.tenant = plan.tenant;
@@ -80,7 +82,7 @@ net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
     CheckGroup shadow;
     for (std::size_t i = 0; i < plan.limits.size(); ++i) {
         const std::uint32_t cost = plan.limits[i].cost != 0 ? plan.limits[i].cost : plan.cost;
-        (plan.limits[i].shadow() ? shadow : enforced).add(plan.limits[i], i, cost);
+        (plan.limits[i].shadow() ? shadow : enforced).add(plan.limits[i], i, cost, plan);
     }
 
     // Enforced limits first: when they deny, the shadow ones are neither charged nor asked
@@ -135,6 +137,7 @@ Decision CheckService::degrade(Decision d, const std::vector<policy::PlannedLimi
 
 void CheckService::count(const Decision& d, const std::vector<policy::PlannedLimit>& limits,
                          const std::vector<std::size_t>& owner, std::uint32_t plan_cost) {
+    if (d.report) return;  // a report is no check: ratelimitd_checks_total counts checks
     // Counted per limit over its own windows: a limit that would have admitted is "allowed"
     // even when another one denied the request (and charged nothing).
     for (std::size_t i = 0; i < limits.size(); ++i) {

@@ -10,7 +10,7 @@ use Ratelimitd\Client\Exception\CheckRejectedException;
 use Ratelimitd\Client\Exception\RateLimitException;
 
 /**
- * A client for ratelimitd's POST /v1/check (and the admin POST /v1/reset).
+ * A client for ratelimitd's POST /v1/check and POST /v1/report (and the admin POST /v1/reset).
  *
  * One instance holds one curl handle, so consecutive checks reuse one keep-alive TCP
  * connection (create the client once per worker process, not once per request). Every
@@ -94,6 +94,15 @@ final class RateLimitClient implements RateLimitClientInterface
         return $this->decide($fields, $failOpen ?? $this->failOpen, null);
     }
 
+    public function report(string $policy, string $tenant, int $cost, string $scope = 'global', ?string $plan = null): Result
+    {
+        $fields = ['policy' => $policy, 'tenant' => $tenant, 'scope' => $scope, 'cost' => $cost];
+        if ($plan !== null) {
+            $fields['plan'] = $plan;
+        }
+        return $this->decide($fields, $this->failOpen, $policy, '/v1/report');
+    }
+
     public function reset(string $policy, string $tenant, string $scope = 'global'): bool
     {
         $answer = $this->post('/v1/reset', ['policy' => $policy, 'tenant' => $tenant, 'scope' => $scope]);
@@ -129,9 +138,9 @@ final class RateLimitClient implements RateLimitClientInterface
     }
 
     /** @param array<string,string|int> $fields */
-    private function decide(array $fields, bool $failOpen, ?string $policy): Result
+    private function decide(array $fields, bool $failOpen, ?string $policy, string $path = '/v1/check'): Result
     {
-        $answer = $this->post('/v1/check', $fields, $headers, $timedOut);
+        $answer = $this->post($path, $fields, $headers, $timedOut);
         if ($answer === null) {
             return $this->degraded(Result::unavailable($failOpen, $timedOut ? 'timeout' : 'unreachable', $policy));
         }

@@ -36,6 +36,15 @@ interface RateLimitClientInterface
     public function checkRoute(string $method, string $path, string $tenant, ?string $scope = null, int $cost = 1, ?bool $failOpen = null): Result;
 
     /**
+     * Charges `cost` units after the fact (POST /v1/report): without asking, into debt if need
+     * be (later checks are denied until time repays it); a negative cost refunds what a check
+     * reserved, never above the quota. Returns the state after the charge (allowed is true);
+     * degraded as check() when ratelimitd cannot be reached (a report then charged nothing).
+     * A 400 (a refund on a sliding_log policy, a bad cost) throws CheckRejectedException.
+     */
+    public function report(string $policy, string $tenant, int $cost, string $scope = 'global', ?string $plan = null): Result;
+
+    /**
      * Forgets the state of one key through the admin API (POST /v1/reset): the next check
      * of that policy, tenant and scope starts afresh. Needs the admin token when the server has one.
      *

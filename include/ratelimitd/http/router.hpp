@@ -65,6 +65,7 @@ private:
     boost::asio::awaitable<Response> reset(const EndpointCall& call);
     boost::asio::awaitable<Response> status_page(const EndpointCall& call);
     boost::asio::awaitable<Response> top(const EndpointCall& call);  // top_endpoint.hpp
+    boost::asio::awaitable<Response> report(const EndpointCall& call);  // report_endpoint.cpp
 
     void access_log(const service::Decision& d, unsigned status, std::string_view request_id);
 

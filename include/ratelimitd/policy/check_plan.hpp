@@ -33,6 +33,10 @@ struct PlannedLimit {
     [[nodiscard]] bool fail_closed() const noexcept { return policy->on_store_error == OnStoreError::deny; }
 };
 
+/// What the store does with a plan's limits: decide a check, or charge a report (POST
+/// /v1/report: charged without asking, into debt if need be; a negative cost refunds).
+enum class Mode { check, report };
+
 /// A check ready to decide: everything the service needs, and nothing it has to look up.
 /// Built only by policy::plan, so it has passed validation (tenant, scope, plan, cost).
 struct CheckPlan {
@@ -43,6 +47,8 @@ struct CheckPlan {
     std::string tenant;                ///< reported when not limited (the request's; "" on /v1/auth)
     std::string scope;                 ///< request scope, else route scope, else "global"
     std::uint32_t cost = 1;            ///< units each limit spends, within every limit's max_cost
+    Mode mode = Mode::check;           ///< set by policy::plan_report for a report
+    std::int64_t report_cost = 0;      ///< a report's signed units, charged to every limit
 };
 
 }  // namespace ratelimitd::policy

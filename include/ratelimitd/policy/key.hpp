@@ -1,6 +1,7 @@
 // The one place that knows how Redis keys are laid out.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -35,5 +36,19 @@ namespace ratelimitd::policy {
 [[nodiscard]] std::string make_window_key(std::string_view prefix, std::string_view policy,
                                           std::string_view tenant, std::string_view scope,
                                           std::string_view span);
+
+/// The key prefix of a calendar-aligned window (`align: calendar`):
+/// "<prefix>:<policy>:{<tenant>:<scope>}:<span>@", e.g. "rl:api-monthly:{t1:global}:1mo@".
+/// The store counts each period in the key calendar_period_key makes of it (lua/fixed_window.lua
+/// appends the same digits from Redis TIME), so no count carries over into the next period;
+/// the hash tag keeps every period's key in the prefix's Redis Cluster slot. `span` is the
+/// calendar unit ("1mo"): it tells the windows of a multi-window policy apart.
+[[nodiscard]] std::string make_calendar_key(std::string_view prefix, std::string_view policy,
+                                            std::string_view tenant, std::string_view scope,
+                                            std::string_view span);
+
+/// The key of the period starting at `period_start_ms` (epoch ms): the calendar prefix, then
+/// the start in epoch seconds, e.g. "rl:api-monthly:{t1:global}:1mo@1796083200".
+[[nodiscard]] std::string calendar_period_key(std::string_view calendar_key, std::int64_t period_start_ms);
 
 }  // namespace ratelimitd::policy

@@ -32,6 +32,12 @@ private:
     /// span and name distinct from the earlier ones.
     Policy read_window_item(const Json& item, const std::string& item_path, const Policy& p) const;
     void read_window(const Json& body, const std::string& path, Policy& p) const;
+    /// `align:` and `utc_offset:` of `body` into p.calendar (a placeholder unit until the
+    /// window is read) and p.utc_offset_minutes; absent: what `p` has (a window inherits its
+    /// policy's). align: calendar only on fixed_window, utc_offset only with it.
+    void read_alignment(const Json& body, const std::string& path, Policy& p) const;
+    /// The `window:` of a calendar-aligned policy: one of 1m, 1h, 1d, 1w, 1mo, 1y.
+    void read_calendar_window(const Json& window, const std::string& window_path, Policy& p) const;
     /// Windows over a day need `long_ttl: true`: their keys outlive a day.
     void check_long_windows(const Policy& p, const std::string& path) const;
     /// {policy: limits} of a plan or of a tenant's overrides, each policy defined.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ratelimitd/config/settings.hpp"
+#include "ratelimitd/core/calendar.hpp"
 
 #include <array>
 #include <chrono>
@@ -45,6 +46,11 @@ struct Policy {
     OnStoreError on_store_error = OnStoreError::allow;
     /// Evaluate and count as usual, report the numbers, but never deny (rolling out a limit).
     bool shadow = false;
+    /// `align: calendar` (fixed_window only): the window is this calendar period on the wall
+    /// clock `utc_offset_minutes` east of UTC (`utc_offset: "+02:00"`); absent: a window opens
+    /// at its first check. `window` then holds the period's nominal length (a month 30d).
+    std::optional<CalendarUnit> calendar;
+    std::int32_t utc_offset_minutes = 0;
     /// Windows longer than a day were confirmed (`long_ttl: true`): their keys outlive a day.
     bool long_ttl = false;
     /// A multi-window policy (`windows:`): one single-window policy per window, same

@@ -33,6 +33,8 @@ struct Decision {
     /// verdict.windows holds the shadow windows' numbers too.
     bool shadow_denied = false;
     check::Verdict verdict;
+    /// A report (POST /v1/report), charged without asking: every window admits.
+    bool report = false;
     /// The plan's limit (index into CheckPlan::limits) of each window of verdict.windows.
     std::vector<std::size_t> owner;
 };

@@ -3,6 +3,7 @@
 
 #include "ratelimitd/check/verdict.hpp"
 #include "ratelimitd/core/error.hpp"
+#include "ratelimitd/policy/check_plan.hpp"
 #include "ratelimitd/policy/policy.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -18,6 +19,9 @@ struct LimitCheck {
     const policy::Policy* policy = nullptr;  ///< points into a Registry the caller keeps alive
     std::string key;                         ///< built by policy::make_key
     std::uint32_t cost = 1;                  ///< 1..policy->max_cost()
+    /// Mode::report: charge `report_cost` signed units without asking (Store::apply_all only).
+    policy::Mode mode = policy::Mode::check;
+    std::int64_t report_cost = 0;
 };
 
 /// Keeps the state of every key and decides checks atomically.
@@ -42,6 +46,9 @@ public:
     /// are charged; when any denies, none is charged. The Verdict has one WindowState per
     /// check, in order; a check that would have admitted but was not charged reports its
     /// state unchanged, with allowed = true. Same completion, deadline and failures as apply().
+    /// Checks in Mode::report (all of the call's, then) are charged without asking: each
+    /// admits (allowed = true), possibly into debt (remaining 0), and a negative report_cost
+    /// refunds, never above capacity.
     /// Preconditions: `checks` is not empty, its keys are distinct, each cost fits its policy.
     /// Never throws.
     virtual boost::asio::awaitable<result<check::Verdict>> apply_all(std::vector<LimitCheck> checks) = 0;

@@ -1,36 +1,79 @@
 // lua/fixed_window.lua in C++.
 #include "ratelimitd/store/memory/algorithms.hpp"
 
+#include "ratelimitd/core/calendar.hpp"
+#include "ratelimitd/policy/key.hpp"
+
 #include <algorithm>
+#include <optional>
 
 namespace ratelimitd::store::memory::detail {
+namespace {
+
+// The counter a check at `now` counts in: the key itself, or with `align: calendar` the
+// period's own key (as the script appends it), and how long a new counter lives.
+struct Counter {
+    std::string key;
+    std::int64_t length = 0;              // a new counter's TTL
+    std::optional<std::int64_t> end_ms;   // a calendar period's end: the reset, whatever the count
+};
+
+Counter counter_at(const std::string& key, const Policy& p, std::int64_t now) {
+    if (!p.calendar) return Counter{key, p.window.count(), std::nullopt};
+    const CalendarPeriod period = calendar_period(*p.calendar, p.utc_offset_minutes, now);
+    return Counter{policy::calendar_period_key(key, period.start_ms), period.end_ms - now, period.end_ms};
+}
+
+// The script's last lines: PTTL of a live counter (0 for a count of 0), remaining.
+Reply counter_reply(bool allowed, std::int64_t count, const Entry* e, const Counter& c, const Policy& p,
+                    std::int64_t now) {
+    Reply r;
+    r.allowed = allowed;
+    const std::int64_t ttl = count > 0 && e != nullptr ? e->expire_at - now : 0;
+    r.reset_ms = c.end_ms ? *c.end_ms : now + ttl;
+    r.remaining = std::max<std::int64_t>(0, p.limit - count);  // the limit may have been lowered
+    return r;
+}
+
+}  // namespace
 
 Reply fixed_window(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
                    std::int64_t now) {
-    const std::int64_t limit = p.limit;
-    const std::int64_t window = p.window.count();
-
-    Entry* e = find_live(map, key, Algorithm::fixed_window, now);
+    const Counter c = counter_at(key, p, now);
+    Entry* e = find_live(map, c.key, Algorithm::fixed_window, now);
     std::int64_t count = e != nullptr ? std::get<FixedWindowState>(e->state).count : 0;
     // The window was shortened on reload: it ends within the new one (the script's PEXPIRE).
-    if (e != nullptr && e->expire_at - now > window) e->expire_at = now + window;
+    if (e != nullptr && e->expire_at - now > c.length) e->expire_at = now + c.length;
 
-    Reply r;
-    if (count + cost <= limit) {
-        r.allowed = true;
+    const bool allowed = count + cost <= p.limit;
+    if (allowed) {
         if (e == nullptr) {
             // A new window: INCRBY creates the counter and PEXPIRE starts the window.
-            e = &insert(map, key, Algorithm::fixed_window);
-            e->expire_at = now + window;
+            e = &insert(map, c.key, Algorithm::fixed_window);
+            e->expire_at = now + c.length;
         }
         count += cost;
         std::get<FixedWindowState>(e->state).count = count;  // INCRBY keeps the TTL
     }
-    // PTTL of a live key; a counter of 0 (nothing ever admitted) has no TTL to report.
-    const std::int64_t ttl = count > 0 ? e->expire_at - now : 0;
-    r.reset_ms = now + ttl;
-    r.remaining = std::max<std::int64_t>(0, limit - count);  // the limit may have been lowered
-    return r;
+    return counter_reply(allowed, count, e, c, p, now);
+}
+
+// The script's report mode: the count may pass the limit (a debt until the window ends); a
+// refund stops at an empty window.
+Reply fixed_window_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
+                          std::int64_t now) {
+    const Counter c = counter_at(key, p, now);
+    Entry* e = find_live(map, c.key, Algorithm::fixed_window, now);
+    const std::int64_t count = std::max<std::int64_t>(0, (e != nullptr ? std::get<FixedWindowState>(e->state).count : 0) + cost);
+    if (e == nullptr && count > 0) {
+        e = &insert(map, c.key, Algorithm::fixed_window);
+        e->expire_at = now + c.length;
+    }
+    if (e != nullptr) {
+        std::get<FixedWindowState>(e->state).count = count;  // SET ... KEEPTTL
+        if (count > 0 && e->expire_at - now > c.length) e->expire_at = now + c.length;
+    }
+    return counter_reply(true, count, e, c, p, now);
 }
 
 }  // namespace ratelimitd::store::memory::detail

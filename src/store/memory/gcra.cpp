@@ -6,18 +6,18 @@
 namespace ratelimitd::store::memory::detail {
 namespace {
 
-// gcra.lua's debt (TAT - now, in units of 1/limit ms, at most the capacity) of a stored
-// TAT; a TAT written under other numbers (a reload) owes the same units, rounded up.
+// gcra.lua's debt (TAT - now, in units of 1/limit ms) of a stored TAT: beyond the capacity
+// after a report's debt, which is kept in full; a TAT written under other numbers (a reload)
+// owes the same units, rounded up.
 std::int64_t gcra_debt(const GcraState& s, const Policy& p, std::int64_t now) {
-    const std::int64_t capacity = p.burst * p.window.count();
     const std::int64_t ahead = s.ms - now;
     if (ahead < 0) return 0;
     const __int128 owed = static_cast<__int128>(ahead) * s.limit + s.f;  // in units of 1/s.limit ms
     if (s.limit == p.limit && s.window == p.window.count()) {
-        return static_cast<std::int64_t>(std::min<__int128>(capacity, owed));
+        return static_cast<std::int64_t>(std::min<__int128>(max_debt, owed));
     }
     const __int128 converted = (owed * p.window.count() + s.window - 1) / s.window;
-    return static_cast<std::int64_t>(std::min<__int128>(capacity, converted));
+    return static_cast<std::int64_t>(std::min<__int128>(max_debt, converted));
 }
 
 }  // namespace
@@ -52,8 +52,27 @@ Reply gcra(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
         // reset: when `cost` units are back; a denied check writes nothing
         r.reset_ms = now + ceil_div(need - level, limit);
     }
-    r.remaining = floor_div(level, window);
+    r.remaining = std::max<std::int64_t>(0, floor_div(level, window));
     return r;
+}
+
+// gcra.lua's report mode: the debt grows by `cost` units (a negative cost: shrinks, to 0).
+Reply gcra_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now) {
+    const std::int64_t limit = p.limit;
+    const std::int64_t window = p.window.count();
+    const std::int64_t capacity = p.burst * window;
+
+    Entry* e = find_live(map, key, Algorithm::gcra, now);
+    const std::int64_t debt = e != nullptr ? gcra_debt(std::get<GcraState>(e->state), p, now) : 0;
+    const std::int64_t owed = std::clamp<std::int64_t>(debt + cost * window, 0, max_debt);
+    if (owed == 0) {
+        if (e != nullptr) map.erase(key);  // nothing owed: the missing key means exactly that
+    } else {
+        if (e == nullptr) e = &insert(map, key, Algorithm::gcra);
+        e->state = GcraState{now + owed / limit, owed % limit, limit, window};
+        e->expire_at = now + ceil_div(owed, limit);
+    }
+    return token_report_reply(capacity - owed, p, now);
 }
 
 }  // namespace ratelimitd::store::memory::detail

@@ -79,11 +79,17 @@ check::Verdict MemoryStore::decide_all(const std::vector<LimitCheck>& checks) {
     std::vector<bool> fits(checks.size());
     bool all_fit = true;
     for (std::size_t i = 0; i < checks.size(); ++i) {
+        if (checks[i].mode == policy::Mode::report) {
+            // A report asks nothing: charged whatever the others do, and never peeked.
+            replies[i] = run_report(shards[i]->map, checks[i].key, *checks[i].policy, checks[i].report_cost, now);
+            continue;
+        }
         replies[i] = peek_reply(shards[i]->map, checks[i].key, *checks[i].policy, now);
         fits[i] = replies[i].remaining >= static_cast<std::int64_t>(checks[i].cost);
         all_fit = all_fit && fits[i];
     }
     for (std::size_t i = 0; i < checks.size(); ++i) {
+        if (checks[i].mode == policy::Mode::report) continue;
         if (all_fit || !fits[i]) {
             replies[i] = run_algorithm(shards[i]->map, checks[i].key, *checks[i].policy,
                                        static_cast<std::int64_t>(checks[i].cost), now);

@@ -48,10 +48,10 @@ void add_units(SlidingLogState& s, std::int64_t cost, std::int64_t now) {
     }
 }
 
-}  // namespace
-
-Reply sliding_log(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
-                  std::int64_t now) {
+// The script, checking (admit when it fits) or reporting (log every unit, past the limit if
+// need be: a debt repaid as the entries leave the window).
+Reply log_step(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now,
+               bool report) {
     const std::int64_t limit = p.limit;
     const std::int64_t window = p.window.count();
     const std::int64_t after = now - window;  // exclusive lower bound of the window
@@ -67,7 +67,7 @@ Reply sliding_log(Map& map, const std::string& key, const Policy& p, std::int64_
 
     Reply r;
     std::int64_t nth = 0;
-    if (count + cost <= limit) {
+    if (report || count + cost <= limit) {
         r.allowed = true;
         if (e == nullptr) {
             e = &insert(map, key, Algorithm::sliding_log);
@@ -80,6 +80,8 @@ Reply sliding_log(Map& map, const std::string& key, const Policy& p, std::int64_
         count += cost;
         before = s->base;  // everything before the window was just removed
         nth = 1;           // reset: when the oldest entry leaves the window
+        // in debt (a report): when enough entries have left for one unit to fit
+        if (count >= limit) nth = count - limit + 1;
     } else {
         nth = count + cost - limit;  // reset: when enough entries have left for `cost` to fit
     }
@@ -92,6 +94,19 @@ Reply sliding_log(Map& map, const std::string& key, const Policy& p, std::int64_
     r.reset_ms = (mark != s->marks.end() ? mark->ms : now) + window;
     r.remaining = std::max<std::int64_t>(0, limit - count);  // the limit may have been lowered
     return r;
+}
+
+}  // namespace
+
+Reply sliding_log(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now) {
+    return log_step(map, key, p, cost, now, false);
+}
+
+// No refunds: the log cannot tell which members to take back (the planner refuses a negative
+// report on a sliding log; here it logs nothing, as the script does).
+Reply sliding_log_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
+                         std::int64_t now) {
+    return log_step(map, key, p, std::max<std::int64_t>(0, cost), now, true);
 }
 
 }  // namespace ratelimitd::store::memory::detail

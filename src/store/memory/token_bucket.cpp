@@ -16,7 +16,50 @@ std::int64_t bucket_level(const TokenBucketState& s, const Policy& p) {
     return static_cast<std::int64_t>(std::max<__int128>(0, static_cast<__int128>(p.burst) * window - used));
 }
 
+// The level of the bucket at `now` (capacity when absent).
+std::int64_t level_now(const Entry* e, const Policy& p, std::int64_t now) {
+    const std::int64_t capacity = p.burst * p.window.count();
+    if (e == nullptr) return capacity;
+    const auto& s = std::get<TokenBucketState>(e->state);
+    const std::int64_t elapsed = std::max<std::int64_t>(0, now - s.t);  // clock stepped back: no refill
+    const std::int64_t stored = bucket_level(s, p);
+    // min(capacity, l + elapsed * limit) without overflowing when elapsed is huge (a debt is a
+    // negative level, refilled the same way).
+    const std::int64_t missing = capacity - stored;
+    if (missing <= 0 || elapsed >= ceil_div(missing, p.limit)) return capacity;
+    return std::min(stored + elapsed * p.limit, capacity);
+}
+
 }  // namespace
+
+Reply token_report_reply(std::int64_t level, const Policy& p, std::int64_t now) {
+    const std::int64_t window = p.window.count();
+    Reply r;
+    r.allowed = true;
+    // reset: when the next whole token is usable (after the debt, if any)
+    const std::int64_t tokens = std::max<std::int64_t>(0, floor_div(level, window));
+    r.reset_ms = tokens >= p.burst ? now : now + ceil_div((tokens + 1) * window - level, p.limit);
+    r.remaining = tokens;
+    return r;
+}
+
+// token_bucket.lua's report mode: the level drops by `cost` tokens, below zero if need be (a
+// negative cost: rises, to a full bucket at most).
+Reply token_bucket_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
+                          std::int64_t now) {
+    const std::int64_t window = p.window.count();
+    const std::int64_t capacity = p.burst * window;
+    Entry* e = find_live(map, key, Algorithm::token_bucket, now);
+    const std::int64_t level = std::clamp<std::int64_t>(level_now(e, p, now) - cost * window, -max_debt, capacity);
+    if (level >= capacity) {
+        if (e != nullptr) map.erase(key);  // full again: the missing key means exactly that
+    } else {
+        if (e == nullptr) e = &insert(map, key, Algorithm::token_bucket);
+        e->state = TokenBucketState{level, now, window, p.burst};
+        e->expire_at = now + ceil_div(capacity - level, p.limit);
+    }
+    return token_report_reply(level, p, now);
+}
 
 Reply token_bucket(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
                    std::int64_t now) {
@@ -26,17 +69,7 @@ Reply token_bucket(Map& map, const std::string& key, const Policy& p, std::int64
     const std::int64_t need = cost * window;
 
     Entry* e = find_live(map, key, Algorithm::token_bucket, now);
-    std::int64_t level = capacity;
-    if (e != nullptr) {
-        const auto& s = std::get<TokenBucketState>(e->state);
-        const std::int64_t elapsed = std::max<std::int64_t>(0, now - s.t);  // clock stepped back: no refill
-        const std::int64_t stored = bucket_level(s, p);
-        // min(capacity, l + elapsed * limit) without overflowing when elapsed is huge.
-        const std::int64_t missing = capacity - stored;
-        level = missing <= 0 || elapsed >= ceil_div(missing, limit) ? capacity
-                                                                      : stored + elapsed * limit;
-        level = std::min(level, capacity);
-    }
+    std::int64_t level = level_now(e, p, now);
 
     Reply r;
     if (level >= need) {
@@ -52,7 +85,7 @@ Reply token_bucket(Map& map, const std::string& key, const Policy& p, std::int64
         // reset: when `cost` tokens are back; a denied check writes nothing
         r.reset_ms = now + ceil_div(need - level, limit);
     }
-    r.remaining = floor_div(level, window);
+    r.remaining = std::max<std::int64_t>(0, floor_div(level, window));
     return r;
 }
 

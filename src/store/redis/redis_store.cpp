@@ -51,7 +51,10 @@ net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p
 net::awaitable<result<check::Verdict>> RedisStore::apply_all(std::vector<LimitCheck> checks) {
     std::vector<CheckArgs> args;
     args.reserve(checks.size());
-    for (const auto& c : checks) args.push_back(check_args(*c.policy, c.key, c.cost, members_));
+    for (const auto& c : checks) {
+        args.push_back(c.mode == policy::Mode::report ? report_args(*c.policy, c.key, c.report_cost, members_)
+                                                      : check_args(*c.policy, c.key, c.cost, members_));
+    }
     auto reply = co_await node_.eval(multi_script(), grouped_checks_argv(std::move(args)), clock::now() + timeout_);
     if (!reply) co_return reply.error();
     co_return layered_verdict(*reply, checks);

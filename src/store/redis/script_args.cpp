@@ -10,7 +10,7 @@ void append_own_args(std::vector<std::string>& argv, CheckArgs& check) {
     argv.push_back(std::to_string(check.limit));
     argv.push_back(std::to_string(check.window_ms));
     argv.push_back(std::to_string(check.burst));
-    argv.push_back(std::to_string(check.cost));
+    argv.push_back(check.report ? std::to_string(check.report_cost) : std::to_string(check.cost));
     argv.push_back(std::move(check.member));
 }
 
@@ -21,8 +21,21 @@ std::string MemberSource::next(const policy::Policy& p) {
     return instance_id_ + ":" + std::to_string(++sequence_);
 }
 
+std::string calendar_arg(const policy::Policy& p) {
+    if (!p.calendar) return {};
+    return "cal:" + std::string(to_string(*p.calendar)) + ":" + std::to_string(p.utc_offset_minutes);
+}
+
 CheckArgs check_args(const policy::Policy& p, std::string key, std::uint32_t cost, MemberSource& members) {
-    return CheckArgs{p.algorithm, p.limit, p.window.count(), p.burst, cost, std::move(key), members.next(p)};
+    std::string member = p.calendar ? calendar_arg(p) : members.next(p);
+    return CheckArgs{p.algorithm, p.limit, p.window.count(), p.burst, cost, std::move(key), std::move(member)};
+}
+
+CheckArgs report_args(const policy::Policy& p, std::string key, std::int64_t report_cost, MemberSource& members) {
+    CheckArgs args = check_args(p, std::move(key), 1, members);
+    args.report = true;
+    args.report_cost = report_cost;
+    return args;
 }
 
 std::vector<std::string> single_check_argv(CheckArgs check, bool peek) {
@@ -42,7 +55,9 @@ std::vector<std::string> grouped_checks_argv(std::vector<CheckArgs> checks) {
     for (auto& c : checks) argv.push_back(std::move(c.key));
     for (auto& c : checks) {
         argv.emplace_back(policy::to_string(c.algorithm));
+        const bool report = c.report;
         append_own_args(argv, c);
+        argv.emplace_back(report ? "report" : "");
     }
     return argv;
 }

@@ -29,8 +29,8 @@ TEST(ScriptArgs, APeekAddsPeekLast) {
 TEST(ScriptArgs, GroupedChecksAreTheKeysThenArgsPerCheckValuesEach) {
     Argv argv = grouped_checks_argv({args(Algorithm::token_bucket, "a"), args(Algorithm::fixed_window, "b")});
     EXPECT_EQ(argv, (Argv{"2", "a", "b",                                     //
-                          "token_bucket", "10", "60000", "12", "3", "",      //
-                          "fixed_window", "10", "60000", "12", "3", ""}));
+                          "token_bucket", "10", "60000", "12", "3", "", "",  //
+                          "fixed_window", "10", "60000", "12", "3", "", ""}));
     // The stride the build writes into lua/batch.lua and lua/multi.lua.
     EXPECT_EQ(argv.size(), 1 + 2 + 2 * args_per_check);
 }

@@ -26,6 +26,32 @@ static_assert(std::size(algorithm_steps) == policy::algorithm_count,
 /// The algorithm of `p`.
 Reply run_algorithm(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
 
+/// Each one: the script's "report" mode, charging `cost` signed units of `p` on `key` at `now`
+/// without asking (the reply always admits): into debt if need be (remaining 0), a negative
+/// cost refunds, never above capacity (the sliding log logs no negative cost).
+Reply token_bucket_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+Reply sliding_log_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+Reply fixed_window_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+Reply gcra_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+Reply sliding_window_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+
+/// One per policy::Algorithm, in the enum's order (run_report calls entry i for algorithm i).
+inline constexpr AlgorithmStep report_steps[] = {token_bucket_report, sliding_log_report, fixed_window_report,
+                                                 gcra_report, sliding_window_report};
+static_assert(std::size(report_steps) == policy::algorithm_count,
+              "every policy::Algorithm needs its report step here, in the enum's order");
+
+/// The report mode of `p`'s algorithm.
+Reply run_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+
+/// The deepest debt a report leaves (token bucket level, GCRA owed units): the scripts keep
+/// every number an exact integer in a Lua double.
+inline constexpr std::int64_t max_debt = std::int64_t{1} << 52;
+
+/// The reply of a token bucket (or GCRA, whose level is capacity - owed) after a report left
+/// it at `level`: admitted, the whole tokens left, reset when the next one is usable.
+Reply token_report_reply(std::int64_t level, const Policy& p, std::int64_t now);
+
 // The last lines of every script, from {allowed, remaining, reset_ms}.
 check::Verdict to_verdict(const Policy& p, const Reply& r, std::int64_t now);
 

@@ -12,9 +12,10 @@
 namespace ratelimitd::store::redis {
 
 /// Arguments of one check in lua/batch.lua and lua/multi.lua: the algorithm's name, then the
-/// algorithm script's own ARGV[1..5] (limit, window_ms, burst, cost, member). The build
-/// (cmake/embed_lua.cmake) reads this line and writes the number into both scripts.
-inline constexpr std::size_t args_per_check = 6;
+/// algorithm script's own ARGV[1..5] (limit, window_ms, burst, cost, member), then the mode
+/// ('' or "report", the script's ARGV[6]). The build (cmake/embed_lua.cmake) reads this line
+/// and writes the number into both scripts.
+inline constexpr std::size_t args_per_check = 7;
 
 /// One check as the scripts read it.
 struct CheckArgs {
@@ -24,8 +25,15 @@ struct CheckArgs {
     std::int64_t burst = 0;
     std::uint32_t cost = 1;
     std::string key;
-    std::string member;  ///< sliding log only; empty for the other algorithms
+    /// sliding log: a fresh member; fixed window with a calendar: "cal:<unit>:<offset min>"
+    /// (calendar_arg); empty for the others
+    std::string member;
+    bool report = false;           ///< charge without asking (POST /v1/report)
+    std::int64_t report_cost = 0;  ///< a report's signed units, written instead of cost
 };
+
+/// ARGV[5] of fixed_window.lua for a calendar-aligned policy: "cal:1mo:120"; "" otherwise.
+std::string calendar_arg(const policy::Policy& p);
 
 /// Hands out sliding-log members unique across sidecars: "<instance id>:<sequence>".
 class MemberSource {
@@ -41,6 +49,9 @@ private:
 
 /// The check of policy `p` on `key` (a fresh member from `members` for a sliding log).
 CheckArgs check_args(const policy::Policy& p, std::string key, std::uint32_t cost, MemberSource& members);
+
+/// The report of `report_cost` signed units of policy `p` on `key` (a report mode check).
+CheckArgs report_args(const policy::Policy& p, std::string key, std::int64_t report_cost, MemberSource& members);
 
 /// EVALSHA arguments (after the digest) of the algorithm's own script:
 /// 1, key, limit, window_ms, burst, cost, member[, "peek"].

@@ -286,7 +286,11 @@ net::awaitable<result<check::Verdict>> ClusterStore::apply_all(std::vector<Limit
     auto reply = co_await routed(slot, deadline, [&](ClusterNode& node, bool asking) {
         std::vector<CheckArgs> args;
         args.reserve(checks.size());
-        for (const auto& c : checks) args.push_back(check_args(*c.policy, c.key, c.cost, node.members));
+        for (const auto& c : checks) {
+            args.push_back(c.mode == policy::Mode::report
+                               ? report_args(*c.policy, c.key, c.report_cost, node.members)
+                               : check_args(*c.policy, c.key, c.cost, node.members));
+        }
         return node.client.eval(multi_script(), grouped_checks_argv(std::move(args)), deadline, asking);
     });
     if (!reply) co_return reply.error();

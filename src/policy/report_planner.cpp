@@ -1,0 +1,48 @@
+// plan_report: a report is planned exactly as a check of cost 1, then given its mode and cost.
+#include "ratelimitd/policy/report_plan.hpp"
+
+#include "ratelimitd/policy/planner.hpp"
+
+#include <string>
+
+namespace ratelimitd::policy {
+namespace {
+
+// What the sliding log cannot do with a report of `cost` units on window `w` of `limit`.
+result<void> check_sliding_log(const Policy& w, const Policy& limit, std::int64_t cost) {
+    if (w.algorithm != Algorithm::sliding_log) return {};
+    if (cost < 0) {
+        return Problem{errc::invalid_cost, "cost: a negative report (a refund) is not supported by algorithm "
+                                           "sliding_log (policy \"" + limit.name +
+                                               "\"): its log cannot tell which entries to take back"};
+    }
+    if (cost > w.limit) {
+        return Problem{errc::invalid_cost, "cost: " + std::to_string(cost) + " is more than the sliding_log policy \"" +
+                                               limit.name + "\" can hold (" + std::to_string(w.limit) +
+                                               ": one log entry per unit)"};
+    }
+    return {};
+}
+
+}  // namespace
+
+result<CheckPlan> plan_report(std::shared_ptr<const Registry> registry, const ReportRequest& req) {
+    const auto most = static_cast<std::int64_t>(check::max_cost);
+    if (req.cost < -most || req.cost > most) {
+        return Problem{errc::invalid_cost, "cost: expected an integer -1000000..1000000, got " + std::to_string(req.cost)};
+    }
+    check::CheckRequest as_check = req.check;
+    as_check.cost = 1;  // every limit admits 1: the report's own bounds are checked here
+    auto out = plan(std::move(registry), as_check);
+    if (!out) return out.error();
+    for (const auto& l : out->limits) {
+        for (const auto& w : l.windows) {
+            if (auto ok = check_sliding_log(*w.limit, *l.policy, req.cost); !ok) return ok.error();
+        }
+    }
+    out->mode = Mode::report;
+    out->report_cost = req.cost;
+    return out;
+}
+
+}  // namespace ratelimitd::policy
