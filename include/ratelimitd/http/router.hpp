@@ -34,6 +34,7 @@ struct RouterOptions {
 ///   GET      /readyz       200 when the store answers, else 503 (shared deployments)
 ///   GET      /readyz?mode=sidecar   200 while the process answers checks, store up or down
 ///   GET      /metrics      Prometheus text format
+///   POST     /v1/release   frees a concurrency lease (docs/leases.md)
 ///   GET      /v1/policies, GET /v1/peek, POST /v1/reset   admin (bearer token when configured,
 ///                                                          else loopback peers only)
 /// Anything else: 404 not_found, or 405 method_not_allowed (with Allow) on a known path.
@@ -61,6 +62,7 @@ private:
     boost::asio::awaitable<Response> policies(const EndpointCall& call);
     boost::asio::awaitable<Response> peek(const EndpointCall& call);
     boost::asio::awaitable<Response> reset(const EndpointCall& call);
+    boost::asio::awaitable<Response> release(const EndpointCall& call);  // release_endpoint.hpp
 
     void access_log(const service::Decision& d, unsigned status, const std::string& request_id);
 

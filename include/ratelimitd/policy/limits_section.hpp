@@ -32,6 +32,8 @@ private:
     /// span and name distinct from the earlier ones.
     Policy read_window_item(const Json& item, const std::string& item_path, const Policy& p) const;
     void read_window(const Json& body, const std::string& path, Policy& p) const;
+    /// A concurrency policy's limit and `lease:` (lease_limits.cpp), instead of a window.
+    void read_lease(const Json& body, const std::string& path, Policy& p) const;
     /// Windows over a day need `long_ttl: true`: their keys outlive a day.
     void check_long_windows(const Policy& p, const std::string& path) const;
     /// {policy: limits} of a plan or of a tenant's overrides, each policy defined.

@@ -24,14 +24,15 @@ struct CheckArgs {
     std::int64_t burst = 0;
     std::uint32_t cost = 1;
     std::string key;
-    std::string member;  ///< sliding log only; empty for the other algorithms
+    std::string member;  ///< sliding log: a unit's member; concurrency: the new lease id; else empty
 };
 
 /// Hands out sliding-log members unique across sidecars: "<instance id>:<sequence>".
 class MemberSource {
 public:
     explicit MemberSource(std::string instance_id) : instance_id_(std::move(instance_id)) {}
-    /// A fresh member for a sliding-log policy; "" for the other algorithms (they ignore it).
+    /// A fresh member for a sliding-log policy, a fresh lease id (new_lease_id) for a
+    /// concurrency policy; "" for the other algorithms (they ignore it).
     std::string next(const policy::Policy& p);
 
 private:
@@ -45,6 +46,10 @@ CheckArgs check_args(const policy::Policy& p, std::string key, std::uint32_t cos
 /// EVALSHA arguments (after the digest) of the algorithm's own script:
 /// 1, key, limit, window_ms, burst, cost, member[, "peek"].
 std::vector<std::string> single_check_argv(CheckArgs check, bool peek);
+
+/// EVALSHA arguments (after the digest) of lua/concurrency.lua freeing `lease`:
+/// 1, key, limit, lease_ms, burst, 0, lease, "release".
+std::vector<std::string> release_argv(const policy::Policy& p, std::string key, std::string lease);
 
 /// EVALSHA arguments (after the digest) of lua/batch.lua or lua/multi.lua: n, the n keys,
 /// then args_per_check values per check, in order.
