@@ -36,12 +36,13 @@ end
 local kind = redis.call('TYPE', KEYS[1]).ok
 local foreign = kind ~= 'none' and kind ~= 'zset'
 
+local now_s = string.format('%.0f', now)
 local held = 0
 if not foreign then
   if peek then
-    held = redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
+    held = redis.call('ZCOUNT', KEYS[1], '(' .. now_s, '+inf')
   else
-    redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+    redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now_s)
     held = redis.call('ZCARD', KEYS[1])
   end
 end
@@ -56,14 +57,14 @@ elseif held + cost <= limit then
   allowed = 1
   if not peek then
     if foreign then redis.call('DEL', KEYS[1]) end
-    redis.call('ZADD', KEYS[1], now + lease_ms, id)
+    redis.call('ZADD', KEYS[1], string.format('%.0f', now + lease_ms), id)
     held = held + 1
   end
 end
 
 if not peek and held > 0 then
   local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-  redis.call('PEXPIREAT', KEYS[1], tonumber(last[2]))
+  redis.call('PEXPIREAT', KEYS[1], last[2])
 end
 
 local remaining = math.max(0, limit - held)
@@ -71,7 +72,7 @@ local reset_ms = now
 if remaining == 0 and held > 0 then
   -- The live leases are the members above now (a peek trimmed nothing).
   local nth = held - limit
-  local first = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', nth, 1)
+  local first = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now_s, '+inf', 'WITHSCORES', 'LIMIT', nth, 1)
   reset_ms = tonumber(first[2])
 end
 local reset_after = math.ceil((reset_ms - now) / 1000)

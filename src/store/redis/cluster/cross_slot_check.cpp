@@ -17,6 +17,7 @@
 #include <spdlog/spdlog.h>
 
 #include <map>
+#include <optional>
 
 namespace ratelimitd::store::redis::cluster {
 
