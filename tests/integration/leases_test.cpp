@@ -76,11 +76,12 @@ protected:
     /// `n` checks started together from `n` threads (each its own connection).
     std::vector<Acquired> race(int n, const json& request) {
         std::vector<Acquired> out(static_cast<std::size_t>(n));
+        const unsigned short to = port();  // the deployment is made here, not by 64 threads at once
         std::latch start(n);
         std::vector<std::thread> threads;
         for (int i = 0; i < n; ++i) {
             threads.emplace_back([&, i] {
-                HttpClient c(port());
+                HttpClient c(to);
                 start.arrive_and_wait();
                 const auto res = c.post("/v1/check", request.dump());
                 Acquired& a = out[static_cast<std::size_t>(i)];
@@ -171,8 +172,11 @@ TEST_P(Leases, ReleasingAnUnknownOrReleasedLeaseChangesNothing) {
 
 TEST_P(Leases, AKilledHoldersSlotComesBackWhenItsLeaseExpires) {
     const json req = body("quick", tenant("killed"));
-    // Two worker processes take both slots and are killed before they release.
+    // Two worker processes take both slots and are killed before they release. The first
+    // lease is taken after `started`, so no slot may come back before started + 1.5 s.
+    const auto started = std::chrono::steady_clock::now();
     std::vector<pid_t> workers;
+    const unsigned short to = port();
     for (int i = 0; i < 2; ++i) {
         int ready[2];
         ASSERT_EQ(::pipe(ready), 0);
@@ -180,7 +184,7 @@ TEST_P(Leases, AKilledHoldersSlotComesBackWhenItsLeaseExpires) {
         ASSERT_GE(pid, 0);
         if (pid == 0) {
             ::close(ready[0]);
-            HttpClient c(port());
+            HttpClient c(to);
             const char ok = c.post("/v1/check", req.dump()).status == 200 ? 'y' : 'n';
             (void)!::write(ready[1], &ok, 1);
             ::pause();  // holds its lease until killed
@@ -193,7 +197,6 @@ TEST_P(Leases, AKilledHoldersSlotComesBackWhenItsLeaseExpires) {
         EXPECT_EQ(got, 'y');
         workers.push_back(pid);
     }
-    const auto taken = std::chrono::steady_clock::now();
     for (pid_t pid : workers) {
         ::kill(pid, SIGKILL);
         ::waitpid(pid, nullptr, 0);
@@ -201,10 +204,11 @@ TEST_P(Leases, AKilledHoldersSlotComesBackWhenItsLeaseExpires) {
     HttpClient c(port());
     const auto denied = c.post("/v1/check", req.dump());
     ASSERT_EQ(denied.status, 429);
-    EXPECT_EQ(denied.header("retry-after"), "2") << "when the oldest lease expires (1.5 s, rounded up)";
+    const std::string retry = denied.header("retry-after");
+    EXPECT_TRUE(retry == "1" || retry == "2") << "when the oldest lease expires (within 1.5 s): " << retry;
     // Awaited, not slept: the slots come back once the leases expire, not before.
     ASSERT_TRUE(wait_until([&] { return c.post("/v1/check", req.dump()).status == 200; }, 10s));
-    EXPECT_GE(std::chrono::steady_clock::now() - taken, 1400ms) << "a slot came back before its lease ended";
+    EXPECT_GE(std::chrono::steady_clock::now() - started, 1450ms) << "a slot came back before its lease ended";
 }
 
 TEST_P(Leases, ADeniedLayeredCheckHoldsNothing) {
