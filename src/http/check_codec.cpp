@@ -483,6 +483,7 @@ Response make_check_response(const service::Decision& d, unsigned version, bool 
     }
     // A shadow policy would have denied: allowed anyway, and the caller may want to know.
     if (d.shadow_denied) w.key("shadow_denied").boolean(true);
+    if (const std::string* lease = v.lease()) w.key("lease").string(*lease);
     w.end_object();
 
     Response res = make_json_response(

@@ -151,6 +151,7 @@ void set_headers(const check::Verdict& v, FieldsT& out) {
     scratch.clear();
     append_rate_limit_field(scratch, v);
     out.set("RateLimit", scratch);
+    if (const std::string* lease = v.lease()) out.set("X-RateLimit-Lease", *lease);
     if (!v.allowed) {
         out.set(bhttp::field::retry_after, format_int(retry_after_of(r), buf));
         out.set(bhttp::field::cache_control, "no-store");

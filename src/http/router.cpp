@@ -6,6 +6,7 @@
 #include "ratelimitd/http/auth_codec.hpp"
 #include "ratelimitd/http/check_codec.hpp"
 #include "ratelimitd/http/json_response.hpp"
+#include "ratelimitd/http/release_endpoint.hpp"
 #include "ratelimitd/http/request_id.hpp"
 #include "ratelimitd/http/request_tokens.hpp"
 #include "ratelimitd/http/status_page.hpp"
@@ -169,6 +170,10 @@ net::awaitable<Response> Router::peek(const EndpointCall& call) {
 
 net::awaitable<Response> Router::reset(const EndpointCall& call) {
     co_return co_await answer_reset(call.req, service_);
+}
+
+net::awaitable<Response> Router::release(const EndpointCall& call) {
+    co_return co_await answer_release(call.req, service_);
 }
 
 net::awaitable<Response> Router::status_page(const EndpointCall& call) {

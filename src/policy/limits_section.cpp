@@ -46,7 +46,7 @@ Policy LimitsSection::read_policy(const std::string& name, const Json& body,
     }
     check_keys(body, path,
                {"algorithm", "limit", "window", "burst", "windows", "on_store_error", "shadow", "long_ttl", "align",
-                "utc_offset"});
+                "utc_offset", "lease"});
 
     Policy p;
     p.name = name;
@@ -76,6 +76,10 @@ Algorithm LimitsSection::read_algorithm(const Json& body, const std::string& pat
 
 void LimitsSection::read_limits(const Json& body, const std::string& path, Policy& p) const {
     const Json* windows = find(body, "windows");
+    if (p.algorithm == Algorithm::concurrency) {
+        read_lease(body, path, p);
+        return;
+    }
     if (windows == nullptr) {
         read_window(body, path, p);
         return;
@@ -161,6 +165,9 @@ void LimitsSection::check_long_windows(const Policy& p, const std::string& path)
 
 void LimitsSection::read_window(const Json& body, const std::string& path, Policy& p) const {
     const std::string alg = to_string(p.algorithm);
+    if (find(body, "lease") != nullptr) {
+        fail(join(path, "lease"), "only allowed with algorithm concurrency, this policy uses " + alg);
+    }
     const std::string limit_range = "an integer 1.." + std::to_string(max_limit);
     const std::string limit_path = join(path, "limit");
     p.limit = need_int(require(body, path, "limit", limit_range), limit_path, 1, max_limit);
@@ -272,7 +279,7 @@ Policy LimitsSection::read_variant(const Policy& base, const std::string& label,
                                             "; a plan or override sets only limit, window, burst or windows");
         }
     }
-    check_keys(body, path, {"limit", "window", "burst", "windows"});
+    check_keys(body, path, {"limit", "window", "burst", "windows", "lease"});
     Policy p = base;
     p.plan = label;
     p.windows.clear();

@@ -19,6 +19,10 @@ struct WindowState {
     std::int64_t reset_after_s = 0;   ///< whole seconds until reset, rounded up (IETF t)
     std::int64_t retry_after_s = 0;   ///< seconds to wait before retrying; >= 1 when denied
     std::int64_t reset_after_ms = 0;  ///< milliseconds until reset, unrounded (denial cache)
+    /// concurrency: the id of the lease this admitted check holds (release it with
+    /// /v1/release); empty for other algorithms, for denials, and for a layered check that
+    /// did not charge.
+    std::string lease;
 };
 
 /// The verdict of a check: allowed only if every window allowed.
@@ -30,6 +34,14 @@ struct Verdict {
     /// The window to report in the single-valued fields: the first that denied, or, when
     /// allowed, the one with the least remaining.
     [[nodiscard]] const WindowState& reported() const;
+
+    /// The lease an admitted concurrency check holds (the first window with one), or nullptr.
+    [[nodiscard]] const std::string* lease() const noexcept {
+        for (const auto& w : windows) {
+            if (!w.lease.empty()) return &w.lease;
+        }
+        return nullptr;
+    }
 };
 
 }  // namespace ratelimitd::check

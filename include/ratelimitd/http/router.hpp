@@ -35,6 +35,7 @@ struct RouterOptions {
 ///   GET      /readyz       200 when the store answers, else 503 (shared deployments)
 ///   GET      /readyz?mode=sidecar   200 while the process answers checks, store up or down
 ///   GET      /metrics      Prometheus text format
+///   POST     /v1/release   frees a concurrency lease (docs/leases.md)
 ///   GET      /v1/policies, GET /v1/peek, POST /v1/reset   admin (bearer token when configured,
 ///                                                          else loopback peers only)
 ///   GET      /             the status page (status_page.hpp)
@@ -66,6 +67,7 @@ private:
     boost::asio::awaitable<Response> status_page(const EndpointCall& call);
     boost::asio::awaitable<Response> top(const EndpointCall& call);  // top_endpoint.hpp
     boost::asio::awaitable<Response> report(const EndpointCall& call);  // report_endpoint.cpp
+    boost::asio::awaitable<Response> release(const EndpointCall& call);  // release_endpoint.hpp
 
     void access_log(const service::Decision& d, unsigned status, std::string_view request_id);
 

@@ -38,6 +38,8 @@ private:
     void read_alignment(const Json& body, const std::string& path, Policy& p) const;
     /// The `window:` of a calendar-aligned policy: one of 1m, 1h, 1d, 1w, 1mo, 1y.
     void read_calendar_window(const Json& window, const std::string& window_path, Policy& p) const;
+    /// A concurrency policy's limit and `lease:` (lease_limits.cpp), instead of a window.
+    void read_lease(const Json& body, const std::string& path, Policy& p) const;
     /// Windows over a day need `long_ttl: true`: their keys outlive a day.
     void check_long_windows(const Policy& p, const std::string& path) const;
     /// {policy: limits} of a plan or of a tenant's overrides, each policy defined.

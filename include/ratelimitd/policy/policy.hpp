@@ -20,10 +20,10 @@ namespace ratelimitd::policy {
 
 /// The algorithms, registered here once. The build reads these enumerators (each must have
 /// lua/NAME.lua), and algorithm_names spells them for config files, in the same order.
-enum class Algorithm { token_bucket, sliding_log, fixed_window, gcra, sliding_window };
+enum class Algorithm { token_bucket, sliding_log, fixed_window, gcra, sliding_window, concurrency };
 
 inline constexpr const char* algorithm_names[] = {"token_bucket", "sliding_log", "fixed_window", "gcra",
-                                                  "sliding_window"};
+                                                  "sliding_window", "concurrency"};
 inline constexpr std::size_t algorithm_count = std::size(algorithm_names);
 
 /// The name of `a` in config files ("token_bucket", ...).
@@ -60,6 +60,9 @@ struct Policy {
     /// Whose limits these are: empty for the policy's own, a plan's name, or
     /// tenant_override_label for one tenant's override. Part of the key (see key_name()).
     std::string plan;
+    /// concurrency only (`lease: 30s`): how long an unreleased lease holds its slot. `window`
+    /// holds the same span, which is what the scripts and headers read (docs/leases.md).
+    std::chrono::milliseconds lease{0};
 
     /// The largest cost a single check can ever be admitted with: burst for the token bucket
     /// and GCRA, limit for the others; the smallest of these over several windows. A larger
@@ -70,6 +73,8 @@ struct Policy {
             for (const auto& w : windows) most = w.max_cost() < most ? w.max_cost() : most;
             return most;
         }
+        // A lease is one slot: cost > 1 is refused (docs/leases.md).
+        if (algorithm == Algorithm::concurrency) return 1;
         return has_burst() ? burst : limit;
     }
 

@@ -114,6 +114,11 @@ public:
     /// Forgets the key here before and after the store's reset (a check in flight meanwhile
     /// is not kept: see DenialCache); the store tells the other sidecars.
     boost::asio::awaitable<result<bool>> reset(std::string key) override;
+    /// Leases are never cached (apply passes concurrency checks through): straight through.
+    boost::asio::awaitable<result<check::Verdict>> release(const policy::Policy& p, std::string key,
+                                                           std::string lease) override {
+        return inner_.release(p, std::move(key), std::move(lease));
+    }
     boost::asio::awaitable<bool> ready() override { return inner_.ready(); }
     std::string describe() const override { return inner_.describe(); }
 

@@ -63,6 +63,13 @@ public:
     /// with true when there was state to forget. Same failures as apply(). Never throws.
     virtual boost::asio::awaitable<result<bool>> reset(std::string key) = 0;
 
+    /// Frees lease `lease` of the concurrency policy `p` on `key` (POST /v1/release): the
+    /// Verdict's one window has allowed = true when a live lease was freed, false when the
+    /// lease was unknown or had expired (nothing changed), and the state after it. Same
+    /// failures as apply(). Never throws. Stores without leases answer invalid_request.
+    virtual boost::asio::awaitable<result<check::Verdict>> release(const policy::Policy& p, std::string key,
+                                                                   std::string lease);
+
     /// True when the store answers and is ready to decide (for Redis: connected, scripts
     /// loaded, PING answered within the timeout). Never throws.
     virtual boost::asio::awaitable<bool> ready() = 0;

@@ -17,6 +17,7 @@ check::Verdict to_verdict(const Policy& p, const Reply& r, std::int64_t now) {
     w.reset_after_s = ceil_div(r.reset_ms - now, 1000);
     w.reset_after_ms = r.reset_ms - now;
     w.retry_after_s = r.allowed ? 0 : std::max<std::int64_t>(1, w.reset_after_s);
+    w.lease = r.lease;
     check::Verdict v;
     v.allowed = r.allowed;
     v.windows.push_back(std::move(w));

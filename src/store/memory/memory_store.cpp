@@ -2,6 +2,7 @@
 // locked shards (shard.hpp). This file is the Store shell: locking, layered checks, peeks.
 #include "ratelimitd/store/memory/memory_store.hpp"
 #include "ratelimitd/store/memory/algorithms.hpp"
+#include "ratelimitd/store/memory/concurrency.hpp"
 #include "ratelimitd/store/memory/shard.hpp"
 
 #include <algorithm>
@@ -158,6 +159,18 @@ check::Verdict MemoryStore::inspect(const policy::Policy& p, const std::string& 
     v.allowed = v.windows.front().allowed = r.remaining >= 1;
     v.windows.front().retry_after_s = 0;
     return v;
+}
+
+check::Verdict MemoryStore::free_lease(const policy::Policy& p, const std::string& key, const std::string& lease) {
+    Shard& shard = impl_->shard_of(key);
+    std::lock_guard lock(shard.mutex);
+    const std::int64_t now = impl_->clock.now_ms();
+    return to_verdict(p, release_lease(shard.map, key, p, lease, now), now);
+}
+
+boost::asio::awaitable<result<check::Verdict>> MemoryStore::release(const policy::Policy& p, std::string key,
+                                                                    std::string lease) {
+    co_return free_lease(p, key, lease);
 }
 
 bool MemoryStore::forget(const std::string& key) {

@@ -40,24 +40,39 @@ net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p
                                                          std::uint32_t cost) {
     const auto deadline = clock::now() + timeout_;
     CheckArgs check = check_args(p, std::move(key), cost, members_);
+    const std::string lease = check.member;
     // Not `c ? co_await a : co_await b`: GCC 12 destroys the result twice.
     result<Value> reply = Problem{errc::store_unavailable, "not sent"};
     if (coalesce_) reply = co_await batches_.call(std::move(check), deadline);
     else reply = co_await node_.eval(script_for(p.algorithm), single_check_argv(std::move(check), false), deadline);
     if (!reply) co_return reply.error();
-    co_return parse_verdict(*reply, p);
+    auto verdict = parse_verdict(*reply, p);
+    if (verdict) attach_lease(*verdict, 0, p, lease);
+    co_return verdict;
 }
 
 net::awaitable<result<check::Verdict>> RedisStore::apply_all(std::vector<LimitCheck> checks) {
     std::vector<CheckArgs> args;
     args.reserve(checks.size());
+    std::vector<std::string> leases;
     for (const auto& c : checks) {
         args.push_back(c.mode == policy::Mode::report ? report_args(*c.policy, c.key, c.report_cost, members_)
                                                       : check_args(*c.policy, c.key, c.cost, members_));
+        leases.push_back(args.back().member);
     }
     auto reply = co_await node_.eval(multi_script(), grouped_checks_argv(std::move(args)), clock::now() + timeout_);
     if (!reply) co_return reply.error();
-    co_return layered_verdict(*reply, checks);
+    auto verdict = layered_verdict(*reply, checks);
+    for (std::size_t i = 0; verdict && i < checks.size(); ++i) attach_lease(*verdict, i, *checks[i].policy, leases[i]);
+    co_return verdict;
+}
+
+net::awaitable<result<check::Verdict>> RedisStore::release(const policy::Policy& p, std::string key,
+                                                           std::string lease) {
+    auto reply = co_await node_.eval(script_for(p.algorithm), release_argv(p, std::move(key), std::move(lease)),
+                                     clock::now() + timeout_);
+    if (!reply) co_return reply.error();
+    co_return parse_verdict(*reply, p);
 }
 
 net::awaitable<result<check::Verdict>> RedisStore::peek(const policy::Policy& p, std::string key) {

@@ -1,6 +1,8 @@
 // The scripts' argument layout, written out.
 #include "ratelimitd/store/redis/script_args.hpp"
 
+#include "ratelimitd/store/lease_id.hpp"
+
 namespace ratelimitd::store::redis {
 
 namespace {
@@ -17,6 +19,7 @@ void append_own_args(std::vector<std::string>& argv, CheckArgs& check) {
 }  // namespace
 
 std::string MemberSource::next(const policy::Policy& p) {
+    if (p.algorithm == policy::Algorithm::concurrency) return new_lease_id();
     if (p.algorithm != policy::Algorithm::sliding_log) return {};
     return instance_id_ + ":" + std::to_string(++sequence_);
 }
@@ -45,6 +48,13 @@ std::vector<std::string> single_check_argv(CheckArgs check, bool peek) {
     argv.push_back(std::move(check.key));
     append_own_args(argv, check);
     if (peek) argv.emplace_back("peek");
+    return argv;
+}
+
+std::vector<std::string> release_argv(const policy::Policy& p, std::string key, std::string lease) {
+    CheckArgs check{p.algorithm, p.limit, p.window.count(), p.burst, 0, std::move(key), std::move(lease)};
+    std::vector<std::string> argv = single_check_argv(std::move(check), false);
+    argv.emplace_back("release");
     return argv;
 }
 

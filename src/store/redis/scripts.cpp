@@ -43,6 +43,8 @@ const Script& multi_script() { return script_named("multi"); }
 
 const Script& batch_script() { return script_named("batch"); }
 
+const Script& refund_script() { return script_named("refund"); }
+
 const Script& script_for(policy::Algorithm a) { return script_named(policy::to_string(a)); }
 
 std::vector<policy::Algorithm> all_algorithms() {

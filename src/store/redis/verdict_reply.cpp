@@ -67,6 +67,10 @@ result<bool> reset_result(const Value& reply) {
     return reply.integer > 0;
 }
 
+void attach_lease(check::Verdict& v, std::size_t i, const policy::Policy& p, const std::string& member) {
+    if (p.algorithm == policy::Algorithm::concurrency && v.allowed && i < v.windows.size()) v.windows[i].lease = member;
+}
+
 result<Value> batch_element(result<Value>& reply, std::size_t n, std::size_t i) {
     if (!reply) return reply.error();
     if (n == 1 || reply->is_error()) return *reply;

@@ -204,7 +204,8 @@ TEST_F(RouterTest, NeighboursOfEveryPathInTheTableAre404) {
 TEST_F(RouterTest, TheTableDerivesAllowAndRouteLabels) {
     std::map<std::string, std::string> allow;
     for (const Endpoint& e : endpoint_table()) allow[std::string(e.path)] = allow_header(e);
-    EXPECT_EQ(allow.size(), 11u);  // /v1/top (heavy hitters), / (the status page), /v1/report
+    EXPECT_EQ(allow.size(), 12u);  // /v1/top (heavy hitters), / (the status page), /v1/report, /v1/release
+    EXPECT_EQ(allow["/v1/release"], "POST");
     EXPECT_EQ(allow["/v1/report"], "POST");
     EXPECT_EQ(allow["/"], "GET");
     EXPECT_EQ(allow["/v1/check"], "GET, POST");

@@ -542,12 +542,12 @@ const InvalidCase invalid_cases[] = {
      "policies.api: expected a map with algorithm, limit and window, got 10"},
     {"policy_unknown_key.yaml",
      "policies.api.colour: unknown key (expected one of: algorithm, limit, window, burst, windows, on_store_error, "
-     "shadow, long_ttl, align, utc_offset)"},
+     "shadow, long_ttl, align, utc_offset, lease)"},
     {"algorithm_missing.yaml",
      "policies.api.algorithm: missing (expected one of token_bucket, sliding_log, fixed_window, gcra, "
-     "sliding_window)"},
+     "sliding_window, concurrency)"},
     {"algorithm_unknown.yaml",
-     R"(policies.api.algorithm: expected one of token_bucket, sliding_log, fixed_window, gcra, sliding_window, got "leaky")"},
+     R"(policies.api.algorithm: expected one of token_bucket, sliding_log, fixed_window, gcra, sliding_window, concurrency, got "leaky")"},
     {"limit_missing.yaml", "policies.api.limit: missing (expected an integer 1..1000000000)"},
     {"limit_zero.yaml", "policies.api.limit: expected an integer 1..1000000000, got 0"},
     {"limit_too_large.yaml",

@@ -28,7 +28,12 @@ protected:
     }
 
     static policy::Registry layered_registry() {
+        // A layered sliding window: what a cluster still refuses (no exact refund, issue 25).
         policy::Registry r;
+        policy::Policy per_ip;
+        per_ip.name = "per-ip";
+        per_ip.algorithm = policy::Algorithm::sliding_window;
+        r.policies.emplace("per-ip", per_ip);
         policy::Route layered;
         layered.path = "/v1/exports";
         layered.policy = "per-key";

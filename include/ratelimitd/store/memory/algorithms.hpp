@@ -16,10 +16,12 @@ Reply sliding_log(Map& map, const std::string& key, const Policy& p, std::int64_
 Reply fixed_window(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
 Reply gcra(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
 Reply sliding_window(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+Reply concurrency(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
 
 /// One per policy::Algorithm, in the enum's order (run_algorithm calls entry i for algorithm i).
 using AlgorithmStep = Reply (*)(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
-inline constexpr AlgorithmStep algorithm_steps[] = {token_bucket, sliding_log, fixed_window, gcra, sliding_window};
+inline constexpr AlgorithmStep algorithm_steps[] = {token_bucket, sliding_log, fixed_window, gcra, sliding_window,
+                                               concurrency};
 static_assert(std::size(algorithm_steps) == policy::algorithm_count,
               "every policy::Algorithm needs its step here, in the enum's order");
 

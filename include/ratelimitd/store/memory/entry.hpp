@@ -32,6 +32,7 @@ struct Reply {
     bool allowed = false;
     std::int64_t remaining = 0;
     std::int64_t reset_ms = 0;  // absolute, epoch ms
+    std::string lease;          // concurrency: the id of the lease an admit took
 };
 
 // token_bucket.lua's hash {l, t, w, b}: level in units of 1/window_ms token, ms of the last
@@ -83,9 +84,21 @@ struct SlidingWindowState {
     std::int64_t window = 0;
 };
 
+// One held lease of concurrency.lua's sorted set: its expiry (the score) and id (the member).
+struct Lease {
+    std::int64_t expiry = 0;
+    std::string id;
+};
+
+// concurrency.lua's sorted set, in its order: by expiry, then id.
+struct ConcurrencyState {
+    std::vector<Lease> leases;
+};
+
 /// One alternative per policy::Algorithm, in the enum's order: alternative i is the state of
 /// algorithm i (find_live and insert rely on it).
-using AlgorithmState = std::variant<TokenBucketState, SlidingLogState, FixedWindowState, GcraState, SlidingWindowState>;
+using AlgorithmState = std::variant<TokenBucketState, SlidingLogState, FixedWindowState, GcraState, SlidingWindowState,
+                                    ConcurrencyState>;
 static_assert(std::variant_size_v<AlgorithmState> == policy::algorithm_count,
               "every policy::Algorithm needs its state here, in the enum's order");
 

@@ -36,6 +36,8 @@ public:
     boost::asio::awaitable<result<check::Verdict>> peek(const policy::Policy& p,
                                                         std::string key) override;
     boost::asio::awaitable<result<bool>> reset(std::string key) override;
+    boost::asio::awaitable<result<check::Verdict>> release(const policy::Policy& p, std::string key,
+                                                           std::string lease) override;
     boost::asio::awaitable<bool> ready() override;
     std::string describe() const override;
 
@@ -48,6 +50,9 @@ public:
 
     /// The synchronous core of peek(): the state of `key` without changing it.
     check::Verdict inspect(const policy::Policy& p, const std::string& key);
+
+    /// The synchronous core of release().
+    check::Verdict free_lease(const policy::Policy& p, const std::string& key, const std::string& lease);
 
     /// The synchronous core of reset(): true when live state was dropped.
     bool forget(const std::string& key);

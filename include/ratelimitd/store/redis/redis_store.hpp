@@ -43,6 +43,9 @@ public:
     boost::asio::awaitable<result<check::Verdict>> peek(const policy::Policy& p,
                                                         std::string key) override;
     boost::asio::awaitable<result<bool>> reset(std::string key) override;
+    /// One EVALSHA of lua/concurrency.lua in its "release" mode.
+    boost::asio::awaitable<result<check::Verdict>> release(const policy::Policy& p, std::string key,
+                                                           std::string lease) override;
     boost::asio::awaitable<bool> ready() override;
     std::string describe() const override;
 

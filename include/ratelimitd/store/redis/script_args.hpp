@@ -25,8 +25,8 @@ struct CheckArgs {
     std::int64_t burst = 0;
     std::uint32_t cost = 1;
     std::string key;
-    /// sliding log: a fresh member; fixed window with a calendar: "cal:<unit>:<offset min>"
-    /// (calendar_arg); empty for the others
+    /// sliding log: a fresh member; concurrency: the new lease id; fixed window with a
+    /// calendar: "cal:<unit>:<offset min>" (calendar_arg); empty for the others
     std::string member;
     bool report = false;           ///< charge without asking (POST /v1/report)
     std::int64_t report_cost = 0;  ///< a report's signed units, written instead of cost
@@ -39,7 +39,8 @@ std::string calendar_arg(const policy::Policy& p);
 class MemberSource {
 public:
     explicit MemberSource(std::string instance_id) : instance_id_(std::move(instance_id)) {}
-    /// A fresh member for a sliding-log policy; "" for the other algorithms (they ignore it).
+    /// A fresh member for a sliding-log policy, a fresh lease id (new_lease_id) for a
+    /// concurrency policy; "" for the other algorithms (they ignore it).
     std::string next(const policy::Policy& p);
 
 private:
@@ -56,6 +57,10 @@ CheckArgs report_args(const policy::Policy& p, std::string key, std::int64_t rep
 /// EVALSHA arguments (after the digest) of the algorithm's own script:
 /// 1, key, limit, window_ms, burst, cost, member[, "peek"].
 std::vector<std::string> single_check_argv(CheckArgs check, bool peek);
+
+/// EVALSHA arguments (after the digest) of lua/concurrency.lua freeing `lease`:
+/// 1, key, limit, lease_ms, burst, 0, lease, "release".
+std::vector<std::string> release_argv(const policy::Policy& p, std::string key, std::string lease);
 
 /// EVALSHA arguments (after the digest) of lua/batch.lua or lua/multi.lua: n, the n keys,
 /// then args_per_check values per check, in order.

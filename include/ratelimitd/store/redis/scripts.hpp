@@ -24,6 +24,10 @@ const Script& script_for(policy::Algorithm a);
 /// The script deciding layered checks (lua/multi.lua, with every algorithm pasted in).
 const Script& multi_script();
 
+/// The script giving back what one slot group of a cross-slot layered check charged
+/// (lua/refund.lua; Redis Cluster only, see cluster/cross_slot_check.cpp).
+const Script& refund_script();
+
 /// The script deciding a batch of independent checks in one call (lua/batch.lua).
 const Script& batch_script();
 

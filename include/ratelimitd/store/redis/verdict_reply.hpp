@@ -8,6 +8,7 @@
 #include "ratelimitd/store/store.hpp"
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace ratelimitd::store::redis {
@@ -29,6 +30,10 @@ result<check::Verdict> peek_verdict(const Value& reply, const policy::Policy& p)
 
 /// A DEL reply: true when the key existed.
 result<bool> reset_result(const Value& reply);
+
+/// Sets window `i`'s lease to `member` (the lease id sent) when `p` is a concurrency policy
+/// and the whole check was allowed, so charged: a denied layered check holds nothing.
+void attach_lease(check::Verdict& v, std::size_t i, const policy::Policy& p, const std::string& member);
 
 /// Check `i`'s own reply, moved out of the reply to a call of `n` checks (lua/batch.lua; the
 /// algorithm's own script when n == 1). A failure or an error reply of the whole call is

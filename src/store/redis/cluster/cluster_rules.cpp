@@ -1,19 +1,30 @@
-// cluster_refusal: layered limits need one Redis (or Sentinel), not a cluster.
+// cluster_refusal: layered limits on a cluster need a refund for every algorithm they layer.
 #include "ratelimitd/store/redis/cluster/cluster_rules.hpp"
 
 namespace ratelimitd::store::redis::cluster {
+
+namespace {
+
+// lua/refund.lua gives back a charge exactly for these; the sliding window counter keeps
+// counts per window and cannot tell which window a charge went to once it rolled over.
+bool refundable(policy::Algorithm a) { return a != policy::Algorithm::sliding_window; }
+
+}  // namespace
 
 std::optional<std::string> cluster_refusal(const policy::Registry& registry) {
     for (std::size_t i = 0; i < registry.routes.size(); ++i) {
         const auto& r = registry.routes[i];
         if (r.limits.size() <= 1) continue;
-        std::string names;
-        for (const auto& l : r.limits) names += (names.empty() ? "" : ", ") + l.policy;
-        return "routes[" + std::to_string(i) + "] (" + (r.method ? *r.method + " " : std::string()) + r.path +
-               ") has " + std::to_string(r.limits.size()) + " limits (" + names +
-               ") decided together, but their keys lie in different Redis Cluster hash slots and one script "
-               "call cannot span slots; layered limits need a single Redis or Sentinel (redis:// or "
-               "redis-sentinel://)";
+        for (const auto& l : r.limits) {
+            const policy::Policy* p = registry.find(l.policy);
+            if (p == nullptr || refundable(p->algorithm)) continue;
+            return "routes[" + std::to_string(i) + "] (" + (r.method ? *r.method + " " : std::string()) + r.path +
+                   ") layers " + std::to_string(r.limits.size()) + " limits, and " + l.policy + " uses " +
+                   policy::to_string(p->algorithm) +
+                   ": on a Redis Cluster layered limits are decided slot by slot and a denied check's charges "
+                   "are given back, which that algorithm cannot do exactly; use another algorithm, or a single "
+                   "Redis or Sentinel (redis:// or redis-sentinel://)";
+        }
     }
     return std::nullopt;
 }

@@ -32,9 +32,6 @@ constexpr std::chrono::milliseconds retry_pause{5};
 constexpr std::chrono::milliseconds refresh_interval{100};
 constexpr std::chrono::milliseconds discovery_timeout{1000};
 
-// A layered check across slots is a configuration problem; say so once per process.
-std::atomic<bool> cross_slot_logged{false};
-
 }  // namespace
 
 ClusterStore::ClusterStore(net::any_io_executor ex, ClusterEndpoint endpoint, std::chrono::milliseconds timeout,
@@ -258,12 +255,27 @@ net::awaitable<result<check::Verdict>> ClusterStore::apply(const policy::Policy&
                                                            std::uint32_t cost) {
     const int slot = key_slot(key);
     const auto deadline = clock::now() + timeout_;
+    std::string lease;
     auto reply = co_await routed(slot, deadline, [&](ClusterNode& node, bool asking) {
         CheckArgs check = check_args(p, key, cost, node.members);
+        lease = check.member;
         // After ASK, ASKING must go right before the script, so nothing is coalesced.
         if (coalescing_.enabled && !asking) return node.batches.call(std::move(check), deadline);
         return node.client.eval(script_for(p.algorithm), single_check_argv(std::move(check), false), deadline,
                                 asking);
+    });
+    if (!reply) co_return reply.error();
+    auto verdict = parse_verdict(*reply, p);
+    if (verdict) attach_lease(*verdict, 0, p, lease);
+    co_return verdict;
+}
+
+net::awaitable<result<check::Verdict>> ClusterStore::release(const policy::Policy& p, std::string key,
+                                                             std::string lease) {
+    const int slot = key_slot(key);
+    const auto deadline = clock::now() + timeout_;
+    auto reply = co_await routed(slot, deadline, [&](ClusterNode& node, bool asking) {
+        return node.client.eval(script_for(p.algorithm), release_argv(p, key, lease), deadline, asking);
     });
     if (!reply) co_return reply.error();
     co_return parse_verdict(*reply, p);
@@ -271,30 +283,26 @@ net::awaitable<result<check::Verdict>> ClusterStore::apply(const policy::Policy&
 
 net::awaitable<result<check::Verdict>> ClusterStore::apply_all(std::vector<LimitCheck> checks) {
     const int slot = key_slot(checks.front().key);
-    for (const auto& c : checks) {
-        if (key_slot(c.key) == slot) continue;
-        if (!cross_slot_logged.exchange(true)) {
-            spdlog::error("redis cluster: a layered check's limits ({} and {}) lie in different hash slots, and one "
-                          "script call cannot span slots; such checks answer by on_store_error. Layered limits "
-                          "need a single Redis or Sentinel",
-                          checks.front().policy->name, c.policy->name);
-        }
-        co_return Problem{errc::store_unavailable,
-                          "redis cluster: the limits of a layered check lie in different hash slots"};
-    }
+    const bool one_slot =
+        std::all_of(checks.begin(), checks.end(), [slot](const LimitCheck& c) { return key_slot(c.key) == slot; });
+    if (!one_slot) co_return co_await apply_cross_slot(std::move(checks));
     const auto deadline = clock::now() + timeout_;
+    std::vector<std::string> leases;
     auto reply = co_await routed(slot, deadline, [&](ClusterNode& node, bool asking) {
         std::vector<CheckArgs> args;
         args.reserve(checks.size());
+        leases.clear();
         for (const auto& c : checks) {
-            args.push_back(c.mode == policy::Mode::report
-                               ? report_args(*c.policy, c.key, c.report_cost, node.members)
-                               : check_args(*c.policy, c.key, c.cost, node.members));
+            args.push_back(c.mode == policy::Mode::report ? report_args(*c.policy, c.key, c.report_cost, node.members)
+                                                      : check_args(*c.policy, c.key, c.cost, node.members));
+            leases.push_back(args.back().member);
         }
         return node.client.eval(multi_script(), grouped_checks_argv(std::move(args)), deadline, asking);
     });
     if (!reply) co_return reply.error();
-    co_return layered_verdict(*reply, checks);
+    auto verdict = layered_verdict(*reply, checks);
+    for (std::size_t i = 0; verdict && i < checks.size(); ++i) attach_lease(*verdict, i, *checks[i].policy, leases[i]);
+    co_return verdict;
 }
 
 net::awaitable<result<check::Verdict>> ClusterStore::peek(const policy::Policy& p, std::string key) {

@@ -8,9 +8,10 @@
 
 namespace ratelimitd::store::redis::cluster {
 
-/// A script call on Redis Cluster may touch keys of one hash slot only, and the keys of a
-/// route's layered limits (several `limits:`) lie in different slots. Returns a refusal naming
-/// the first such route, or nothing when the registry can run on a cluster. Pure.
+/// A script call on Redis Cluster may touch keys of one hash slot only, so a route's layered
+/// limits (several `limits:`) are decided slot by slot, and a later slot's denial gives back
+/// what earlier slots charged (lua/refund.lua). Returns a refusal naming the first layered
+/// route with a limit whose algorithm has no exact refund (sliding_window), or nothing. Pure.
 std::optional<std::string> cluster_refusal(const policy::Registry& registry);
 
 }  // namespace ratelimitd::store::redis::cluster

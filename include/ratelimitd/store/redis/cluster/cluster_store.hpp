@@ -38,7 +38,7 @@ struct RedirectCounts {
 /// batches of one slot). A MOVED reply updates the slot and
 /// retries on the named node; ASK retries once there behind ASKING; TRYAGAIN and CLUSTERDOWN are
 /// retried shortly; all within the one store deadline of the call. A layered check whose keys
-/// lie in several slots fails with store_unavailable (the config check refuses such routes).
+/// lie in several slots is decided slot by slot, with refunds (cross_slot_check.cpp).
 /// @par Thread Safety
 /// Used only on the executor given at construction, except the members marked thread-safe.
 class ClusterStore final : public Store {
@@ -52,6 +52,8 @@ public:
     boost::asio::awaitable<result<check::Verdict>> apply_all(std::vector<LimitCheck> checks) override;
     boost::asio::awaitable<result<check::Verdict>> peek(const policy::Policy& p, std::string key) override;
     boost::asio::awaitable<result<bool>> reset(std::string key) override;
+    boost::asio::awaitable<result<check::Verdict>> release(const policy::Policy& p, std::string key,
+                                                           std::string lease) override;
     /// True when the slot map is known and every primary in it answers PING.
     boost::asio::awaitable<bool> ready() override;
     /// "redis-cluster://127.0.0.1:7000,127.0.0.1:7001 (3 primaries)". Thread-safe.
@@ -69,9 +71,18 @@ public:
     [[nodiscard]] bool breaker_open() const;
     [[nodiscard]] std::uint64_t batches_sent() const;
     [[nodiscard]] std::uint64_t checks_batched() const;
+    /// Refunds sent for cross-slot layered checks that a later slot denied, and those that
+    /// failed (their charge stays until time repays it).
+    [[nodiscard]] std::uint64_t refunds() const noexcept { return refunds_.load(std::memory_order_relaxed); }
+    [[nodiscard]] std::uint64_t refunds_failed() const noexcept {
+        return refunds_failed_.load(std::memory_order_relaxed);
+    }
     [[nodiscard]] RedirectCounts redirects() const noexcept {
         return {moved_.load(std::memory_order_relaxed), ask_.load(std::memory_order_relaxed)};
     }
+
+    /// The checks of one hash slot of a cross-slot layered check (cross_slot_check.cpp).
+    struct SlotGroup;
 
 private:
     using clock = NodeClient::clock;
@@ -80,6 +91,20 @@ private:
 
     /// Runs `attempt` on the owner of `slot`, following redirects until `deadline`.
     boost::asio::awaitable<result<Value>> routed(int slot, clock::time_point deadline, Attempt attempt);
+    /// A layered check over several slots: slot groups in ascending order, refunds when one
+    /// denies (cross_slot_check.cpp).
+    boost::asio::awaitable<result<check::Verdict>> apply_cross_slot(std::vector<LimitCheck> checks);
+    /// One group's lua/multi.lua on its node; `g.sent` keeps what a charge sent.
+    boost::asio::awaitable<result<check::Verdict>> charge_group(SlotGroup& g, const std::vector<LimitCheck>& all,
+                                                                clock::time_point deadline);
+    /// lua/refund.lua for groups [0, charged); their windows become the state after it.
+    boost::asio::awaitable<void> refund_groups(std::vector<SlotGroup>& groups, std::size_t charged,
+                                               const std::vector<LimitCheck>& all,
+                                               std::vector<check::WindowState>& windows, clock::time_point started);
+    /// Peeks the checks of groups [from, end), never asked because an earlier group denied.
+    boost::asio::awaitable<void> peek_groups(const std::vector<SlotGroup>& groups, std::size_t from,
+                                             const std::vector<LimitCheck>& all,
+                                             std::vector<check::WindowState>& windows);
     /// The node at `address`, made (and connecting) on first use.
     ClusterNode& node_at(const NodeAddress& address);
     /// Asks CLUSTER SLOTS again soon, unless a refresh is running or ran a moment ago.
@@ -112,6 +137,8 @@ private:
 
     std::atomic<std::uint64_t> moved_{0};
     std::atomic<std::uint64_t> ask_{0};
+    std::atomic<std::uint64_t> refunds_{0};
+    std::atomic<std::uint64_t> refunds_failed_{0};
 };
 
 }  // namespace ratelimitd::store::redis::cluster
