@@ -48,7 +48,10 @@ net::awaitable<void> answer(Call call, service::CheckService& service, RequestLi
         auto plan = policy::plan(service.registry(), *request);
         if (!plan) co_return call.refuse(plan.error());
         const auto decision = co_await service.decide(plan->check);
-        build_response(decision, *plan, *call.response);
+        const auto now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+        build_response(decision, *plan, now_s, *call.response);
         call.finish(grpc::Status::OK, decision.verdict.allowed ? RlsAnswer::ok : RlsAnswer::over_limit);
     } catch (const std::exception& e) {
         // decide never throws; an allocation failure could. Answer rather than leave Envoy

@@ -32,17 +32,21 @@ std::uint32_t clamp_u32(std::int64_t n) {
     return static_cast<std::uint32_t>(std::clamp<std::int64_t>(n, 0, std::numeric_limits<std::uint32_t>::max()));
 }
 
-void set_duration(const check::WindowState& w, google::protobuf::Duration& out) {
-    // A denied window resets when a retry can pass (token buckets refill before the window
-    // ends); an open one when its count starts over.
-    const std::int64_t ms = w.allowed ? w.reset_after_ms : std::max<std::int64_t>(w.retry_after_s, 1) * 1000;
+void set_duration(const check::WindowState& w, std::int64_t window_end_s, std::int64_t now_s,
+                  google::protobuf::Duration& out) {
+    // A window aligned to the unit ends for everyone at once: until then. Otherwise a denied
+    // window resets when a retry can pass (token buckets refill before the window ends), an
+    // open one when its count starts over.
+    const std::int64_t ms = window_end_s > 0 ? (window_end_s - now_s) * 1000
+                            : w.allowed      ? w.reset_after_ms
+                                             : std::max<std::int64_t>(w.retry_after_s, 1) * 1000;
     const std::int64_t clamped = std::max<std::int64_t>(ms, 0);
     out.set_seconds(clamped / 1000);
     out.set_nanos(static_cast<std::int32_t>((clamped % 1000) * 1'000'000));
 }
 
 void fill_limited(const service::Decision& d, const policy::RlsPlan& plan, const policy::RlsDescriptorPlan& dp,
-                  Response::DescriptorStatus& status) {
+                  std::int64_t now_s, Response::DescriptorStatus& status) {
     auto& limit = *status.mutable_current_limit();
     limit.set_name(dp.name);
     limit.set_requests_per_unit(dp.requests_per_unit);
@@ -62,7 +66,7 @@ void fill_limited(const service::Decision& d, const policy::RlsPlan& plan, const
     }
     status.set_code(!w->allowed && !shadow ? Response::OVER_LIMIT : Response::OK);
     status.set_limit_remaining(clamp_u32(w->remaining));
-    set_duration(*w, *status.mutable_duration_until_reset());
+    set_duration(*w, dp.window_end_s, now_s, *status.mutable_duration_until_reset());
 }
 
 void add_header(Response& out, const char* key, std::string value) {
@@ -73,12 +77,13 @@ void add_header(Response& out, const char* key, std::string value) {
 
 }  // namespace
 
-void build_response(const service::Decision& decision, const policy::RlsPlan& plan, Response& out) {
+void build_response(const service::Decision& decision, const policy::RlsPlan& plan, std::int64_t now_s,
+                    Response& out) {
     out.set_overall_code(decision.verdict.allowed ? Response::OK : Response::OVER_LIMIT);
     for (const auto& dp : plan.descriptors) {
         auto& status = *out.add_statuses();
         if (dp.kind == policy::RlsDescriptorPlan::Kind::limited) {
-            fill_limited(decision, plan, dp, status);
+            fill_limited(decision, plan, dp, now_s, status);
         } else {
             status.set_code(Response::OK);
         }

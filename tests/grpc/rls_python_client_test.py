@@ -44,9 +44,9 @@ def wait_for(pred, seconds, what):
 
 def generate_stubs(proto_dir, out_dir):
     from grpc_tools import protoc  # noqa: imported late: only this test needs it
-    import pkg_resources
+    import grpc_tools
     import shutil
-    well_known = pkg_resources.resource_filename("grpc_tools", "_proto")
+    well_known = os.path.join(os.path.dirname(grpc_tools.__file__), "_proto")  # wrappers, duration
     # health.proto's module would be grpc.health.v1, which grpcio's own package "grpc" hides:
     # compile a copy under another path (the service name comes from its package, unchanged).
     health_dir = os.path.join(out_dir, "health_proto", "rl_health")

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ratelimitd/core/error.hpp"
+#include "ratelimitd/policy/rls_plan.hpp"
 #include "ratelimitd/policy/rls_request.hpp"
 
 #include "envoy/service/ratelimit/v3/rls.pb.h"
@@ -10,15 +11,16 @@
 
 namespace ratelimitd::rls {
 
-/// The most a ShouldRateLimit call may carry. Envoy's own rate limit actions produce a few
-/// descriptors of a few entries; anything far beyond is a broken or hostile client, refused
-/// before it costs a key or a plan.
+/// The most a ShouldRateLimit call may carry: the planner's bounds (policy::rls_bounds, the
+/// domain as the config allows it). Envoy's rate limit actions produce a few descriptors of a
+/// few entries; anything far beyond is a broken or hostile client, refused before its
+/// strings are copied.
 struct RequestLimits {
-    std::size_t max_domain_bytes = 256;
-    std::size_t max_descriptors = 64;
-    std::size_t max_entries = 16;       ///< per descriptor
-    std::size_t max_key_bytes = 256;    ///< an entry's key
-    std::size_t max_value_bytes = 1024; ///< an entry's value
+    std::size_t max_domain_bytes = 1024;
+    std::size_t max_descriptors = policy::rls_bounds::max_descriptors;
+    std::size_t max_entries = policy::rls_bounds::max_entries;          ///< per descriptor
+    std::size_t max_key_bytes = policy::rls_bounds::max_key_bytes;      ///< an entry's key
+    std::size_t max_value_bytes = policy::rls_bounds::max_value_bytes;  ///< an entry's value
 };
 
 /// The call as the planner reads it. Fails (invalid_request, naming the field and its index,

@@ -64,14 +64,14 @@ TEST(RequestCodec, RefusesEmptyDomainDescriptorsAndEntries) {
 
 TEST(RequestCodec, RefusesWhatIsOverTheLimitsWithoutEchoingIt) {
     const RequestLimits limits;
-    expect_refused(request(std::string(limits.max_domain_bytes + 1, 'd'), 1, 1), "domain: longer than 256");
+    expect_refused(request(std::string(limits.max_domain_bytes + 1, 'd'), 1, 1), "domain: longer than 1024");
     expect_refused(request("edge", static_cast<int>(limits.max_descriptors) + 1, 1), "descriptors: more than 64");
     expect_refused(request("edge", 1, static_cast<int>(limits.max_entries) + 1), "descriptors[0].entries: more than");
     auto msg = request("edge", 2, 1);
     msg.mutable_descriptors(1)->mutable_entries(0)->set_value(std::string(limits.max_value_bytes + 1, 'x'));
     const auto r = decode_request(msg);
     ASSERT_FALSE(r);
-    EXPECT_NE(r.error().detail.find("descriptors[1].entries[0].value: longer than 1024"), std::string::npos);
+    EXPECT_NE(r.error().detail.find("descriptors[1].entries[0].value: longer than 4096"), std::string::npos);
     EXPECT_EQ(r.error().detail.find("xxxx"), std::string::npos);
 }
 

@@ -10,6 +10,8 @@ namespace {
 using Response = envoy::service::ratelimit::v3::RateLimitResponse;
 using Kind = policy::RlsDescriptorPlan::Kind;
 
+constexpr std::int64_t now_s = 1'764'000'000;
+
 check::WindowState window(const std::string& name, bool allowed, std::int64_t remaining) {
     check::WindowState w;
     w.policy = name;
@@ -23,6 +25,17 @@ check::WindowState window(const std::string& name, bool allowed, std::int64_t re
     return w;
 }
 
+policy::RlsDescriptorPlan limited(std::size_t limit, const std::string& name, std::uint32_t per_unit,
+                                  policy::RlsUnit unit) {
+    policy::RlsDescriptorPlan d;
+    d.kind = Kind::limited;
+    d.limit = limit;
+    d.name = name;
+    d.requests_per_unit = per_unit;
+    d.unit = unit;
+    return d;
+}
+
 struct Fixture {
     policy::Policy enforced{.name = "per-ip"};
     policy::Policy shadowed{.name = "per-path"};
@@ -33,10 +46,11 @@ struct Fixture {
         plan.check.limits.resize(2);
         plan.check.limits[0].policy = &enforced;
         plan.check.limits[1].policy = &shadowed;
-        plan.descriptors.push_back({Kind::limited, 0, "edge.remote_address", "ip", 10, policy::RlsUnit::minute});
-        plan.descriptors.push_back({Kind::limited, 1, "edge.path", "", 5, policy::RlsUnit::second});
-        plan.descriptors.push_back({Kind::unlimited, 0, "edge.internal", "", 0, policy::RlsUnit::unknown});
-        plan.descriptors.push_back({Kind::no_match, 0, "", "", 0, policy::RlsUnit::unknown});
+        plan.descriptors.push_back(limited(0, "ip", 10, policy::RlsUnit::minute));
+        plan.descriptors.push_back(limited(1, "", 5, policy::RlsUnit::second));
+        plan.descriptors.push_back({});
+        plan.descriptors.back().kind = Kind::unlimited;
+        plan.descriptors.push_back({});  // no_match
     }
 };
 
@@ -51,7 +65,7 @@ service::Decision decision(bool allowed, std::vector<check::WindowState> windows
 TEST(ResponseBuilder, AdmittedCallReportsEachLimitsOwnNumbers) {
     Fixture f;
     Response r;
-    build_response(decision(true, {window("per-ip", true, 7), window("per-path", true, 2)}, {0, 1}), f.plan, r);
+    build_response(decision(true, {window("per-ip", true, 7), window("per-path", true, 2)}, {0, 1}), f.plan, now_s, r);
     EXPECT_EQ(r.overall_code(), Response::OK);
     ASSERT_EQ(r.statuses_size(), 4);
     EXPECT_EQ(r.statuses(0).code(), Response::OK);
@@ -68,7 +82,7 @@ TEST(ResponseBuilder, AdmittedCallReportsEachLimitsOwnNumbers) {
 TEST(ResponseBuilder, UnlimitedAndNoMatchAnswerOkWithoutALimit) {
     Fixture f;
     Response r;
-    build_response(decision(true, {window("per-ip", true, 7), window("per-path", true, 2)}, {0, 1}), f.plan, r);
+    build_response(decision(true, {window("per-ip", true, 7), window("per-path", true, 2)}, {0, 1}), f.plan, now_s, r);
     EXPECT_EQ(r.statuses(2).code(), Response::OK);
     EXPECT_FALSE(r.statuses(2).has_current_limit());
     EXPECT_EQ(r.statuses(3).code(), Response::OK);
@@ -79,7 +93,7 @@ TEST(ResponseBuilder, EnforcedDenialIsOverLimitWithRetryAsResetTime) {
     Fixture f;
     Response r;
     // A denial stops before the shadow limit: its window is missing.
-    build_response(decision(false, {window("per-ip", false, 0)}, {0}), f.plan, r);
+    build_response(decision(false, {window("per-ip", false, 0)}, {0}), f.plan, now_s, r);
     EXPECT_EQ(r.overall_code(), Response::OVER_LIMIT);
     EXPECT_EQ(r.statuses(0).code(), Response::OVER_LIMIT);
     EXPECT_EQ(r.statuses(0).limit_remaining(), 0u);
@@ -94,7 +108,7 @@ TEST(ResponseBuilder, ShadowDenialAnswersOk) {
     Response r;
     auto d = decision(true, {window("per-ip", true, 3), window("per-path", false, 0)}, {0, 1});
     d.shadow_denied = true;
-    build_response(d, f.plan, r);
+    build_response(d, f.plan, now_s, r);
     EXPECT_EQ(r.overall_code(), Response::OK);
     EXPECT_EQ(r.statuses(1).code(), Response::OK);
     EXPECT_EQ(r.statuses(1).limit_remaining(), 0u);
@@ -106,7 +120,7 @@ TEST(ResponseBuilder, DegradedDecisionAnswersByTheFailureMode) {
         auto d = decision(allowed, {}, {});
         d.degraded = true;
         Response r;
-        build_response(d, f.plan, r);
+        build_response(d, f.plan, now_s, r);
         EXPECT_EQ(r.overall_code(), allowed ? Response::OK : Response::OVER_LIMIT);
         EXPECT_EQ(r.statuses(0).code(), allowed ? Response::OK : Response::OVER_LIMIT);
         EXPECT_EQ(r.statuses(1).code(), Response::OK);  // shadow never denies
@@ -117,7 +131,7 @@ TEST(ResponseBuilder, DegradedDecisionAnswersByTheFailureMode) {
 TEST(ResponseBuilder, CarriesTheIetfFieldsOfEveryWindow) {
     Fixture f;
     Response r;
-    build_response(decision(true, {window("per-ip", true, 7), window("per-path", true, 2)}, {0, 1}), f.plan, r);
+    build_response(decision(true, {window("per-ip", true, 7), window("per-path", true, 2)}, {0, 1}), f.plan, now_s, r);
     ASSERT_EQ(r.response_headers_to_add_size(), 2);
     EXPECT_EQ(r.response_headers_to_add(0).key(), "RateLimit-Policy");
     EXPECT_EQ(r.response_headers_to_add(0).value(), "\"per-ip\";q=10;w=60, \"per-path\";q=10;w=60");
@@ -125,11 +139,20 @@ TEST(ResponseBuilder, CarriesTheIetfFieldsOfEveryWindow) {
     EXPECT_EQ(r.response_headers_to_add(1).value(), "\"per-ip\";r=7;t=30, \"per-path\";r=2;t=30");
 }
 
+TEST(ResponseBuilder, AlignedWindowResetsAtItsEndForEveryone) {
+    Fixture f;
+    f.plan.descriptors[0].window_end_s = now_s + 42;
+    Response r;
+    build_response(decision(false, {window("per-ip", false, 0)}, {0}), f.plan, now_s, r);
+    EXPECT_EQ(r.statuses(0).duration_until_reset().seconds(), 42);
+    EXPECT_EQ(r.statuses(0).duration_until_reset().nanos(), 0);
+}
+
 TEST(ResponseBuilder, SharedLimitReportsItsLeastRemainingWindow) {
     Fixture f;
     f.plan.descriptors[1].limit = 0;  // two descriptors on one deduplicated limit
     Response r;
-    build_response(decision(true, {window("per-ip-1m", true, 7), window("per-ip-1h", true, 4)}, {0, 0}), f.plan, r);
+    build_response(decision(true, {window("per-ip-1m", true, 7), window("per-ip-1h", true, 4)}, {0, 0}), f.plan, now_s, r);
     EXPECT_EQ(r.statuses(0).limit_remaining(), 4u);
     EXPECT_EQ(r.statuses(1).limit_remaining(), 4u);
 }
