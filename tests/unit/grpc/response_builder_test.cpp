@@ -37,11 +37,13 @@ policy::RlsDescriptorPlan limited(std::size_t limit, const std::string& name, st
 }
 
 struct Fixture {
-    policy::Policy enforced{.name = "per-ip"};
-    policy::Policy shadowed{.name = "per-path"};
+    policy::Policy enforced;
+    policy::Policy shadowed;
     policy::RlsPlan plan;
 
     Fixture() {
+        enforced.name = "per-ip";
+        shadowed.name = "per-path";
         shadowed.shadow = true;
         plan.check.limits.resize(2);
         plan.check.limits[0].policy = &enforced;
