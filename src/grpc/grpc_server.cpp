@@ -29,6 +29,9 @@ result<std::unique_ptr<GrpcServer>> GrpcServer::start(const std::string& host, u
     // Plaintext, as Envoy's rate limit filter talks to a sidecar or an in-cluster service;
     // TLS, where wanted, is the mesh's (docs/envoy.md).
     builder.AddListeningPort(join_host_port(host, port), grpc::InsecureServerCredentials(), &bound_port);
+    // gRPC sets SO_REUSEPORT by default: a second process would then bind a taken port and
+    // share its calls, instead of failing at start as the HTTP listener does.
+    builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
     builder.SetMaxReceiveMessageSize(options.max_receive_bytes);
     builder.RegisterService(s->rls_.get());
     builder.RegisterService(s->health_.get());
