@@ -16,7 +16,7 @@
 # Each run appends "date target seconds_run executions new_units" to build-fuzz/fuzz-stats.tsv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-all_targets=(check_request registry duration headers cidr identity path redis_reply cluster_redirect redis_url http_auth)
+all_targets=(check_request registry duration headers cidr identity path redis_reply cluster_redirect redis_url http_auth rls)
 
 mode=run
 seconds=20

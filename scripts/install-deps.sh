@@ -11,6 +11,8 @@ build_packages=(
   build-essential cmake pkg-config git ca-certificates curl
   libboost1.81-dev libhiredis-dev nlohmann-json3-dev libyaml-cpp-dev
   libspdlog-dev libfmt-dev libssl-dev
+  # The gRPC server (Envoy's rate limit service): linked always, generated from proto/.
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
 )
 test_packages=(
   libgtest-dev libgmock-dev
@@ -30,6 +32,8 @@ test_packages=(
   php-symfony-rate-limiter php-psr-log php-nyholm-psr7 php-symfony-framework-bundle php-symfony-security-bundle php-laravel-framework gettext-base
   # tests/deploy: the Kubernetes manifests are parsed with PyYAML.
   python3 python3-yaml
+  # tests/grpc: an independent Python gRPC client, stubs generated from proto/ at test time.
+  python3-grpcio python3-grpc-tools
   # scripts/container-test.sh: a local base image and a rootless-capable engine, no registry.
   podman runc mmdebstrap uidmap
 )

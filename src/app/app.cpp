@@ -8,6 +8,7 @@
 #include "ratelimitd/app/signals.hpp"
 
 #include "ratelimitd/core/clock.hpp"
+#include "ratelimitd/grpc/grpc_server.hpp"
 #include "ratelimitd/http/loopback.hpp"
 #include "ratelimitd/policy/identity.hpp"
 #include "ratelimitd/store/backend_factory.hpp"
@@ -137,8 +138,31 @@ void watch_config(net::io_context& main, const Settings& settings, std::optional
     }
 }
 
+// The gRPC server when grpc_listen is set (nullptr when it is not), or an error line and
+// false when it cannot listen. Bound before HTTP accepts, announced after it (its line comes
+// second, so "listening on" first names the HTTP address, as it always has).
+bool start_grpc(const Settings& settings, const ServerThreads& threads, rls::GrpcMetrics& metrics,
+                std::unique_ptr<rls::GrpcServer>& out) {
+    if (!settings.grpc_listen) return true;
+    const auto host_port = parse_listen(*settings.grpc_listen, "grpc_listen");  // checked when read
+    auto server = rls::GrpcServer::start(host_port->first, host_port->second, threads.service_lanes(), metrics);
+    if (!server) {
+        spdlog::error("{}", server.error().detail);
+        return false;
+    }
+    out = std::move(*server);
+    return true;
+}
+
+// In-flight gRPC calls finish within the store deadline; this is only a bound for a stuck one.
+constexpr std::chrono::milliseconds grpc_grace{5'000};
+
 // After the accept loop stopped: close the listener, stop and join the threads, free them.
-int shut_down(net::io_context& main, std::optional<http::Server>& server, std::unique_ptr<ServerThreads>& threads) {
+int shut_down(net::io_context& main, std::optional<http::Server>& server, std::unique_ptr<ServerThreads>& threads,
+              std::unique_ptr<rls::GrpcServer>& grpc) {
+    // Calls in flight finish on the lanes, so the gRPC server stops while they still run.
+    if (grpc) grpc->stop(grpc_grace);
+    grpc.reset();
     // A drain that finds no session stops main before the acceptor's close (posted) has
     // run; the pending accept names a lane's io_context, so finish it now, while the lanes
     // still exist, instead of at main's destruction after theirs.
@@ -166,7 +190,9 @@ int run(const Settings& settings, policy::Config config) {
     report_backend_stats(metrics, *backend);
     // Heavy hitters (GET /v1/top); top_k 0 keeps them off the hot path entirely.
     service::TopBoard top({.k = settings.top_k, .window = settings.top_window});
-    const auto options = router_options(settings, *backend, *registry.current());
+    auto options = router_options(settings, *backend, *registry.current());
+    rls::GrpcMetrics grpc_metrics;
+    if (settings.grpc_listen) options.extra_metrics = [&grpc_metrics] { return grpc_metrics.render(); };
 
     // The main thread accepts connections and handles signals; the server threads serve sessions.
     net::io_context main_ioc(1);
@@ -175,8 +201,11 @@ int run(const Settings& settings, policy::Config config) {
     auto server = listen(main_ioc, settings, threads->lanes());
     if (!server) return 1;
     threads->start(main_ioc.get_executor());
+    std::unique_ptr<rls::GrpcServer> grpc;
+    if (!start_grpc(settings, *threads, grpc_metrics, grpc)) return 1;
     server->start();
     announce(*server, threads->backend(), *registry.current(), settings);
+    if (grpc) spdlog::info("grpc listening on {}", grpc->address());
 
     SignalHandler signals(main_ioc, *server, [&] {
         reload_config(settings.config_path, registry, threads->backend(), metrics);
@@ -185,7 +214,7 @@ int run(const Settings& settings, policy::Config config) {
     std::optional<ConfigWatcher> watcher;
     watch_config(main_ioc, settings, watcher);
     main_ioc.run();
-    return shut_down(main_ioc, server, threads);
+    return shut_down(main_ioc, server, threads, grpc);
 }
 
 }  // namespace ratelimitd::app

@@ -56,6 +56,12 @@ std::vector<http::Lane*> ServerThreads::lanes() const {
     return lanes;
 }
 
+std::vector<rls::ServiceLane> ServerThreads::service_lanes() const {
+    std::vector<rls::ServiceLane> lanes;
+    for (const auto& w : workers_) lanes.push_back({w->ioc->get_executor(), w->service.get()});
+    return lanes;
+}
+
 void ServerThreads::start(net::any_io_executor main) {
     running_ = true;
     for (auto& w : workers_) {

@@ -177,6 +177,11 @@ const SettingRow rows[] = {
      .env = "RATELIMITD_REDIS_TLS_INSECURE_SKIP_VERIFY", .type = T::on_off, .default_text = "off",
      .help = "rediss://: accept any certificate (warned about every minute)",
      .field = both<&Settings::redis_tls_insecure_skip_verify, &FileSettings::redis_tls_insecure_skip_verify>()},
+    // Envoy's rate limit service (docs/envoy.md); off unless set.
+    {.file_key = "grpc_listen", .flag = "grpc-listen", .env = "RATELIMITD_GRPC_LISTEN", .type = T::listen,
+     .value_name = "HOST:PORT", .default_text = "off",
+     .help = "address of the gRPC server (Envoy rate limit service); port 0 picks a free port",
+     .field = both<&Settings::grpc_listen, &FileSettings::grpc_listen>()},
 };
 
 }  // namespace

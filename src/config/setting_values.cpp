@@ -137,7 +137,7 @@ result<SettingValue> text_value(const SettingRow& row, const std::string& text) 
     case SettingType::path:
     case SettingType::redis_url: return SettingValue(text);
     case SettingType::listen: {
-        const auto host_port = parse_listen(text);
+        const auto host_port = parse_listen(text, row.label());
         if (!host_port) return host_port.error();
         return SettingValue(text);
     }
@@ -180,19 +180,19 @@ result<SettingValue> file_value(const SettingRow& row, const ConfigTree& v) {
     return bad("cannot be set in the config file");
 }
 
-result<std::pair<std::string, unsigned short>> parse_listen(std::string_view text) {
+result<std::pair<std::string, unsigned short>> parse_listen(std::string_view text, std::string_view name) {
     std::string_view host, port;
     if (!text.empty() && text.front() == '[') {
         auto close = text.find(']');
         if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':') {
-            return bad("listen: expected HOST:PORT or [IPV6]:PORT, got \"" + std::string(text) + "\"");
+            return bad(std::string(name) + ": expected HOST:PORT or [IPV6]:PORT, got \"" + std::string(text) + "\"");
         }
         host = text.substr(1, close - 1);
         port = text.substr(close + 2);
     } else {
         auto colon = text.rfind(':');
         if (colon == std::string_view::npos) {
-            return bad("listen: expected HOST:PORT, got \"" + std::string(text) + "\"");
+            return bad(std::string(name) + ": expected HOST:PORT, got \"" + std::string(text) + "\"");
         }
         host = text.substr(0, colon);
         port = text.substr(colon + 1);
@@ -200,7 +200,7 @@ result<std::pair<std::string, unsigned short>> parse_listen(std::string_view tex
     unsigned p = 0;
     auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
     if (host.empty() || ec != std::errc{} || end != port.data() + port.size() || p > 65535) {
-        return bad("listen: expected HOST:PORT with a port 0..65535, got \"" + std::string(text) + "\"");
+        return bad(std::string(name) + ": expected HOST:PORT with a port 0..65535, got \"" + std::string(text) + "\"");
     }
     return std::pair{std::string(host), static_cast<unsigned short>(p)};
 }

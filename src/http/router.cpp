@@ -153,9 +153,10 @@ net::awaitable<Response> Router::readyz(const EndpointCall& call) {
 }
 
 net::awaitable<Response> Router::metrics_text(const EndpointCall& call) {
-    co_return make_response(bhttp::status::ok, "text/plain; version=0.0.4; charset=utf-8",
-                            metrics_.render(options_.version, options_.store_name), call.req.version(),
-                            call.req.keep_alive());
+    auto text = metrics_.render(options_.version, options_.store_name);
+    if (options_.extra_metrics) text += options_.extra_metrics();
+    co_return make_response(bhttp::status::ok, "text/plain; version=0.0.4; charset=utf-8", std::move(text),
+                            call.req.version(), call.req.keep_alive());
 }
 
 net::awaitable<Response> Router::policies(const EndpointCall& call) {

@@ -17,7 +17,42 @@ void append_scope(std::string& key, std::string_view scope) {
     }
 }
 
+/// Bytes a key part keeps as they are (escape_key_part); everything else is %XX.
+bool keeps_raw(unsigned char c) {
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) return true;
+    switch (c) {
+    case '-': case '*': case '/': case '+': case '=': case '@': case ',': case '~': case '!': return true;
+    default: return false;
+    }
+}
+
 }  // namespace
+
+std::string escape_key_part(std::string_view part) {
+    static constexpr char hex[] = "0123456789ABCDEF";
+    std::string out;
+    out.reserve(part.size());
+    for (const char ch : part) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (keeps_raw(c)) {
+            out.push_back(ch);
+        } else {
+            out.push_back('%');
+            out.push_back(hex[c >> 4]);
+            out.push_back(hex[c & 0x0F]);
+        }
+    }
+    return out;
+}
+
+std::string make_descriptor_key(std::string_view prefix, std::string_view rule, std::string_view values,
+                                std::int64_t window_start_s) {
+    std::string key;
+    key.reserve(prefix.size() + rule.size() + values.size() + 32);
+    key.append(prefix).append(":envoy/").append(rule).append(":").append(values);
+    if (window_start_s >= 0) key.append(":").append(std::to_string(window_start_s));
+    return key;
+}
 
 std::string make_key(std::string_view prefix, std::string_view policy, std::string_view tenant,
                      std::string_view scope) {

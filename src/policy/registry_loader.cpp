@@ -7,6 +7,7 @@
 #include "ratelimitd/config/tree_values.hpp"
 #include "ratelimitd/core/hex.hpp"
 #include "ratelimitd/core/quote.hpp"
+#include "ratelimitd/policy/envoy_config_section.hpp"
 #include "ratelimitd/policy/identity_section.hpp"
 #include "ratelimitd/policy/limits_section.hpp"
 #include "ratelimitd/policy/registry_reader.hpp"
@@ -31,7 +32,7 @@ using config::type_name;
 // The registry's own top-level keys; the process settings' keys follow, from the table.
 constexpr std::string_view registry_keys[] = {
     "prefix", "default_policy", "policies", "plans", "tenants", "routes", "case_insensitive", "identity",
-    "trusted_proxies", "auth", "hash_secret"};
+    "trusted_proxies", "auth", "domains", "envoy_config", "hash_secret"};
 
 std::vector<std::string_view> top_level_keys() {
     std::vector<std::string_view> keys(std::begin(registry_keys), std::end(registry_keys));
@@ -66,7 +67,8 @@ Config RegistryValidator::run(const Json& root) const {
     reg.source_file = file();
     read_prefix(root, reg);
     const LimitsSection limits(file());
-    limits.read_policies(root, reg);
+    // A file of Envoy rules only (envoy_config: or domains:) needs no policies of its own.
+    if (find(root, "policies") != nullptr || !EnvoyConfigSection::present(root)) limits.read_policies(root, reg);
     read_default_policy(root, reg);
     if (const Json* v = find(root, "plans")) limits.read_plans(*v, reg);
     if (const Json* v = find(root, "tenants")) limits.read_tenants(*v, reg);
@@ -78,6 +80,7 @@ Config RegistryValidator::run(const Json& root) const {
     if (const Json* v = find(root, "trusted_proxies")) identity.read_trusted_proxies(*v, reg);
     read_auth(root, reg);
     read_hash_secret(root, reg);
+    EnvoyConfigSection(file()).read(root, reg);
 
     cfg.settings = read_process_settings(root);
     return cfg;

@@ -1,6 +1,7 @@
 // The server threads: each one's io_context, store, service, router and lane.
 #pragma once
 
+#include "ratelimitd/grpc/service_lane.hpp"
 #include "ratelimitd/http/router.hpp"
 #include "ratelimitd/http/server.hpp"
 #include "ratelimitd/policy/registry_handle.hpp"
@@ -37,6 +38,8 @@ public:
     [[nodiscard]] store::Backend& backend() noexcept { return *backend_; }
     /// One per thread, for the Server to hand sessions to.
     [[nodiscard]] std::vector<http::Lane*> lanes() const;
+    /// One per thread, for the gRPC server: each thread's executor and CheckService.
+    [[nodiscard]] std::vector<rls::ServiceLane> service_lanes() const;
 
     /// Runs every thread's io_context, then starts the backend (`main`: the accept thread).
     void start(boost::asio::any_io_executor main);

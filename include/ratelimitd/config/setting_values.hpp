@@ -20,8 +20,9 @@ result<SettingValue> text_value(const SettingRow& row, const std::string& text);
 /// `v` from the config file under row.file_key, checked against `row`.
 result<SettingValue> file_value(const SettingRow& row, const ConfigTree& v);
 
-/// Splits "HOST:PORT" or "[V6]:PORT". Fails naming listen. Never throws.
-result<std::pair<std::string, unsigned short>> parse_listen(std::string_view text);
+/// Splits "HOST:PORT" or "[V6]:PORT". Fails naming the setting (`name`). Never throws.
+result<std::pair<std::string, unsigned short>> parse_listen(std::string_view text,
+                                                         std::string_view name = "listen");
 
 /// The config file's stricter form: an IPv6 host in brackets, no blanks, port 0..65535.
 bool is_host_port(std::string_view s);

@@ -39,6 +39,7 @@ struct Settings {
     std::string redis_tls_key;                  ///< rediss://: its private key file
     std::string redis_tls_server_name;          ///< rediss://: empty: the URL's host
     bool redis_tls_insecure_skip_verify = false;
+    std::optional<std::string> grpc_listen;     ///< "HOST:PORT" of the gRPC server; none: off
 
     bool operator==(const Settings&) const = default;
 };
@@ -66,6 +67,7 @@ struct FileSettings {
     std::optional<std::string> redis_tls_key;
     std::optional<std::string> redis_tls_server_name;
     std::optional<bool> redis_tls_insecure_skip_verify;
+    std::optional<std::string> grpc_listen;    ///< "HOST:PORT"
 
     bool operator==(const FileSettings&) const = default;
 };

@@ -8,6 +8,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +27,8 @@ struct RouterOptions {
     double access_log_sample = 1.0;            ///< fraction of eligible checks logged, 0..1
     int access_log_per_second = 100;           ///< at most this many access lines per second per thread
     std::optional<std::string> hash_secret;    ///< RATELIMITD_HASH_SECRET: wins over the file's hash_secret
+    /// More Prometheus text appended to /metrics (the gRPC transport's series); unset: none.
+    std::function<std::string()> extra_metrics;
 };
 
 /// The endpoints of one server thread (the table is in endpoints.cpp):

@@ -50,5 +50,24 @@ namespace ratelimitd::policy {
 /// The key of the period starting at `period_start_ms` (epoch ms): the calendar prefix, then
 /// the start in epoch seconds, e.g. "rl:api-monthly:{t1:global}:1mo@1796083200".
 [[nodiscard]] std::string calendar_period_key(std::string_view calendar_key, std::int64_t period_start_ms);
+/// `part` (a domain, a descriptor key or value: arbitrary bytes) written with only bytes that
+/// are safe everywhere a key or a metric label goes: A-Z, a-z, 0-9 and "-*/+=@,~!" as they
+/// are, every other byte as %XX (upper-case hex). So '.', '_' and ':' (the separators of the
+/// key and of rule labels), '{' and '}' (Redis Cluster hash tags), '%' itself, quotes,
+/// spaces and control bytes never appear raw, and two parts never escape alike.
+[[nodiscard]] std::string escape_key_part(std::string_view part);
+
+/// The key of one Envoy descriptor's counter:
+/// "<prefix>:envoy/<rule>:<values>" or, for a window aligned to the unit,
+/// "<prefix>:envoy/<rule>:<values>:<window start, epoch seconds>", e.g.
+/// "rl:envoy/edge.remote_address:10.0.0.1:1764590400".
+///
+/// `rule` is the matched rule's key name (rls_domain.hpp: escaped parts joined by '.' and '_'),
+/// `values` the descriptor's values (escaped, joined by '.', or "%h" + SHA-256 hex when long,
+/// see rls_key_values). "envoy/" holds a '/', which no policy name has, so no key of
+/// /v1/check ever equals one of these. Neither part holds ':', '{' or '}': the key has no hash
+/// tag, each descriptor's counter hashes to its own Redis Cluster slot.
+[[nodiscard]] std::string make_descriptor_key(std::string_view prefix, std::string_view rule,
+                                              std::string_view values, std::int64_t window_start_s = -1);
 
 }  // namespace ratelimitd::policy

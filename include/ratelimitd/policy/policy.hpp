@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -174,6 +175,8 @@ struct AuthSettings {
     int deny_status = 429;  ///< status /v1/auth answers on deny (403 for nginx auth_request)
 };
 
+struct RlsDomains;  // rls_domain.hpp: the Envoy rate limit service's domains
+
 /// The reloadable part of the config file. Immutable once built; shared between requests
 /// through RegistryHandle.
 struct Registry {
@@ -191,6 +194,8 @@ struct Registry {
     std::vector<Cidr> trusted_proxies;
     AuthSettings auth;
     std::optional<std::string> hash_secret;     ///< key for hashing secret identities
+    /// `domains:` and `envoy_config:` (docs/envoy-config.md); null when neither is set.
+    std::shared_ptr<const RlsDomains> domains;
     std::string source_sha256;                  ///< SHA-256 of the file text, for /v1/policies
     std::int64_t loaded_at_epoch_s = 0;         ///< when it was loaded
 

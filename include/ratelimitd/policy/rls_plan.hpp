@@ -7,6 +7,7 @@
 #include "ratelimitd/policy/check_plan.hpp"
 #include "ratelimitd/policy/rls_request.hpp"
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -15,8 +16,9 @@
 
 namespace ratelimitd::policy {
 
-/// envoy.service.ratelimit.v3.RateLimitResponse.RateLimit.Unit, same numbers (check the
-/// published proto for units added since, e.g. WEEK).
+/// envoy.service.ratelimit.v3.RateLimitResponse.RateLimit.Unit, same numbers. The published
+/// proto (and envoy.type.v3.RateLimitUnit) ends at YEAR: there is no WEEK, so `unit: week` is
+/// refused like any unknown unit.
 enum class RlsUnit : int { unknown = 0, second = 1, minute = 2, hour = 3, day = 4, month = 5, year = 6 };
 
 /// One descriptor of the call.
@@ -35,7 +37,22 @@ struct RlsDescriptorPlan {
     std::string name;                    ///< rate_limit.name ("" when the config names none)
     std::uint32_t requests_per_unit = 0;
     RlsUnit unit = RlsUnit::unknown;
+    /// For a window aligned to the unit (fixed_window, the default): when it ends, in epoch
+    /// seconds, as envoyproxy/ratelimit computes duration_until_reset (the store's own reset
+    /// counts from the window's first hit, which may be later); 0 for the other algorithms.
+    std::int64_t window_end_s = 0;
+    /// `detailed_metric: true`: the rule's label with the descriptor's last value added, as
+    /// envoyproxy/ratelimit names such stats (unbounded by the operator's choice); else "".
+    std::string detailed_label;
 };
+
+/// What one call may hold; more is an invalid_request naming the bound.
+namespace rls_bounds {
+inline constexpr std::size_t max_descriptors = 64;
+inline constexpr std::size_t max_entries = 16;         ///< per descriptor
+inline constexpr std::size_t max_key_bytes = 1024;     ///< an entry's key
+inline constexpr std::size_t max_value_bytes = 4096;   ///< an entry's value
+}  // namespace rls_bounds
 
 /// A planned ShouldRateLimit call.
 struct RlsPlan {
@@ -43,8 +60,17 @@ struct RlsPlan {
     std::vector<RlsDescriptorPlan> descriptors; ///< one per request descriptor, in order
 };
 
-/// Plans a ShouldRateLimit call on the registry's `domains` (see registry docs): unknown
-/// domain, empty descriptors or a cost out of range are Problems naming what was wrong.
+/// Plans a ShouldRateLimit call on the registry's `domains` (docs/envoy-config.md): an
+/// unknown or empty domain, no descriptors, a descriptor without entries, an empty key, more
+/// than rls_bounds allow, or a hits_addend a limit can never admit are Problems (invalid_request,
+/// invalid_cost) naming what was wrong. hits_addend 0 on the request means 1; a descriptor's
+/// own hits_addend, when set and not 0, replaces the request's for that descriptor (0 there
+/// means "the request's", so a descriptor is never decided without being charged).
+/// Descriptors whose counters share a key become one limit charged their summed cost.
 result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest& req);
+
+/// The same at `now` (the clock that places aligned windows), for tests.
+result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest& req,
+                     std::chrono::system_clock::time_point now);
 
 }  // namespace ratelimitd::policy

@@ -522,7 +522,7 @@ const InvalidCase invalid_cases[] = {
     {"unknown_top_level_key.yaml",
      "colour: unknown key (expected one of: prefix, default_policy, policies, plans, tenants, routes, case_insensitive, "
      "identity, trusted_proxies, "
-     "auth, hash_secret, listen, redis, threads, log_level, log_format, store_timeout, "
+     "auth, domains, envoy_config, hash_secret, listen, redis, threads, log_level, log_format, store_timeout, "
      "admin_token, access_log, access_log_sample, max_connections, max_requests_per_connection, "
      "request_timeout, memory_max_keys, top_k, top_window, redis_tls_ca, redis_tls_cert, redis_tls_key, "
      "redis_tls_server_name, "

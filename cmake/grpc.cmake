@@ -1,0 +1,49 @@
+# The gRPC transport (Envoy's rate limit service and grpc.health.v1): protoc and
+# grpc_cpp_plugin generate the C++ of proto/ at build time into rl_grpc_proto, compiled
+# WITHOUT the project's warning flags (generated code is not ours to keep -Werror clean);
+# rl_grpc (src/grpc/) is our code over it, with the warnings. Debian 12: libgrpc++-dev 1.51,
+# libprotobuf-dev 3.21, protobuf-compiler, protobuf-compiler-grpc.
+find_package(Protobuf 3.21 REQUIRED)
+find_package(gRPC CONFIG REQUIRED)
+find_program(RATELIMITD_GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)
+
+set(grpc_proto_dir ${PROJECT_SOURCE_DIR}/proto)
+set(grpc_gen_dir ${PROJECT_BINARY_DIR}/generated/proto)
+set(grpc_protos
+  envoy/config/core/v3/base.proto
+  envoy/extensions/common/ratelimit/v3/ratelimit.proto
+  envoy/service/ratelimit/v3/rls.proto
+  grpc/health/v1/health.proto)
+# Messages only for the two imported files; services (and their .grpc.pb.*) for the others.
+set(grpc_service_protos envoy/service/ratelimit/v3/rls.proto grpc/health/v1/health.proto)
+
+set(grpc_gen_sources)
+foreach(proto ${grpc_protos})
+  string(REGEX REPLACE "\\.proto$" "" stem ${proto})
+  set(outputs ${grpc_gen_dir}/${stem}.pb.cc ${grpc_gen_dir}/${stem}.pb.h)
+  set(plugin_args)
+  if(proto IN_LIST grpc_service_protos)
+    list(APPEND outputs ${grpc_gen_dir}/${stem}.grpc.pb.cc ${grpc_gen_dir}/${stem}.grpc.pb.h)
+    set(plugin_args --grpc_out=${grpc_gen_dir} --plugin=protoc-gen-grpc=${RATELIMITD_GRPC_CPP_PLUGIN})
+  endif()
+  add_custom_command(
+    OUTPUT ${outputs}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${grpc_gen_dir}
+    COMMAND protobuf::protoc -I ${grpc_proto_dir} --cpp_out=${grpc_gen_dir} ${plugin_args}
+            ${grpc_proto_dir}/${proto}
+    DEPENDS ${grpc_proto_dir}/${proto} protobuf::protoc
+    COMMENT "protoc ${proto}")
+  foreach(out ${outputs})
+    if(out MATCHES "\\.cc$")
+      list(APPEND grpc_gen_sources ${out})
+    endif()
+  endforeach()
+endforeach()
+
+add_library(rl_grpc_proto STATIC ${grpc_gen_sources})
+target_include_directories(rl_grpc_proto SYSTEM PUBLIC ${grpc_gen_dir})
+target_link_libraries(rl_grpc_proto PUBLIC gRPC::grpc++ protobuf::libprotobuf)
+# The sanitizer and fuzz builds instrument it like the rest (add_compile_options above).
+
+rl_module(rl_grpc grpc)
+target_link_libraries(rl_grpc PUBLIC rl_http rl_grpc_proto PRIVATE spdlog::spdlog fmt::fmt)

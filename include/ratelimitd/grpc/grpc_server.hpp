@@ -1,0 +1,62 @@
+// The gRPC server's lifecycle: bind, serve on gRPC's threads, drain and stop.
+#pragma once
+
+#include "ratelimitd/core/error.hpp"
+#include "ratelimitd/grpc/grpc_metrics.hpp"
+#include "ratelimitd/grpc/service_lane.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace grpc {
+class Server;
+}
+
+namespace ratelimitd::rls {
+
+class LaneRing;
+class RateLimitService;
+class HealthService;
+
+/// What the server accepts.
+struct GrpcServerOptions {
+    /// Largest request message; a larger one is refused by gRPC (RESOURCE_EXHAUSTED) before
+    /// it is decoded, so it charges nothing. Far above any real descriptor set.
+    int max_receive_bytes = 64 * 1024;
+};
+
+/// Envoy's rate limit service and grpc.health.v1 on one address.
+/// @par Thread Safety
+/// start and stop on the main thread; the services run on gRPC's threads and the lanes.
+class GrpcServer {
+public:
+    /// Binds HOST:PORT (port 0: a free one) and starts serving, or fails naming the address.
+    static result<std::unique_ptr<GrpcServer>> start(const std::string& host, unsigned short port,
+                                                     std::vector<ServiceLane> lanes, GrpcMetrics& metrics,
+                                                     GrpcServerOptions options = {});
+    ~GrpcServer();
+    GrpcServer(const GrpcServer&) = delete;
+    GrpcServer& operator=(const GrpcServer&) = delete;
+
+    /// "HOST:PORT" as bound (the chosen port when it was 0).
+    [[nodiscard]] const std::string& address() const noexcept { return address_; }
+
+    /// Stops accepting calls, lets those in flight finish (they end within the store deadline)
+    /// for up to `grace`, then cancels the rest. Idempotent. The lanes must still run.
+    void stop(std::chrono::milliseconds grace);
+
+private:
+    GrpcServer() = default;
+
+    std::unique_ptr<LaneRing> lanes_;
+    std::unique_ptr<RateLimitService> rls_;
+    std::unique_ptr<HealthService> health_;
+    std::unique_ptr<grpc::Server> server_;  // after the services: destroyed before them
+    std::string address_;
+    bool stopped_ = false;
+};
+
+}  // namespace ratelimitd::rls

@@ -1,0 +1,32 @@
+// envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit over the server threads.
+#pragma once
+
+#include "ratelimitd/grpc/grpc_metrics.hpp"
+#include "ratelimitd/grpc/lane_ring.hpp"
+#include "ratelimitd/grpc/request_codec.hpp"
+
+#include "envoy/service/ratelimit/v3/rls.grpc.pb.h"
+
+namespace ratelimitd::rls {
+
+/// Serves ShouldRateLimit with gRPC's callback API without blocking any thread: the call
+/// arrives on a gRPC thread, is posted to the next server thread (LaneRing), where it is
+/// decoded, planned on the registry snapshot of that moment, decided by that thread's
+/// CheckService, and finished from there. Bad input (decode or plan Problems) answers
+/// INVALID_ARGUMENT naming what was wrong, and charges nothing.
+class RateLimitService final : public envoy::service::ratelimit::v3::RateLimitService::CallbackService {
+public:
+    RateLimitService(LaneRing& lanes, GrpcMetrics& metrics, RequestLimits limits = {})
+        : lanes_(lanes), metrics_(metrics), limits_(limits) {}
+
+    grpc::ServerUnaryReactor* ShouldRateLimit(grpc::CallbackServerContext* context,
+                                              const envoy::service::ratelimit::v3::RateLimitRequest* request,
+                                              envoy::service::ratelimit::v3::RateLimitResponse* response) override;
+
+private:
+    LaneRing& lanes_;
+    GrpcMetrics& metrics_;
+    RequestLimits limits_;
+};
+
+}  // namespace ratelimitd::rls

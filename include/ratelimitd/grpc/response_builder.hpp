@@ -1,0 +1,27 @@
+// service::Decision + policy::RlsPlan -> Envoy's RateLimitResponse.
+#pragma once
+
+#include "ratelimitd/policy/rls_plan.hpp"
+#include "ratelimitd/service/check_service.hpp"
+
+#include "envoy/service/ratelimit/v3/rls.pb.h"
+
+#include <cstdint>
+
+namespace ratelimitd::rls {
+
+/// Fills `out` for a decided call:
+/// - overall_code: OVER_LIMIT when the decision denies (an enforced descriptor over its limit,
+///   or a store failure that a fail-closed limit turns into a denial), else OK;
+/// - one status per request descriptor, in order: no match / unlimited answer OK with no
+///   current_limit; a limited one carries current_limit from the plan and, from its limit's
+///   windows (Decision::owner), limit_remaining and duration_until_reset (for a window aligned
+///   to the unit: until its end, `now_s` being the epoch seconds of now, as
+///   envoyproxy/ratelimit reports it); it is OVER_LIMIT only
+///   when one of those windows denied and the limit is not shadow (shadow answers OK);
+/// - response_headers_to_add: RateLimit-Policy and RateLimit for every window decided.
+/// Pure: reads its arguments, writes `out` only.
+void build_response(const service::Decision& decision, const policy::RlsPlan& plan, std::int64_t now_s,
+                    envoy::service::ratelimit::v3::RateLimitResponse& out);
+
+}  // namespace ratelimitd::rls

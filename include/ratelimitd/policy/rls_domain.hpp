@@ -1,0 +1,97 @@
+// The Envoy rate limit service's rules as the registry holds them: one tree of descriptor
+// rules per domain, read from envoyproxy/ratelimit's own config format (docs/envoy-config.md).
+#pragma once
+
+#include "ratelimitd/policy/policy.hpp"
+#include "ratelimitd/policy/rls_plan.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ratelimitd::policy {
+
+struct RlsRule;
+
+/// The rules of one level of a domain's tree, and the indexes the matcher looks them up by
+/// (built by the reader; a rule's place in `rules` never changes once read).
+struct RlsLevel {
+    std::vector<RlsRule> rules;                             ///< in file order
+    std::map<std::string, std::size_t, std::less<>> exact;  ///< RlsLevel::exact_index(key, value) -> rule
+    std::vector<std::size_t> wildcards;                     ///< `value: "prefix*"` rules, in file order
+    std::map<std::string, std::size_t, std::less<>> key_only;  ///< key -> the rule without a value
+
+    /// The index key of an exact rule: the key's length, ':', the key, the value.
+    static std::string exact_index(std::string_view key, std::string_view value);
+};
+
+/// One `descriptors:` item of an envoyproxy/ratelimit config.
+struct RlsRule {
+    std::string key;
+    /// What `value` the rule has: none (each value counts on its own), exact, or a prefix
+    /// (`value: "prefix*"`, `value_prefix` then holds "prefix").
+    enum class ValueMatch { any, exact, prefix };
+    ValueMatch match = ValueMatch::any;
+    std::string value;         ///< as written (with the '*' of a prefix rule)
+    std::string value_prefix;  ///< ValueMatch::prefix: the value without its '*'
+
+    /// What `rate_limit` says: nothing (the rule only leads to deeper ones), a limit, or
+    /// `unlimited: true`.
+    enum class Limit { none, limited, unlimited };
+    Limit limit = Limit::none;
+    std::string limit_name;             ///< rate_limit.name ("" when unnamed)
+    std::vector<std::string> replaces;  ///< rate_limit.replaces[].name
+    RlsUnit unit = RlsUnit::unknown;
+    std::uint32_t requests_per_unit = 0;
+    bool detailed_metric = false;
+    /// The fixed window is aligned to the unit, as envoyproxy/ratelimit counts: its keys carry
+    /// the window's start (the default, and `algorithm: fixed_window`).
+    bool aligned = false;
+    /// The limit the store decides (Limit::limited): named by `label`, shadow for
+    /// `shadow_mode: true`; plans point at it.
+    Policy policy;
+    /// The bounded metric label (and Policy::name): the rule's path in the config as
+    /// envoyproxy/ratelimit names its stats, "domain.key_value.key", each part escaped by
+    /// escape_label_part. Readable, but "a_b" + "c" and "a" + "b_c" share one.
+    std::string label;
+    /// The policy part of the rule's keys: the same path with each part escaped by
+    /// escape_key_part ('.' and '_' inside a part too), so no two rules share it.
+    std::string key_name;
+
+    RlsLevel children;  ///< the nested `descriptors:`
+};
+
+/// One `domain:` document.
+struct RlsDomain {
+    std::string name;
+    std::string source_file;  ///< the file (or registry section) it was read from
+    RlsLevel root;
+};
+
+/// Every domain of a registry, by name (Registry::domains).
+struct RlsDomains {
+    std::map<std::string, RlsDomain, std::less<>> by_name;
+    /// The envoy_config files read, in order (the registry's own file for `domains:`).
+    std::vector<std::string> files;
+
+    [[nodiscard]] const RlsDomain* find(std::string_view name) const {
+        auto it = by_name.find(name);
+        return it == by_name.end() ? nullptr : &it->second;
+    }
+};
+
+/// The seconds of one unit, as envoyproxy/ratelimit divides time by them (a month is 30 days,
+/// a year 365 days); 0 for unknown.
+[[nodiscard]] std::int64_t unit_seconds(RlsUnit unit) noexcept;
+
+/// `part` as a rule label writes it: printable ASCII as it is, but for '"', '\\' and '%',
+/// which are %XX like every byte outside it, so a label is safe in metrics and logs.
+[[nodiscard]] std::string escape_label_part(std::string_view part);
+
+/// "second", "minute", ... as the config writes it.
+[[nodiscard]] const char* to_string(RlsUnit unit) noexcept;
+
+}  // namespace ratelimitd::policy

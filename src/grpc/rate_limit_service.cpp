@@ -1,0 +1,77 @@
+// RateLimitService: post to a lane, plan + decide there, Finish from the lane.
+#include "ratelimitd/grpc/rate_limit_service.hpp"
+
+#include "ratelimitd/grpc/response_builder.hpp"
+#include "ratelimitd/policy/rls_plan.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <exception>
+
+namespace ratelimitd::rls {
+
+namespace net = boost::asio;
+using envoy::service::ratelimit::v3::RateLimitRequest;
+using envoy::service::ratelimit::v3::RateLimitResponse;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+/// One call in flight: what it needs until Finish, which may be called from any thread.
+struct Call {
+    const RateLimitRequest* request;
+    RateLimitResponse* response;
+    grpc::ServerUnaryReactor* reactor;
+    GrpcMetrics* metrics;
+    Clock::time_point arrived;
+
+    void finish(const grpc::Status& status, RlsAnswer answer) const {
+        metrics->count_answer(answer);
+        metrics->count_call(GrpcMethod::should_rate_limit, static_cast<int>(status.error_code()),
+                            Clock::now() - arrived);
+        reactor->Finish(status);  // the last touch: gRPC may free request and response now
+    }
+    void refuse(const Problem& why) const {
+        finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, why.detail), RlsAnswer::error);
+    }
+};
+
+net::awaitable<void> answer(Call call, service::CheckService& service, RequestLimits limits) {
+    try {
+        auto request = decode_request(*call.request, limits);
+        if (!request) co_return call.refuse(request.error());
+        // One registry snapshot for the plan and the decision: a reload between them cannot
+        // mix two configs, and a reload never fails a call in flight.
+        auto plan = policy::plan(service.registry(), *request);
+        if (!plan) co_return call.refuse(plan.error());
+        const auto decision = co_await service.decide(plan->check);
+        const auto now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+        build_response(decision, *plan, now_s, *call.response);
+        call.finish(grpc::Status::OK, decision.verdict.allowed ? RlsAnswer::ok : RlsAnswer::over_limit);
+    } catch (const std::exception& e) {
+        // decide never throws; an allocation failure could. Answer rather than leave Envoy
+        // waiting for its timeout.
+        spdlog::error("grpc ShouldRateLimit: {}", e.what());
+        call.finish(grpc::Status(grpc::StatusCode::INTERNAL, "internal error"), RlsAnswer::error);
+    }
+}
+
+}  // namespace
+
+grpc::ServerUnaryReactor* RateLimitService::ShouldRateLimit(grpc::CallbackServerContext* context,
+                                                            const RateLimitRequest* request,
+                                                            RateLimitResponse* response) {
+    auto* reactor = context->DefaultReactor();
+    const auto& lane = lanes_.next();
+    // Nothing blocks this gRPC thread: the lane does the work and finishes the reactor.
+    net::co_spawn(lane.executor, answer(Call{request, response, reactor, &metrics_, Clock::now()}, *lane.service, limits_),
+                  net::detached);
+    return reactor;
+}
+
+}  // namespace ratelimitd::rls

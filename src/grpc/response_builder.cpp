@@ -1,0 +1,97 @@
+// build_response: each descriptor's status from the windows of its own limit.
+#include "ratelimitd/grpc/response_builder.hpp"
+
+#include "ratelimitd/http/rate_limit_headers.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+namespace ratelimitd::rls {
+
+namespace {
+
+using Response = envoy::service::ratelimit::v3::RateLimitResponse;
+
+// The window that speaks for limit `limit`: its first denying window, else the one with the
+// least remaining (as Verdict::reported does for the whole check). nullptr when the store
+// decided none of its windows (a denial by another limit stops before shadow ones).
+const check::WindowState* window_of(const service::Decision& d, std::size_t limit) {
+    const check::WindowState* best = nullptr;
+    const auto n = std::min(d.owner.size(), d.verdict.windows.size());
+    for (std::size_t k = 0; k < n; ++k) {
+        if (d.owner[k] != limit) continue;
+        const auto& w = d.verdict.windows[k];
+        if (!w.allowed) return &w;
+        if (!best || w.remaining < best->remaining) best = &w;
+    }
+    return best;
+}
+
+std::uint32_t clamp_u32(std::int64_t n) {
+    return static_cast<std::uint32_t>(std::clamp<std::int64_t>(n, 0, std::numeric_limits<std::uint32_t>::max()));
+}
+
+void set_duration(const check::WindowState& w, std::int64_t window_end_s, std::int64_t now_s,
+                  google::protobuf::Duration& out) {
+    // A window aligned to the unit ends for everyone at once: until then. Otherwise a denied
+    // window resets when a retry can pass (token buckets refill before the window ends), an
+    // open one when its count starts over.
+    const std::int64_t ms = window_end_s > 0 ? (window_end_s - now_s) * 1000
+                            : w.allowed      ? w.reset_after_ms
+                                             : std::max<std::int64_t>(w.retry_after_s, 1) * 1000;
+    const std::int64_t clamped = std::max<std::int64_t>(ms, 0);
+    out.set_seconds(clamped / 1000);
+    out.set_nanos(static_cast<std::int32_t>((clamped % 1000) * 1'000'000));
+}
+
+void fill_limited(const service::Decision& d, const policy::RlsPlan& plan, const policy::RlsDescriptorPlan& dp,
+                  std::int64_t now_s, Response::DescriptorStatus& status) {
+    auto& limit = *status.mutable_current_limit();
+    limit.set_name(dp.name);
+    limit.set_requests_per_unit(dp.requests_per_unit);
+    limit.set_unit(static_cast<Response::RateLimit::Unit>(static_cast<int>(dp.unit)));
+    const bool shadow = dp.limit < plan.check.limits.size() && plan.check.limits[dp.limit].shadow();
+    if (d.degraded) {
+        // No numbers are known; the failure mode decided the whole call.
+        status.set_code(d.verdict.allowed || shadow ? Response::OK : Response::OVER_LIMIT);
+        return;
+    }
+    const check::WindowState* w = window_of(d, dp.limit);
+    if (!w) {
+        // Not decided: another limit denied first and the call charged nothing, so there is
+        // no number to report.
+        status.set_code(Response::OK);
+        return;
+    }
+    status.set_code(!w->allowed && !shadow ? Response::OVER_LIMIT : Response::OK);
+    status.set_limit_remaining(clamp_u32(w->remaining));
+    set_duration(*w, dp.window_end_s, now_s, *status.mutable_duration_until_reset());
+}
+
+void add_header(Response& out, const char* key, std::string value) {
+    auto* h = out.add_response_headers_to_add();
+    h->set_key(key);
+    h->set_value(std::move(value));
+}
+
+}  // namespace
+
+void build_response(const service::Decision& decision, const policy::RlsPlan& plan, std::int64_t now_s,
+                    Response& out) {
+    out.set_overall_code(decision.verdict.allowed ? Response::OK : Response::OVER_LIMIT);
+    for (const auto& dp : plan.descriptors) {
+        auto& status = *out.add_statuses();
+        if (dp.kind == policy::RlsDescriptorPlan::Kind::limited) {
+            fill_limited(decision, plan, dp, now_s, status);
+        } else {
+            status.set_code(Response::OK);
+        }
+    }
+    if (!decision.verdict.windows.empty()) {
+        add_header(out, "RateLimit-Policy", http::rate_limit_policy_field(decision.verdict));
+        add_header(out, "RateLimit", http::rate_limit_field(decision.verdict));
+    }
+}
+
+}  // namespace ratelimitd::rls

@@ -1,0 +1,198 @@
+// The Envoy rate limit service planner: a ShouldRateLimit call's descriptors matched to their
+// rules, `replaces` applied, costs checked, keys built; the result is one CheckPlan decided
+// as a whole (all-or-nothing) and what each descriptor's status reports.
+#include "ratelimitd/policy/rls_plan.hpp"
+
+#include "ratelimitd/check/check_request.hpp"
+#include "ratelimitd/core/hex.hpp"
+#include "ratelimitd/core/quote.hpp"
+#include "ratelimitd/policy/key.hpp"
+#include "ratelimitd/policy/rls_domain.hpp"
+#include "ratelimitd/policy/rls_match.hpp"
+
+#include <openssl/sha.h>
+
+#include <set>
+#include <span>
+
+namespace ratelimitd::policy {
+namespace {
+
+/// Values longer than this once escaped are hashed: a key stays short whatever Envoy sends.
+constexpr std::size_t max_raw_values_bytes = 192;
+
+std::string descriptor_path(std::size_t i) { return "descriptors[" + std::to_string(i) + "]"; }
+
+Problem bad_request(std::string detail) { return Problem{errc::invalid_request, std::move(detail)}; }
+
+result<void> validate_descriptor(const RlsDescriptor& d, std::size_t i) {
+    if (d.entries.empty()) return bad_request(descriptor_path(i) + ".entries: expected at least one entry");
+    if (d.entries.size() > rls_bounds::max_entries) {
+        return bad_request(descriptor_path(i) + ".entries: " + std::to_string(d.entries.size()) + " entries, at most " +
+                           std::to_string(rls_bounds::max_entries) + " allowed");
+    }
+    for (std::size_t j = 0; j < d.entries.size(); ++j) {
+        const auto& e = d.entries[j];
+        const std::string path = descriptor_path(i) + ".entries[" + std::to_string(j) + "]";
+        if (e.key.empty()) return bad_request(path + ".key: expected a key, got an empty one");
+        if (e.key.size() > rls_bounds::max_key_bytes) {
+            return bad_request(path + ".key: " + std::to_string(e.key.size()) + " bytes, at most " +
+                               std::to_string(rls_bounds::max_key_bytes) + " allowed");
+        }
+        if (e.value.size() > rls_bounds::max_value_bytes) {
+            return bad_request(path + ".value: " + std::to_string(e.value.size()) + " bytes, at most " +
+                               std::to_string(rls_bounds::max_value_bytes) + " allowed");
+        }
+    }
+    return {};
+}
+
+/// The domain the call names; the shape of the call checked before any rule is looked at.
+result<const RlsDomain*> validate_request(const Registry& reg, const RlsRequest& req) {
+    if (req.domain.empty()) return bad_request("domain: expected a domain, got an empty one");
+    const RlsDomain* domain = reg.domains ? reg.domains->find(req.domain) : nullptr;
+    if (domain == nullptr) return bad_request("domain: " + quote(req.domain) + " is not a configured domain");
+    if (req.descriptors.empty()) return bad_request("descriptors: expected at least one descriptor");
+    if (req.descriptors.size() > rls_bounds::max_descriptors) {
+        return bad_request("descriptors: " + std::to_string(req.descriptors.size()) + " descriptors, at most " +
+                           std::to_string(rls_bounds::max_descriptors) + " allowed");
+    }
+    for (std::size_t i = 0; i < req.descriptors.size(); ++i) {
+        if (auto ok = validate_descriptor(req.descriptors[i], i); !ok) return ok.error();
+    }
+    return domain;
+}
+
+/// A hits_addend as a cost 1..max_cost; `field` names it in the message.
+result<std::uint32_t> cost_of(std::uint64_t hits, const std::string& field) {
+    if (hits > check::max_cost) {
+        return Problem{errc::invalid_cost,
+                       field + ": " + std::to_string(hits) + " is outside 1.." + std::to_string(check::max_cost)};
+    }
+    return static_cast<std::uint32_t>(hits);
+}
+
+/// The descriptor's values as the counter key writes them: each escaped, joined by '.'
+/// (escaped values hold none), or "%h" and the SHA-256 of the raw values (length-prefixed,
+/// so no two lists hash alike) when that is long. "%h" is never the start of an escaped value.
+std::string key_values(std::span<const RlsEntry> entries) {
+    std::string out;
+    for (const auto& e : entries) {
+        if (!out.empty()) out.push_back('.');
+        out += escape_key_part(e.value);
+    }
+    if (out.size() <= max_raw_values_bytes) return out;
+    std::string raw;
+    for (const auto& e : entries) raw.append(std::to_string(e.value.size())).append(":").append(e.value);
+    unsigned char digest[SHA256_DIGEST_LENGTH];
+    SHA256(reinterpret_cast<const unsigned char*>(raw.data()), raw.size(), digest);
+    return "%h" + to_hex(std::span<const unsigned char>(digest));
+}
+
+/// The names every matched limit replaces (`rate_limit.replaces`), as envoyproxy/ratelimit
+/// collects them over the whole call before it drops the limits so named.
+std::set<std::string, std::less<>> replaced_names(const std::vector<const RlsRule*>& rules) {
+    std::set<std::string, std::less<>> names;
+    for (const RlsRule* r : rules) {
+        if (r != nullptr && r->limit != RlsRule::Limit::none) names.insert(r->replaces.begin(), r->replaces.end());
+    }
+    return names;
+}
+
+/// What one descriptor reports, before its limit is added.
+RlsDescriptorPlan describe_rule(const RlsDomain& domain, const RlsRule* rule,
+                                const std::set<std::string, std::less<>>& replaced) {
+    RlsDescriptorPlan out;
+    out.label = rule != nullptr ? rule->label : escape_label_part(domain.name);
+    if (rule == nullptr || rule->limit == RlsRule::Limit::none) return out;
+    if (!rule->limit_name.empty() && replaced.count(rule->limit_name) != 0) return out;  // replaced: no limit
+    if (rule->limit == RlsRule::Limit::unlimited) {
+        out.kind = RlsDescriptorPlan::Kind::unlimited;
+        return out;
+    }
+    out.kind = RlsDescriptorPlan::Kind::limited;
+    out.name = rule->limit_name;
+    out.requests_per_unit = rule->requests_per_unit;
+    out.unit = rule->unit;
+    return out;
+}
+
+/// The rule's limit for this descriptor into the plan: a new PlannedLimit, or the cost added to
+/// the one another descriptor of the call already has with the same key.
+void add_limit(RlsPlan& out, RlsDescriptorPlan& dp, const RlsRule& rule, std::span<const RlsEntry> entries,
+               std::uint32_t cost, std::int64_t now_s) {
+    std::string values = key_values(entries);
+    std::int64_t window_start = -1;
+    if (rule.aligned) {
+        const std::int64_t unit = unit_seconds(rule.unit);
+        window_start = now_s / unit * unit;
+        dp.window_end_s = window_start + unit;
+    }
+    std::string key = make_descriptor_key(out.check.registry->prefix, rule.key_name, values, window_start);
+    for (std::size_t i = 0; i < out.check.limits.size(); ++i) {
+        if (out.check.limits[i].windows.front().key == key) {
+            out.check.limits[i].cost += cost;  // at most max_descriptors * max_cost: no overflow
+            dp.limit = i;
+            return;
+        }
+    }
+    PlannedLimit limit{&rule.policy, std::move(values), {}, cost};
+    limit.windows.push_back(KeyedWindow{&rule.policy, std::move(key)});
+    dp.limit = out.check.limits.size();
+    out.check.limits.push_back(std::move(limit));
+}
+
+/// Every limit's cost (summed over its descriptors) within what it can ever admit. A rule of
+/// requests_per_unit 0 admits nothing anyway: any cost is simply over it.
+result<void> check_costs(const RlsPlan& out) {
+    for (std::size_t i = 0; i < out.descriptors.size(); ++i) {
+        const auto& dp = out.descriptors[i];
+        if (dp.kind != RlsDescriptorPlan::Kind::limited) continue;
+        const PlannedLimit& l = out.check.limits[dp.limit];
+        if (l.policy->limit == 0) continue;
+        if (l.cost > check::max_cost || static_cast<std::int64_t>(l.cost) > l.policy->max_cost()) {
+            return Problem{errc::invalid_cost, descriptor_path(i) + ": hits_addend " + std::to_string(l.cost) +
+                                                   " is more than its limit " + quote(dp.label) +
+                                                   " can ever admit (" + std::to_string(l.policy->max_cost()) + ")"};
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
+result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest& req,
+                     std::chrono::system_clock::time_point now) {
+    auto domain = validate_request(*registry, req);
+    if (!domain) return domain.error();
+    auto request_cost = cost_of(req.hits_addend == 0 ? 1 : req.hits_addend, "hits_addend");
+    if (!request_cost) return request_cost.error();
+
+    std::vector<const RlsRule*> rules;
+    for (const auto& d : req.descriptors) rules.push_back(match_descriptor(**domain, d.entries));
+    const auto replaced = replaced_names(rules);
+
+    RlsPlan out;
+    out.check = CheckPlan{std::move(registry), {}, {}, escape_key_part(req.domain), *request_cost};
+    const std::int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
+    for (std::size_t i = 0; i < req.descriptors.size(); ++i) {
+        const RlsDescriptor& d = req.descriptors[i];
+        RlsDescriptorPlan dp = describe_rule(**domain, rules[i], replaced);
+        if (dp.kind == RlsDescriptorPlan::Kind::limited) {
+            const std::uint64_t hits = d.hits_addend.value_or(0) != 0 ? *d.hits_addend : *request_cost;
+            auto cost = cost_of(hits, descriptor_path(i) + ".hits_addend");
+            if (!cost) return cost.error();
+            add_limit(out, dp, *rules[i], d.entries, *cost, now_s);
+            if (rules[i]->detailed_metric) dp.detailed_label = dp.label + "_" + escape_label_part(d.entries.back().value);
+        }
+        out.descriptors.push_back(std::move(dp));
+    }
+    if (auto ok = check_costs(out); !ok) return ok.error();
+    return out;
+}
+
+result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest& req) {
+    return plan(std::move(registry), req, std::chrono::system_clock::now());
+}
+
+}  // namespace ratelimitd::policy

@@ -1,0 +1,201 @@
+// policy::plan for ShouldRateLimit calls: refusals, costs, replaces, shadow, and keys.
+#include "ratelimitd/policy/registry_loader.hpp"
+#include "ratelimitd/policy/rls_plan.hpp"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace ratelimitd;
+using namespace ratelimitd::policy;
+using Kind = RlsDescriptorPlan::Kind;
+
+const char* const rules = R"(
+prefix: rl
+domains:
+  - domain: edge
+    descriptors:
+      - {key: ip, rate_limit: {unit: minute, requests_per_unit: 10}}
+      - {key: ip, value: 50.0.0.5, rate_limit: {unit: second, requests_per_unit: 0}}
+      - {key: ip, value: 10.0.0.1}
+      - {key: free, rate_limit: {unlimited: true}}
+      - {key: path, value: /login, rate_limit: {unit: minute, requests_per_unit: 5, name: login}}
+      - key: path
+        value: /admin
+        rate_limit: {unit: minute, requests_per_unit: 3, replaces: [{name: login}]}
+      - {key: trial, shadow_mode: true, rate_limit: {unit: hour, requests_per_unit: 2}}
+      - {key: user, detailed_metric: true, rate_limit: {unit: day, requests_per_unit: 100}}
+      - {key: bucket, algorithm: token_bucket, on_store_error: deny, rate_limit: {unit: second, requests_per_unit: 4}}
+)";
+
+// 2025-12-01T12:34:56Z
+const auto noon = std::chrono::system_clock::time_point(std::chrono::seconds(1764592496));
+
+class RlsPlanner : public ::testing::Test {
+protected:
+    std::shared_ptr<const Registry> reg = std::make_shared<const Registry>(parse_config(rules, "r.yaml").registry);
+
+    static RlsDescriptor one(std::string key, std::string value, std::optional<std::uint64_t> hits = std::nullopt) {
+        return RlsDescriptor{{RlsEntry{std::move(key), std::move(value)}}, hits};
+    }
+    result<RlsPlan> run(std::vector<RlsDescriptor> ds, std::uint64_t hits = 0, std::string domain = "edge") const {
+        return plan(reg, RlsRequest{std::move(domain), std::move(ds), hits}, noon);
+    }
+    std::string refusal(std::vector<RlsDescriptor> ds, std::uint64_t hits = 0, std::string domain = "edge") const {
+        auto p = run(std::move(ds), hits, std::move(domain));
+        if (p) return "planned";
+        return std::string(to_string(p.error().code)) + ": " + p.error().detail;
+    }
+};
+
+TEST_F(RlsPlanner, RefusesMalformedCallsNamingTheField) {
+    EXPECT_EQ(refusal({one("ip", "1")}, 0, ""), "invalid_request: domain: expected a domain, got an empty one");
+    EXPECT_EQ(refusal({one("ip", "1")}, 0, "core"), "invalid_request: domain: \"core\" is not a configured domain");
+    EXPECT_EQ(refusal({}), "invalid_request: descriptors: expected at least one descriptor");
+    EXPECT_EQ(refusal({one("ip", "1"), RlsDescriptor{}}),
+              "invalid_request: descriptors[1].entries: expected at least one entry");
+    EXPECT_EQ(refusal({one("", "1")}), "invalid_request: descriptors[0].entries[0].key: expected a key, got an empty one");
+    EXPECT_EQ(refusal(std::vector<RlsDescriptor>(65, one("ip", "1"))),
+              "invalid_request: descriptors: 65 descriptors, at most 64 allowed");
+    RlsDescriptor deep;
+    deep.entries.assign(17, RlsEntry{"k", "v"});
+    EXPECT_EQ(refusal({deep}), "invalid_request: descriptors[0].entries: 17 entries, at most 16 allowed");
+    EXPECT_EQ(refusal({one(std::string(1025, 'k'), "v")}),
+              "invalid_request: descriptors[0].entries[0].key: 1025 bytes, at most 1024 allowed");
+    EXPECT_EQ(refusal({one("ip", std::string(4097, 'v'))}),
+              "invalid_request: descriptors[0].entries[0].value: 4097 bytes, at most 4096 allowed");
+}
+
+TEST_F(RlsPlanner, ARegistryWithoutDomainsKnowsNoDomain) {
+    reg = std::make_shared<const Registry>(
+        parse_config("policies: {a: {algorithm: gcra, limit: 1, window: 1s}}\n", "r.yaml").registry);
+    EXPECT_EQ(refusal({one("ip", "1")}), "invalid_request: domain: \"edge\" is not a configured domain");
+}
+
+TEST_F(RlsPlanner, EachDescriptorReportsItsKind) {
+    auto p = run({one("ip", "192.0.2.1"), one("ip", "10.0.0.1"), one("free", "x"), one("nothing", "x")});
+    ASSERT_TRUE(p) << p.error().detail;
+    ASSERT_EQ(p->descriptors.size(), 4u);
+    EXPECT_EQ(p->descriptors[0].kind, Kind::limited);
+    EXPECT_EQ(p->descriptors[0].label, "edge.ip");
+    EXPECT_EQ(p->descriptors[0].requests_per_unit, 10u);
+    EXPECT_EQ(p->descriptors[0].unit, RlsUnit::minute);
+    EXPECT_EQ(p->descriptors[1].kind, Kind::no_match);  // allow-listed: a rule without a limit
+    EXPECT_EQ(p->descriptors[1].label, "edge.ip_10.0.0.1");
+    EXPECT_EQ(p->descriptors[2].kind, Kind::unlimited);
+    EXPECT_EQ(p->descriptors[3].kind, Kind::no_match);
+    EXPECT_EQ(p->descriptors[3].label, "edge");  // never the caller's key or value
+    ASSERT_EQ(p->check.limits.size(), 1u);
+    EXPECT_EQ(p->check.registry, reg);
+}
+
+TEST_F(RlsPlanner, KeysAreAlignedToTheUnitAsEnvoyproxyRatelimitCounts) {
+    auto p = run({one("ip", "192.0.2.1")});
+    ASSERT_TRUE(p);
+    const auto& l = p->check.limits.at(0);
+    // 12:34:56 lies in the minute that started at 12:34:00 (1764592440).
+    EXPECT_EQ(l.windows.at(0).key, "rl:envoy/edge.ip:192%2E0%2E2%2E1:1764592440");
+    EXPECT_EQ(p->descriptors[0].window_end_s, 1764592500);
+    EXPECT_EQ(l.policy->algorithm, Algorithm::fixed_window);
+    EXPECT_EQ(l.windows.at(0).limit, l.policy);
+    auto next = plan(reg, RlsRequest{"edge", {one("ip", "192.0.2.1")}, 0}, noon + std::chrono::seconds(4));
+    EXPECT_EQ(next->check.limits.at(0).windows.at(0).key, "rl:envoy/edge.ip:192%2E0%2E2%2E1:1764592500");
+}
+
+TEST_F(RlsPlanner, OtherAlgorithmsKeepOneKeyAndTheirFailureMode) {
+    auto p = run({one("bucket", "b")});
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->check.limits.at(0).windows.at(0).key, "rl:envoy/edge.bucket:b");
+    EXPECT_EQ(p->descriptors[0].window_end_s, 0);
+    EXPECT_TRUE(p->check.limits.at(0).fail_closed());
+}
+
+TEST_F(RlsPlanner, ValuesAreEscapedSoNoByteReachesAKeyRaw) {
+    auto p = run({one("ip", std::string("a\x01{x}:%. _\n", 11))});
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->check.limits.at(0).windows.at(0).key, "rl:envoy/edge.ip:a%01%7Bx%7D%3A%25%2E%20%5F%0A:1764592440");
+}
+
+TEST_F(RlsPlanner, LongValuesAreHashedAndStayDistinct) {
+    auto a = run({one("ip", std::string(300, 'a'))});
+    auto b = run({one("ip", std::string(299, 'a') + "b")});
+    ASSERT_TRUE(a && b);
+    const std::string& ka = a->check.limits.at(0).windows.at(0).key;
+    const std::string& kb = b->check.limits.at(0).windows.at(0).key;
+    EXPECT_EQ(ka.rfind("rl:envoy/edge.ip:%h", 0), 0u) << ka;
+    EXPECT_EQ(ka.size(), std::string("rl:envoy/edge.ip:%h").size() + 64 + 11);
+    EXPECT_NE(ka, kb);
+}
+
+TEST_F(RlsPlanner, EachValueOfAKeyOnlyRuleCountsApart) {
+    auto p = run({one("ip", "192.0.2.1"), one("ip", "192.0.2.2")});
+    ASSERT_TRUE(p);
+    ASSERT_EQ(p->check.limits.size(), 2u);
+    EXPECT_NE(p->check.limits[0].windows[0].key, p->check.limits[1].windows[0].key);
+}
+
+TEST_F(RlsPlanner, DescriptorsOnOneKeyBecomeOneLimitWithTheSummedCost) {
+    auto p = run({one("ip", "192.0.2.1", 2), one("free", "x"), one("ip", "192.0.2.1", 3)}, 1);
+    ASSERT_TRUE(p);
+    ASSERT_EQ(p->check.limits.size(), 1u);
+    EXPECT_EQ(p->check.limits[0].cost, 5u);
+    EXPECT_EQ(p->descriptors[0].limit, 0u);
+    EXPECT_EQ(p->descriptors[2].limit, 0u);
+}
+
+TEST_F(RlsPlanner, HitsAddendIsTheCost) {
+    auto p = run({one("ip", "a"), one("ip", "b", 4), one("ip", "c", 0)});
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->check.cost, 1u);  // 0 on the request means 1
+    EXPECT_EQ(p->check.limits[0].cost, 1u);
+    EXPECT_EQ(p->check.limits[1].cost, 4u);
+    EXPECT_EQ(p->check.limits[2].cost, 1u);  // 0 on a descriptor means the request's
+    auto q = run({one("ip", "a"), one("ip", "b", 2)}, 7);
+    ASSERT_TRUE(q);
+    EXPECT_EQ(q->check.limits[0].cost, 7u);
+    EXPECT_EQ(q->check.limits[1].cost, 2u);
+}
+
+TEST_F(RlsPlanner, ACostNoLimitCanAdmitIsRefused) {
+    EXPECT_EQ(refusal({one("ip", "a")}, 11),
+              "invalid_cost: descriptors[0]: hits_addend 11 is more than its limit \"edge.ip\" can ever admit (10)");
+    EXPECT_EQ(refusal({one("ip", "a", 6), one("ip", "a", 5)}),
+              "invalid_cost: descriptors[0]: hits_addend 11 is more than its limit \"edge.ip\" can ever admit (10)");
+    EXPECT_EQ(refusal({one("ip", "a")}, 1'000'001), "invalid_cost: hits_addend: 1000001 is outside 1..1000000");
+    EXPECT_EQ(refusal({one("ip", "a", 5'000'000'000)}),
+              "invalid_cost: descriptors[0].hits_addend: 5000000000 is outside 1..1000000");
+    // A cost on a descriptor no rule limits spends nothing: never refused.
+    EXPECT_EQ(refusal({one("free", "a", 999'999)}), "planned");
+    // A blocking rule (requests_per_unit 0) is over its limit at any cost.
+    EXPECT_EQ(refusal({one("ip", "50.0.0.5", 5)}), "planned");
+}
+
+TEST_F(RlsPlanner, ALimitNamedByAnotherMatchedLimitsReplacesIsDropped) {
+    auto alone = run({one("path", "/login")});
+    ASSERT_TRUE(alone);
+    EXPECT_EQ(alone->descriptors[0].kind, Kind::limited);
+    EXPECT_EQ(alone->descriptors[0].name, "login");
+    auto both = run({one("path", "/login"), one("path", "/admin")});
+    ASSERT_TRUE(both);
+    EXPECT_EQ(both->descriptors[0].kind, Kind::no_match);
+    EXPECT_EQ(both->descriptors[1].kind, Kind::limited);
+    ASSERT_EQ(both->check.limits.size(), 1u);
+    EXPECT_EQ(both->check.limits[0].policy->name, "edge.path_/admin");
+}
+
+TEST_F(RlsPlanner, ShadowModeMakesAShadowLimit) {
+    auto p = run({one("trial", "t"), one("ip", "a")});
+    ASSERT_TRUE(p);
+    EXPECT_TRUE(p->check.limits[0].shadow());
+    EXPECT_FALSE(p->check.limits[1].shadow());
+}
+
+TEST_F(RlsPlanner, DetailedMetricAddsTheValueToItsOwnLabelOnly) {
+    auto p = run({one("user", "u.1"), one("ip", "a")});
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->descriptors[0].label, "edge.user");
+    EXPECT_EQ(p->descriptors[0].detailed_label, "edge.user_u.1");
+    EXPECT_EQ(p->descriptors[1].detailed_label, "");
+}
+
+}  // namespace
