@@ -2,6 +2,7 @@
 #include "ratelimitd/app/reload.hpp"
 
 #include "ratelimitd/policy/registry_loader.hpp"
+#include "ratelimitd/policy/rls_domain.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -19,9 +20,11 @@ void reload_config(const std::string& path, policy::RegistryHandle& registry, co
             return;
         }
         const auto count = next.registry.policies.size();
+        // The Envoy domains come from envoy_config files too: the count shows they were read.
+        const auto domains = next.registry.domains ? next.registry.domains->by_name.size() : 0;
         registry.replace(std::make_shared<const policy::Registry>(std::move(next.registry)));
         metrics.count_reload(true);
-        spdlog::info("reloaded {}: policies={}", path, count);
+        spdlog::info("reloaded {}: policies={} domains={}", path, count, domains);
     } catch (const policy::ConfigError& e) {
         metrics.count_reload(false);
         spdlog::error("reload refused, the previous config keeps serving: {}", e.what());

@@ -33,7 +33,7 @@ bool matches(const Endpoint& e, std::string_view path) noexcept {
 
 // A friend of Router: the handlers are its private members.
 std::span<const Endpoint> endpoint_table() noexcept {
-    static const std::array<Endpoint, 8> table{{
+    static const std::array<Endpoint, 10> table{{
         {"/v1/check", false, methods::get | methods::post, false, &Router::check},
         // /v1/auth/<original path>: Envoy's ext_authz appends the request's path; any method,
         // because Envoy asks with the original one.
@@ -44,6 +44,8 @@ std::span<const Endpoint> endpoint_table() noexcept {
         {"/v1/policies", false, methods::get, true, &Router::policies},
         {"/v1/peek", false, methods::get, true, &Router::peek},
         {"/v1/reset", false, methods::post, true, &Router::reset},
+        {"/v1/envoy/peek", false, methods::get, true, &Router::envoy_peek},
+        {"/v1/envoy/reset", false, methods::post, true, &Router::envoy_reset},
     }};
     return table;
 }

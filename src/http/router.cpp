@@ -2,6 +2,7 @@
 #include "ratelimitd/http/router.hpp"
 
 #include "ratelimitd/http/admin_endpoints.hpp"
+#include "ratelimitd/http/envoy_admin_endpoints.hpp"
 #include "ratelimitd/http/auth_codec.hpp"
 #include "ratelimitd/http/check_codec.hpp"
 #include "ratelimitd/http/json_response.hpp"
@@ -155,6 +156,14 @@ net::awaitable<Response> Router::peek(const EndpointCall& call) {
 
 net::awaitable<Response> Router::reset(const EndpointCall& call) {
     co_return co_await answer_reset(call.req, service_);
+}
+
+net::awaitable<Response> Router::envoy_peek(const EndpointCall& call) {
+    co_return co_await answer_envoy_peek(call.req, service_);
+}
+
+net::awaitable<Response> Router::envoy_reset(const EndpointCall& call) {
+    co_return co_await answer_envoy_reset(call.req, service_);
 }
 
 void Router::access_log(const service::Decision& d, unsigned status, const std::string& request_id) {

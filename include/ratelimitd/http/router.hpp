@@ -34,7 +34,8 @@ struct RouterOptions {
 ///   GET      /readyz       200 when the store answers, else 503 (shared deployments)
 ///   GET      /readyz?mode=sidecar   200 while the process answers checks, store up or down
 ///   GET      /metrics      Prometheus text format
-///   GET      /v1/policies, GET /v1/peek, POST /v1/reset   admin (bearer token when configured,
+///   GET      /v1/policies, GET /v1/peek, POST /v1/reset, GET /v1/envoy/peek,
+///            POST /v1/envoy/reset                          admin (bearer token when configured,
 ///                                                          else loopback peers only)
 /// Anything else: 404 not_found, or 405 method_not_allowed (with Allow) on a known path.
 /// Every response carries X-Request-Id: the caller's (when it is a sane token) or a new one.
@@ -61,6 +62,8 @@ private:
     boost::asio::awaitable<Response> policies(const EndpointCall& call);
     boost::asio::awaitable<Response> peek(const EndpointCall& call);
     boost::asio::awaitable<Response> reset(const EndpointCall& call);
+    boost::asio::awaitable<Response> envoy_peek(const EndpointCall& call);   // envoy_admin_endpoints.hpp
+    boost::asio::awaitable<Response> envoy_reset(const EndpointCall& call);
 
     void access_log(const service::Decision& d, unsigned status, const std::string& request_id);
 
