@@ -69,5 +69,16 @@ TEST(EnvoyAdmin, AnUnlimitedDescriptorHasNoCounterAndBadNamesAreRefused) {
     EXPECT_EQ(c.post("/v1/envoy/peek?domain=edge&remote_address=1", "").status, 405);
 }
 
+TEST(EnvoyAdmin, BothEndpointsNeedTheAdminTokenWhenOneIsSet) {
+    const std::string token = "envoy-admin-token-0123456789";
+    Ratelimitd server(config, "", {}, {"RATELIMITD_ADMIN_TOKEN=" + token});
+    HttpClient c(server.port());
+    const std::string target = "/v1/envoy/peek?domain=edge&remote_address=192.0.2.7";
+    EXPECT_EQ(c.get(target).status, 401);
+    EXPECT_EQ(c.get(target, {{"Authorization", "Bearer wrong-token-0123456789"}}).status, 401);
+    EXPECT_EQ(c.post("/v1/envoy/reset?domain=edge&remote_address=192.0.2.7", "").status, 401);
+    EXPECT_EQ(c.get(target, {{"Authorization", "Bearer " + token}}).status, 200);
+}
+
 }  // namespace
 }  // namespace ratelimitd::test

@@ -203,8 +203,10 @@ TEST_F(RouterTest, NeighboursOfEveryPathInTheTableAre404) {
 TEST_F(RouterTest, TheTableDerivesAllowAndRouteLabels) {
     std::map<std::string, std::string> allow;
     for (const Endpoint& e : endpoint_table()) allow[std::string(e.path)] = allow_header(e);
-    EXPECT_EQ(allow.size(), 8u);
+    EXPECT_EQ(allow.size(), 10u);
     EXPECT_EQ(allow["/v1/check"], "GET, POST");
+    EXPECT_EQ(allow["/v1/envoy/peek"], "GET");
+    EXPECT_EQ(allow["/v1/envoy/reset"], "POST");
     EXPECT_EQ(allow["/v1/reset"], "POST");
     EXPECT_EQ(allow["/metrics"], "GET");
     EXPECT_EQ(route_label("/v1/auth/anything/here"), "/v1/auth");
