@@ -3,6 +3,7 @@
 
 #include "ratelimitd/core/log_value.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
+#include "ratelimitd/policy/rls_domain.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -20,9 +21,11 @@ void reload_config(const std::string& path, policy::RegistryHandle& registry, co
             return;
         }
         const auto count = next.registry.policies.size();
+        // The Envoy domains come from envoy_config files too: the count shows they were read.
+        const auto domains = next.registry.domains ? next.registry.domains->by_name.size() : 0;
         registry.replace(std::make_shared<const policy::Registry>(std::move(next.registry)));
         metrics.count_reload(true);
-        spdlog::info("reloaded path={} policies={}", log_value(path), count);
+        spdlog::info("reloaded path={} policies={} domains={}", log_value(path), count, domains);
     } catch (const policy::ConfigError& e) {
         metrics.count_reload(false);
         spdlog::error("reload refused, the previous config keeps serving: {}", e.what());

@@ -33,7 +33,7 @@ bool matches(const Endpoint& e, std::string_view path) noexcept {
 
 // A friend of Router: the handlers are its private members.
 std::span<const Endpoint> endpoint_table() noexcept {
-    static const std::array<Endpoint, 12> table{{
+    static const std::array<Endpoint, 14> table{{
         {"/v1/check", false, methods::get | methods::post, false, &Router::check},
         {"/v1/report", false, methods::post, false, &Router::report},
         // /v1/auth/<original path>: Envoy's ext_authz appends the request's path; any method,
@@ -49,6 +49,8 @@ std::span<const Endpoint> endpoint_table() noexcept {
         {"/v1/release", false, methods::post, false, &Router::release},
         // The status page holds no data; it applies the admin rules itself (status_page.hpp).
         {"/", false, methods::get, false, &Router::status_page},
+        {"/v1/envoy/peek", false, methods::get, true, &Router::envoy_peek},
+        {"/v1/envoy/reset", false, methods::post, true, &Router::envoy_reset},
     }};
     return table;
 }

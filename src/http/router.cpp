@@ -3,6 +3,7 @@
 
 #include "ratelimitd/core/log_value.hpp"
 #include "ratelimitd/http/admin_endpoints.hpp"
+#include "ratelimitd/http/envoy_admin_endpoints.hpp"
 #include "ratelimitd/http/auth_codec.hpp"
 #include "ratelimitd/http/check_codec.hpp"
 #include "ratelimitd/http/json_response.hpp"
@@ -179,6 +180,14 @@ net::awaitable<Response> Router::release(const EndpointCall& call) {
 
 net::awaitable<Response> Router::status_page(const EndpointCall& call) {
     co_return answer_status_page(call.req, options_.admin_token, call.ctx.peer);
+}
+
+net::awaitable<Response> Router::envoy_peek(const EndpointCall& call) {
+    co_return co_await answer_envoy_peek(call.req, service_);
+}
+
+net::awaitable<Response> Router::envoy_reset(const EndpointCall& call) {
+    co_return co_await answer_envoy_reset(call.req, service_);
 }
 
 void Router::access_log(const service::Decision& d, unsigned status, std::string_view request_id) {

@@ -38,8 +38,10 @@ struct RouterOptions {
 ///   GET      /readyz       200 when the store answers, else 503 (shared deployments)
 ///   GET      /readyz?mode=sidecar   200 while the process answers checks, store up or down
 ///   GET      /metrics      Prometheus text format
+///   POST     /v1/report    charges units after the fact (docs/policies.md)
 ///   POST     /v1/release   frees a concurrency lease (docs/leases.md)
-///   GET      /v1/policies, GET /v1/peek, POST /v1/reset   admin (bearer token when configured,
+///   GET      /v1/policies, GET /v1/peek, GET /v1/top, POST /v1/reset, GET /v1/envoy/peek,
+///            POST /v1/envoy/reset                          admin (bearer token when configured,
 ///                                                          else loopback peers only)
 ///   GET      /             the status page (status_page.hpp)
 /// Anything else: 404 not_found, or 405 method_not_allowed (with Allow) on a known path.
@@ -71,6 +73,8 @@ private:
     boost::asio::awaitable<Response> top(const EndpointCall& call);  // top_endpoint.hpp
     boost::asio::awaitable<Response> report(const EndpointCall& call);  // report_endpoint.cpp
     boost::asio::awaitable<Response> release(const EndpointCall& call);  // release_endpoint.hpp
+    boost::asio::awaitable<Response> envoy_peek(const EndpointCall& call);   // envoy_admin_endpoints.hpp
+    boost::asio::awaitable<Response> envoy_reset(const EndpointCall& call);
 
     void access_log(const service::Decision& d, unsigned status, std::string_view request_id);
 

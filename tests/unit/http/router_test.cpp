@@ -204,12 +204,14 @@ TEST_F(RouterTest, NeighboursOfEveryPathInTheTableAre404) {
 TEST_F(RouterTest, TheTableDerivesAllowAndRouteLabels) {
     std::map<std::string, std::string> allow;
     for (const Endpoint& e : endpoint_table()) allow[std::string(e.path)] = allow_header(e);
-    EXPECT_EQ(allow.size(), 12u);  // /v1/top (heavy hitters), / (the status page), /v1/report, /v1/release
+    EXPECT_EQ(allow.size(), 14u);  // /v1/top (heavy hitters), / (the status page), /v1/report, /v1/release, /v1/envoy/*
     EXPECT_EQ(allow["/v1/release"], "POST");
     EXPECT_EQ(allow["/v1/report"], "POST");
     EXPECT_EQ(allow["/"], "GET");
     EXPECT_EQ(allow["/v1/check"], "GET, POST");
     EXPECT_EQ(allow["/v1/top"], "GET");
+    EXPECT_EQ(allow["/v1/envoy/peek"], "GET");
+    EXPECT_EQ(allow["/v1/envoy/reset"], "POST");
     EXPECT_EQ(allow["/v1/reset"], "POST");
     EXPECT_EQ(allow["/metrics"], "GET");
     EXPECT_EQ(route_label("/v1/auth/anything/here"), "/v1/auth");

@@ -1,0 +1,117 @@
+// /v1/envoy/peek and /v1/envoy/reset: one descriptor planned as a ShouldRateLimit call of its
+// own would plan it (same rule, same key), then the store's peek or reset of that key.
+#include "ratelimitd/http/envoy_admin_endpoints.hpp"
+
+#include "ratelimitd/core/percent.hpp"
+#include "ratelimitd/http/check_codec.hpp"
+#include "ratelimitd/http/json_response.hpp"
+#include "ratelimitd/policy/rls_domain.hpp"
+#include "ratelimitd/policy/rls_plan.hpp"
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+namespace ratelimitd::http {
+
+namespace net = boost::asio;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+Response json_answer(const Request& req, bhttp::status status, const json& body) {
+    // replace: a label of invalid UTF-8 must not make dump() throw.
+    return json_response(req, status, body.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+/// A store that cannot answer is 503: the counter's state is unknown, not wrong.
+Response store_failure(const Request& req, const Problem& problem) {
+    auto res = make_error_response(problem, req.version(), req.keep_alive());
+    if (problem.code == errc::store_unavailable || problem.code == errc::store_timeout) {
+        res.result(bhttp::status::service_unavailable);
+    }
+    return res;
+}
+
+std::string_view query_of(const Request& req) {
+    const std::string_view target = req.target();
+    const auto q = target.find('?');
+    return q == std::string_view::npos ? std::string_view{} : target.substr(q + 1);
+}
+
+/// The one-descriptor plan the request names; `domain` is set to the domain it names.
+result<policy::RlsPlan> target_plan(const Request& req, service::CheckService& service, std::string& domain) {
+    auto parsed = parse_envoy_state_query(query_of(req));
+    if (!parsed) return parsed.error();
+    domain = parsed->domain;
+    return policy::plan(service.registry(), *parsed);
+}
+
+json described(const policy::RlsPlan& p, std::string_view domain) {
+    const auto& d = p.descriptors.front();
+    return {{"domain", domain}, {"rule", d.label}, {"limited", d.kind == policy::RlsDescriptorPlan::Kind::limited}};
+}
+
+}  // namespace
+
+result<policy::RlsRequest> parse_envoy_state_query(std::string_view query) {
+    policy::RlsRequest req;
+    req.descriptors.emplace_back();
+    bool have_domain = false;
+    const PercentOptions form{.plus_is_space = true, .malformed = MalformedPercent::reject};
+    while (!query.empty()) {
+        const auto amp = query.find('&');
+        const std::string_view param = query.substr(0, amp);
+        query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+        if (param.empty()) continue;
+        const auto eq = param.find('=');
+        auto name = percent_decode(param.substr(0, eq), form);
+        auto value = percent_decode(eq == std::string_view::npos ? std::string_view{} : param.substr(eq + 1), form);
+        if (!name || !value) return Problem{errc::invalid_request, "query: a '%' without two hex digits"};
+        if (!have_domain && *name == "domain") {
+            req.domain = std::move(*value);
+            have_domain = true;
+        } else {
+            req.descriptors.front().entries.push_back(policy::RlsEntry{std::move(*name), std::move(*value)});
+        }
+    }
+    return req;
+}
+
+net::awaitable<Response> answer_envoy_peek(const Request& req, service::CheckService& service) {
+    std::string domain;
+    auto p = target_plan(req, service, domain);
+    if (!p) co_return make_error_response(p.error(), req.version(), req.keep_alive());
+    json body = described(*p, domain);
+    const auto& d = p->descriptors.front();
+    if (d.kind != policy::RlsDescriptorPlan::Kind::limited) co_return json_answer(req, bhttp::status::ok, body);
+    const auto& w = p->check.limits[d.limit].windows.front();
+    auto verdict = co_await service.store().peek(*w.limit, w.key);
+    if (!verdict) co_return store_failure(req, verdict.error());
+    const auto& state = verdict->reported();
+    body["limit"] = d.requests_per_unit;
+    body["unit"] = policy::to_string(d.unit);
+    body["remaining"] = state.remaining;
+    // An aligned window ends at its unit boundary, whatever the store's own clock of the key says.
+    body["reset"] = d.window_end_s != 0 ? d.window_end_s : state.reset_epoch_s;
+    co_return json_answer(req, bhttp::status::ok, body);
+}
+
+net::awaitable<Response> answer_envoy_reset(const Request& req, service::CheckService& service) {
+    std::string domain;
+    auto p = target_plan(req, service, domain);
+    if (!p) co_return make_error_response(p.error(), req.version(), req.keep_alive());
+    json body = described(*p, domain);
+    const auto& d = p->descriptors.front();
+    if (d.kind != policy::RlsDescriptorPlan::Kind::limited) {
+        body["reset"] = false;
+        co_return json_answer(req, bhttp::status::ok, body);
+    }
+    const auto& w = p->check.limits[d.limit].windows.front();
+    spdlog::info("admin reset envoy rule={}", d.label);
+    auto removed = co_await service.store().reset(w.key);
+    if (!removed) co_return store_failure(req, removed.error());
+    body["reset"] = *removed;
+    co_return json_answer(req, bhttp::status::ok, body);
+}
+
+}  // namespace ratelimitd::http
