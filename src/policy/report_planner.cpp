@@ -8,6 +8,15 @@
 namespace ratelimitd::policy {
 namespace {
 
+// A concurrency limit counts leases held, not units spent: there is nothing to charge after
+// the fact (a lease is taken by a check and given back by /v1/release).
+result<void> check_not_concurrency(const Policy& w, const Policy& limit) {
+    if (w.algorithm != Algorithm::concurrency) return {};
+    return Problem{errc::invalid_cost, "cost: a report is not supported by algorithm concurrency (policy \"" +
+                                           limit.name + "\"): it holds leases, taken by /v1/check and freed by "
+                                                        "/v1/release"};
+}
+
 // What the sliding log cannot do with a report of `cost` units on window `w` of `limit`.
 result<void> check_sliding_log(const Policy& w, const Policy& limit, std::int64_t cost) {
     if (w.algorithm != Algorithm::sliding_log) return {};
@@ -37,6 +46,7 @@ result<CheckPlan> plan_report(std::shared_ptr<const Registry> registry, const Re
     if (!out) return out.error();
     for (const auto& l : out->limits) {
         for (const auto& w : l.windows) {
+            if (auto ok = check_not_concurrency(*w.limit, *l.policy); !ok) return ok.error();
             if (auto ok = check_sliding_log(*w.limit, *l.policy, req.cost); !ok) return ok.error();
         }
     }

@@ -23,8 +23,16 @@ namespace bhttp = boost::beast::http;
 WindowState window(std::string policy, bool allowed, std::int64_t limit, std::int64_t window_s,
                    std::int64_t remaining, std::int64_t reset_epoch_s, std::int64_t reset_after_s,
                    std::int64_t retry_after_s) {
-    return WindowState{std::move(policy), allowed,       limit,        window_s,
-                       remaining,         reset_epoch_s, reset_after_s, retry_after_s};
+    WindowState w;
+    w.policy = std::move(policy);
+    w.allowed = allowed;
+    w.limit = limit;
+    w.window_s = window_s;
+    w.remaining = remaining;
+    w.reset_epoch_s = reset_epoch_s;
+    w.reset_after_s = reset_after_s;
+    w.retry_after_s = retry_after_s;
+    return w;
 }
 
 Verdict verdict(bool allowed, std::vector<WindowState> windows) {

@@ -36,10 +36,13 @@ Reply sliding_log_report(Map& map, const std::string& key, const Policy& p, std:
 Reply fixed_window_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
 Reply gcra_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
 Reply sliding_window_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+/// Never reached (the report planner refuses reports on concurrency policies): the state as it
+/// is, admitted, charging nothing.
+Reply concurrency_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
 
 /// One per policy::Algorithm, in the enum's order (run_report calls entry i for algorithm i).
 inline constexpr AlgorithmStep report_steps[] = {token_bucket_report, sliding_log_report, fixed_window_report,
-                                                 gcra_report, sliding_window_report};
+                                                 gcra_report, sliding_window_report, concurrency_report};
 static_assert(std::size(report_steps) == policy::algorithm_count,
               "every policy::Algorithm needs its report step here, in the enum's order");
 
