@@ -186,7 +186,9 @@ void EnvoyDomainReader::build_policy(const Json& item, const std::string& path, 
     p.name = rule.label;
     p.algorithm = Algorithm::fixed_window;
     if (alg != nullptr) {
-        const std::vector<std::string_view> names(std::begin(algorithm_names), std::end(algorithm_names));
+        // Every algorithm but concurrency: Envoy asks once per request and never gives a lease back.
+        std::vector<std::string_view> names(std::begin(algorithm_names), std::end(algorithm_names));
+        std::erase(names, std::string_view(to_string(Algorithm::concurrency)));
         p.algorithm = *algorithm_named(need_one_of(*alg, join(path, "algorithm"), names));
     }
     if (ose != nullptr) {
