@@ -121,7 +121,7 @@ public:
     }
 
     // The tenant is the only field without a default; an empty one given on purpose is
-    // left for check::validate_tenant to reject with its own sentence.
+    // left for policy::validate_tenant to reject with its own sentence.
     result<CheckRequest> finish() && {
         if (!(seen_ & (1u << static_cast<unsigned>(Field::tenant)))) {
             return invalid(Field::tenant, "required");

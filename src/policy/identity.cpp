@@ -1,7 +1,7 @@
 // Identity sources: trusted headers, hashed secrets and the client address behind proxies.
 #include "ratelimitd/policy/identity.hpp"
 
-#include "ratelimitd/check/validate.hpp"
+#include "ratelimitd/policy/validate.hpp"
 #include "ratelimitd/core/hex.hpp"
 #include "ratelimitd/policy/cidr.hpp"
 
@@ -187,7 +187,7 @@ std::optional<std::string> identify_with(const IdentitySource& source, const Reg
     }
     // A plain header is an id set by an earlier, trusted step: it must be a tenant as is,
     // and may not pose as an address or a hashed secret.
-    if (!check::validate_tenant(*value)) return std::nullopt;
+    if (!policy::validate_tenant(*value)) return std::nullopt;
     if (value->starts_with("ip:") || value->starts_with("key:")) return std::nullopt;
     return std::string(*value);
 }

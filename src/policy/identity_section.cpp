@@ -1,7 +1,7 @@
 // `identity` and `trusted_proxies`: who a request is, and whose forwarded headers count.
 #include "ratelimitd/policy/identity_section.hpp"
 
-#include "ratelimitd/check/validate.hpp"
+#include "ratelimitd/policy/validate.hpp"
 #include "ratelimitd/config/tree_values.hpp"
 #include "ratelimitd/core/quote.hpp"
 #include "ratelimitd/policy/cidr.hpp"
@@ -67,7 +67,7 @@ void IdentitySection::read_identity_name(const Json& item, const std::string& pa
         const std::string name_path = join(path, "name");
         const std::string expected = std::string("a name of ") + name_charset;
         std::string text = need_string(*name, name_path, expected);
-        if (!check::is_valid_policy_name(text)) {
+        if (!policy::is_valid_policy_name(text)) {
             fail(name_path, "expected " + expected + ", got " + describe(*name));
         }
         if (text == client_ip_identity && src.kind != IdentitySource::Kind::client_ip) {

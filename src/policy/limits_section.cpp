@@ -1,7 +1,7 @@
 // `policies`, `plans`, `tenants`: every limit of the registry, checked field by field.
 #include "ratelimitd/policy/limits_section.hpp"
 
-#include "ratelimitd/check/validate.hpp"
+#include "ratelimitd/policy/validate.hpp"
 #include "ratelimitd/config/tree_values.hpp"
 #include "ratelimitd/core/duration.hpp"
 #include "ratelimitd/core/quote.hpp"
@@ -32,7 +32,7 @@ void LimitsSection::read_policies(const Json& root, Registry& reg) const {
         if (name == no_policy) {
             fail(path, "\"none\" is reserved for routes that are not limited; choose another name");
         }
-        if (!check::is_valid_policy_name(name)) {
+        if (!policy::is_valid_policy_name(name)) {
             fail(path, std::string("expected a policy name of ") + name_charset);
         }
         reg.policies.emplace(name, read_policy(name, body, path));
@@ -129,7 +129,7 @@ Policy LimitsSection::read_window_item(const Json& item, const std::string& item
         const std::string name_path = join(item_path, "name");
         const std::string name_expected = std::string("a window name of ") + name_charset;
         w.name = need_string(*n, name_path, name_expected);
-        if (!check::is_valid_policy_name(w.name)) {
+        if (!policy::is_valid_policy_name(w.name)) {
             fail(name_path, "expected " + name_expected + ", got " + describe(*n));
         }
     }
@@ -216,7 +216,7 @@ void LimitsSection::read_plans(const Json& v, Registry& reg) const {
     if (!v.is_object()) fail("plans", "expected " + expected + ", got " + describe(v));
     for (const auto& [plan_name, body] : v.items()) {
         const std::string path = join("plans", plan_name);
-        if (!check::is_valid_policy_name(plan_name)) fail(path, std::string("expected a plan name of ") + name_charset);
+        if (!policy::is_valid_policy_name(plan_name)) fail(path, std::string("expected a plan name of ") + name_charset);
         if (plan_name == tenant_override_label) {
             fail(path, "\"tenant\" is reserved (it marks a tenant's own overrides in keys); choose another name");
         }
@@ -234,7 +234,7 @@ void LimitsSection::read_tenants(const Json& v, Registry& reg) const {
     if (!v.is_object()) fail("tenants", "expected " + expected + ", got " + describe(v));
     for (const auto& [tenant, body] : v.items()) {
         const std::string path = join("tenants", tenant);
-        if (const auto ok = check::validate_tenant(tenant); !ok) fail(path, without_field_name(ok.error(), "tenant"));
+        if (const auto ok = policy::validate_tenant(tenant); !ok) fail(path, without_field_name(ok.error(), "tenant"));
         if (!body.is_object() || body.empty()) {
             fail(path, "expected a map with plan and/or overrides, got " + describe(body));
         }

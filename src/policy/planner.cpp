@@ -2,7 +2,7 @@
 #include "ratelimitd/policy/planner.hpp"
 
 #include "ratelimitd/policy/key.hpp"
-#include "ratelimitd/check/validate.hpp"
+#include "ratelimitd/policy/validate.hpp"
 #include "ratelimitd/core/duration.hpp"
 #include "ratelimitd/core/quote.hpp"
 #include "ratelimitd/policy/resolve.hpp"
@@ -16,11 +16,11 @@ namespace {
 
 /// The parts of a request that end up in a key: tenant, scope and plan when given.
 result<void> validate_key_parts(const check::CheckRequest& req) {
-    if (auto ok = check::validate_tenant(req.tenant); !ok) return ok.error();
+    if (auto ok = policy::validate_tenant(req.tenant); !ok) return ok.error();
     if (req.scope) {
-        if (auto ok = check::validate_scope(*req.scope); !ok) return ok.error();
+        if (auto ok = policy::validate_scope(*req.scope); !ok) return ok.error();
     }
-    if (req.plan && !check::is_valid_policy_name(*req.plan)) {
+    if (req.plan && !policy::is_valid_policy_name(*req.plan)) {
         return Problem{errc::invalid_request,
                        "plan: expected 1..64 bytes of A-Z, a-z, 0-9, '.', '_' or '-', got " + quote(req.plan->substr(0, 64))};
     }
@@ -70,7 +70,7 @@ result<void> add_limit(CheckPlan& out, const Policy& base, std::string tenant,
 
 result<CheckPlan> plan(std::shared_ptr<const Registry> registry, const check::CheckRequest& req) {
     if (auto ok = validate_key_parts(req); !ok) return ok.error();
-    if (auto ok = check::validate_cost(req.cost); !ok) return ok.error();
+    if (auto ok = policy::validate_cost(req.cost); !ok) return ok.error();
     auto resolved = resolve(*registry, req);
     if (!resolved) return resolved.error();
 

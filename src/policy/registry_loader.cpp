@@ -2,7 +2,7 @@
 // validator, the process settings handed to the settings table (config/resolve.hpp).
 #include "ratelimitd/policy/registry_loader.hpp"
 
-#include "ratelimitd/check/validate.hpp"
+#include "ratelimitd/policy/validate.hpp"
 #include "ratelimitd/config/resolve.hpp"
 #include "ratelimitd/config/tree_values.hpp"
 #include "ratelimitd/core/hex.hpp"
@@ -90,7 +90,7 @@ void RegistryValidator::read_prefix(const Json& root, Registry& reg) const {
     if (const Json* v = find(root, "prefix")) {
         // The prefix shares the policy-name alphabet, which has no ':' (contract §5).
         reg.prefix = need_string(*v, "prefix", std::string("a key prefix of ") + name_charset);
-        if (!check::is_valid_policy_name(reg.prefix)) {
+        if (!policy::is_valid_policy_name(reg.prefix)) {
             fail("prefix", std::string("expected ") + name_charset + ", got " + describe(*v));
         }
     }

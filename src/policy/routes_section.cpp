@@ -1,7 +1,7 @@
 // `routes`: the route table, each route checked against the policies and identity sources.
 #include "ratelimitd/policy/routes_section.hpp"
 
-#include "ratelimitd/check/validate.hpp"
+#include "ratelimitd/policy/validate.hpp"
 #include "ratelimitd/config/tree_values.hpp"
 #include "ratelimitd/core/quote.hpp"
 #include "ratelimitd/policy/path.hpp"
@@ -85,7 +85,7 @@ void RoutesSection::read_routes(const Json& v, Registry& reg, bool case_insensit
         if (const Json* s = find(item, "scope")) {
             const std::string scope_path = join(path, "scope");
             std::string scope = need_string(*s, scope_path, "a scope such as POST_/v1/exports");
-            if (const auto ok = check::validate_scope(scope); !ok) fail(scope_path, without_field_name(ok.error(), "scope"));
+            if (const auto ok = policy::validate_scope(scope); !ok) fail(scope_path, without_field_name(ok.error(), "scope"));
             r.scope = std::move(scope);
         }
         reg.routes.push_back(std::move(r));

@@ -1,6 +1,6 @@
 // Fuzz target: what /v1/auth reads from untrusted headers: addresses, X-Forwarded-For walks,
 // bearer tokens and the path normalisation routes are matched on.
-#include "ratelimitd/check/validate.hpp"
+#include "ratelimitd/policy/validate.hpp"
 #include "ratelimitd/policy/cidr.hpp"
 #include "ratelimitd/policy/identity.hpp"
 #include "ratelimitd/policy/path.hpp"
@@ -48,8 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     // Whatever comes in, a tenant comes out that is valid as part of a Redis key.
     const std::string tenant = identify(reg, std::nullopt, in, "fuzz-secret-0123456789");
-    if (!ratelimitd::check::validate_tenant(tenant)) std::abort();
-    if (!ratelimitd::check::validate_tenant(client_ip_tenant(reg.trusted_proxies, in))) std::abort();
+    if (!ratelimitd::policy::validate_tenant(tenant)) std::abort();
+    if (!ratelimitd::policy::validate_tenant(client_ip_tenant(reg.trusted_proxies, in))) std::abort();
     if (auto ip = canonical_ip(f[1])) {
         if (canonical_ip(*ip) != ip) std::abort();  // canonical means a fixed point
     }

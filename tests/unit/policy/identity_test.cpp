@@ -2,7 +2,7 @@
 // trusted proxies only, and the order of sources.
 #include "ratelimitd/policy/identity.hpp"
 
-#include "ratelimitd/check/validate.hpp"
+#include "ratelimitd/policy/validate.hpp"
 #include "ratelimitd/policy/cidr.hpp"
 
 #include <gtest/gtest.h>
@@ -78,7 +78,7 @@ TEST(HashIdentity, DependsOnTheSecretAndTheValue) {
     EXPECT_NE(a, hash_identity(secret, "sk_live_bob"));
     EXPECT_NE(a, hash_identity("another-secret-of-16", "sk_live_alice"));
     EXPECT_EQ(a.size(), 4u + 32u);
-    EXPECT_TRUE(ratelimitd::check::validate_tenant(a));
+    EXPECT_TRUE(ratelimitd::policy::validate_tenant(a));
     EXPECT_EQ(a.find("sk_live_alice"), std::string::npos);
 }
 
@@ -200,7 +200,7 @@ TEST(AddressTenant, GroupedTenantsAreValidTenants) {
     for (const auto& t : {address_tenant("2001:db8:1:2::1", {}), address_tenant("10.1.2.3", {16, 64}),
                           address_tenant("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", {32, 127})}) {
         ASSERT_TRUE(t);
-        EXPECT_TRUE(ratelimitd::check::validate_tenant(*t)) << *t;
+        EXPECT_TRUE(ratelimitd::policy::validate_tenant(*t)) << *t;
     }
 }
 

@@ -1,6 +1,6 @@
 // make_key: the Redis key layout, and why two different checks never share a key.
 #include "ratelimitd/policy/key.hpp"
-#include "ratelimitd/check/validate.hpp"
+#include "ratelimitd/policy/validate.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,6 @@
 namespace {
 
 using namespace ratelimitd::policy;
-using namespace ratelimitd::check;
 
 TEST(MakeKey, JoinsPrefixPolicyTenantScope) {
     EXPECT_EQ(make_key("rl", "api-default", "tenant_8231", "global"),

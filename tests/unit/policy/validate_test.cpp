@@ -1,5 +1,5 @@
 // Tenant, scope, cost and policy-name rules: the parts of a check that end up in a Redis key.
-#include "ratelimitd/check/validate.hpp"
+#include "ratelimitd/policy/validate.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 
 namespace {
 
-using namespace ratelimitd::check;
+using namespace ratelimitd::policy;
 using ratelimitd::errc;
 
 std::string tenant_error(std::string_view t) {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace ratelimitd::check {
+namespace ratelimitd::policy {
 
 inline constexpr std::size_t max_tenant_bytes = 128;
 inline constexpr std::size_t max_scope_bytes = 256;
@@ -27,4 +27,4 @@ result<void> validate_cost(std::int64_t cost);
 /// IETF header string).
 bool is_valid_policy_name(std::string_view name) noexcept;
 
-}  // namespace ratelimitd::check
+}  // namespace ratelimitd::policy

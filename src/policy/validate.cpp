@@ -1,12 +1,12 @@
 // Character-set and length rules for tenant, scope, cost and policy names.
-#include "ratelimitd/check/validate.hpp"
+#include "ratelimitd/policy/validate.hpp"
 
 #include "ratelimitd/check/check_request.hpp"
 #include "ratelimitd/core/hex.hpp"
 
 #include <string>
 
-namespace ratelimitd::check {
+namespace ratelimitd::policy {
 namespace {
 
 constexpr std::size_t max_policy_name_bytes = 64;
@@ -85,9 +85,9 @@ result<void> validate_scope(std::string_view scope) {
 }
 
 result<void> validate_cost(std::int64_t cost) {
-    if (cost < 1 || cost > static_cast<std::int64_t>(max_cost)) {
+    if (cost < 1 || cost > static_cast<std::int64_t>(check::max_cost)) {
         return Problem{errc::invalid_cost, "cost: " + std::to_string(cost) + " is outside 1.." +
-                                               std::to_string(max_cost)};
+                                               std::to_string(check::max_cost)};
     }
     return {};
 }
@@ -101,4 +101,4 @@ bool is_valid_policy_name(std::string_view name) noexcept {
     return true;
 }
 
-}  // namespace ratelimitd::check
+}  // namespace ratelimitd::policy
