@@ -47,11 +47,11 @@ result<void> validate_descriptor(const RlsDescriptor& d, std::size_t i) {
     return {};
 }
 
-/// The domain the call names; the shape of the call checked before any rule is looked at.
+/// The domain the call names (nullptr: none configured by that name); the shape of the call
+/// checked before any rule is looked at.
 result<const RlsDomain*> validate_request(const Registry& reg, const RlsRequest& req) {
     if (req.domain.empty()) return bad_request("domain: expected a domain, got an empty one");
     const RlsDomain* domain = reg.domains ? reg.domains->find(req.domain) : nullptr;
-    if (domain == nullptr) return bad_request("domain: " + quote(req.domain) + " is not a configured domain");
     if (req.descriptors.empty()) return bad_request("descriptors: expected at least one descriptor");
     if (req.descriptors.size() > rls_bounds::max_descriptors) {
         return bad_request("descriptors: " + std::to_string(req.descriptors.size()) + " descriptors, at most " +
@@ -159,12 +159,25 @@ result<void> check_costs(const RlsPlan& out) {
     return {};
 }
 
+/// A domain no config names: every descriptor matches nothing and the call answers OK, as
+/// envoyproxy/ratelimit answers it (a proxy configured ahead of its limits keeps serving).
+/// The label is fixed: the caller's domain never becomes a metric label.
+RlsPlan unknown_domain_plan(std::shared_ptr<const Registry> registry, const RlsRequest& req) {
+    RlsPlan out;
+    out.check = CheckPlan{std::move(registry), {}, {}, escape_key_part(req.domain), 1};
+    RlsDescriptorPlan none;
+    none.label = unknown_domain_label;
+    out.descriptors.assign(req.descriptors.size(), none);
+    return out;
+}
+
 }  // namespace
 
 result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest& req,
                      std::chrono::system_clock::time_point now) {
     auto domain = validate_request(*registry, req);
     if (!domain) return domain.error();
+    if (*domain == nullptr) return unknown_domain_plan(std::move(registry), req);
     auto request_cost = cost_of(req.hits_addend == 0 ? 1 : req.hits_addend, "hits_addend");
     if (!request_cost) return request_cost.error();
 

@@ -227,13 +227,19 @@ TEST(GrpcRls, StoreDownAnswersByEachDescriptorsFailureModeWithinTheDeadline) {
     EXPECT_EQ(s.client.code(rls_request("edge", {one("strict", "v")})), RlsResponse::OVER_LIMIT);
 }
 
-TEST(GrpcRls, UnknownDomainIsInvalidArgumentAndChargesNothing) {
+// As envoyproxy/ratelimit answers it: a domain no config names limits nothing.
+TEST(GrpcRls, UnknownDomainAnswersOkWithNoLimitAndChargesNothing) {
     RedisServer redis;
     Sidecar s(redis.url());
     RlsResponse res;
-    const auto status = s.client.call(rls_request("nowhere", {one("remote_address", "1")}), res);
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-    EXPECT_NE(status.error_message().find("nowhere"), std::string::npos) << status.error_message();
+    const auto status = s.client.call(rls_request("nowhere", {one("remote_address", "1"), one("k", "v")}), res);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    EXPECT_EQ(res.overall_code(), RlsResponse::OK);
+    ASSERT_EQ(res.statuses_size(), 2);
+    for (const auto& st : res.statuses()) {
+        EXPECT_EQ(st.code(), RlsResponse::OK);
+        EXPECT_FALSE(st.has_current_limit());
+    }
     EXPECT_TRUE(redis.keys().empty());
 }
 

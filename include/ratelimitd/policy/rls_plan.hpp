@@ -47,6 +47,10 @@ struct RlsDescriptorPlan {
 };
 
 /// What one call may hold; more is an invalid_request naming the bound.
+/// The metric label of every descriptor of a call to a domain no config names: fixed, so the
+/// caller's domain never becomes a label; "(" and " " are escaped in every configured label.
+inline constexpr const char* unknown_domain_label = "(unknown domain)";
+
 namespace rls_bounds {
 inline constexpr std::size_t max_descriptors = 64;
 inline constexpr std::size_t max_entries = 16;         ///< per descriptor

@@ -50,7 +50,6 @@ protected:
 
 TEST_F(RlsPlanner, RefusesMalformedCallsNamingTheField) {
     EXPECT_EQ(refusal({one("ip", "1")}, 0, ""), "invalid_request: domain: expected a domain, got an empty one");
-    EXPECT_EQ(refusal({one("ip", "1")}, 0, "core"), "invalid_request: domain: \"core\" is not a configured domain");
     EXPECT_EQ(refusal({}), "invalid_request: descriptors: expected at least one descriptor");
     EXPECT_EQ(refusal({one("ip", "1"), RlsDescriptor{}}),
               "invalid_request: descriptors[1].entries: expected at least one entry");
@@ -66,10 +65,27 @@ TEST_F(RlsPlanner, RefusesMalformedCallsNamingTheField) {
               "invalid_request: descriptors[0].entries[0].value: 4097 bytes, at most 4096 allowed");
 }
 
+// As envoyproxy/ratelimit: a domain no config names limits nothing (OK, no limit), but a
+// malformed call to it is still refused.
+TEST_F(RlsPlanner, AnUnknownDomainMatchesNothingUnderAFixedLabel) {
+    auto p = run({one("ip", "1"), one("ip", "2")}, 0, "core");
+    ASSERT_TRUE(p) << p.error().detail;
+    EXPECT_TRUE(p->check.limits.empty());
+    ASSERT_EQ(p->descriptors.size(), 2u);
+    for (const auto& d : p->descriptors) {
+        EXPECT_EQ(d.kind, RlsDescriptorPlan::Kind::no_match);
+        EXPECT_EQ(d.label, unknown_domain_label);
+    }
+    EXPECT_EQ(refusal({one("", "1")}, 0, "core"), "invalid_request: descriptors[0].entries[0].key: expected a key, got an empty one");
+}
+
 TEST_F(RlsPlanner, ARegistryWithoutDomainsKnowsNoDomain) {
     reg = std::make_shared<const Registry>(
         parse_config("policies: {a: {algorithm: gcra, limit: 1, window: 1s}}\n", "r.yaml").registry);
-    EXPECT_EQ(refusal({one("ip", "1")}), "invalid_request: domain: \"edge\" is not a configured domain");
+    auto p = run({one("ip", "1")});
+    ASSERT_TRUE(p) << p.error().detail;
+    EXPECT_TRUE(p->check.limits.empty());
+    EXPECT_EQ(p->descriptors.front().kind, RlsDescriptorPlan::Kind::no_match);
 }
 
 TEST_F(RlsPlanner, EachDescriptorReportsItsKind) {
