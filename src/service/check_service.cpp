@@ -2,11 +2,13 @@
 #include "ratelimitd/service/check_service.hpp"
 
 #include "ratelimitd/core/log_value.hpp"
+#include "ratelimitd/policy/key.hpp"
 #include "ratelimitd/policy/planner.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 
 namespace ratelimitd::service {
 
@@ -49,6 +51,17 @@ Decision named_decision(const policy::CheckPlan& plan) {
         }
     }
     return d;
+}
+
+/// The key an admin reset forgets. A calendar window's planned key is the prefix its script
+/// appends the period to (from the store's clock): the current period's key, by this host's
+/// clock (the two agree but within a boundary's skew: docs/policies.md).
+std::string state_key(const policy::Policy& p, const std::string& key) {
+    if (!p.calendar) return key;
+    const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    return policy::calendar_period_key(key, calendar_period(*p.calendar, p.utc_offset_minutes, now_ms).start_ms);
 }
 
 }  // namespace
@@ -191,7 +204,7 @@ net::awaitable<result<bool>> CheckService::reset(check::CheckRequest req) {
     spdlog::info("admin reset policy={} tenant={} scope={}", limit.policy->key_name(), limit.tenant, target->scope);
     bool forgot = false;
     for (const auto& w : limit.windows) {
-        auto one = co_await store_.reset(w.key);
+        auto one = co_await store_.reset(state_key(*w.limit, w.key));
         if (!one) co_return one.error();
         forgot = forgot || *one;
     }

@@ -32,6 +32,7 @@ policies:
   multi:
     algorithm: fixed_window
     windows: [ { limit: 2, window: 1s }, { limit: 4, window: 1m } ]
+  monthly: { algorithm: fixed_window, limit: 100, window: 1mo, align: calendar, long_ttl: true }
 routes:
   - { path: /free, policy: none }
   - path: /layered
@@ -320,6 +321,20 @@ TEST_F(CheckServiceTest, ADecisionNamesEveryLayerAndTheStoreSeesEachLayersKeyAnd
     EXPECT_EQ(store_.calls()[0].keys, (std::vector<std::string>{"rl:open:t1:orders", "rl:open2:t1:orders"}));
     EXPECT_EQ(store_.calls()[0].costs, (std::vector<std::uint32_t>{2, 2}));
     EXPECT_EQ(d->verdict.windows.size(), 2u);
+}
+
+// A calendar window counts under its period's key (the script appends the period start):
+// a reset forgets the current period's count, not the prefix nothing is kept under.
+TEST_F(CheckServiceTest, ResetOfACalendarWindowForgetsTheCurrentPeriod) {
+    store_.push(Scripted::admit);
+    const auto before = std::chrono::system_clock::now();
+    auto reset = test::run_on_io(service_.reset(named("monthly")));
+    ASSERT_TRUE(reset.has_value()) << reset.error().detail;
+    ASSERT_EQ(store_.calls().size(), 1u);
+    const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(before.time_since_epoch()).count();
+    const auto month = calendar_period(CalendarUnit::month, 0, now_ms);
+    EXPECT_EQ(store_.calls()[0].keys,
+              std::vector<std::string>{"rl:monthly:{t1:global}:1mo@" + std::to_string(month.start_ms / 1000)});
 }
 
 TEST_F(CheckServiceTest, PeekAndResetUseTheKeyAChecksWouldAndNeverApply) {
