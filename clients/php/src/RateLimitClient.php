@@ -103,6 +103,19 @@ final class RateLimitClient implements RateLimitClientInterface
         return $this->decide($fields, $this->failOpen, $policy, '/v1/report');
     }
 
+    public function release(string $policy, string $tenant, string $lease, string $scope = 'global'): bool
+    {
+        $answer = $this->post('/v1/release', ['policy' => $policy, 'tenant' => $tenant, 'scope' => $scope, 'lease' => $lease]);
+        if ($answer === null) {
+            throw new RateLimitException('ratelimitd could not be reached for a release');
+        }
+        [$status, $data] = $answer;
+        if ($status === 200 && is_array($data)) {
+            return ($data['released'] ?? false) === true;
+        }
+        throw new CheckRejectedException($status, (string) ($data['error'] ?? 'bad_response'), (string) ($data['detail'] ?? ''));
+    }
+
     public function reset(string $policy, string $tenant, string $scope = 'global'): bool
     {
         $answer = $this->post('/v1/reset', ['policy' => $policy, 'tenant' => $tenant, 'scope' => $scope]);

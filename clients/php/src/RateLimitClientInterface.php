@@ -45,6 +45,18 @@ interface RateLimitClientInterface
     public function report(string $policy, string $tenant, int $cost, string $scope = 'global', ?string $plan = null): Result;
 
     /**
+     * Frees the slot of a concurrency policy that check() admitted (POST /v1/release), with
+     * the lease its Result carries. A slot not released comes back when its lease expires.
+     *
+     * @return bool true when the lease was held; false when it was unknown, already released
+     *              or expired (a retried release is harmless)
+     *
+     * @throws CheckRejectedException when ratelimitd refuses it (400: a malformed lease, not a concurrency policy)
+     * @throws Exception\RateLimitException when ratelimitd cannot be reached (the lease expires on its own)
+     */
+    public function release(string $policy, string $tenant, string $lease, string $scope = 'global'): bool;
+
+    /**
      * Forgets the state of one key through the admin API (POST /v1/reset): the next check
      * of that policy, tenant and scope starts afresh. Needs the admin token when the server has one.
      *

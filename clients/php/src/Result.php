@@ -33,6 +33,8 @@ final class Result
      * @param string|null $degradedReason store_unavailable | store_timeout (ratelimitd's own fallback),
      *                                    or unreachable | timeout | bad_response (this client's fallback)
      * @param array<string,string> $headers canonical name => value, see headers()
+     * @param string|null $lease          a concurrency policy's lease, held until release() or
+     *                                    its expiry (docs/leases.md); null for other policies
      */
     public function __construct(
         public readonly bool $allowed,
@@ -44,6 +46,7 @@ final class Result
         public readonly bool $degraded = false,
         public readonly ?string $degradedReason = null,
         private readonly array $headers = [],
+        public readonly ?string $lease = null,
     ) {
     }
 
@@ -80,6 +83,7 @@ final class Result
             degraded: $degraded,
             degradedReason: $degraded ? ($rawHeaders['x-ratelimit-degraded'] ?? 'store_unavailable') : null,
             headers: $headers,
+            lease: is_string($body['lease'] ?? null) ? $body['lease'] : null,
         );
     }
 
