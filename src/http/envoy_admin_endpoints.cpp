@@ -3,6 +3,7 @@
 #include "ratelimitd/http/envoy_admin_endpoints.hpp"
 
 #include "ratelimitd/core/percent.hpp"
+#include "ratelimitd/core/quote.hpp"
 #include "ratelimitd/http/check_codec.hpp"
 #include "ratelimitd/http/json_response.hpp"
 #include "ratelimitd/policy/rls_domain.hpp"
@@ -43,7 +44,13 @@ result<policy::RlsPlan> target_plan(const Request& req, service::CheckService& s
     auto parsed = parse_envoy_state_query(query_of(req));
     if (!parsed) return parsed.error();
     domain = parsed->domain;
-    return policy::plan(service.registry(), *parsed);
+    auto registry = service.registry();
+    // A call to an unknown domain is answered OK (as envoyproxy/ratelimit does); an operator
+    // naming one here made a typo, and is told so.
+    if (!parsed->domain.empty() && (!registry->domains || registry->domains->find(parsed->domain) == nullptr)) {
+        return Problem{errc::invalid_request, "domain: " + quote(parsed->domain) + " is not a configured domain"};
+    }
+    return policy::plan(std::move(registry), *parsed);
 }
 
 json described(const policy::RlsPlan& p, std::string_view domain) {
