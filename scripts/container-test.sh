@@ -103,7 +103,7 @@ test_image() {
   mv "$work/config/.config.yaml.new" "$work/config/config.yaml"
   local _ reloaded=""
   for _ in $(seq 1 200); do
-    reloaded=$("${engine[@]}" logs "$name" 2>&1 | grep -m1 'reloaded /etc/ratelimitd/config.yaml' || true)
+    reloaded=$("${engine[@]}" logs "$name" 2>&1 | grep -m1 'reloaded path="/etc/ratelimitd/config.yaml"' || true)
     [ -n "$reloaded" ] && break
     sleep 0.05
   done
