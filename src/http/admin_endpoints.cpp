@@ -5,6 +5,7 @@
 #include "ratelimitd/http/check_codec.hpp"
 #include "ratelimitd/http/json_response.hpp"
 #include "ratelimitd/http/loopback.hpp"
+#include "ratelimitd/http/state_response.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -14,20 +15,6 @@ namespace net = boost::asio;
 using json = nlohmann::ordered_json;
 
 namespace {
-
-Response dumped(const Request& req, bhttp::status status, const json& body) {
-    // replace: a tenant with invalid UTF-8 must not make dump() throw.
-    return json_response(req, status, body.dump(-1, ' ', false, json::error_handler_t::replace));
-}
-
-/// A store that cannot answer makes an admin call 503: the key's state is unknown, not wrong.
-Response store_problem_response(const Request& req, const Problem& problem) {
-    auto res = make_error_response(problem, req.version(), req.keep_alive());
-    if (problem.code == errc::store_unavailable || problem.code == errc::store_timeout) {
-        res.result(bhttp::status::service_unavailable);
-    }
-    return res;
-}
 
 /// limit/window/burst of a single-window policy, or its `windows` list.
 json limits_json(const policy::Policy& p) {
@@ -104,13 +91,13 @@ std::optional<Response> admin_refusal(const Request& req, const std::optional<st
                                       std::string_view peer) {
     const auto access = admin_access(token, req[bhttp::field::authorization], peer);
     if (access == AdminAccess::disabled) {
-        return dumped(req, bhttp::status::forbidden,
+        return state_json_response(req, bhttp::status::forbidden,
                       {{"error", "admin_disabled"},
                        {"detail", "admin endpoints: no admin token is set, so only loopback peers may "
                                   "call them; set RATELIMITD_ADMIN_TOKEN to call them from elsewhere"}});
     }
     if (access == AdminAccess::unauthorized) {
-        auto res = dumped(req, bhttp::status::unauthorized,
+        auto res = state_json_response(req, bhttp::status::unauthorized,
                           {{"error", "unauthorized"},
                            {"detail", "authorization: admin endpoints need a valid bearer token"}});
         res.set(bhttp::field::www_authenticate, "Bearer realm=\"ratelimitd-admin\"");
@@ -120,7 +107,7 @@ std::optional<Response> admin_refusal(const Request& req, const std::optional<st
 }
 
 Response answer_policies(const Request& req, service::CheckService& service) {
-    return dumped(req, bhttp::status::ok, registry_json(*service.registry()));
+    return state_json_response(req, bhttp::status::ok, registry_json(*service.registry()));
 }
 
 net::awaitable<Response> answer_peek(const Request& req, service::CheckService& service) {
@@ -129,9 +116,9 @@ net::awaitable<Response> answer_peek(const Request& req, service::CheckService& 
     auto parsed = parse_check_query(q == std::string_view::npos ? std::string_view{} : target.substr(q + 1));
     if (!parsed) co_return make_error_response(parsed.error(), req.version(), req.keep_alive());
     auto state = co_await service.peek(std::move(*parsed));
-    if (!state) co_return store_problem_response(req, state.error());
+    if (!state) co_return state_error_response(req, state.error());
     const auto& w = state->verdict.reported();
-    co_return dumped(req, bhttp::status::ok,
+    co_return state_json_response(req, bhttp::status::ok,
                      {{"policy", state->policy},
                       {"tenant", state->tenant},
                       {"scope", state->scope},
@@ -148,9 +135,9 @@ net::awaitable<Response> answer_reset(const Request& req, service::CheckService&
                  {"tenant", parsed->tenant},
                  {"scope", parsed->scope.value_or("global")}};
     auto removed = co_await service.reset(std::move(*parsed));
-    if (!removed) co_return store_problem_response(req, removed.error());
+    if (!removed) co_return state_error_response(req, removed.error());
     body["reset"] = *removed;
-    co_return dumped(req, bhttp::status::ok, body);
+    co_return state_json_response(req, bhttp::status::ok, body);
 }
 
 }  // namespace ratelimitd::http

@@ -6,6 +6,7 @@
 #include "ratelimitd/core/quote.hpp"
 #include "ratelimitd/http/check_codec.hpp"
 #include "ratelimitd/http/json_response.hpp"
+#include "ratelimitd/http/state_response.hpp"
 #include "ratelimitd/policy/rls_domain.hpp"
 #include "ratelimitd/policy/rls_plan.hpp"
 
@@ -18,20 +19,6 @@ namespace net = boost::asio;
 using json = nlohmann::ordered_json;
 
 namespace {
-
-Response json_answer(const Request& req, bhttp::status status, const json& body) {
-    // replace: a label of invalid UTF-8 must not make dump() throw.
-    return json_response(req, status, body.dump(-1, ' ', false, json::error_handler_t::replace));
-}
-
-/// A store that cannot answer is 503: the counter's state is unknown, not wrong.
-Response store_failure(const Request& req, const Problem& problem) {
-    auto res = make_error_response(problem, req.version(), req.keep_alive());
-    if (problem.code == errc::store_unavailable || problem.code == errc::store_timeout) {
-        res.result(bhttp::status::service_unavailable);
-    }
-    return res;
-}
 
 std::string_view query_of(const Request& req) {
     const std::string_view target = req.target();
@@ -90,17 +77,17 @@ net::awaitable<Response> answer_envoy_peek(const Request& req, service::CheckSer
     if (!p) co_return make_error_response(p.error(), req.version(), req.keep_alive());
     json body = described(*p, domain);
     const auto& d = p->descriptors.front();
-    if (d.kind != policy::RlsDescriptorPlan::Kind::limited) co_return json_answer(req, bhttp::status::ok, body);
+    if (d.kind != policy::RlsDescriptorPlan::Kind::limited) co_return state_json_response(req, bhttp::status::ok, body);
     const auto& w = p->check.limits[d.limit].windows.front();
     auto verdict = co_await service.store().peek(*w.limit, w.key);
-    if (!verdict) co_return store_failure(req, verdict.error());
+    if (!verdict) co_return state_error_response(req, verdict.error());
     const auto& state = verdict->reported();
     body["limit"] = d.requests_per_unit;
     body["unit"] = policy::to_string(d.unit);
     body["remaining"] = state.remaining;
     // An aligned window ends at its unit boundary, whatever the store's own clock of the key says.
     body["reset"] = d.window_end_s != 0 ? d.window_end_s : state.reset_epoch_s;
-    co_return json_answer(req, bhttp::status::ok, body);
+    co_return state_json_response(req, bhttp::status::ok, body);
 }
 
 net::awaitable<Response> answer_envoy_reset(const Request& req, service::CheckService& service) {
@@ -111,14 +98,14 @@ net::awaitable<Response> answer_envoy_reset(const Request& req, service::CheckSe
     const auto& d = p->descriptors.front();
     if (d.kind != policy::RlsDescriptorPlan::Kind::limited) {
         body["reset"] = false;
-        co_return json_answer(req, bhttp::status::ok, body);
+        co_return state_json_response(req, bhttp::status::ok, body);
     }
     const auto& w = p->check.limits[d.limit].windows.front();
     spdlog::info("admin reset envoy rule={}", d.label);
     auto removed = co_await service.store().reset(w.key);
-    if (!removed) co_return store_failure(req, removed.error());
+    if (!removed) co_return state_error_response(req, removed.error());
     body["reset"] = *removed;
-    co_return json_answer(req, bhttp::status::ok, body);
+    co_return state_json_response(req, bhttp::status::ok, body);
 }
 
 }  // namespace ratelimitd::http

@@ -5,6 +5,7 @@
 #include "ratelimitd/http/json_response.hpp"
 #include "ratelimitd/http/json_writer.hpp"
 #include "ratelimitd/http/rate_limit_headers.hpp"
+#include "ratelimitd/http/state_response.hpp"
 #include "ratelimitd/store/lease_id.hpp"
 
 #include <nlohmann/json.hpp>
@@ -61,14 +62,7 @@ net::awaitable<Response> answer_release(const Request& req, service::CheckServic
     auto parsed = parse_check_json(req.body());
     if (!parsed) co_return make_error_response(parsed.error(), req.version(), req.keep_alive());
     auto d = co_await service.release(std::move(*parsed), *lease);
-    if (!d) {
-        auto res = make_error_response(d.error(), req.version(), req.keep_alive());
-        // The lease's state is unknown, not wrong: retry later.
-        if (d.error().code == errc::store_unavailable || d.error().code == errc::store_timeout) {
-            res.result(bhttp::status::service_unavailable);
-        }
-        co_return res;
-    }
+    if (!d) co_return state_error_response(req, d.error());  // unknown, not wrong: retry later
     if (d->verdict.windows.empty()) {
         co_return make_error_response(Problem{errc::bad_script_reply, "release: the store reported no state"},
                                       req.version(), req.keep_alive());
