@@ -1,5 +1,6 @@
 // Parsing of check bodies and query strings, the status table, and the exact JSON answers.
 #include "ratelimitd/http/check_codec.hpp"
+#include "unit/http/support/window_state.hpp"
 
 #include <gtest/gtest.h>
 
@@ -440,20 +441,7 @@ TEST(MakeErrorResponse, EscapesAndSurvivesInvalidUtf8) {
 // ---------------------------------------------------------------------------------------
 // make_check_response
 
-WindowState window(std::string policy, bool allowed, std::int64_t limit, std::int64_t window_s,
-                   std::int64_t remaining, std::int64_t reset_epoch_s, std::int64_t reset_after_s,
-                   std::int64_t retry_after_s) {
-    WindowState w;
-    w.policy = std::move(policy);
-    w.allowed = allowed;
-    w.limit = limit;
-    w.window_s = window_s;
-    w.remaining = remaining;
-    w.reset_epoch_s = reset_epoch_s;
-    w.reset_after_s = reset_after_s;
-    w.retry_after_s = retry_after_s;
-    return w;
-}
+using ratelimitd::test::window;
 
 Decision decision(std::string policy, bool allowed, std::vector<WindowState> windows) {
     Decision d;

@@ -1,5 +1,6 @@
 // Exact header strings rendered for allowed, denied, multi-window and out-of-range verdicts.
 #include "ratelimitd/http/rate_limit_headers.hpp"
+#include "unit/http/support/window_state.hpp"
 
 #include <boost/beast/http/field.hpp>
 #include <boost/beast/http/fields.hpp>
@@ -20,20 +21,7 @@ using ratelimitd::http::rate_limit_policy_field;
 using ratelimitd::http::set_rate_limit_headers;
 namespace bhttp = boost::beast::http;
 
-WindowState window(std::string policy, bool allowed, std::int64_t limit, std::int64_t window_s,
-                   std::int64_t remaining, std::int64_t reset_epoch_s, std::int64_t reset_after_s,
-                   std::int64_t retry_after_s) {
-    WindowState w;
-    w.policy = std::move(policy);
-    w.allowed = allowed;
-    w.limit = limit;
-    w.window_s = window_s;
-    w.remaining = remaining;
-    w.reset_epoch_s = reset_epoch_s;
-    w.reset_after_s = reset_after_s;
-    w.retry_after_s = retry_after_s;
-    return w;
-}
+using ratelimitd::test::window;
 
 Verdict verdict(bool allowed, std::vector<WindowState> windows) {
     return Verdict{allowed, std::move(windows)};
