@@ -53,15 +53,17 @@ Decision named_decision(const policy::CheckPlan& plan) {
     return d;
 }
 
-/// The key an admin reset forgets. A calendar window's planned key is the prefix its script
-/// appends the period to (from the store's clock): the current period's key, by this host's
-/// clock (the two agree but within a boundary's skew: docs/policies.md).
-std::string state_key(const policy::Policy& p, const std::string& key) {
-    if (!p.calendar) return key;
+/// The keys an admin reset forgets. A calendar window's planned key is the prefix its script
+/// appends the period to (from the store's clock): its count is under the current period's
+/// key, by this host's clock (the two agree but within a boundary's skew: docs/policies.md),
+/// and denial caches, here and on every sidecar, hold the prefix a check was planned with.
+std::vector<std::string> reset_keys(const policy::Policy& p, const std::string& key) {
+    if (!p.calendar) return {key};
     const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                             std::chrono::system_clock::now().time_since_epoch())
                             .count();
-    return policy::calendar_period_key(key, calendar_period(*p.calendar, p.utc_offset_minutes, now_ms).start_ms);
+    return {policy::calendar_period_key(key, calendar_period(*p.calendar, p.utc_offset_minutes, now_ms).start_ms),
+            key};
 }
 
 }  // namespace
@@ -204,9 +206,11 @@ net::awaitable<result<bool>> CheckService::reset(check::CheckRequest req) {
     spdlog::info("admin reset policy={} tenant={} scope={}", limit.policy->key_name(), limit.tenant, target->scope);
     bool forgot = false;
     for (const auto& w : limit.windows) {
-        auto one = co_await store_.reset(state_key(*w.limit, w.key));
-        if (!one) co_return one.error();
-        forgot = forgot || *one;
+        for (auto& key : reset_keys(*w.limit, w.key)) {
+            auto one = co_await store_.reset(std::move(key));
+            if (!one) co_return one.error();
+            forgot = forgot || *one;
+        }
     }
     co_return forgot;
 }

@@ -324,17 +324,18 @@ TEST_F(CheckServiceTest, ADecisionNamesEveryLayerAndTheStoreSeesEachLayersKeyAnd
 }
 
 // A calendar window counts under its period's key (the script appends the period start):
-// a reset forgets the current period's count, not the prefix nothing is kept under.
+// a reset forgets the current period's count, and the prefix denial caches know it by.
 TEST_F(CheckServiceTest, ResetOfACalendarWindowForgetsTheCurrentPeriod) {
     store_.push(Scripted::admit);
     const auto before = std::chrono::system_clock::now();
     auto reset = test::run_on_io(service_.reset(named("monthly")));
     ASSERT_TRUE(reset.has_value()) << reset.error().detail;
-    ASSERT_EQ(store_.calls().size(), 1u);
+    ASSERT_EQ(store_.calls().size(), 2u);
     const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(before.time_since_epoch()).count();
     const auto month = calendar_period(CalendarUnit::month, 0, now_ms);
     EXPECT_EQ(store_.calls()[0].keys,
               std::vector<std::string>{"rl:monthly:{t1:global}:1mo@" + std::to_string(month.start_ms / 1000)});
+    EXPECT_EQ(store_.calls()[1].keys, std::vector<std::string>{"rl:monthly:{t1:global}:1mo@"});
 }
 
 TEST_F(CheckServiceTest, PeekAndResetUseTheKeyAChecksWouldAndNeverApply) {
