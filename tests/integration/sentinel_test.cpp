@@ -50,6 +50,14 @@ int admitted(unsigned short port, const std::string& policy, const std::string& 
            }).allowed;
 }
 
+/// A replication offset from INFO replication (`master_repl_offset` on a primary,
+/// `slave_repl_offset` on a replica); -1 when absent.
+long long repl_offset(const RedisServer& redis, const std::string& field) {
+    const std::string info = redis.command({"INFO", "replication"});
+    const auto at = info.find(field + ":");
+    return at == std::string::npos ? -1 : std::stoll(info.substr(at + field.size() + 1));
+}
+
 bool degraded(const HttpResponse& r) { return !r.header("x-ratelimit-degraded").empty(); }
 
 /// Both policies decided by Redis (not by on_store_error) on 12 fresh connections in a row,
@@ -164,8 +172,11 @@ TEST(Sentinel, ManualFailoverWithTheOldPrimaryAliveIsFollowed) {
     EXPECT_NE(server.process().log().find("store=redis-sentinel://"), std::string::npos) << server.process().log();
     EXPECT_EQ(admitted(server.port(), "closed", "before"), 5);
     // Replication is asynchronous and a manual failover does not wait for it: let the replica
-    // acknowledge those writes first, or the last assertion races the failover.
-    EXPECT_EQ(primary.integer({"WAIT", "1", "5000"}), 1);
+    // reach the primary's offset first, or the last assertion races the failover. (WAIT would
+    // not do: it waits for the writes of its own connection, and a fresh one has made none.)
+    const long long written = repl_offset(primary, "master_repl_offset");
+    EXPECT_TRUE(wait_until([&] { return repl_offset(replica, "slave_repl_offset") >= written; }, 10s))
+        << replica.command({"INFO", "replication"});
 
     // NOGOODSLAVE until the sentinel has heard from the replica itself: retry.
     std::string answer;
