@@ -29,9 +29,9 @@ result<void> validate_key_parts(const check::CheckRequest& req) {
 
 /// The windows of `p` with their keys: one key for a single-window policy, one hash-tagged
 /// key per window for a multi-window one.
-std::vector<KeyedWindow> keyed_windows(const Policy& p, std::string_view prefix, std::string_view tenant,
-                                       std::string_view scope) {
-    std::vector<KeyedWindow> out;
+KeyedWindows keyed_windows(const Policy& p, std::string_view prefix, std::string_view tenant,
+                           std::string_view scope) {
+    KeyedWindows out;
     if (p.windows.empty()) {
         out.push_back(KeyedWindow{&p, p.calendar ? make_calendar_key(prefix, p.key_name(), tenant, scope,
                                                                      to_string(*p.calendar))

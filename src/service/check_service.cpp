@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 
 namespace ratelimitd::service {
 
@@ -24,8 +25,8 @@ void append_listed(std::string& list, std::string_view item) {
 /// The store checks of the enforced limits or of the shadow ones, and which limit each
 /// check belongs to (its index in the plan's limits).
 struct CheckGroup {
-    std::vector<store::LimitCheck> checks;
-    std::vector<std::size_t> owner;
+    LimitChecks checks;
+    Owners owner;
     bool fail_closed = false;  ///< some limit in it says on_store_error: deny
 
     /// Moves the limit's keys into the checks; the limit keeps its policy and tenant.
@@ -42,7 +43,7 @@ struct CheckGroup {
 Decision named_decision(const policy::CheckPlan& plan) {
     Decision d;
     d.scope = plan.scope;
-    std::vector<std::string_view> tenants;  // distinct, in order
+    boost::container::small_vector<std::string_view, 4> tenants;  // distinct, in order
     for (const auto& l : plan.limits) {
         append_listed(d.policy, l.policy->name);
         if (std::find(tenants.begin(), tenants.end(), l.tenant) == tenants.end()) {
@@ -68,7 +69,7 @@ std::vector<std::string> reset_keys(const policy::Policy& p, const std::string& 
 
 }  // namespace
 
-net::awaitable<result<check::Verdict>> CheckService::ask_store(std::vector<store::LimitCheck> checks) {
+net::awaitable<result<check::Verdict>> CheckService::ask_store(LimitChecks checks) {
     const auto started = std::chrono::steady_clock::now();
     result<check::Verdict> verdict = Problem{errc::store_unavailable, ""};
     // A report always goes through apply_all: that is where the stores take its mode.
@@ -76,7 +77,8 @@ net::awaitable<result<check::Verdict>> CheckService::ask_store(std::vector<store
         // One window of one limit is an ordinary check (and keeps what the store does for those).
         verdict = co_await store_.apply(*checks.front().policy, std::move(checks.front().key), checks.front().cost);
     } else {
-        verdict = co_await store_.apply_all(std::move(checks));
+        verdict = co_await store_.apply_all(
+            std::vector<store::LimitCheck>(std::make_move_iterator(checks.begin()), std::make_move_iterator(checks.end())));
     }
     metrics_.observe_store_latency(std::chrono::steady_clock::now() - started);
     if (!verdict) metrics_.count_store_error(verdict.error().code);
@@ -103,7 +105,7 @@ net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
     // Enforced limits first: when they deny, the shadow ones are neither charged nor asked
     // (a denied request counts nowhere). Shadow limits are decided apart, so that their
     // would-be denial never keeps the enforced ones from being charged.
-    std::vector<std::size_t>& owner = d.owner;
+    Owners& owner = d.owner;
     if (!enforced.checks.empty()) {
         auto verdict = co_await ask_store(std::move(enforced.checks));
         if (!verdict) co_return degrade(std::move(d), plan.limits, enforced.fail_closed, verdict.error());
@@ -133,7 +135,7 @@ net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
     co_return d;
 }
 
-Decision CheckService::degrade(Decision d, const std::vector<policy::PlannedLimit>& limits, bool fail_closed,
+Decision CheckService::degrade(Decision d, const policy::PlannedLimits& limits, bool fail_closed,
                                const Problem& why) {
     // The store failed: the policies' on_store_error decides which way, and the caller is
     // told it degraded.
@@ -150,8 +152,8 @@ Decision CheckService::degrade(Decision d, const std::vector<policy::PlannedLimi
     return d;
 }
 
-void CheckService::count(const Decision& d, const std::vector<policy::PlannedLimit>& limits,
-                         const std::vector<std::size_t>& owner, std::uint32_t plan_cost) {
+void CheckService::count(const Decision& d, const policy::PlannedLimits& limits,
+                         const Owners& owner, std::uint32_t plan_cost) {
     if (d.report) return;  // a report is no check: ratelimitd_checks_total counts checks
     // Counted per limit over its own windows: a limit that would have admitted is "allowed"
     // even when another one denied the request (and charged nothing).

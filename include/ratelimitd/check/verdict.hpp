@@ -3,7 +3,7 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
+#include <boost/container/small_vector.hpp>
 
 namespace ratelimitd::check {
 
@@ -25,10 +25,14 @@ struct WindowState {
     std::string lease;
 };
 
+/// The windows of a verdict. Most checks decide one, so it lives inside the verdict: a check
+/// allocates nothing for it (a layered or multi-window one spills to the heap).
+using WindowStates = boost::container::small_vector<WindowState, 1>;
+
 /// The verdict of a check: allowed only if every window allowed.
 struct Verdict {
     bool allowed = false;
-    std::vector<WindowState> windows;  ///< at least one entry
+    WindowStates windows;              ///< at least one entry
     bool from_denial_cache = false;    ///< answered by the denial cache, not the store (metrics)
 
     /// The window to report in the single-valued fields: the first that denied, or, when

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 namespace ratelimitd::policy {
 
 /// One window the store decides: a single-window policy itself, or one window of a
@@ -17,12 +19,16 @@ struct KeyedWindow {
     std::string key;                ///< policy::make_key / policy::make_window_key
 };
 
+/// The windows of one limit: most policies have one, kept inline so that planning a check
+/// allocates nothing for it.
+using KeyedWindows = boost::container::small_vector<KeyedWindow, 1>;
+
 /// One limit of a check: a policy with the tenant's plan or override applied, and the
 /// tenant whose budget it spends.
 struct PlannedLimit {
     const Policy* policy = nullptr;    ///< points into CheckPlan::registry
     std::string tenant;                ///< valid for /v1/check; as identified for /v1/auth
-    std::vector<KeyedWindow> windows;  ///< one per window of `policy`, in its order
+    KeyedWindows windows;              ///< one per window of `policy`, in its order
     /// Units this limit spends when it is not the check's (an Envoy descriptor's own
     /// hits_addend); 0: CheckPlan::cost.
     std::uint32_t cost = 0;
@@ -32,6 +38,9 @@ struct PlannedLimit {
     /// A store failure denies rather than allows (on_store_error: deny).
     [[nodiscard]] bool fail_closed() const noexcept { return policy->on_store_error == OnStoreError::deny; }
 };
+
+/// The limits of a check: one for most checks (inline), more for a layered route.
+using PlannedLimits = boost::container::small_vector<PlannedLimit, 1>;
 
 /// What the store does with a plan's limits: decide a check, or charge a report (POST
 /// /v1/report: charged without asking, into debt if need be; a negative cost refunds).
@@ -43,7 +52,7 @@ struct CheckPlan {
     /// The snapshot the plan was made on: keeps every pointer above alive, so that a reload
     /// cannot change a check half-way.
     std::shared_ptr<const Registry> registry;
-    std::vector<PlannedLimit> limits;  ///< empty: not limited (a `policy: none` route, ...)
+    PlannedLimits limits;              ///< empty: not limited (a `policy: none` route, ...)
     std::string tenant;                ///< reported when not limited (the request's; "" on /v1/auth)
     std::string scope;                 ///< request scope, else route scope, else "global"
     std::uint32_t cost = 1;            ///< units each limit spends, within every limit's max_cost

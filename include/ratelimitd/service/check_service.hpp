@@ -17,9 +17,18 @@
 #include <string>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 namespace ratelimitd::service {
 
 /// What the HTTP layer renders for a planned check.
+/// The plan's limit of each verdict window; inline for the common few.
+using Owners = boost::container::small_vector<std::size_t, 4>;
+
+/// The store checks of one group of a plan's limits (enforced or shadow): one for most
+/// checks, kept inline so that deciding one allocates nothing for it.
+using LimitChecks = boost::container::small_vector<store::LimitCheck, 2>;
+
 struct Decision {
     std::string policy;   ///< resolved policy name ("none" when not limited)
     std::string tenant;
@@ -36,7 +45,7 @@ struct Decision {
     /// A report (POST /v1/report), charged without asking: every window admits.
     bool report = false;
     /// The plan's limit (index into CheckPlan::limits) of each window of verdict.windows.
-    std::vector<std::size_t> owner;
+    Owners owner;
 };
 
 /// Decides planned checks: asks the store, applies shadow and the failure modes, counts.
@@ -83,16 +92,16 @@ public:
 
 private:
     /// Store::apply for one check, apply_all for several; times it and counts failures.
-    boost::asio::awaitable<result<check::Verdict>> ask_store(std::vector<store::LimitCheck> checks);
+    boost::asio::awaitable<result<check::Verdict>> ask_store(LimitChecks checks);
 
     /// The decision when the store failed: allowed unless `fail_closed`, degraded, counted.
-    Decision degrade(Decision d, const std::vector<policy::PlannedLimit>& limits, bool fail_closed,
+    Decision degrade(Decision d, const policy::PlannedLimits& limits, bool fail_closed,
                      const Problem& why);
 
     /// Counts each limit in ratelimitd_checks_total (and near-limit) by its windows;
     /// `owner[k]` is the limit of verdict window k; units (cost) and denial-cache hits too.
-    void count(const Decision& d, const std::vector<policy::PlannedLimit>& limits,
-               const std::vector<std::size_t>& owner, std::uint32_t plan_cost);
+    void count(const Decision& d, const policy::PlannedLimits& limits,
+               const Owners& owner, std::uint32_t plan_cost);
 
     const policy::RegistryHandle& registry_;
     store::Store& store_;

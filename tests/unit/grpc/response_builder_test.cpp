@@ -56,7 +56,7 @@ struct Fixture {
     }
 };
 
-service::Decision decision(bool allowed, std::vector<check::WindowState> windows, std::vector<std::size_t> owner) {
+service::Decision decision(bool allowed, check::WindowStates windows, service::Owners owner) {
     service::Decision d;
     d.verdict.allowed = allowed;
     d.verdict.windows = std::move(windows);

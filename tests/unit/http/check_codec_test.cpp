@@ -443,7 +443,7 @@ TEST(MakeErrorResponse, EscapesAndSurvivesInvalidUtf8) {
 
 using ratelimitd::test::window;
 
-Decision decision(std::string policy, bool allowed, std::vector<WindowState> windows) {
+Decision decision(std::string policy, bool allowed, ratelimitd::check::WindowStates windows) {
     Decision d;
     d.policy = std::move(policy);
     d.tenant = "tenant_8231";

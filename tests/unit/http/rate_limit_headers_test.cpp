@@ -23,7 +23,7 @@ namespace bhttp = boost::beast::http;
 
 using ratelimitd::test::window;
 
-Verdict verdict(bool allowed, std::vector<WindowState> windows) {
+Verdict verdict(bool allowed, ratelimitd::check::WindowStates windows) {
     return Verdict{allowed, std::move(windows)};
 }
 

@@ -63,7 +63,7 @@ net::awaitable<result<check::Verdict>> ClusterStore::apply_cross_slot(std::vecto
     const auto started = clock::now();
     const auto deadline = started + timeout_;
     auto groups = groups_by_slot(checks);
-    std::vector<check::WindowState> windows(checks.size());
+    check::WindowStates windows(checks.size());
     std::size_t charged = 0;
     std::optional<Problem> failure;
     bool denied = false;
@@ -117,7 +117,7 @@ net::awaitable<result<check::Verdict>> ClusterStore::charge_group(SlotGroup& g, 
 
 net::awaitable<void> ClusterStore::refund_groups(std::vector<SlotGroup>& groups, std::size_t charged,
                                                  const std::vector<LimitCheck>& all,
-                                                 std::vector<check::WindowState>& windows, clock::time_point started) {
+                                                 check::WindowStates& windows, clock::time_point started) {
     // A refund gets its own deadline: the check's may be spent, and a charge not given back
     // denies others until time repays it.
     const auto deadline = clock::now() + timeout_;
@@ -149,7 +149,7 @@ net::awaitable<void> ClusterStore::refund_groups(std::vector<SlotGroup>& groups,
 
 net::awaitable<void> ClusterStore::peek_groups(const std::vector<SlotGroup>& groups, std::size_t from,
                                                const std::vector<LimitCheck>& all,
-                                               std::vector<check::WindowState>& windows) {
+                                               check::WindowStates& windows) {
     // Never asked (a group before them denied): their numbers, read-only, one key at a time.
     for (std::size_t gi = from; gi < groups.size(); ++gi) {
         for (std::size_t i : groups[gi].members) {

@@ -100,11 +100,11 @@ private:
     /// lua/refund.lua for groups [0, charged); their windows become the state after it.
     boost::asio::awaitable<void> refund_groups(std::vector<SlotGroup>& groups, std::size_t charged,
                                                const std::vector<LimitCheck>& all,
-                                               std::vector<check::WindowState>& windows, clock::time_point started);
+                                               check::WindowStates& windows, clock::time_point started);
     /// Peeks the checks of groups [from, end), never asked because an earlier group denied.
     boost::asio::awaitable<void> peek_groups(const std::vector<SlotGroup>& groups, std::size_t from,
                                              const std::vector<LimitCheck>& all,
-                                             std::vector<check::WindowState>& windows);
+                                             check::WindowStates& windows);
     /// The node at `address`, made (and connecting) on first use.
     ClusterNode& node_at(const NodeAddress& address);
     /// Asks CLUSTER SLOTS again soon, unless a refresh is running or ran a moment ago.
