@@ -307,14 +307,10 @@ std::int64_t retry_after_of(const check::WindowState& w, bool denied) noexcept {
     return denied ? clamp_count(std::max<std::int64_t>(w.retry_after_s, 1)) : 0;
 }
 
-Response make_json_response(bhttp::status status, std::string body, unsigned version, bool keep_alive) {
-    return json_response(status, std::move(body), version, keep_alive);
-}
-
 Response make_json_response(bhttp::status status, const ordered_json& body, unsigned version,
                             bool keep_alive) {
     // replace: a detail or a tenant with invalid UTF-8 must not make dump() throw.
-    return make_json_response(status, body.dump(-1, ' ', false, ordered_json::error_handler_t::replace),
+    return json_response(status, body.dump(-1, ' ', false, ordered_json::error_handler_t::replace),
                               version, keep_alive);
 }
 
@@ -343,7 +339,7 @@ Response make_degraded_response(const service::Decision& d, unsigned version, bo
     w.key("degraded").boolean(true);
     w.end_object();
     const auto status = allowed ? bhttp::status::ok : bhttp::status::service_unavailable;
-    Response res = make_json_response(status, w.take(), version, keep_alive);
+    Response res = json_response(status, w.take(), version, keep_alive);
     res.set("X-RateLimit-Degraded", to_string(d.store_error));
     if (!allowed) res.set(bhttp::field::retry_after, "1");
     return res;
@@ -446,7 +442,7 @@ Response make_check_response(const service::Decision& d, unsigned version, bool 
         JsonWriter w;
         write_identity(w, d, true, policy::no_policy);
         w.end_object();
-        return make_json_response(bhttp::status::ok, w.take(), version, keep_alive);
+        return json_response(bhttp::status::ok, w.take(), version, keep_alive);
     }
     if (d.degraded) return make_degraded_response(d, version, keep_alive);
 
@@ -486,7 +482,7 @@ Response make_check_response(const service::Decision& d, unsigned version, bool 
     if (const std::string* lease = v.lease()) w.key("lease").string(*lease);
     w.end_object();
 
-    Response res = make_json_response(
+    Response res = json_response(
         v.allowed ? bhttp::status::ok : bhttp::status::too_many_requests, w.take(), version,
         keep_alive);
     set_rate_limit_headers(v, res);

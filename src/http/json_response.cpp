@@ -3,23 +3,23 @@
 
 namespace ratelimitd::http {
 
-Response make_response(bhttp::status status, std::string_view content_type, std::string body,
+Response make_response(bhttp::status status, std::string_view content_type, std::string_view body,
                        unsigned version, bool keep_alive) {
     Response res{status, version};
     res.set(bhttp::field::content_type, content_type);
     res.set(bhttp::field::cache_control, "no-store");
     res.keep_alive(keep_alive);
-    res.body() = std::move(body);
+    res.body().assign(body.data(), body.size());
     res.prepare_payload();
     return res;
 }
 
-Response json_response(bhttp::status status, std::string body, unsigned version, bool keep_alive) {
-    return make_response(status, "application/json", std::move(body), version, keep_alive);
+Response json_response(bhttp::status status, std::string_view body, unsigned version, bool keep_alive) {
+    return make_response(status, "application/json", body, version, keep_alive);
 }
 
-Response json_response(const Request& req, bhttp::status status, std::string body) {
-    return json_response(status, std::move(body), req.version(), req.keep_alive());
+Response json_response(const Request& req, bhttp::status status, std::string_view body) {
+    return json_response(status, body, req.version(), req.keep_alive());
 }
 
 }  // namespace ratelimitd::http

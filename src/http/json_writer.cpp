@@ -19,7 +19,7 @@ bool is_ascii(std::string_view s) noexcept {
     return true;
 }
 
-void append_escaped_ascii(std::string& out, std::string_view s) {
+void append_escaped_ascii(PooledString& out, std::string_view s) {
     out += '"';
     for (const char ch : s) {
         const auto c = static_cast<unsigned char>(ch);
@@ -34,7 +34,8 @@ void append_escaped_ascii(std::string& out, std::string_view s) {
         default:
             if (c < 0x20) {
                 out += "\\u00";
-                append_hex(out, c);
+                out += hex_digit(c >> 4U);
+                out += hex_digit(c);
             } else {
                 out += ch;
             }
@@ -126,7 +127,7 @@ JsonWriter& JsonWriter::null() {
     return *this;
 }
 
-std::string JsonWriter::take() {
+PooledString JsonWriter::take() {
     depth_ = 0;
     after_key_ = false;
     return std::move(out_);

@@ -32,7 +32,7 @@ namespace {
 constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
 
 // Reads a Request: its fields come from the same recycling allocator.
-using RequestParser = bhttp::request_parser<bhttp::string_body, FieldAllocator<char>>;
+using RequestParser = bhttp::request_parser<Body, FieldAllocator<char>>;
 
 /// Registers the session in its lane for drain, and unregisters it on every exit path.
 class SlotGuard {

@@ -48,8 +48,8 @@ std::optional<Problem> apply_parameter(std::string_view name, const std::string&
     return std::nullopt;
 }
 
-std::string top_json(const TopQuery& q, const service::TopOptions& options,
-                     const std::vector<service::PolicyTop>& policies) {
+PooledString top_json(const TopQuery& q, const service::TopOptions& options,
+                      const std::vector<service::PolicyTop>& policies) {
     JsonWriter w(512);
     w.begin_object().key("by").string(q.by == service::TopBy::denied ? "denied" : "admitted");
     w.key("window_seconds").number(std::chrono::duration_cast<std::chrono::seconds>(options.window).count());

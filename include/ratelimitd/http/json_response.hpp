@@ -4,20 +4,19 @@
 
 #include "ratelimitd/http/types.hpp"
 
-#include <string>
 #include <string_view>
 
 namespace ratelimitd::http {
 
 /// A response with `content_type`, Cache-Control: no-store (every answer describes one
 /// moment), the given HTTP version and keep-alive, and its Content-Length.
-Response make_response(bhttp::status status, std::string_view content_type, std::string body,
+Response make_response(bhttp::status status, std::string_view content_type, std::string_view body,
                        unsigned version, bool keep_alive);
 
 /// make_response with Content-Type: application/json; `body` is JSON text already.
-Response json_response(bhttp::status status, std::string body, unsigned version, bool keep_alive);
+Response json_response(bhttp::status status, std::string_view body, unsigned version, bool keep_alive);
 
 /// json_response answering `req` (its version and keep-alive).
-Response json_response(const Request& req, bhttp::status status, std::string body);
+Response json_response(const Request& req, bhttp::status status, std::string_view body);
 
 }  // namespace ratelimitd::http

@@ -3,6 +3,8 @@
 // allocations each time.
 #pragma once
 
+#include "ratelimitd/http/types.hpp"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -34,13 +36,13 @@ public:
     JsonWriter& null();
 
     /// The document; the writer is empty afterwards.
-    std::string take();
+    PooledString take();
 
 private:
     void before_value();
     void open(char c);
 
-    std::string out_;
+    PooledString out_;  // recycled per thread: writing an answer calls no malloc
     std::array<bool, max_depth> has_items_{};  // per open container: something written already
     std::size_t depth_ = 0;
     bool after_key_ = false;

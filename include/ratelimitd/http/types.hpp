@@ -17,8 +17,14 @@ namespace bhttp = boost::beast::http;
 /// FieldAllocator), so a check does not allocate one per header line.
 using Fields = bhttp::basic_fields<FieldAllocator<char>>;
 
-using Request = bhttp::request<bhttp::string_body, Fields>;
-using Response = bhttp::response<bhttp::string_body, Fields>;
+/// Text from the same per-thread recycling allocator: the request and answer bodies, and the
+/// JSON a check answer is written into. A steady request loop then calls malloc for neither
+/// (a check's body is a few hundred bytes, inside the allocator's size classes).
+using PooledString = std::basic_string<char, std::char_traits<char>, FieldAllocator<char>>;
+using Body = bhttp::basic_string_body<char, std::char_traits<char>, FieldAllocator<char>>;
+
+using Request = bhttp::request<Body, Fields>;
+using Response = bhttp::response<Body, Fields>;
 
 /// What the connection knows about a request that the message itself does not carry.
 struct RequestContext {
