@@ -145,7 +145,10 @@ bool start_grpc(const Settings& settings, const ServerThreads& threads, rls::Grp
                 std::unique_ptr<rls::GrpcServer>& out) {
     if (!settings.grpc_listen) return true;
     const auto host_port = parse_listen(*settings.grpc_listen, "grpc_listen");  // checked when read
-    auto server = rls::GrpcServer::start(host_port->first, host_port->second, threads.service_lanes(), metrics);
+    rls::GrpcServerOptions options;
+    if (settings.grpc_x_ratelimit_headers) options.headers = rls::ResponseHeaders::ietf_and_x;
+    auto server =
+        rls::GrpcServer::start(host_port->first, host_port->second, threads.service_lanes(), metrics, options);
     if (!server) {
         spdlog::error("{}", server.error().detail);
         return false;

@@ -182,6 +182,10 @@ const SettingRow rows[] = {
      .value_name = "HOST:PORT", .default_text = "off",
      .help = "address of the gRPC server (Envoy rate limit service); port 0 picks a free port",
      .field = both<&Settings::grpc_listen, &FileSettings::grpc_listen>()},
+    {.file_key = "grpc_x_ratelimit_headers", .flag = "grpc-x-ratelimit-headers",
+     .env = "RATELIMITD_GRPC_X_RATELIMIT_HEADERS", .type = T::on_off, .default_text = "off",
+     .help = "gRPC answers also ask Envoy to add X-RateLimit-Limit/-Remaining/-Reset and Retry-After",
+     .field = both<&Settings::grpc_x_ratelimit_headers, &FileSettings::grpc_x_ratelimit_headers>()},
 };
 
 }  // namespace

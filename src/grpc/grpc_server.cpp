@@ -22,7 +22,7 @@ result<std::unique_ptr<GrpcServer>> GrpcServer::start(const std::string& host, u
                                                        GrpcServerOptions options) {
     std::unique_ptr<GrpcServer> s(new GrpcServer());
     s->lanes_ = std::make_unique<LaneRing>(std::move(lanes));
-    s->rls_ = std::make_unique<RateLimitService>(*s->lanes_, metrics);
+    s->rls_ = std::make_unique<RateLimitService>(*s->lanes_, metrics, RequestLimits{}, options.headers);
     s->health_ = std::make_unique<HealthService>(*s->lanes_, metrics);
     grpc::ServerBuilder builder;
     int bound_port = 0;

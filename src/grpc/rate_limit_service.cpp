@@ -39,7 +39,8 @@ struct Call {
     }
 };
 
-net::awaitable<void> answer(Call call, service::CheckService& service, RequestLimits limits) {
+net::awaitable<void> answer(Call call, service::CheckService& service, RequestLimits limits,
+                            ResponseHeaders headers) {
     try {
         auto request = decode_request(*call.request, limits);
         if (!request) co_return call.refuse(request.error());
@@ -51,7 +52,7 @@ net::awaitable<void> answer(Call call, service::CheckService& service, RequestLi
         const auto now_s = std::chrono::duration_cast<std::chrono::seconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();
-        build_response(decision, *plan, now_s, *call.response);
+        build_response(decision, *plan, now_s, *call.response, headers);
         call.finish(grpc::Status::OK, decision.verdict.allowed ? RlsAnswer::ok : RlsAnswer::over_limit);
     } catch (const std::exception& e) {
         // decide never throws; an allocation failure could. Answer rather than leave Envoy
@@ -69,8 +70,8 @@ grpc::ServerUnaryReactor* RateLimitService::ShouldRateLimit(grpc::CallbackServer
     auto* reactor = context->DefaultReactor();
     const auto& lane = lanes_.next();
     // Nothing blocks this gRPC thread: the lane does the work and finishes the reactor.
-    net::co_spawn(lane.executor, answer(Call{request, response, reactor, &metrics_, Clock::now()}, *lane.service, limits_),
-                  net::detached);
+    const Call call{request, response, reactor, &metrics_, Clock::now()};
+    net::co_spawn(lane.executor, answer(call, *lane.service, limits_, headers_), net::detached);
     return reactor;
 }
 

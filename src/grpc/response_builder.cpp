@@ -75,10 +75,19 @@ void add_header(Response& out, const char* key, std::string value) {
     h->set_value(std::move(value));
 }
 
+// The X-RateLimit-* fields and Retry-After exactly as an HTTP check answer sets them.
+void add_x_headers(const check::Verdict& v, Response& out) {
+    boost::beast::http::fields fields;
+    http::set_rate_limit_headers(v, fields);
+    for (const char* name : {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"}) {
+        if (auto it = fields.find(name); it != fields.end()) add_header(out, name, std::string(it->value()));
+    }
+}
+
 }  // namespace
 
 void build_response(const service::Decision& decision, const policy::RlsPlan& plan, std::int64_t now_s,
-                    Response& out) {
+                    Response& out, ResponseHeaders headers) {
     out.set_overall_code(decision.verdict.allowed ? Response::OK : Response::OVER_LIMIT);
     for (const auto& dp : plan.descriptors) {
         auto& status = *out.add_statuses();
@@ -91,6 +100,7 @@ void build_response(const service::Decision& decision, const policy::RlsPlan& pl
     if (!decision.verdict.windows.empty()) {
         add_header(out, "RateLimit-Policy", http::rate_limit_policy_field(decision.verdict));
         add_header(out, "RateLimit", http::rate_limit_field(decision.verdict));
+        if (headers == ResponseHeaders::ietf_and_x) add_x_headers(decision.verdict, out);
     }
 }
 

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <thread>
@@ -128,6 +129,36 @@ TEST(GrpcRls, AnswerCarriesTheLimitTheRemainderTheResetAndTheHeaders) {
     EXPECT_NE(headers["RateLimit"].find(";r=4;"), std::string::npos) << headers["RateLimit"];
     // Each value of a key without a value counts on its own.
     EXPECT_EQ(s.call(rls_request("edge", {one("remote_address", "10.0.0.2")})).statuses(0).limit_remaining(), 4u);
+}
+
+TEST(GrpcRls, XRateLimitFieldsAreAddedWhenConfigured) {
+    RedisServer redis;
+    Sidecar plain(redis.url());
+    Sidecar with_x(redis.url(), {"--grpc-x-ratelimit-headers", "on"});
+    auto headers_of = [](const RlsResponse& res) {
+        std::map<std::string, std::string> headers;
+        for (const auto& h : res.response_headers_to_add()) headers[h.key()] = h.value();
+        return headers;
+    };
+    EXPECT_EQ(headers_of(plain.call(rls_request("edge", {one("remote_address", "10.9.0.1")}))).count("X-RateLimit-Limit"),
+              0u) << "off by default";
+    // Same Redis, same key: 1 of 5 per hour spent above.
+    auto headers = headers_of(with_x.call(rls_request("edge", {one("remote_address", "10.9.0.1")})));
+    EXPECT_EQ(headers["X-RateLimit-Limit"], "5");
+    EXPECT_EQ(headers["X-RateLimit-Remaining"], "3");
+    const auto now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                           std::chrono::system_clock::now().time_since_epoch()).count();
+    const auto reset = std::stoll(headers["X-RateLimit-Reset"]);
+    EXPECT_GT(reset, now_s - 1);
+    EXPECT_LE(reset, now_s + 3601);
+    EXPECT_EQ(headers.count("Retry-After"), 0u);
+    EXPECT_FALSE(headers["RateLimit"].empty());
+    for (int i = 0; i < 3; ++i) with_x.call(rls_request("edge", {one("remote_address", "10.9.0.1")}));
+    const auto over = with_x.call(rls_request("edge", {one("remote_address", "10.9.0.1")}));
+    EXPECT_EQ(over.overall_code(), RlsResponse::OVER_LIMIT);
+    headers = headers_of(over);
+    EXPECT_EQ(headers["X-RateLimit-Remaining"], "0");
+    EXPECT_GE(std::stoll(headers["Retry-After"]), 1);
 }
 
 TEST(GrpcRls, HitsAddendOfTheRequestAndOfADescriptorIsTheCost) {

@@ -40,6 +40,7 @@ struct Settings {
     std::string redis_tls_server_name;          ///< rediss://: empty: the URL's host
     bool redis_tls_insecure_skip_verify = false;
     std::optional<std::string> grpc_listen;     ///< "HOST:PORT" of the gRPC server; none: off
+    bool grpc_x_ratelimit_headers = false;      ///< gRPC answers also carry X-RateLimit-*
 
     bool operator==(const Settings&) const = default;
 };
@@ -68,6 +69,7 @@ struct FileSettings {
     std::optional<std::string> redis_tls_server_name;
     std::optional<bool> redis_tls_insecure_skip_verify;
     std::optional<std::string> grpc_listen;    ///< "HOST:PORT"
+    std::optional<bool> grpc_x_ratelimit_headers;
 
     bool operator==(const FileSettings&) const = default;
 };

@@ -3,6 +3,7 @@
 
 #include "ratelimitd/core/error.hpp"
 #include "ratelimitd/grpc/grpc_metrics.hpp"
+#include "ratelimitd/grpc/response_headers.hpp"
 #include "ratelimitd/grpc/service_lane.hpp"
 
 #include <chrono>
@@ -26,6 +27,8 @@ struct GrpcServerOptions {
     /// Largest request message; a larger one is refused by gRPC (RESOURCE_EXHAUSTED) before
     /// it is decoded, so it charges nothing. Far above any real descriptor set.
     int max_receive_bytes = 64 * 1024;
+    /// The rate-limit fields each answer asks Envoy to add (grpc_x_ratelimit_headers).
+    ResponseHeaders headers = ResponseHeaders::ietf;
 };
 
 /// Envoy's rate limit service and grpc.health.v1 on one address.

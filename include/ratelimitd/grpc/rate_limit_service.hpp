@@ -4,6 +4,7 @@
 #include "ratelimitd/grpc/grpc_metrics.hpp"
 #include "ratelimitd/grpc/lane_ring.hpp"
 #include "ratelimitd/grpc/request_codec.hpp"
+#include "ratelimitd/grpc/response_headers.hpp"
 
 #include "envoy/service/ratelimit/v3/rls.grpc.pb.h"
 
@@ -16,8 +17,9 @@ namespace ratelimitd::rls {
 /// INVALID_ARGUMENT naming what was wrong, and charges nothing.
 class RateLimitService final : public envoy::service::ratelimit::v3::RateLimitService::CallbackService {
 public:
-    RateLimitService(LaneRing& lanes, GrpcMetrics& metrics, RequestLimits limits = {})
-        : lanes_(lanes), metrics_(metrics), limits_(limits) {}
+    RateLimitService(LaneRing& lanes, GrpcMetrics& metrics, RequestLimits limits = {},
+                     ResponseHeaders headers = ResponseHeaders::ietf)
+        : lanes_(lanes), metrics_(metrics), limits_(limits), headers_(headers) {}
 
     grpc::ServerUnaryReactor* ShouldRateLimit(grpc::CallbackServerContext* context,
                                               const envoy::service::ratelimit::v3::RateLimitRequest* request,
@@ -27,6 +29,7 @@ private:
     LaneRing& lanes_;
     GrpcMetrics& metrics_;
     RequestLimits limits_;
+    ResponseHeaders headers_;
 };
 
 }  // namespace ratelimitd::rls

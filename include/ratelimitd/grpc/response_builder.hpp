@@ -1,6 +1,7 @@
 // service::Decision + policy::RlsPlan -> Envoy's RateLimitResponse.
 #pragma once
 
+#include "ratelimitd/grpc/response_headers.hpp"
 #include "ratelimitd/policy/rls_plan.hpp"
 #include "ratelimitd/service/check_service.hpp"
 
@@ -19,9 +20,13 @@ namespace ratelimitd::rls {
 ///   to the unit: until its end, `now_s` being the epoch seconds of now, as
 ///   envoyproxy/ratelimit reports it); it is OVER_LIMIT only
 ///   when one of those windows denied and the limit is not shadow (shadow answers OK);
-/// - response_headers_to_add: RateLimit-Policy and RateLimit for every window decided.
+/// - response_headers_to_add: RateLimit-Policy and RateLimit for every window decided; with
+///   ResponseHeaders::ietf_and_x also the X-RateLimit-* fields and Retry-After, with the values
+///   an HTTP check answer carries (the reported window: the first that denied, else the one
+///   with the least remaining).
 /// Pure: reads its arguments, writes `out` only.
 void build_response(const service::Decision& decision, const policy::RlsPlan& plan, std::int64_t now_s,
-                    envoy::service::ratelimit::v3::RateLimitResponse& out);
+                    envoy::service::ratelimit::v3::RateLimitResponse& out,
+                    ResponseHeaders headers = ResponseHeaders::ietf);
 
 }  // namespace ratelimitd::rls

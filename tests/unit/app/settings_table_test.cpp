@@ -214,7 +214,8 @@ TEST(SettingsTable, FileKeysAreTheTableRowsInOrder) {
                                                  "max_connections", "max_requests_per_connection", "request_timeout",
                                                  "memory_max_keys", "top_k", "top_window", "redis_tls_ca", "redis_tls_cert",
                                                  "redis_tls_key", "redis_tls_server_name",
-                                                 "redis_tls_insecure_skip_verify", "grpc_listen"};
+                                                 "redis_tls_insecure_skip_verify", "grpc_listen",
+                                                 "grpc_x_ratelimit_headers"};
     EXPECT_EQ(file_setting_keys(), expected);
 }
 

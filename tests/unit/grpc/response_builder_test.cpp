@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 namespace ratelimitd::rls {
 namespace {
 
@@ -139,6 +142,30 @@ TEST(ResponseBuilder, CarriesTheIetfFieldsOfEveryWindow) {
     EXPECT_EQ(r.response_headers_to_add(0).value(), "\"per-ip\";q=10;w=60, \"per-path\";q=10;w=60");
     EXPECT_EQ(r.response_headers_to_add(1).key(), "RateLimit");
     EXPECT_EQ(r.response_headers_to_add(1).value(), "\"per-ip\";r=7;t=30, \"per-path\";r=2;t=30");
+}
+
+TEST(ResponseBuilder, CarriesTheXRateLimitFieldsOnlyWhenAsked) {
+    Fixture f;
+    auto allowed = decision(true, {window("per-ip", true, 7), window("per-path", true, 2)}, {0, 1});
+    allowed.verdict.windows[1].reset_epoch_s = now_s + 30;
+    Response r;
+    build_response(allowed, f.plan, now_s, r, ResponseHeaders::ietf_and_x);
+    std::map<std::string, std::string> headers;
+    for (const auto& h : r.response_headers_to_add()) headers[h.key()] = h.value();
+    // The values of an HTTP answer: the window with the least remaining.
+    EXPECT_EQ(headers["X-RateLimit-Limit"], "10");
+    EXPECT_EQ(headers["X-RateLimit-Remaining"], "2");
+    EXPECT_EQ(headers["X-RateLimit-Reset"], std::to_string(now_s + 30));
+    EXPECT_EQ(headers.count("Retry-After"), 0u);
+    EXPECT_EQ(r.response_headers_to_add_size(), 5);
+
+    Response denied;
+    build_response(decision(false, {window("per-ip", false, 0)}, {0}), f.plan, now_s, denied,
+                   ResponseHeaders::ietf_and_x);
+    headers.clear();
+    for (const auto& h : denied.response_headers_to_add()) headers[h.key()] = h.value();
+    EXPECT_EQ(headers["X-RateLimit-Remaining"], "0");
+    EXPECT_EQ(headers["Retry-After"], "12");
 }
 
 TEST(ResponseBuilder, AlignedWindowResetsAtItsEndForEveryone) {
