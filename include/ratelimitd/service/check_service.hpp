@@ -21,7 +21,6 @@
 
 namespace ratelimitd::service {
 
-/// What the HTTP layer renders for a planned check.
 /// The plan's limit of each verdict window; inline for the common few.
 using Owners = boost::container::small_vector<std::size_t, 4>;
 
@@ -29,6 +28,7 @@ using Owners = boost::container::small_vector<std::size_t, 4>;
 /// checks, kept inline so that deciding one allocates nothing for it.
 using LimitChecks = boost::container::small_vector<store::LimitCheck, 2>;
 
+/// What the HTTP layer renders for a planned check.
 struct Decision {
     std::string policy;   ///< resolved policy name ("none" when not limited)
     std::string tenant;
