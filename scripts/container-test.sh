@@ -2,9 +2,13 @@
 # The container image and the Debian package, built and run as users run them, with no
 # registry: a Debian 12 base made locally with mmdebstrap, podman with host networking, and
 # only loopback addresses. Run as root (scripts/test.sh calls it).
-#   scripts/container-test.sh image          build docker/Dockerfile; run it (--read-only, UID
+#   scripts/container-test.sh image [BINARY] build docker/Dockerfile; run it (--read-only, UID
 #                                            10001, /healthz, /readyz, a check against a
-#                                            redis-server on loopback, SIGTERM exits 0)
+#                                            redis-server on loopback, SIGTERM exits 0). With
+#                                            BINARY (a Release ratelimitd built on Debian 12),
+#                                            the image takes it (BINARY=prebuilt) instead of
+#                                            compiling: scripts/test.sh passes the one its
+#                                            Release stage built
 #   scripts/container-test.sh deb DEB_FILE   apt-get install the package in a fresh container
 #                                            from the base, check the files, start the binary
 # Each step prints how long it took.
@@ -24,7 +28,8 @@ engine=(podman --runtime runc --cgroup-manager cgroupfs)
 limits=(--ulimit nofile=10000:10000 --ulimit nproc=1000:1000)
 containers=()
 stop_containers() { local c; for c in "${containers[@]}"; do "${engine[@]}" rm -f "$c" >/dev/null 2>&1 || true; done; }
-trap 'stop_containers; cleanup' EXIT
+# cleanup (servers.sh) exits with the status it finds in $?: the script's, not stop_containers'.
+trap 'rc=$?; stop_containers; (exit "$rc"); cleanup' EXIT
 
 step_started=0
 step() { step_started=$(date +%s); echo "=== container-test: $*"; }
@@ -57,11 +62,20 @@ listening_port() {  # container
   fail "$1 did not start listening"
 }
 
-test_image() {
+test_image() {  # [prebuilt-binary]
   ensure_base
-  step "image build (docker/Dockerfile)"
-  "${engine[@]}" build --quiet --format docker --pull=never --network host "${limits[@]}" \
-    -f docker/Dockerfile -t localhost/ratelimitd:ci . >/dev/null
+  local context=. from=(--build-arg BINARY=source)
+  if [ -n "${1:-}" ]; then
+    # A context of just what the prebuilt path copies: the stripped binary and the config.
+    context=$work/context
+    mkdir -p "$context/prebuilt" "$context/config"
+    strip -o "$context/prebuilt/ratelimitd" "$1"
+    cp config/example.yaml "$context/config/"
+    from=(--build-arg BINARY=prebuilt)
+  fi
+  step "image build (docker/Dockerfile, ${from[1]})"
+  "${engine[@]}" build --quiet --format docker --pull=never --network host "${limits[@]}" "${from[@]}" \
+    -f docker/Dockerfile -t localhost/ratelimitd:ci "$context" >/dev/null
   # The name deploy/kubernetes/ uses (tests/deploy/manifests_test.py checks it is this version).
   local version; version=$(sed -n 's/^project(ratelimitd VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
   "${engine[@]}" tag localhost/ratelimitd:ci "localhost/ratelimitd:$version"
@@ -125,7 +139,7 @@ test_deb() {  # deb-file
   step "package install in a fresh container ($(basename "$deb"))"
   local name=ratelimitd-deb-$$ port
   containers+=("$name")
-  port=$(shuf -i 20000-60000 -n 1)
+  pick_port; port=$picked_port
   "${engine[@]}" run -d --pull=never --name "$name" --network host "${limits[@]}" \
     -v "$(cd "$(dirname "$deb")" && pwd):/pkg:ro" localhost/debian:12 sleep infinity >/dev/null
   "${engine[@]}" exec -e DEBIAN_FRONTEND=noninteractive "$name" sh -c \
@@ -165,7 +179,7 @@ test_deb() {  # deb-file
 }
 
 case "${1:-}" in
-  image) test_image ;;
+  image) test_image "${2:-}" ;;
   deb)   test_deb "${2:?usage: container-test.sh deb DEB_FILE}" ;;
-  *) echo "usage: container-test.sh image | deb DEB_FILE" >&2; exit 2 ;;
+  *) echo "usage: container-test.sh image [BINARY] | deb DEB_FILE" >&2; exit 2 ;;
 esac

@@ -4,7 +4,8 @@
 # tests/fuzz/dict/<target>.dict when there is one. Exits non-zero on the first finding; the
 # crashing input is left in build-fuzz/findings/ (turn it into a regression test).
 #
-#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]   default 20 s each (CI), every target
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]   default 20 s each (CI), every target;
+#                                                      FUZZ_JOBS targets at a time (default 1)
 #   scripts/fuzz.sh --long [TARGET...]                 600 s each (FUZZ_LONG_SECONDS), then --merge
 #   scripts/fuzz.sh --merge [TARGET...]                merge what runs found into the corpus
 #
@@ -34,7 +35,7 @@ fi
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=("${all_targets[@]}")
 
-CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRATELIMITD_FUZZ=ON -DRATELIMITD_WERROR=ON \
+CXX=clang++-14 cmake -G Ninja -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRATELIMITD_FUZZ=ON -DRATELIMITD_WERROR=ON \
   -DRATELIMITD_TESTS=OFF >/dev/null
 cmake --build build-fuzz -j2 --target "${targets[@]/#/fuzz_}"
 
@@ -55,14 +56,12 @@ if [[ $mode == merge ]]; then
 fi
 
 mkdir -p build-fuzz/findings
-status=0
-for t in "${targets[@]}"; do
-  work=build-fuzz/corpus/$t
+# One target's run; its report goes to build-fuzz/run_TARGET.out (printed when it ends).
+fuzz_one() {
+  local t=$1 work=build-fuzz/corpus/$1 dict=() started=$SECONDS status=0 execs units ran
   mkdir -p "$work"
-  dict=()
   [[ -f tests/fuzz/dict/$t.dict ]] && dict=(-dict=tests/fuzz/dict/"$t".dict)
   echo "=== fuzz_$t: ${seconds}s"
-  started=$SECONDS
   # New inputs go to build-fuzz/corpus; the committed corpus changes only by --merge.
   if ! ./build-fuzz/tests/fuzz/fuzz_$t -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 \
        "${dict[@]}" -print_final_stats=1 -artifact_prefix=build-fuzz/findings/"$t"- "$work" \
@@ -78,5 +77,22 @@ for t in "${targets[@]}"; do
   printf '%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$ran" "${execs:-?}" "${units:-?}" \
     >>build-fuzz/fuzz-stats.tsv
   if [[ $mode == long && $status == 0 ]]; then merge "$t"; fi
+  return $status
+}
+
+# FUZZ_JOBS targets at a time: each libFuzzer run is one process on one core.
+jobs_max=${FUZZ_JOBS:-1}
+status=0
+pids=()
+finish() {  # index into targets/pids
+  wait "${pids[$1]}" || status=1
+  cat build-fuzz/run_"${targets[$1]}".out
+}
+next_done=0
+for i in "${!targets[@]}"; do
+  if (( i - next_done >= jobs_max )); then finish "$next_done"; next_done=$((next_done + 1)); fi
+  fuzz_one "${targets[$i]}" >build-fuzz/run_"${targets[$i]}".out 2>&1 &
+  pids+=($!)
 done
+for (( ; next_done < ${#targets[@]}; next_done++ )); do finish "$next_done"; done
 exit $status

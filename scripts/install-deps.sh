@@ -8,7 +8,9 @@ set -euo pipefail
 group=${1:-all}
 
 build_packages=(
-  build-essential cmake pkg-config git ca-certificates curl
+  build-essential cmake ninja-build pkg-config git ca-certificates curl
+  # ccache and lld only make builds faster (CMakeLists.txt uses them when present).
+  ccache lld
   libboost1.81-dev libhiredis-dev nlohmann-json3-dev libyaml-cpp-dev
   libspdlog-dev libfmt-dev libssl-dev
   # The gRPC server (Envoy's rate limit service): linked always, generated from proto/.

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building and running need (not the test toolchain), builds ratelimitd
 # (Release) and runs it in the foreground with the example config: the embedded store unless
-# a Redis URL is given. Extra arguments go to ratelimitd.
+# a Redis URL is given. Extra arguments go to ratelimitd. Works as root and as a user with sudo
+# (only the package install elevates; ratelimitd runs as the user who started the script).
+# Prints each step and how long it took.
 #   scripts/start.sh                                   embedded store on 127.0.0.1:8080
 #   scripts/start.sh --with-redis                      also a private redis-server on 127.0.0.1:6379
 #   scripts/start.sh --redis redis://HOST:6379 ...     a Redis you run
@@ -14,9 +16,20 @@ if [ "${1:-}" = "--with-redis" ]; then
   with_redis=1
   shift
 fi
+started=$SECONDS
+step_started=$SECONDS
+step() { echo "start.sh: $*"; step_started=$SECONDS; }
+took() { echo "start.sh: $* ($(( SECONDS - step_started )) s)"; }
+
+step "installing the packages that are missing"
 bash scripts/install-deps.sh "$([ $with_redis = 1 ] && echo redis || echo build)"
-cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DRATELIMITD_TESTS=OFF >/dev/null
-cmake --build build-release -j2 --target ratelimitd
+took "packages ready"
+step "building ratelimitd (Release; the first build compiles every file, later ones only what changed)"
+export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
+cmake -G Ninja -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DRATELIMITD_TESTS=OFF >/dev/null
+cmake --build build-release -j"$(nproc)" --target ratelimitd
+took "built build-release/ratelimitd"
+echo "start.sh: ready $(( SECONDS - started )) s after the start; starting build-release/ratelimitd --config config/example.yaml $*"
 args=(--config config/example.yaml)
 if [ $with_redis = 1 ]; then
   redis_port=6379

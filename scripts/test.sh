@@ -1,55 +1,86 @@
 #!/usr/bin/env bash
-# Installs what is missing, then builds and runs the whole test suite twice: the plain build
-# and an AddressSanitizer + UndefinedBehaviorSanitizer build. Unit, integration (a private
-# redis-server on a free loopback port, started by the tests) and shell scenarios, via ctest.
-# Warnings are errors in these builds (RATELIMITD_WERROR). Then a Release build with the tests
-# (compiled, not run: every build type must build) packaged with cpack -G DEB, the container
-# image and the package proven in containers (scripts/container-test.sh), and every libFuzzer
-# target for FUZZ_SECONDS each (default 20; scripts/fuzz.sh). Each stage prints its duration.
-#   scripts/test.sh           everything
-#   scripts/test.sh --plain   the plain build only (quicker while developing)
+# Installs what is missing, then builds and runs the whole test suite: unit, integration (a
+# private redis-server, nginx, php -S ... on free loopback ports, started by the tests) and
+# shell scenarios, via ctest. Works as root and as a user with sudo (only the package install
+# and the container tests elevate). Stages, each printing its duration:
+#   1. Release build with the tests (warnings are errors), the whole suite on it, the Debian
+#      package (cpack -G DEB) from the same build;
+#   2. the container image, made from that build's binary, run as users run it, and the
+#      package installed in a fresh container (scripts/container-test.sh);
+#   3. an AddressSanitizer + UndefinedBehaviorSanitizer build (RelWithDebInfo: the other build
+#      type) and the whole suite again on it; every spawned ratelimitd must exit 0 on SIGTERM
+#      with no sanitizer report in its log;
+#   4. every libFuzzer target for FUZZ_SECONDS each (default 20; scripts/fuzz.sh), two at a time.
+# ccache, when installed, makes a second run recompile only what changed.
+#   scripts/test.sh              everything
+#   scripts/test.sh --plain      stage 1's build and tests only (quicker while developing)
+#   scripts/test.sh --repeat N   stage 1's build, then its tests N times in a row; stops at
+#                                the first failure (for hunting flaky tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
+mode=all
+repeat=1
+case "${1:-}" in
+  "") ;;
+  --plain) mode=plain ;;
+  --repeat) mode=plain; repeat=${2:?usage: scripts/test.sh --repeat N} ;;
+  *) echo "usage: scripts/test.sh [--plain | --repeat N]" >&2; exit 2 ;;
+esac
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+bash scripts/install-deps.sh   # elevates only the apt-get it needs
 
+# Cache hits across checkouts of the same tree (a clean clone reuses a developer's objects).
+export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
+
+started=$SECONDS
 stage_started=$SECONDS
 stage_done() { echo "=== $1 took $(( SECONDS - stage_started )) s"; stage_started=$SECONDS; }
 
-run_suite() {  # build-dir, extra cmake args...
+build() {  # build-dir, cmake args...
   local dir=$1; shift
   echo "=== $dir: configure and build"
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRATELIMITD_WERROR=ON "$@" >/dev/null
+  cmake -G Ninja -S . -B "$dir" -DRATELIMITD_WERROR=ON "$@" >/dev/null
   cmake --build "$dir" -j2
+}
+
+run_tests() {  # build-dir [ctest args...]
+  local dir=$1; shift
   echo "=== $dir: test"
   # pipefail (set above) makes a failing ctest fail the script despite the tee.
-  (cd "$dir" && ctest --output-on-failure -j2 --timeout 300 | tee ctest.log)
+  (cd "$dir" && ctest --output-on-failure -j2 --timeout 300 "$@" | tee ctest.log)
 }
 
 passed_in() { sed -n 's/.*tests passed, 0 tests failed out of \([0-9]*\).*/\1/p' "$1/ctest.log"; }
 
-run_suite build
-stage_done "plain build and tests"
-if [ "${1:-}" != "--plain" ]; then
-  echo "=== build-release-tests: Release build with the tests (built, not run), Debian package"
-  # Without -Werror: GCC 12 at -O3 reports a known -Wrestrict false positive in std::string.
-  cmake -S . -B build-release-tests -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build build-release-tests -j2
-  rm -f build-release-tests/ratelimitd_*.deb
-  (cd build-release-tests && cpack -G DEB >/dev/null)
-  stage_done "Release build and package"
-  bash scripts/container-test.sh image
-  stage_done "container image build and run"
-  bash scripts/container-test.sh deb build-release-tests/ratelimitd_*.deb
+build build -DCMAKE_BUILD_TYPE=Release
+if [ "$repeat" -gt 1 ]; then
+  run_tests build --repeat until-fail:"$repeat"
+else
+  run_tests build
+fi
+total=$(passed_in build)
+if [ "$mode" = all ]; then
+  rm -f build/ratelimitd_*.deb
+  (cd build && cpack -G DEB >/dev/null)
+fi
+stage_done "Release build, tests and package"
+
+if [ "$mode" = all ]; then
+  $SUDO bash scripts/container-test.sh image build/ratelimitd
+  stage_done "container image (from the Release binary) and run"
+  $SUDO bash scripts/container-test.sh deb build/ratelimitd_*.deb
   stage_done "package install test"
   # Leaks and undefined behaviour fail the run; the spawned ratelimitd inherits these options.
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-  run_suite build-asan -DRATELIMITD_SANITIZE=ON
+  build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRATELIMITD_SANITIZE=ON
+  run_tests build-asan
+  total=$(( total + $(passed_in build-asan) ))
   stage_done "ASan+UBSan build and tests"
   echo "=== fuzz targets"
-  bash scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
+  FUZZ_JOBS=2 bash scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
   stage_done "fuzz targets"
 fi
 # One closing line for everything that ran.
-total=$(( $(passed_in build) + $( [ -f build-asan/ctest.log ] && [ "${1:-}" != "--plain" ] && passed_in build-asan || echo 0) ))
-echo "tests: $total passed, 0 failed"
+echo "tests: $total passed, 0 failed; $(( SECONDS - started )) s in all"

@@ -8,7 +8,9 @@ Envoy config of the test, an exact count of admitted calls and the answer's fiel
 
 usage: rls_python_client_test.py RATELIMITD_BINARY PROTO_DIR
 """
+import fcntl
 import os
+import random
 import re
 import socket
 import subprocess
@@ -26,10 +28,33 @@ descriptors:
 """
 
 
+PORT_LOCKS = []  # open lock files: each reservation lasts as long as this process
+
+
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free loopback port by the protocol the C++ and shell tests use (tests/support/processes.cpp):
+    20000-31999, below the kernel's ephemeral range, reserved by a lock on
+    /tmp/ratelimitd-test-ports/PORT for the life of this process."""
+    os.makedirs("/tmp/ratelimitd-test-ports", exist_ok=True)
+    start = random.randrange(12000)
+    for i in range(12000):
+        port = 20000 + (start + i) % 12000
+        f = open("/tmp/ratelimitd-test-ports/%d" % port, "a+")
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.close()
+            continue
+        with socket.socket() as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                f.close()
+                continue
+        PORT_LOCKS.append(f)
+        return port
+    raise AssertionError("no free loopback port in 20000-31999")
 
 
 def wait_for(pred, seconds, what):
@@ -69,7 +94,8 @@ class Servers:
         self.redis_port = free_port()
         self.redis = subprocess.Popen(["redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1",
                                        "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL)
-        wait_for(lambda: self.redis_ping(), 10, "redis-server")
+        # Our own server answered: it is still running (another one on the port would make it exit).
+        wait_for(lambda: self.redis.poll() is None and self.redis_ping(), 10, "redis-server")
         envoy_path = os.path.join(work, "envoy.yaml")
         with open(envoy_path, "w") as f:
             f.write(ENVOY_CONFIG)
@@ -79,7 +105,9 @@ class Servers:
         self.log_path = os.path.join(work, "ratelimitd.log")
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen([binary, "--config", config, "--listen", "127.0.0.1:0", "--redis",
-                                      "redis://127.0.0.1:%d" % self.redis_port, "--grpc-listen", "127.0.0.1:0"],
+                                      "redis://127.0.0.1:%d" % self.redis_port, "--grpc-listen", "127.0.0.1:0",
+                                      # exact counts: a slow call on a loaded machine must not be a degraded OK
+                                      "--store-timeout", "2s"],
                                      stdout=self.log, stderr=subprocess.STDOUT)
         line = wait_for(lambda: re.search(r"grpc listening on 127\.0\.0\.1:(\d+)", self.read_log()), 15,
                         "grpc listening on (log: %s)" % self.log_path)
@@ -101,10 +129,15 @@ class Servers:
         return out.stdout.strip()
 
     def stop(self):
+        """SIGTERM, as an operator stops it: it must exit 0 with no sanitizer report in its log."""
         self.proc.terminate()
-        self.proc.wait(10)
+        code = self.proc.wait(15)
         self.redis.kill()
         self.redis.wait(10)
+        log = self.read_log()
+        assert code == 0, "ratelimitd exited with %d after SIGTERM; its log:\n%s" % (code, log)
+        for report in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:", "UndefinedBehaviorSanitizer"):
+            assert report not in log, "ratelimitd logged a sanitizer report:\n" + log
 
 
 def run(binary, proto_dir):
@@ -142,6 +175,9 @@ def run(binary, proto_dir):
 
         entry = ratelimit_pb2.RateLimitDescriptor.Entry(key="remote_address", value="10.0.0.1")
         req = rls_pb2.RateLimitRequest(domain="pytest", descriptors=[ratelimit_pb2.RateLimitDescriptor(entries=[entry])])
+        # The six calls below must fall in one minute (the limit's window is the clock's minute):
+        # start them in the first 40 s of one, which leaves 20 s for a loaded, sanitized build.
+        wait_for(lambda: time.time() % 60 < 40, 25, "the first 40 s of a minute")
         codes = [stub.ShouldRateLimit(req, timeout=5).overall_code for _ in range(5)]
         ok, over = rls_pb2.RateLimitResponse.OK, rls_pb2.RateLimitResponse.OVER_LIMIT
         assert codes == [ok, ok, ok, over, over], codes

@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 require_php
 require_tools redis-server redis-cli
 php -r 'exit(interface_exists("Psr\\Log\\LoggerInterface") || is_file("/usr/share/php/Psr/Log/autoload.php") ? 0 : 1);' \
-  || fail "PSR-3 is not installed; run: sudo bash scripts/install-deps.sh (php-psr-log)"
+  || fail "PSR-3 is not installed; run: bash scripts/install-deps.sh (php-psr-log)"
 export ADMIN_TOKEN=php-test-admin-token-0123
 
 cat >"$work/config.yaml" <<YAML

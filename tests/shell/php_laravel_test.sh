@@ -14,7 +14,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 require_php
 require_tools redis-server redis-cli curl composer
 [ -f /usr/share/php/Illuminate/autoload.php ] \
-  || fail "Laravel is not installed; run: sudo bash scripts/install-deps.sh (php-laravel-framework)"
+  || fail "Laravel is not installed; run: bash scripts/install-deps.sh (php-laravel-framework)"
 export COMPOSER_HOME="$work/composer-home" COMPOSER_NO_INTERACTION=1 COMPOSER_ALLOW_SUPERUSER=1
 
 cp -r "$root/tests/php/laravel-app" "$work/app"

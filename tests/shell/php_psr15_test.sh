@@ -12,7 +12,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/php/lib/servers.sh"
 require_php
 require_tools redis-server redis-cli curl
-[ -f /usr/share/php/Nyholm/Psr7/autoload.php ] || fail "nyholm/psr7 is not installed; run: sudo bash scripts/install-deps.sh (php-nyholm-psr7)"
+[ -f /usr/share/php/Nyholm/Psr7/autoload.php ] || fail "nyholm/psr7 is not installed; run: bash scripts/install-deps.sh (php-nyholm-psr7)"
 
 cat >"$work/config.yaml" <<'YAML'
 policies:

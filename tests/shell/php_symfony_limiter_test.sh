@@ -13,7 +13,7 @@ require_php
 require_tools redis-server redis-cli
 for c in RateLimiter HttpFoundation; do
   [ -f "/usr/share/php/Symfony/Component/$c/autoload.php" ] \
-    || fail "Symfony $c is not installed; run: sudo bash scripts/install-deps.sh (php-symfony-rate-limiter)"
+    || fail "Symfony $c is not installed; run: bash scripts/install-deps.sh (php-symfony-rate-limiter)"
 done
 export ADMIN_TOKEN=php-test-admin-token-0123
 cat >"$work/config.yaml" <<YAML

@@ -16,7 +16,7 @@ require_php
 require_tools redis-server redis-cli curl
 for b in Bundle/FrameworkBundle Bundle/SecurityBundle Component/RateLimiter; do
   [ -f "/usr/share/php/Symfony/$b/autoload.php" ] \
-    || fail "Symfony $b is not installed; run: sudo bash scripts/install-deps.sh (php-symfony-framework-bundle php-symfony-security-bundle php-symfony-rate-limiter)"
+    || fail "Symfony $b is not installed; run: bash scripts/install-deps.sh (php-symfony-framework-bundle php-symfony-security-bundle php-symfony-rate-limiter)"
 done
 export RATELIMITD_ADMIN_TOKEN=php-login-admin-token-0123
 cp "$app/ratelimitd.yaml" "$work/config.yaml"

@@ -15,7 +15,7 @@ require_php
 require_tools redis-server redis-cli curl
 for c in HttpKernel Routing; do
   [ -f "/usr/share/php/Symfony/Component/$c/autoload.php" ] \
-    || fail "Symfony $c is not installed; run: sudo bash scripts/install-deps.sh (php-symfony-http-kernel, php-symfony-routing)"
+    || fail "Symfony $c is not installed; run: bash scripts/install-deps.sh (php-symfony-http-kernel, php-symfony-routing)"
 done
 
 start_redis; redis_port=$started_port

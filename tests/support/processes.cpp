@@ -1,6 +1,7 @@
 // Child processes for integration tests: redis-server and ratelimitd on free loopback ports.
 #include "support/processes.hpp"
 
+#include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
 
 #include <arpa/inet.h>
@@ -8,6 +9,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -17,6 +19,7 @@
 #include <functional>
 #include <mutex>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -35,14 +38,31 @@ std::string read_file(const std::string& path) {
 
 }  // namespace
 
-std::string scratch_dir() {
-    static const std::string dir = [] {
+namespace {
+
+// The scratch directory, removed when the test process exits; RATELIMITD_KEEP_SCRATCH=1 keeps
+// it (the servers' logs) for a look after a failure.
+struct ScratchDir {
+    std::string path;
+    ScratchDir() {
         char tmpl[] = "/tmp/ratelimitd-test-XXXXXX";
         const char* d = ::mkdtemp(tmpl);
         if (d == nullptr) throw std::runtime_error("mkdtemp failed");
-        return std::string(d);
-    }();
-    return dir;
+        path = d;
+    }
+    ~ScratchDir() {
+        const char* keep = std::getenv("RATELIMITD_KEEP_SCRATCH");
+        if (keep != nullptr && std::string(keep) == "1") return;
+        std::error_code ignored;
+        std::filesystem::remove_all(path, ignored);
+    }
+};
+
+}  // namespace
+
+std::string scratch_dir() {
+    static const ScratchDir dir;
+    return dir.path;
 }
 
 bool can_connect(unsigned short port) {
@@ -108,9 +128,14 @@ unsigned short free_port() {
 Child::Child(const std::vector<std::string>& argv, const std::string& log_path,
              const std::vector<std::string>& extra_env)
     : log_path_(log_path) {
+    const pid_t parent = ::getpid();
     pid_ = ::fork();
     if (pid_ < 0) throw std::runtime_error("fork failed");
     if (pid_ == 0) {
+        // A test killed by ctest's timeout takes its servers with it, rather than leaving them
+        // running (and holding ports and CPU) for the rest of the run.
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) ::_exit(127);
         int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         ::dup2(fd, 1);
         ::dup2(fd, 2);
@@ -489,6 +514,52 @@ void RedisCluster::finish_migration(int slot, int to) const {
     }
 }
 
+namespace {
+
+bool mentions(const std::vector<std::string>& words, std::string_view text) {
+    for (const auto& w : words) {
+        if (w.find(text) != std::string::npos) return true;
+    }
+    return false;
+}
+
+// The test's own store deadline, when it sets one anywhere.
+bool sets_store_timeout(const std::string& config_text, const std::vector<std::string>& args,
+                        const std::vector<std::string>& env) {
+    return config_text.find("store_timeout") != std::string::npos || mentions(args, "--store-timeout") ||
+           mentions(env, "RATELIMITD_STORE_TIMEOUT=");
+}
+
+// What a sanitizer prints when it finds something (ASan, LSan, UBSan).
+constexpr std::string_view sanitizer_reports[] = {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                                                  "runtime error:", "UndefinedBehaviorSanitizer"};
+
+}  // namespace
+
+Ratelimitd::~Ratelimitd() { stop(); }
+
+void Ratelimitd::stop() {
+    if (stopped_) return;
+    stopped_ = true;
+    if (child_.running()) {
+        child_.signal(SIGTERM);
+        const int code = child_.wait(std::chrono::seconds(15));
+        if (code == -1) {
+            child_.signal(SIGKILL);
+            child_.wait(std::chrono::seconds(5));
+        }
+        if (code != 0) ADD_FAILURE() << "ratelimitd on port " << port_ << " exited with " << code
+                                     << " after SIGTERM (-1: still running after 15 s); its log:\n" << child_.log();
+    }
+    const std::string log = child_.log();
+    for (const auto report : sanitizer_reports) {
+        if (log.find(report) != std::string::npos) {
+            ADD_FAILURE() << "ratelimitd on port " << port_ << " logged a sanitizer report (" << report << "):\n" << log;
+            break;
+        }
+    }
+}
+
 Ratelimitd::Ratelimitd(const std::string& config_text, const std::string& redis_url,
                        const std::vector<std::string>& extra_args, const std::vector<std::string>& extra_env) {
     static std::atomic<int> n{0};
@@ -501,6 +572,7 @@ Ratelimitd::Ratelimitd(const std::string& config_text, const std::string& redis_
         argv.push_back("--redis");
         argv.push_back(redis_url);
     }
+    if (!sets_store_timeout(config_text, extra_args, extra_env)) argv.insert(argv.end(), {"--store-timeout", "2s"});
     argv.insert(argv.end(), extra_args.begin(), extra_args.end());
     child_ = Child(argv, scratch_dir() + "/ratelimitd-" + std::to_string(id) + ".log", extra_env);
     const std::string line = child_.wait_for_log("listening on ", std::chrono::seconds(15));

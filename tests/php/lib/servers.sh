@@ -4,15 +4,54 @@
 
 work=$(mktemp -d)
 started_pids=()
+ratelimitd_pids=()   # checked at exit: SIGTERM must end each with 0 and no sanitizer report
+ratelimitd_logs=()
 cleanup() {
-  local p
+  local status=$? p i code
+  # ratelimitd first, as an operator stops it; a test that fails its shutdown fails.
+  for i in "${!ratelimitd_pids[@]}"; do
+    p=${ratelimitd_pids[$i]}
+    if kill -0 "$p" 2>/dev/null; then
+      kill -CONT "$p" 2>/dev/null || true
+      kill -TERM "$p" 2>/dev/null || true
+      code=0; wait "$p" 2>/dev/null || code=$?
+      if [ "$code" != 0 ]; then
+        echo "FAIL: ratelimitd (pid $p) exited with $code after SIGTERM; its log:" >&2
+        tail -50 "${ratelimitd_logs[$i]}" >&2; status=1
+      fi
+    fi
+    if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:|UndefinedBehaviorSanitizer' "${ratelimitd_logs[$i]}" 2>/dev/null; then
+      echo "FAIL: ratelimitd (pid $p) logged a sanitizer report:" >&2
+      cat "${ratelimitd_logs[$i]}" >&2; status=1
+    fi
+  done
   # SIGCONT first: a test may have frozen a process with SIGSTOP, and a stopped process
   # would not act on SIGTERM.
   for p in "${started_pids[@]}"; do kill -CONT "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$work"
+  exit "$status"
 }
 trap cleanup EXIT
+
+# pick_port: sets picked_port to a loopback port that nothing listens on, from the range and
+# lock files the C++ tests use (tests/support/processes.cpp: 20000-31999, below the kernel's
+# ephemeral range, /tmp/ratelimitd-test-ports/PORT locked for the life of this test), so
+# concurrent tests of either kind never pick the same port.
+pick_port() {
+  local _ port fd
+  mkdir -p /tmp/ratelimitd-test-ports 2>/dev/null || true
+  for _ in $(seq 1 500); do
+    port=$(( 20000 + (RANDOM * 32768 + RANDOM) % 12000 ))
+    exec {fd}<>"/tmp/ratelimitd-test-ports/$port" 2>/dev/null || continue
+    if flock -n "$fd" && ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      picked_port=$port   # the lock stays with this shell (fd left open)
+      return 0
+    fi
+    exec {fd}<&-
+  done
+  fail "no free loopback port in 20000-31999"
+}
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
@@ -20,20 +59,20 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 require_tools() {
   local t
   for t in "$@"; do
-    command -v "$t" >/dev/null 2>&1 || fail "'$t' is not installed; run: sudo bash scripts/install-deps.sh"
+    command -v "$t" >/dev/null 2>&1 || fail "'$t' is not installed; run: bash scripts/install-deps.sh"
   done
 }
 
 require_php() {
   require_tools php
   php -r 'exit(extension_loaded("curl") && extension_loaded("json") ? 0 : 1);' \
-    || fail "php's curl extension is missing; run: sudo bash scripts/install-deps.sh (php-curl)"
+    || fail "php's curl extension is missing; run: bash scripts/install-deps.sh (php-curl)"
 }
 
 start_redis() {
   local _ pid port
   for _ in $(seq 1 20); do
-    port=$(shuf -i 20000-60000 -n 1)
+    pick_port; port=$picked_port
     redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" \
       >"$work/redis-$port.log" 2>&1 &
     pid=$!
@@ -42,7 +81,8 @@ start_redis() {
       kill -0 "$pid" 2>/dev/null || break
       sleep 0.05
     done
-    if redis-cli -p "$port" ping >/dev/null 2>&1; then
+    # Our own server answered, not one that held the port before (ours would then have exited).
+    if kill -0 "$pid" 2>/dev/null && redis-cli -p "$port" ping >/dev/null 2>&1; then
       started_pids+=("$pid"); started_port=$port; started_pid=$pid; return 0
     fi
     kill "$pid" 2>/dev/null || true
@@ -56,10 +96,17 @@ start_ratelimitd() {
   local bin=$1 config=$2 log _ port
   shift 2
   log=$(mktemp "$work/ratelimitd.XXXX.log")
-  "$bin" --config "$config" --listen 127.0.0.1:0 --threads 2 "$@" >"$log" 2>&1 &
+  # A 2 s store deadline unless the test sets one: a slow call on a loaded, sanitized build
+  # must not turn into a degraded allow that puts an exact count off by one.
+  local deadline=(--store-timeout 2s)
+  if [[ " $* " == *" --store-timeout "* ]] || grep -q store_timeout "$config" || [ -n "${RATELIMITD_STORE_TIMEOUT:-}" ]; then
+    deadline=()
+  fi
+  "$bin" --config "$config" --listen 127.0.0.1:0 --threads 2 "${deadline[@]}" "$@" >"$log" 2>&1 &
   started_pid=$!
-  started_pids+=("$started_pid")
-  for _ in $(seq 1 200); do grep -q "listening on" "$log" && break; sleep 0.05; done
+  ratelimitd_pids+=("$started_pid")
+  ratelimitd_logs+=("$log")
+  for _ in $(seq 1 200); do grep -q "listening on" "$log" && break; kill -0 "$started_pid" 2>/dev/null || break; sleep 0.05; done
   port=$(grep -o 'listening on [0-9.]*:[0-9]*' "$log" | head -1 | sed 's/.*://')
   [ -n "$port" ] || { cat "$log" >&2; fail "ratelimitd did not start"; }
   started_port=$port
@@ -96,7 +143,7 @@ start_php_server() {
   local router=$1 _ port log
   shift
   for _ in $(seq 1 20); do
-    port=$(shuf -i 20000-60000 -n 1)
+    pick_port; port=$picked_port
     log="$work/php-$port.log"
     env "$@" php -S "127.0.0.1:$port" "$router" >"$log" 2>&1 &
     await_started "$!" "$port" / && return 0
@@ -111,7 +158,7 @@ start_nginx_round_robin() {
   for p in "$@"; do servers="$servers server 127.0.0.1:$p;"; done
   mkdir -p "$work/nginx"
   for _ in $(seq 1 20); do
-    port=$(shuf -i 20000-60000 -n 1)
+    pick_port; port=$picked_port
     cat >"$work/nginx/nginx.conf" <<NGINX
 worker_processes 1;
 daemon off;
@@ -146,8 +193,9 @@ start_redis_cluster() {
   cluster_ports=""
   for i in $(seq 1 "$n"); do
     for _ in $(seq 1 20); do
-      port=$(shuf -i 20000-50000 -n 1)   # the cluster bus listens on port + 10000
-      redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" \
+      pick_port; port=$picked_port
+      pick_port   # the cluster bus port, picked like any other
+      redis-server --port "$port" --cluster-port "$picked_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" \
         --cluster-enabled yes --cluster-config-file "$work/nodes-$port.conf" >"$work/redis-$port.log" 2>&1 &
       pid=$!
       for _ in $(seq 1 100); do
@@ -155,7 +203,7 @@ start_redis_cluster() {
         kill -0 "$pid" 2>/dev/null || break
         sleep 0.05
       done
-      if redis-cli -p "$port" ping >/dev/null 2>&1; then
+      if kill -0 "$pid" 2>/dev/null && redis-cli -p "$port" ping >/dev/null 2>&1; then
         started_pids+=("$pid"); cluster_ports="$cluster_ports $port"; addrs="$addrs 127.0.0.1:$port"; break
       fi
       kill "$pid" 2>/dev/null || true
@@ -183,7 +231,7 @@ start_nginx_auth() {
   local rl=$1 up=$2 down=$3 _ port dir
   dir=$(mktemp -d "$work/nginx-auth.XXXX")
   for _ in $(seq 1 20); do
-    port=$(shuf -i 20000-60000 -n 1)
+    pick_port; port=$picked_port
     LISTEN="127.0.0.1:$port" RATELIMITD_ADDR="127.0.0.1:$rl" UPSTREAM_ADDR="127.0.0.1:$up" RATELIMITD_DOWN=$down \
       envsubst '${LISTEN} ${RATELIMITD_ADDR} ${UPSTREAM_ADDR} ${RATELIMITD_DOWN}' \
       <"$root/config/nginx/ratelimitd.conf" >"$dir/ratelimitd.conf"
