@@ -1,5 +1,6 @@
 // ratelimitd entry point: parse the command line, load the config, run.
 #include "ratelimitd/app/app.hpp"
+#include "ratelimitd/app/config_warnings.hpp"
 #include "ratelimitd/app/logging.hpp"
 #include "ratelimitd/app/settings.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
@@ -37,6 +38,12 @@ int main(int argc, char** argv) {
                     std::fprintf(stderr, "%s: %s\n", cl->file.c_str(), refusal->c_str());
                     return 1;
                 }
+            }
+            // Valid, but maybe limiting less than it seems to: said here as at start.
+            const char* secret = std::getenv("RATELIMITD_HASH_SECRET");
+            for (const auto& warning : app::config_warnings(
+                     config.registry, {.secret_from_environment = secret != nullptr && *secret != '\0'})) {
+                std::fprintf(stderr, "%s: warning: %s\n", cl->file.c_str(), warning.c_str());
             }
             std::printf("%s: OK (%zu policies, %zu routes)\n", cl->file.c_str(),
                         config.registry.policies.size(), config.registry.routes.size());

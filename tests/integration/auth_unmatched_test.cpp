@@ -1,6 +1,6 @@
 // Routes with no default_policy leave a /v1/auth request no route matches unlimited: said at
-// start and after a reload that brings it in, and counted in ratelimitd_auth_unmatched_total
-// (a `policy: none` route is meant, so it is not counted).
+// start, after a reload that brings it in and by --check-config, and counted in
+// ratelimitd_auth_unmatched_total (a `policy: none` route is meant, so it is not counted).
 #include "support/http_client.hpp"
 #include "support/metrics_text.hpp"
 #include "support/processes.hpp"
@@ -9,6 +9,7 @@
 
 #include <signal.h>
 
+#include <fstream>
 #include <string>
 
 namespace ratelimitd::test {
@@ -64,6 +65,15 @@ TEST(AuthUnmatched, ADefaultPolicyNeitherWarnsNorCountsAndAReloadThatDropsItWarn
     EXPECT_FALSE(server.process().wait_for_log(warning, 5s).empty()) << server.process().log();
     EXPECT_EQ(auth_status(server.port(), "/elsewhere"), 200);
     EXPECT_EQ(unmatched(server.port()), 1);
+}
+
+TEST(AuthUnmatched, CheckConfigWarnsAndStillPasses) {
+    const std::string path = scratch_dir() + "/auth-unmatched-" + std::to_string(free_port()) + ".yaml";
+    std::ofstream(path) << policies + routes;
+    Child child({RATELIMITD_BINARY, "--check-config", path}, path + ".log");
+    EXPECT_EQ(child.wait(20s), 0) << child.log();
+    EXPECT_NE(child.log().find(path + ": warning: " + warning), std::string::npos) << child.log();
+    EXPECT_NE(child.log().find(path + ": OK (1 policies, 2 routes)"), std::string::npos) << child.log();
 }
 
 }  // namespace
