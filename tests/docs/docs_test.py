@@ -12,11 +12,14 @@
 3. Every ```nginx block and every .conf file under config/ passes `nginx -t`, wrapped in the
    context it needs (as a whole file, in http {}, in server {} or in location {}); ${NAME}
    placeholders (the envsubst ones of config/nginx/) get sample values first.
+4. Every Graphviz source docs/**/*.dot has its .svg beside it, rendered from that very source
+   (render.sh stamps the source's SHA-256 into the SVG).
 
 Usage: docs_test.py PATH_TO_RATELIMITD SOURCE_DIR
 Exit 0 when all hold; else 1, with one line per problem naming file and line.
 """
 import glob
+import hashlib
 import json
 import os
 import re
@@ -290,6 +293,20 @@ def check_nginx_snippets(pages):
         check_nginx(open(path, encoding="utf-8").read(), rel(path))
 
 
+# --- pictures --------------------------------------------------------------------------------
+
+def check_rendered_pictures():
+    """Every docs/**/*.dot has its .svg, stamped by render.sh with the source's SHA-256."""
+    for dot in sorted(glob.glob(f"{root}/docs/**/*.dot", recursive=True)):
+        svg = dot[:-4] + ".svg"
+        if not os.path.exists(svg):
+            fail(f"{rel(dot)}: no {os.path.basename(svg)} beside it (run its render.sh)")
+            continue
+        digest = hashlib.sha256(open(dot, "rb").read()).hexdigest()
+        if f"sha256 {digest}" not in open(svg, encoding="utf-8").read():
+            fail(f"{rel(svg)}: not rendered from the current {os.path.basename(dot)} (run its render.sh)")
+
+
 def main():
     pages = markdown_pages()
     for page in pages:
@@ -297,6 +314,7 @@ def main():
         check_config_blocks(page)
     check_config_files()
     check_nginx_snippets(pages)
+    check_rendered_pictures()
     for f in failures:
         print(f)
     print(f"docs: {len(pages)} pages, {len(failures)} problems")
