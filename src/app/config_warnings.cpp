@@ -2,6 +2,7 @@
 #include "ratelimitd/app/config_warnings.hpp"
 
 #include "ratelimitd/policy/identity.hpp"
+#include "ratelimitd/policy/rls_domain.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -33,6 +34,11 @@ std::vector<std::string> config_warnings(const policy::Registry& registry, const
             "no hash_secret in the config and no RATELIMITD_HASH_SECRET: API keys are hashed with a random "
             "per-process key, so one key is a different tenant on each ratelimitd instance and after every "
             "restart; set the same secret everywhere for shared limits");
+    }
+    if (context.grpc_serving && (!registry.domains || registry.domains->by_name.empty())) {
+        out.emplace_back(
+            "grpc_listen is set but the config defines no Envoy domain (domains: or envoy_config:): every "
+            "ShouldRateLimit call is answered OK without any limit");
     }
     return out;
 }

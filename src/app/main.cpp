@@ -32,17 +32,18 @@ int main(int argc, char** argv) {
         try {
             auto config = policy::load_config(cl->file);
             // The store the file (or RATELIMITD_REDIS_URL) names decides what the registry may ask.
-            if (auto settings = app::resolve_settings(*cl, config.settings, env);
-                settings && settings->redis_url && store::redis::cluster::is_cluster_url(*settings->redis_url)) {
+            const auto settings = app::resolve_settings(*cl, config.settings, env);
+            if (settings && settings->redis_url && store::redis::cluster::is_cluster_url(*settings->redis_url)) {
                 if (auto refusal = store::redis::cluster::cluster_refusal(config.registry)) {
                     std::fprintf(stderr, "%s: %s\n", cl->file.c_str(), refusal->c_str());
                     return 1;
                 }
             }
             // Valid, but maybe limiting less than it seems to: said here as at start.
-            const char* secret = std::getenv("RATELIMITD_HASH_SECRET");
-            for (const auto& warning : app::config_warnings(
-                     config.registry, {.secret_from_environment = secret != nullptr && *secret != '\0'})) {
+            const app::WarningContext context{
+                .secret_from_environment = settings && settings->hash_secret.has_value(),
+                .grpc_serving = settings && settings->grpc_listen.has_value()};
+            for (const auto& warning : app::config_warnings(config.registry, context)) {
                 std::fprintf(stderr, "%s: warning: %s\n", cl->file.c_str(), warning.c_str());
             }
             std::printf("%s: OK (%zu policies, %zu routes)\n", cl->file.c_str(),

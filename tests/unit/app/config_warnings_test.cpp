@@ -1,5 +1,6 @@
 // The warnings of a config that is valid but limits less than it seems to: routes that leave
-// /v1/auth requests unlimited, a hashed identity with no shared secret; and none otherwise.
+// /v1/auth requests unlimited, a hashed identity with no shared secret, a gRPC server with no
+// Envoy domain; and none otherwise.
 #include "ratelimitd/app/config_warnings.hpp"
 
 #include "ratelimitd/policy/registry_loader.hpp"
@@ -50,6 +51,16 @@ TEST(ConfigWarnings, AHashedIdentityNeedsASecretFromTheFileOrTheEnvironment) {
     EXPECT_TRUE(warnings_of(hashed, {.secret_from_environment = true}).empty());
     EXPECT_TRUE(warnings_of(hashed + "hash_secret: \"0123456789abcdef0123\"\n").empty());
     EXPECT_TRUE(warnings_of("identity:\n  - { header: X-Api-Key }\n").empty());  // nothing hashed
+}
+
+TEST(ConfigWarnings, TheGrpcServerWithoutEnvoyDomainsLimitsNothing) {
+    const auto lines = warnings_of("", {.grpc_serving = true});
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_TRUE(lines[0].starts_with("grpc_listen is set but the config defines no Envoy domain")) << lines[0];
+    EXPECT_TRUE(warnings_of("", {}).empty());  // no gRPC server: no Envoy to ask
+    const std::string domain = "domains:\n  - domain: edge\n    descriptors:\n      - key: remote_address\n"
+                               "        rate_limit: {unit: second, requests_per_unit: 10}\n";
+    EXPECT_TRUE(warnings_of(domain, {.grpc_serving = true}).empty());
 }
 
 TEST(ConfigWarnings, BothComeInAFixedOrder) {
