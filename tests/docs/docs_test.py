@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """The documentation works as written: it is checked against the binary and nginx.
 
-1. Every relative link in the Markdown pages (README.md, SECURITY.md, docs/, clients/php/,
-   config/, deploy/) names a file of the repository, and every #anchor a heading (or an
+1. Every relative link in the Markdown pages (README.md, SECURITY.md, CHANGELOG.md, docs/,
+   clients/php/README.md and docs/, config/, deploy/, tests/fuzz/README.md) names a file of the repository, and every #anchor a heading (or an
    <a id>) of the page it points at, as GitHub renders them.
 2. Every ratelimitd config in a ```yaml or ```json block of those pages, and every .yaml,
    .yml and .json file under config/, passes `ratelimitd --check-config` without a warning
@@ -45,7 +45,7 @@ def rel(path):
 
 def markdown_pages():
     pages = ["README.md", "SECURITY.md", "CHANGELOG.md", "clients/php/README.md"]
-    for pattern in ("docs/**/*.md", "config/**/*.md", "deploy/**/*.md"):
+    for pattern in ("docs/**/*.md", "config/**/*.md", "deploy/**/*.md", "clients/php/docs/*.md", "tests/fuzz/README.md"):
         pages += [rel(p) for p in glob.glob(f"{root}/{pattern}", recursive=True)]
     return sorted({p for p in pages if os.path.isfile(f"{root}/{p}")})
 
@@ -171,10 +171,25 @@ def ratelimitd_keys():
 KEYS = ratelimitd_keys()
 
 
+class AnyTagLoader(yaml.SafeLoader):
+    """Safe YAML that reads an application's own tags (Symfony's `!service`) as plain values."""
+
+
+def _untagged(loader, _suffix, node):
+    if isinstance(node, yaml.MappingNode):
+        return loader.construct_mapping(node)
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node)
+    return loader.construct_scalar(node)
+
+
+AnyTagLoader.add_multi_constructor("!", _untagged)
+
+
 def parse(text, info):
     if info == "json":
         return json.loads(text)
-    return yaml.safe_load(text)
+    return yaml.load(text, Loader=AnyTagLoader)
 
 
 def is_ratelimitd_config(tree):
