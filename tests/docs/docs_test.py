@@ -2,14 +2,15 @@
 """The documentation works as written: it is checked against the binary and nginx.
 
 1. Every relative link in the Markdown pages (README.md, SECURITY.md, CHANGELOG.md, docs/,
-   clients/php/README.md and docs/, config/, deploy/, tests/fuzz/README.md) names a file of the repository, and every #anchor a heading (or an
-   <a id>) of the page it points at, as GitHub renders them.
+   clients/php/README.md and docs/, config/, deploy/, tests/fuzz/README.md) names a file of
+   the repository, and every #anchor a heading (or an <a id>) of the page it points at, as
+   GitHub renders them.
 2. Every ratelimitd config in a ```yaml or ```json block of those pages, and every .yaml,
    .yml and .json file under config/, passes `ratelimitd --check-config` without a warning
-   (RATELIMITD_HASH_SECRET set, as deployments set it). A block is a
-   ratelimitd config when it is a map and most of its top-level keys are ratelimitd's; a block
-   meant as a fragment (routes alone, an identity list) says so in its info string:
-   ```yaml fragment. A fragment must still parse.
+   (RATELIMITD_HASH_SECRET set, as deployments set it). A block is a ratelimitd config when
+   it is a map and most of its top-level keys are ratelimitd's; a block meant as a fragment
+   (routes alone, an identity list) says so in its info string: ```yaml fragment. A fragment
+   must still parse.
 3. Every ```nginx block and every .conf file under config/ passes `nginx -t`, wrapped in the
    context it needs (as a whole file, in http {}, in server {} or in location {}); ${NAME}
    placeholders (the envsubst ones of config/nginx/) get sample values first.
