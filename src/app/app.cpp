@@ -1,6 +1,7 @@
 // run(): settings -> registry -> backend -> server threads -> listen -> signals -> shutdown.
 #include "ratelimitd/app/app.hpp"
 #include "ratelimitd/app/backend_metrics.hpp"
+#include "ratelimitd/app/config_warnings.hpp"
 #include "ratelimitd/app/config_watcher.hpp"
 #include "ratelimitd/app/fd_limit.hpp"
 #include "ratelimitd/app/reload.hpp"
@@ -10,7 +11,6 @@
 #include "ratelimitd/core/clock.hpp"
 #include "ratelimitd/grpc/grpc_server.hpp"
 #include "ratelimitd/http/loopback.hpp"
-#include "ratelimitd/policy/identity.hpp"
 #include "ratelimitd/store/backend_factory.hpp"
 
 #include <boost/asio/ip/address.hpp>
@@ -51,6 +51,11 @@ void log_settings(const Settings& settings) {
                   settings.memory_max_keys);
 }
 
+WarningContext warning_context(const Settings& settings) {
+    return {.secret_from_environment = settings.hash_secret.has_value(),
+            .grpc_serving = settings.grpc_listen.has_value()};
+}
+
 // The store the settings name, or nothing after an error line (a bad URL, a config the store refuses).
 std::unique_ptr<store::Backend> open_backend(const Settings& settings, const policy::RegistryHandle& registry,
                                              const Clock& clock) {
@@ -88,11 +93,7 @@ http::RouterOptions router_options(const Settings& settings, const store::Backen
                                                            : http::AccessLogMode::off;
     options.access_log_sample = settings.access_log_sample;
     options.hash_secret = settings.hash_secret;
-    if (!settings.hash_secret && !registry.hash_secret && policy::uses_hashed_identity(registry)) {
-        spdlog::warn("no hash_secret in the config and no RATELIMITD_HASH_SECRET: API keys are hashed with a "
-                     "random per-process key, so one key is a different tenant on each ratelimitd instance "
-                     "and after every restart; set the same secret everywhere for shared limits");
-    }
+    log_config_warnings(registry, warning_context(settings));
     return options;
 }
 
@@ -211,7 +212,7 @@ int run(const Settings& settings, policy::Config config) {
     if (grpc) spdlog::info("grpc listening on {}", grpc->address());
 
     SignalHandler signals(main_ioc, *server, [&] {
-        reload_config(settings.config_path, registry, threads->backend(), metrics);
+        reload_config(settings.config_path, registry, threads->backend(), metrics, warning_context(settings));
     });
     signals.start();
     std::optional<ConfigWatcher> watcher;

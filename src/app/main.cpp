@@ -1,5 +1,6 @@
 // ratelimitd entry point: parse the command line, load the config, run.
 #include "ratelimitd/app/app.hpp"
+#include "ratelimitd/app/config_warnings.hpp"
 #include "ratelimitd/app/logging.hpp"
 #include "ratelimitd/app/settings.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
@@ -31,12 +32,19 @@ int main(int argc, char** argv) {
         try {
             auto config = policy::load_config(cl->file);
             // The store the file (or RATELIMITD_REDIS_URL) names decides what the registry may ask.
-            if (auto settings = app::resolve_settings(*cl, config.settings, env);
-                settings && settings->redis_url && store::redis::cluster::is_cluster_url(*settings->redis_url)) {
+            const auto settings = app::resolve_settings(*cl, config.settings, env);
+            if (settings && settings->redis_url && store::redis::cluster::is_cluster_url(*settings->redis_url)) {
                 if (auto refusal = store::redis::cluster::cluster_refusal(config.registry)) {
                     std::fprintf(stderr, "%s: %s\n", cl->file.c_str(), refusal->c_str());
                     return 1;
                 }
+            }
+            // Valid, but maybe limiting less than it seems to: said here as at start.
+            const app::WarningContext context{
+                .secret_from_environment = settings && settings->hash_secret.has_value(),
+                .grpc_serving = settings && settings->grpc_listen.has_value()};
+            for (const auto& warning : app::config_warnings(config.registry, context)) {
+                std::fprintf(stderr, "%s: warning: %s\n", cl->file.c_str(), warning.c_str());
             }
             std::printf("%s: OK (%zu policies, %zu routes)\n", cl->file.c_str(),
                         config.registry.policies.size(), config.registry.routes.size());

@@ -1,6 +1,7 @@
 // reload_config: load, ask the store, swap, count; every failure refused and logged.
 #include "ratelimitd/app/reload.hpp"
 
+#include "ratelimitd/app/config_warnings.hpp"
 #include "ratelimitd/core/log_value.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
 #include "ratelimitd/policy/rls_domain.hpp"
@@ -12,7 +13,7 @@
 namespace ratelimitd::app {
 
 void reload_config(const std::string& path, policy::RegistryHandle& registry, const store::Backend& backend,
-                   service::Metrics& metrics) {
+                   service::Metrics& metrics, const WarningContext& warnings) {
     try {
         auto next = policy::load_config(path);
         if (auto refusal = backend.refusal(next.registry)) {
@@ -26,6 +27,7 @@ void reload_config(const std::string& path, policy::RegistryHandle& registry, co
         registry.replace(std::make_shared<const policy::Registry>(std::move(next.registry)));
         metrics.count_reload(true);
         spdlog::info("reloaded path={} policies={} domains={}", log_value(path), count, domains);
+        log_config_warnings(*registry.current(), warnings);
     } catch (const policy::ConfigError& e) {
         metrics.count_reload(false);
         spdlog::error("reload refused, the previous config keeps serving: {}", e.what());

@@ -5,13 +5,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
+#include <optional>
 
 namespace ratelimitd::config {
 namespace {
 
-constexpr std::array<std::string_view, 2> on_off_words{"on", "off"};
+// What people write for a switch, in flags, variables and YAML alike: YAML 1.2 reads `on` as
+// text, and a refused `on` where a document says `on` stops the process for nothing.
+constexpr std::array<std::string_view, 3> switch_on_words{"on", "yes", "true"};
+constexpr std::array<std::string_view, 3> switch_off_words{"off", "no", "false"};
+constexpr const char* switch_expected = "on or off (also yes/no, true/false)";
 
 Problem bad(std::string what) { return Problem{errc::invalid_request, std::move(what)}; }
 
@@ -65,12 +72,41 @@ result<SettingValue> text_duration(const SettingRow& row, const std::string& tex
 result<SettingValue> text_word(const SettingRow& row, std::span<const std::string_view> words,
                                const std::string& text) {
     for (const auto w : words) {
-        if (w == text) {
-            if (row.type == SettingType::on_off) return SettingValue(std::in_place_type<bool>, text == "on");
-            return SettingValue(text);
-        }
+        if (w == text) return SettingValue(text);
     }
     return bad(std::string(row.label()) + ": expected " + either(words) + ", got \"" + text + "\"");
+}
+
+bool equals_ignoring_case(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+}
+
+bool is_any_of(std::string_view text, std::span<const std::string_view> words) {
+    return std::any_of(words.begin(), words.end(), [text](std::string_view w) { return equals_ignoring_case(w, text); });
+}
+
+// The switch a word names, or nothing.
+std::optional<bool> switch_word(std::string_view text) {
+    if (is_any_of(text, switch_on_words)) return true;
+    if (is_any_of(text, switch_off_words)) return false;
+    return std::nullopt;
+}
+
+result<SettingValue> text_switch(const SettingRow& row, const std::string& text) {
+    const auto on = switch_word(text);
+    if (!on) return bad(std::string(row.label()) + ": expected " + switch_expected + ", got \"" + text + "\"");
+    return SettingValue(std::in_place_type<bool>, *on);
+}
+
+// A YAML or JSON boolean, or one of the words a flag takes.
+result<SettingValue> file_switch(const ConfigTree& v) {
+    std::optional<bool> on;
+    if (v.is_boolean()) on = v.get<bool>();
+    if (v.is_string()) on = switch_word(v.get_ref<const std::string&>());
+    if (!on) return bad(std::string("expected ") + switch_expected + ", got " + describe(v));
+    return SettingValue(std::in_place_type<bool>, *on);
 }
 
 result<SettingValue> file_listen(const ConfigTree& v) {
@@ -144,7 +180,7 @@ result<SettingValue> text_value(const SettingRow& row, const std::string& text) 
     case SettingType::count: return text_count(row, text);
     case SettingType::duration: return text_duration(row, text);
     case SettingType::choice: return text_word(row, row.choices, text);
-    case SettingType::on_off: return text_word(row, on_off_words, text);
+    case SettingType::on_off: return text_switch(row, text);
     case SettingType::secret:
         if (text.size() < static_cast<std::size_t>(row.lo)) {
             return bad(std::string(row.label()) + ": expected at least " + std::to_string(row.lo) + " bytes");
@@ -171,11 +207,7 @@ result<SettingValue> file_value(const SettingRow& row, const ConfigTree& v) {
     case SettingType::path:
         if (!v.is_string()) return bad("expected a file path or host name, got " + describe(v));
         return SettingValue(v.get<std::string>());
-    case SettingType::on_off: {
-        auto b = boolean_of(v);  // the file says true or false
-        if (!b) return b.error();
-        return SettingValue(std::in_place_type<bool>, *b);
-    }
+    case SettingType::on_off: return file_switch(v);
     }
     return bad("cannot be set in the config file");
 }

@@ -120,6 +120,7 @@ net::awaitable<Response> Router::auth(const EndpointCall& call) {
     auto plan = policy::plan(registry, policy::AuthRequest{query->method, query->uri, input,
                                                            effective_hash_secret(options_.hash_secret, *registry)});
     if (!plan) co_return make_error_response(plan.error(), req.version(), req.keep_alive());
+    if (plan->unmatched) metrics_.count_auth_unmatched();
     const auto decision = co_await service_.decide(std::move(*plan));
     const int deny_status = query->deny_status.value_or(registry->auth.deny_status);
     auto res = make_auth_response(decision, deny_status, req.version(), req.keep_alive(),

@@ -111,6 +111,8 @@ result<CheckPlan> plan(std::shared_ptr<const Registry> registry, const AuthReque
             !ok) {
             return ok.error();
         }
+    } else {
+        out.unmatched = true;
     }
     return out;
 }

@@ -63,6 +63,31 @@ bool ends_with_ci(std::string_view text, std::string_view suffix) {
 //------------------------------------------------------------------------------
 // YAML
 
+/// YAML 1.2 core-schema float form: [-+]? ( . digits | digits [ . digits? ] ) [ (e|E) [-+]? digits ].
+/// (.inf and .nan are left as text: no setting takes them.)
+bool is_yaml_float(std::string_view s) {
+    std::size_t i = 0;
+    const auto digits = [&] {
+        const std::size_t from = i;
+        while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+        return i > from;
+    };
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    const bool whole = digits();
+    bool fraction = false;
+    if (i < s.size() && s[i] == '.') {
+        ++i;
+        fraction = digits();
+    }
+    if (!whole && !fraction) return false;
+    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+        ++i;
+        if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+        if (!digits()) return false;
+    }
+    return i == s.size();
+}
+
 /// YAML 1.2 core-schema resolution of a plain (unquoted) scalar. Quoted scalars stay strings,
 /// so `limit: "60"` is a string and fails the integer check, as the author asked for.
 Json plain_scalar(const std::string& s) {
@@ -83,6 +108,14 @@ Json plain_scalar(const std::string& s) {
         const auto [end, ec] = std::from_chars(first, s.data() + s.size(), n);
         if (ec == std::errc{} && end == s.data() + s.size()) return n;
         // Too large for int64: leave it as text; the range check names it.
+    }
+    if (!integral && is_yaml_float(s)) {
+        // `access_log_sample: 0.5`; from_chars rejects a leading '+' as above.
+        const char* first = s.data() + (s.front() == '+' ? 1 : 0);
+        double x = 0;
+        const auto [end, ec] = std::from_chars(first, s.data() + s.size(), x);
+        if (ec == std::errc{} && end == s.data() + s.size()) return x;
+        // Out of double's range: leave it as text; the field's check names it.
     }
     return s;
 }

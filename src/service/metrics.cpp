@@ -327,6 +327,9 @@ void Metrics::render_http(std::string& out) const {
     line(out, "ratelimitd_connections_rejected_total {}\n", connections_rejected_.load(std::memory_order_relaxed));
     header(out, "ratelimitd_requests_in_flight", "gauge", "Requests being answered.");
     line(out, "ratelimitd_requests_in_flight {}\n", in_flight_.load(std::memory_order_relaxed));
+    header(out, "ratelimitd_auth_unmatched_total", "counter",
+           "/v1/auth requests no route matched with no default_policy set: answered 200 without any limit.");
+    line(out, "ratelimitd_auth_unmatched_total {}\n", auth_unmatched_.load(std::memory_order_relaxed));
 }
 
 void Metrics::render_durations(std::string& out) const {

@@ -5,8 +5,11 @@ Every manifest under deploy/kubernetes/ parses; selectors, Service ports, probes
 and ConfigMap keys point at things that exist; every flag and RATELIMITD_* variable is one
 the binary knows; the config each ConfigMap carries passes `ratelimitd --check-config`;
 each probe path is served by the real binary with 200; ratelimitd runs non-root with a
-read-only root, no privilege escalation and resource limits. docker/docker-compose.yml is
-held to the same rules.
+read-only root, no privilege escalation and resource limits. The sidecar's nginx serves
+ratelimitd's /metrics (and nothing else of it) on the port the pod's scrape annotations name.
+deploy/kubernetes/envoy/: the --grpc-listen port is a containerPort reached by a Service port
+with appProtocol: grpc, and Envoy's bootstrap sends a domain that ratelimitd's config defines
+to that Service port over HTTP/2. docker/docker-compose.yml is held to the same rules.
 Usage: manifests_test.py PATH_TO_RATELIMITD SOURCE_DIR
 """
 import os
@@ -91,10 +94,10 @@ def probe_target(container, probe, where):
     return (m.group(2), int(m.group(1))) if m else (None, None)
 
 
-def listen_port(container):
+def listen_port(container, flag="--listen"):
     args = container.get("args", [])
-    if "--listen" in args:
-        return int(args[args.index("--listen") + 1].rsplit(":", 1)[1])
+    if flag in args:
+        return int(args[args.index(flag) + 1].rsplit(":", 1)[1])
     return None
 
 
@@ -108,6 +111,9 @@ def check_ratelimitd(container, pod_spec, configmaps, volumes, where, readiness_
         check(e["name"] in known_env, f"{where}: the binary reads no {e['name']}")
     port = listen_port(container)
     check(port is not None and port_of(container, port) == port, f"{where}: --listen port is not a containerPort")
+    grpc_port = listen_port(container, "--grpc-listen")
+    if grpc_port is not None:
+        check(port_of(container, grpc_port) == grpc_port, f"{where}: --grpc-listen port is not a containerPort")
     sc = {**pod_spec.get("securityContext", {}), **container.get("securityContext", {})}
     check(sc.get("runAsNonRoot") is True, f"{where}: runAsNonRoot")
     check(image_user and sc.get("runAsUser") == int(image_user.group(1)), f"{where}: runAsUser is not the image's USER")
@@ -139,7 +145,72 @@ def check_ratelimitd(container, pod_spec, configmaps, volumes, where, readiness_
     if config_text and None not in paths:
         for path, status in served_status(config_text, paths).items():
             check(status == 200, f"{where}: the binary answers {path} with {status}, expected 200")
-    return port
+    return port, grpc_port, config_text
+
+
+def service_ports_to(services, labels, container, container_port):
+    """(Service, its port entry) of every Service port that reaches `container_port` of a pod with `labels`."""
+    for svc in services:
+        if svc["spec"]["selector"].items() <= labels.items():
+            for sp in svc["spec"]["ports"]:
+                if port_of(container, sp["targetPort"]) == container_port:
+                    yield svc, sp
+
+
+def check_grpc_service(services, labels, container, grpc_port, where):
+    """The gRPC port is in a Service that tells meshes it is gRPC (HTTP/2)."""
+    reached = list(service_ports_to(services, labels, container, grpc_port))
+    check(reached, f"{where}: no Service port reaches --grpc-listen port {grpc_port}")
+    for svc, sp in reached:
+        check(sp.get("appProtocol") == "grpc" or sp.get("name", "").startswith("grpc"),
+              f"{svc['_file']}: port {sp['port']} is gRPC but has no appProtocol: grpc")
+
+
+def rate_limit_filters(bootstrap):
+    """Every envoy.filters.http.ratelimit config in an Envoy bootstrap."""
+    found = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if node.get("name") == "envoy.filters.http.ratelimit":
+                found.append(node.get("typed_config", {}))
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+    walk(bootstrap)
+    return found
+
+
+def check_envoy(dep, container, configmaps, volumes, grpc_services, where):
+    """Envoy's bootstrap (a mounted ConfigMap) sends ratelimitd's domains to its gRPC Service over HTTP/2."""
+    args = container.get("args", [])
+    path = args[args.index("-c") + 1] if "-c" in args else None
+    text = None
+    for m in container.get("volumeMounts", []):
+        if path and os.path.dirname(path) == m["mountPath"]:
+            cm = configmaps.get(volumes.get(m["name"], {}).get("configMap", {}).get("name"), {})
+            text = cm.get("data", {}).get(os.path.basename(path))
+    if not check(text is not None, f"{where}: -c {path} is not a key of a mounted ConfigMap"):
+        return
+    bootstrap = yaml.safe_load(text)
+    filters = rate_limit_filters(bootstrap)
+    check(filters, f"{where}: the bootstrap has no envoy.filters.http.ratelimit")
+    clusters = {c["name"]: c for c in bootstrap.get("static_resources", {}).get("clusters", [])}
+    for f in filters:
+        check(f.get("domain") in grpc_services["domains"],
+              f"{where}: domain {f.get('domain')!r} is in no ratelimitd config's domains: {sorted(grpc_services['domains'])}")
+        name = f.get("rate_limit_service", {}).get("grpc_service", {}).get("envoy_grpc", {}).get("cluster_name")
+        cluster = clusters.get(name)
+        if not check(cluster is not None, f"{where}: rate limit cluster {name!r} is not defined"):
+            continue
+        options = str(cluster.get("typed_extension_protocol_options", {}))
+        check("http2_protocol_options" in options, f"{where}: cluster {name} does not speak HTTP/2 (gRPC)")
+        for ep in cluster["load_assignment"]["endpoints"][0]["lb_endpoints"]:
+            sa = ep["endpoint"]["address"]["socket_address"]
+            check((sa["address"].split(".")[0], sa["port_value"]) in grpc_services["ports"],
+                  f"{where}: cluster {name} points at {sa['address']}:{sa['port_value']}, no Service's gRPC port of ratelimitd")
 
 
 def check_directory(name, readiness_path):
@@ -156,6 +227,8 @@ def check_directory(name, readiness_path):
     deployments = [d for d in docs if d["kind"] == "Deployment"]
     services = [d for d in docs if d["kind"] == "Service"]
     check(deployments and services, f"{name}: a Deployment and a Service")
+    grpc_services = {"domains": set(), "ports": set()}
+    envoys = []
     for dep in deployments:
         where = f"{dep['_file']} {dep['metadata']['name']}"
         pod = dep["spec"]["template"]
@@ -171,9 +244,20 @@ def check_directory(name, readiness_path):
             for m in c.get("volumeMounts", []):
                 check(m["name"] in volumes, f"{where}: {c['name']} mounts unknown volume {m['name']}")
         rl = [c for c in containers.values() if c["image"].startswith("ratelimitd:")]
+        envoy = [c for c in containers.values() if c["image"].startswith("envoyproxy/envoy:")]
+        if not rl and len(envoy) == 1:  # Envoy asking ratelimitd over gRPC: checked once all are read
+            envoys.append((dep, envoy[0], volumes, where))
+            continue
         if not check(len(rl) == 1, f"{where}: one ratelimitd container"):
             continue
-        port = check_ratelimitd(rl[0], spec, configmaps, volumes, f"{where} ratelimitd", readiness_path)
+        port, grpc_port, config_text = check_ratelimitd(rl[0], spec, configmaps, volumes, f"{where} ratelimitd",
+                                                        readiness_path)
+        if grpc_port is not None:
+            check_grpc_service(services, labels, rl[0], grpc_port, where)
+            for svc, sp in service_ports_to(services, labels, rl[0], grpc_port):
+                grpc_services["ports"].add((svc["metadata"]["name"], sp["port"]))
+            for d in (yaml.safe_load(config_text or "") or {}).get("domains", []):
+                grpc_services["domains"].add(d.get("domain"))
         for svc in services:
             if svc["spec"]["selector"].items() <= labels.items():
                 for sp in svc["spec"]["ports"]:
@@ -186,9 +270,22 @@ def check_directory(name, readiness_path):
             upstream = int(env.get("UPSTREAM_ADDR", ":0").rsplit(":", 1)[1])
             check(any(port_of(c, upstream) for c in containers.values()), f"{where}: UPSTREAM_ADDR is no container's port")
             check(port_of(nginx, int(env.get("LISTEN", 0))) is not None, f"{where}: nginx LISTEN is not its containerPort")
-            template = configmaps.get("web-nginx", {}).get("data", {}).get("default.conf.template")
-            check(template == open(f"{root}/config/nginx/ratelimitd.conf").read(),
+            templates = configmaps.get("web-nginx", {}).get("data", {})
+            check(templates.get("default.conf.template") == open(f"{root}/config/nginx/ratelimitd.conf").read(),
                   f"{where}: web-nginx is not config/nginx/ratelimitd.conf verbatim")
+            # Prometheus reaches ratelimitd's /metrics through nginx, on the annotated port.
+            metrics_conf = templates.get("metrics.conf.template")
+            check(metrics_conf == open(f"{root}/config/nginx/metrics.conf").read(),
+                  f"{where}: web-nginx metrics.conf.template is not config/nginx/metrics.conf verbatim")
+            annotations = pod["metadata"].get("annotations", {})
+            scrape_port = int(annotations.get("prometheus.io/port", 0))
+            check(annotations.get("prometheus.io/scrape") == "true" and annotations.get("prometheus.io/path") == "/metrics",
+                  f"{where}: no prometheus.io scrape annotations for /metrics")
+            check(port_of(nginx, scrape_port) is not None, f"{where}: prometheus.io/port {scrape_port} is not nginx's containerPort")
+            check(metrics_conf is not None and re.search(rf"^\s*listen {scrape_port};", metrics_conf, re.M),
+                  f"{where}: metrics.conf does not listen on prometheus.io/port {scrape_port}")
+    for dep, container, volumes, where in envoys:
+        check_envoy(dep, container, configmaps, volumes, grpc_services, where)
     for svc in services:
         check(any(svc["spec"]["selector"].items() <= d["spec"]["template"]["metadata"]["labels"].items() for d in deployments),
               f"{svc['_file']}: selector matches no Deployment")
@@ -215,6 +312,7 @@ def check_compose():
 
 check_directory("sidecar", "/readyz?mode=sidecar")
 check_directory("shared", "/readyz")
+check_directory("envoy", "/readyz")
 check_compose()
 for f in failures:
     print("FAIL:", f)

@@ -3,6 +3,7 @@
 //   client_test.php verdicts URL       verdicts, numbers, headers, 400 errors, keep-alive reuse
 //   client_test.php outage URL PID     ratelimitd frozen (SIGSTOP) then stopped: fail open/closed, fast
 //   client_test.php store-down URL     Redis gone: ratelimitd's own fail-open/fail-closed verdicts
+//   client_test.php store-slow URL     Redis hung: a default client still gets a deny policy's deny
 
 declare(strict_types=1);
 
@@ -57,7 +58,7 @@ function firstRealVerdict(RateLimitClient $client, string $tenant): Result
 
 switch ($mode) {
     case 'verdicts':
-        Check::same(50, (new RateLimitClient($url))->timeoutMs(), 'default timeout is 50 ms');
+        Check::same(200, (new RateLimitClient($url))->timeoutMs(), 'default timeout is 200 ms');
         // Verdicts, not timeouts, are under test here: a generous timeout keeps a loaded CI
         // machine (sanitizer build, parallel tests) from turning a slow answer into fail-open.
         $client = new RateLimitClient($url, timeoutMs: 2000);
@@ -183,8 +184,23 @@ switch ($mode) {
         Check::ok(in_array($closed->degradedReason, ['store_unavailable', 'store_timeout'], true), "server's degraded reason is reported", (string) $closed->degradedReason);
         break;
 
+    case 'store-slow':
+        // Redis hangs: ratelimitd answers at its store_timeout (50 ms by default) by each
+        // policy's on_store_error. A client with the default timeout and failOpen: true must
+        // wait for that answer: giving up first, it would admit what the policy refuses.
+        $client = new RateLimitClient($url, failOpen: true);
+        for ($i = 0; $i < 3; $i++) {
+            [$r, $s] = Check::timed(fn () => $client->check('strict', 'tenant_slow'));
+            printf("      Redis hung, policy on_store_error deny: %s (%s) in %.0f ms\n",
+                $r->allowed ? 'allowed' : 'denied', (string) $r->degradedReason, $s * 1000);
+            Check::ok(!$r->allowed && in_array($r->degradedReason, ['store_timeout', 'store_unavailable'], true),
+                "default client, Redis hung: the policy's deny (server's verdict), not the client's fail open",
+                var_export($r, true));
+        }
+        break;
+
     default:
-        fwrite(STDERR, "usage: client_test.php verdicts|outage|store-down URL [PID]\n");
+        fwrite(STDERR, "usage: client_test.php verdicts|outage|store-down|store-slow URL [PID]\n");
         exit(2);
 }
 Check::done();

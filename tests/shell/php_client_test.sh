@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The PHP client (clients/php) with real php-cli against a real ratelimitd + redis-server:
 # verdicts, numbers and headers, 400s as exceptions, keep-alive reuse; then ratelimitd frozen
-# and stopped (fail open / fail closed, each answer < 1 s); then Redis stopped (the server's
-# own fail-open / fail-closed verdicts reach the caller as verdicts).
+# and stopped (fail open / fail closed, each answer < 1 s); then Redis hung and stopped (the
+# server's own fail-open / fail-closed verdicts reach the caller as verdicts, also with the
+# client's default timeout).
 # Usage: php_client_test.sh PATH_TO_RATELIMITD
 set -euo pipefail
 bin=${1:?path to ratelimitd}
@@ -39,6 +40,11 @@ count=$(redis-cli -p "$redis_port" get rl:api:tenant_a:global)
 ttl=$(redis-cli -p "$redis_port" pttl rl:api:tenant_a:global)
 [ "$ttl" -gt 0 ] || fail "rl:api:tenant_a:global has no TTL ($ttl)"
 echo "ok    Redis holds 3 for tenant_a (TTL $ttl ms)"
+
+echo "--- Redis hung: a default client waits for ratelimitd's on_store_error verdict"
+kill -STOP "$redis_pid"
+php "$root/tests/php/client_test.php" store-slow "$url"
+kill -CONT "$redis_pid"
 
 echo "--- Redis stopped: ratelimitd's on_store_error verdicts"
 kill "$redis_pid"; wait "$redis_pid" 2>/dev/null || true

@@ -21,6 +21,9 @@ use Ratelimitd\Client\Exception\RateLimitException;
  */
 final class RateLimitClient implements RateLimitClientInterface
 {
+    /** Four times the server's default store_timeout (50 ms), so its verdict arrives first. */
+    public const DEFAULT_TIMEOUT_MS = 200;
+
     private \CurlHandle $curl;
     private string $baseUrl;
     private int $connectionsOpened = 0;
@@ -28,7 +31,11 @@ final class RateLimitClient implements RateLimitClientInterface
 
     /**
      * @param string   $baseUrl          where ratelimitd listens, e.g. http://127.0.0.1:8080
-     * @param int      $timeoutMs        upper bound of one whole check, connect included
+     * @param int      $timeoutMs        upper bound of one whole check, connect included. Keep it
+     *                                   well above the server's store_timeout (50 ms by default):
+     *                                   when Redis is slow the server answers by each policy's
+     *                                   on_store_error at that deadline, and a client that gave up
+     *                                   first would put its own failOpen in place of a policy's deny
      * @param bool     $failOpen         default answer when ratelimitd cannot be asked:
      *                                   true = allow (fail open), false = deny (fail closed)
      * @param int|null $connectTimeoutMs bound of the TCP connect alone; default: $timeoutMs
@@ -40,7 +47,7 @@ final class RateLimitClient implements RateLimitClientInterface
      */
     public function __construct(
         string $baseUrl = 'http://127.0.0.1:8080',
-        private readonly int $timeoutMs = 50,
+        private readonly int $timeoutMs = self::DEFAULT_TIMEOUT_MS,
         private readonly bool $failOpen = true,
         ?int $connectTimeoutMs = null,
         private readonly ?LoggerInterface $logger = null,

@@ -1,6 +1,7 @@
 // Reloading the config file (SIGHUP, or a change on disk).
 #pragma once
 
+#include "ratelimitd/app/config_warnings.hpp"
 #include "ratelimitd/policy/registry_handle.hpp"
 #include "ratelimitd/service/metrics.hpp"
 #include "ratelimitd/store/backend.hpp"
@@ -11,9 +12,10 @@ namespace ratelimitd::app {
 
 /// Loads `path` again and swaps its registry in. A file that fails validation, or asks what
 /// the store cannot do (Backend::refusal), is refused with an error line and the previous
-/// registry keeps serving. Counts the outcome in `metrics`. Catches every exception: the process that
-/// serves the old config must not end on a bad reload.
+/// registry keeps serving. Counts the outcome in `metrics`; after a swap, logs the new
+/// registry's config_warnings. Catches every exception: the process that serves the old
+/// config must not end on a bad reload.
 void reload_config(const std::string& path, policy::RegistryHandle& registry, const store::Backend& backend,
-                   service::Metrics& metrics);
+                   service::Metrics& metrics, const WarningContext& warnings);
 
 }  // namespace ratelimitd::app

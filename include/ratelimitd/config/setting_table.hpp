@@ -25,7 +25,7 @@ enum class SettingType {
     count,      ///< a whole number lo..hi, or also 0 with zero_allowed ("no cap")
     duration,   ///< a duration lo..hi milliseconds
     choice,     ///< one of `choices`
-    on_off,     ///< "on" or "off" (the file: true or false), stored as a bool
+    on_off,     ///< on/off, yes/no, true/false in any case (the file: also a YAML boolean), a bool
     secret,     ///< at least lo bytes; the value is never echoed
     fraction,   ///< a number from 0 to 1 (file only)
 };

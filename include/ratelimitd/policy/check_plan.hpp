@@ -58,6 +58,9 @@ struct CheckPlan {
     std::uint32_t cost = 1;            ///< units each limit spends, within every limit's max_cost
     Mode mode = Mode::check;           ///< set by policy::plan_report for a report
     std::int64_t report_cost = 0;      ///< a report's signed units, charged to every limit
+    /// /v1/auth only: no route matched and no default_policy is set, so nothing limits it
+    /// (unlike a `policy: none` route, which says so); counted, and warned about at start.
+    bool unmatched = false;
 };
 
 }  // namespace ratelimitd::policy

@@ -91,6 +91,8 @@ public:
     void count_access_log_dropped() noexcept { access_log_dropped_.fetch_add(1, std::memory_order_relaxed); }
     /// A connection refused because max_connections were open.
     void count_connection_rejected() noexcept { connections_rejected_.fetch_add(1, std::memory_order_relaxed); }
+    /// A /v1/auth request that no route matched, with no default_policy: let through unlimited.
+    void count_auth_unmatched() noexcept { auth_unmatched_.fetch_add(1, std::memory_order_relaxed); }
 
     /// Reports how many server threads have their circuit breaker open (a gauge read at scrape).
     void set_breaker_gauge(std::function<int()> open_breakers);
@@ -147,6 +149,7 @@ private:
     std::atomic<double> last_reload_at_{0};  // Unix seconds
     std::atomic<std::uint64_t> access_log_dropped_{0};
     std::atomic<std::uint64_t> connections_rejected_{0};
+    std::atomic<std::uint64_t> auth_unmatched_{0};
 };
 
 }  // namespace ratelimitd::service

@@ -19,7 +19,7 @@ TEST(DeploySettings, WatchConfigIsOnUnlessTurnedOff) {
     EXPECT_FALSE(resolve({"--watch-config", "off"}, {})->watch_config);
     EXPECT_FALSE(resolve({}, {{"RATELIMITD_WATCH_CONFIG", "off"}})->watch_config);
     EXPECT_TRUE(resolve({"--watch-config=on"}, {{"RATELIMITD_WATCH_CONFIG", "off"}})->watch_config);
-    const auto bad = resolve({"--watch-config", "yes"}, {});
+    const auto bad = resolve({"--watch-config", "maybe"}, {});
     ASSERT_FALSE(bad);
     EXPECT_NE(bad.error().detail.find("watch-config: expected on or off"), std::string::npos) << bad.error().detail;
 }

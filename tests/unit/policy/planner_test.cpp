@@ -239,5 +239,29 @@ TEST(Planner, AnAuthRouteGivesEachLimitTheTenantItsIdentityNames) {
     EXPECT_TRUE(planned_auth("GET", "/health", alice).limits.empty());
 }
 
+TEST(Planner, AnAuthRequestNoRouteMatchesIsMarkedUnmatchedOnlyWithoutADefaultPolicy) {
+    const AuthInput alice{{{"X-Api-Key", "alice"}}};
+    // A default_policy limits it, and a `policy: none` route says it is meant to be unlimited.
+    EXPECT_FALSE(planned_auth("GET", "/elsewhere", alice).unmatched);
+    EXPECT_FALSE(planned_auth("GET", "/health", alice).unmatched);
+    EXPECT_FALSE(planned_auth("GET", "/layered", alice).unmatched);
+
+    const auto bare = std::make_shared<const Registry>(parse_config(R"(
+policies:
+  api: { algorithm: fixed_window, limit: 5, window: 1m }
+routes:
+  - { path: /api/*, policy: api }
+)", "bare.yaml").registry);
+    const IdentityInput in = alice.input();
+    const auto elsewhere = plan(bare, AuthRequest{"GET", "/elsewhere", in, "secret"});
+    ASSERT_TRUE(elsewhere) << elsewhere.error().detail;
+    EXPECT_TRUE(elsewhere->unmatched);
+    EXPECT_TRUE(elsewhere->limits.empty());
+    const auto api = plan(bare, AuthRequest{"GET", "/api/x", in, "secret"});
+    ASSERT_TRUE(api) << api.error().detail;
+    EXPECT_FALSE(api->unmatched);
+    EXPECT_EQ(api->limits.size(), 1u);
+}
+
 }  // namespace
 }  // namespace ratelimitd::policy

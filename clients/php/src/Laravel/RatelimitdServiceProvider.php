@@ -27,7 +27,7 @@ final class RatelimitdServiceProvider extends ServiceProvider
             $config = (array) $app->make('config')->get('ratelimitd', []);
             return new RateLimitClient(
                 baseUrl: (string) ($config['url'] ?? getenv('RATELIMITD_URL') ?: 'http://127.0.0.1:8080'),
-                timeoutMs: (int) ($config['timeout_ms'] ?? getenv('RATELIMITD_TIMEOUT_MS') ?: 50),
+                timeoutMs: (int) ($config['timeout_ms'] ?? getenv('RATELIMITD_TIMEOUT_MS') ?: RateLimitClient::DEFAULT_TIMEOUT_MS),
                 failOpen: filter_var($config['fail_open'] ?? getenv('RATELIMITD_FAIL_OPEN') ?: 'true', FILTER_VALIDATE_BOOLEAN),
                 logger: $app->bound('log') ? $app->make('log') : null,
                 adminToken: ($config['admin_token'] ?? getenv('RATELIMITD_ADMIN_TOKEN')) ?: null,
