@@ -99,12 +99,12 @@ http::RouterOptions router_options(const Settings& settings, const store::Backen
 
 // The listening server (not yet accepting), or nothing after an error line.
 std::optional<http::Server> listen(net::io_context& main, const Settings& settings,
-                                   const std::vector<http::Lane*>& lanes) {
+                                   const std::vector<http::Lane*>& lanes, std::size_t max_connections) {
     try {
         const auto address = net::ip::make_address(settings.listen_host);
         http::ServerLimits limits;
         limits.request_timeout = settings.request_timeout;
-        limits.max_connections = settings.max_connections;
+        limits.max_connections = max_connections;  // within the open-file limit (budget_connections)
         limits.max_requests_per_connection = settings.max_requests_per_connection;
         return std::optional<http::Server>(std::in_place, main, tcp::endpoint(address, settings.listen_port), lanes,
                                            limits);
@@ -142,14 +142,20 @@ void watch_config(net::io_context& main, const Settings& settings, std::optional
 // The gRPC server when grpc_listen is set (nullptr when it is not), or an error line and
 // false when it cannot listen. Bound before HTTP accepts, announced after it (its line comes
 // second, so "listening on" first names the HTTP address, as it always has).
-bool start_grpc(const Settings& settings, const ServerThreads& threads, rls::GrpcMetrics& metrics,
-                std::unique_ptr<rls::GrpcServer>& out) {
+bool start_grpc(net::io_context& main, const Settings& settings, std::size_t max_connections,
+                const ServerThreads& threads, rls::GrpcMetrics& metrics, std::unique_ptr<rls::GrpcServer>& out) {
     if (!settings.grpc_listen) return true;
     const auto host_port = parse_listen(*settings.grpc_listen, "grpc_listen");  // checked when read
     rls::GrpcServerOptions options;
     if (settings.grpc_x_ratelimit_headers) options.headers = rls::ResponseHeaders::ietf_and_x;
-    auto server =
-        rls::GrpcServer::start(host_port->first, host_port->second, threads.service_lanes(), metrics, options);
+    options.max_connections = max_connections;
+    options.handshake_timeout = settings.grpc_handshake_timeout;
+    options.idle_timeout = settings.grpc_idle_timeout;
+    options.max_connection_age = settings.grpc_max_connection_age;
+    // Long enough for a call in flight to finish (each ends within the store deadline).
+    options.max_connection_age_grace = settings.store_timeout + std::chrono::seconds(10);
+    auto server = rls::GrpcServer::start(main.get_executor(), host_port->first, host_port->second,
+                                         threads.service_lanes(), metrics, options);
     if (!server) {
         spdlog::error("{}", server.error().detail);
         return false;
@@ -185,7 +191,9 @@ int shut_down(net::io_context& main, std::optional<http::Server>& server, std::u
 
 int run(const Settings& settings, policy::Config config) {
     log_settings(settings);
-    ensure_descriptors_for(settings.max_connections);
+    // Both listeners take descriptors from one open-file limit: each gets its share.
+    const auto budget = budget_connections(settings.max_connections,
+                                           settings.grpc_listen ? settings.grpc_max_connections : 0);
     policy::RegistryHandle registry(std::make_shared<const policy::Registry>(std::move(config.registry)));
     SystemClock clock;
     auto backend = open_backend(settings, registry, clock);
@@ -202,11 +210,11 @@ int run(const Settings& settings, policy::Config config) {
     net::io_context main_ioc(1);
     auto threads = std::make_unique<ServerThreads>(std::move(backend), settings.threads,
                                                    Serving{registry, metrics, options, settings.top_k > 0 ? &top : nullptr});
-    auto server = listen(main_ioc, settings, threads->lanes());
+    auto server = listen(main_ioc, settings, threads->lanes(), budget.http);
     if (!server) return 1;
     threads->start(main_ioc.get_executor());
     std::unique_ptr<rls::GrpcServer> grpc;
-    if (!start_grpc(settings, *threads, grpc_metrics, grpc)) return 1;
+    if (!start_grpc(main_ioc, settings, budget.grpc, *threads, grpc_metrics, grpc)) return 1;
     server->start();
     announce(*server, threads->backend(), *registry.current(), settings);
     if (grpc) spdlog::info("grpc listening on {}", grpc->address());

@@ -3,6 +3,7 @@
 
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include <sys/inotify.h>
 #include <sys/stat.h>
@@ -37,50 +38,79 @@ std::optional<FileIdentity> identity_of(const std::filesystem::path& file) {
     return FileIdentity{st.st_dev, st.st_ino, st.st_size, st.st_mtim};
 }
 
-// Closed after writing, renamed into place, or a symlink created over it. Not IN_MODIFY: a
-// file being written is only complete when it is closed.
-constexpr std::uint32_t watched_events = IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE;
+// Closed after writing, renamed into place, or a symlink created over it complete a version.
+// IN_MODIFY never does (a file being written is only complete when it is closed); on the file
+// itself it only says that a write is still going on.
+constexpr std::uint32_t watched_events = IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_MODIFY;
 
-/// Whether a batch of events may have completed a new version of some file in `dir`: a
-/// regular file created is still empty (its IN_CLOSE_WRITE follows), a symlink is whole.
-bool completes_a_file(const std::filesystem::path& dir, const char* events, std::size_t length) {
-    bool completes = false;
+/// What a batch of events says about the file.
+enum class Activity {
+    none,      ///< nothing about it
+    writing,   ///< the file itself is being written: a pending reload waits on
+    complete,  ///< some file may be complete: reload once the directory has been quiet
+};
+
+/// A regular file created is still empty (its IN_CLOSE_WRITE follows), a symlink is whole.
+Activity activity_of(const std::filesystem::path& file, const char* events, std::size_t length) {
+    const auto dir = file.parent_path();
+    const auto own_name = file.filename().string();
+    Activity seen = Activity::none;
     for (std::size_t at = 0; at + sizeof(inotify_event) <= length;) {
         inotify_event event;
         std::memcpy(&event, events + at, sizeof event);
         const char* name = events + at + sizeof(inotify_event);
-        if (event.mask & (IN_CLOSE_WRITE | IN_MOVED_TO | IN_Q_OVERFLOW)) completes = true;
-        if ((event.mask & IN_CREATE) && event.len > 0) {
-            std::error_code ec;
-            completes = completes || std::filesystem::is_symlink(dir / name, ec);
+        std::error_code ec;
+        if ((event.mask & (IN_CLOSE_WRITE | IN_MOVED_TO | IN_Q_OVERFLOW)) ||
+            ((event.mask & IN_CREATE) && event.len > 0 && std::filesystem::is_symlink(dir / name, ec))) {
+            seen = Activity::complete;
+        } else if ((event.mask & IN_MODIFY) && event.len > 0 && own_name == name && seen == Activity::none) {
+            seen = Activity::writing;
         }
         at += sizeof(inotify_event) + event.len;
     }
-    return completes;
+    return seen;
 }
 
 }  // namespace
 
 struct ConfigWatcher::State {
     boost::asio::posix::stream_descriptor inotify;
+    boost::asio::steady_timer quiet;
+    std::chrono::milliseconds quiet_time;
     std::filesystem::path file;
     std::function<void()> on_change;
     std::optional<FileIdentity> last_seen;
+    bool pending = false;  // a version completed; the quiet timer runs
     bool stopped = false;  // the watcher is gone: a read already completed must not call on_change
     alignas(inotify_event) std::array<char, 16 * 1024> buffer{};
 
-    State(boost::asio::any_io_executor ex, std::filesystem::path f, std::function<void()> cb)
-        : inotify(std::move(ex)), file(std::move(f)), on_change(std::move(cb)), last_seen(identity_of(file)) {}
+    State(boost::asio::any_io_executor ex, std::filesystem::path f, std::function<void()> cb,
+          std::chrono::milliseconds quiet_for)
+        : inotify(ex), quiet(ex), quiet_time(quiet_for), file(std::move(f)), on_change(std::move(cb)),
+          last_seen(identity_of(file)) {}
 
     static void read_next(const std::shared_ptr<State>& self) {
         self->inotify.async_read_some(boost::asio::buffer(self->buffer),
                                       [self](boost::system::error_code ec, std::size_t length) {
                                           if (ec || self->stopped) return;  // closed by the destructor
-                                          if (completes_a_file(self->file.parent_path(), self->buffer.data(), length)) {
-                                              self->check_file();
+                                          const auto seen = activity_of(self->file, self->buffer.data(), length);
+                                          if (seen == Activity::complete || (seen == Activity::writing && self->pending)) {
+                                              wait_for_quiet(self);
                                           }
                                           read_next(self);
                                       });
+    }
+
+    // (Re)starts the quiet time: each event pushes the reload back, so a file written in
+    // several steps (`cat a > f; cat b >> f`) is read once, whole, after its last step.
+    static void wait_for_quiet(const std::shared_ptr<State>& self) {
+        self->pending = true;
+        self->quiet.expires_after(self->quiet_time);  // cancels the wait armed before
+        self->quiet.async_wait([self](boost::system::error_code ec) {
+            if (ec || self->stopped) return;  // pushed back by a later event, or the watcher is gone
+            self->pending = false;
+            self->check_file();
+        });
     }
 
     // Which file an event names does not matter: with a ConfigMap the event is about `..data`,
@@ -95,13 +125,14 @@ struct ConfigWatcher::State {
 };
 
 ConfigWatcher::ConfigWatcher(boost::asio::any_io_executor executor, std::filesystem::path file,
-                             std::function<void()> on_change)
-    : state_(std::make_shared<State>(std::move(executor), std::move(file), std::move(on_change))) {}
+                             std::function<void()> on_change, std::chrono::milliseconds quiet_time)
+    : state_(std::make_shared<State>(std::move(executor), std::move(file), std::move(on_change), quiet_time)) {}
 
 ConfigWatcher::~ConfigWatcher() {
     state_->stopped = true;
     boost::system::error_code ignored;
     state_->inotify.close(ignored);  // the pending read completes as aborted
+    state_->quiet.cancel();          // and so does the quiet time
 }
 
 bool ConfigWatcher::start() {

@@ -186,6 +186,26 @@ const SettingRow rows[] = {
      .env = "RATELIMITD_GRPC_X_RATELIMIT_HEADERS", .type = T::on_off, .default_text = "off",
      .help = "gRPC answers also ask Envoy to add X-RateLimit-Limit/-Remaining/-Reset and Retry-After",
      .field = both<&Settings::grpc_x_ratelimit_headers, &FileSettings::grpc_x_ratelimit_headers>()},
+    // Each gRPC connection costs a descriptor, taken from the same open-file limit as HTTP's
+    // (docs/envoy.md, "Connections"): the cap keeps idle connections from starving HTTP.
+    {.file_key = "grpc_max_connections", .flag = "grpc-max-connections", .env = "RATELIMITD_GRPC_MAX_CONNECTIONS",
+     .type = T::count, .lo = 1, .hi = 1'000'000, .value_name = "N", .default_text = "1000",
+     .help = "gRPC connections open at once; one more is closed at once",
+     .field = both<&Settings::grpc_max_connections, &FileSettings::grpc_max_connections>()},
+    {.file_key = "grpc_handshake_timeout", .flag = "grpc-handshake-timeout", .env = "RATELIMITD_GRPC_HANDSHAKE_TIMEOUT",
+     .type = T::duration, .lo = 100, .hi = 120'000, .value_name = "DURATION", .default_text = "10s",
+     .help = "for a new gRPC connection to send the HTTP/2 preface and SETTINGS; then it is closed",
+     .field = both<&Settings::grpc_handshake_timeout, &FileSettings::grpc_handshake_timeout>()},
+    // Envoy reopens a closed connection on its next call: a short idle timeout costs a handshake.
+    {.file_key = "grpc_idle_timeout", .flag = "grpc-idle-timeout", .env = "RATELIMITD_GRPC_IDLE_TIMEOUT",
+     .type = T::duration, .lo = 1'000, .hi = 86'400'000, .value_name = "DURATION", .default_text = "5m",
+     .help = "a gRPC connection without a call for this long gets GOAWAY and is closed",
+     .field = both<&Settings::grpc_idle_timeout, &FileSettings::grpc_idle_timeout>()},
+    {.file_key = "grpc_max_connection_age", .flag = "grpc-max-connection-age",
+     .env = "RATELIMITD_GRPC_MAX_CONNECTION_AGE", .type = T::duration, .lo = 1'000, .hi = 604'800'000,
+     .value_name = "DURATION", .default_text = "1h",
+     .help = "a gRPC connection this old gets GOAWAY (Envoy reconnects), closed 10s later",
+     .field = both<&Settings::grpc_max_connection_age, &FileSettings::grpc_max_connection_age>()},
 };
 
 }  // namespace

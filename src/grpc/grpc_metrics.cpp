@@ -68,6 +68,12 @@ std::string GrpcMetrics::render() const {
                    "ratelimitd_grpc_request_duration_seconds_sum {}\n"
                    "ratelimitd_grpc_request_duration_seconds_count {}\n",
                    count, static_cast<double>(latency_sum_ns_.load(std::memory_order_relaxed)) / 1e9, count);
+    fmt::format_to(std::back_inserter(out),
+                   "# HELP ratelimitd_grpc_connections_refused_total gRPC connections closed at once because "
+                   "grpc_max_connections were open.\n"
+                   "# TYPE ratelimitd_grpc_connections_refused_total counter\n"
+                   "ratelimitd_grpc_connections_refused_total {}\n",
+                   connections_refused_.load(std::memory_order_relaxed));
     return out;
 }
 

@@ -1,10 +1,14 @@
-// GrpcServer: ServerBuilder with both services, the receive cap, and an orderly stop.
+// GrpcServer: ServerBuilder with both services, the receive cap, the connection bounds, our
+// own listener, and an orderly stop.
 #include "ratelimitd/grpc/grpc_server.hpp"
 
 #include "ratelimitd/grpc/health_service.hpp"
 #include "ratelimitd/grpc/rate_limit_service.hpp"
 
 #include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+#include <climits>
 
 namespace ratelimitd::rls {
 
@@ -15,31 +19,53 @@ std::string join_host_port(const std::string& host, unsigned short port) {
     return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
 }
 
+int as_channel_ms(std::chrono::milliseconds d) {
+    return static_cast<int>(std::min<std::chrono::milliseconds::rep>(d.count(), INT_MAX));
+}
+
+// The bounds on each connection's life, as gRPC's channel arguments.
+void bound_connections(grpc::ServerBuilder& builder, const GrpcServerOptions& options) {
+    // A peer that connects and never completes the HTTP/2 preface and SETTINGS is closed.
+    builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, as_channel_ms(options.handshake_timeout));
+    // No call for this long: GOAWAY, then closed (Envoy opens a new one when it needs it).
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, as_channel_ms(options.idle_timeout));
+    // GOAWAY at this age, closed after the grace whatever is in flight: a peer that keeps
+    // calling cannot hold a connection forever either.
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS, as_channel_ms(options.max_connection_age));
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS, as_channel_ms(options.max_connection_age_grace));
+    // The cap is the listener's (gRPC 1.51 has none); a resource quota's thread limit would
+    // only bound the synchronous API's threads, and these services are callback ones.
+}
+
 }  // namespace
 
-result<std::unique_ptr<GrpcServer>> GrpcServer::start(const std::string& host, unsigned short port,
+result<std::unique_ptr<GrpcServer>> GrpcServer::start(boost::asio::any_io_executor accept_executor,
+                                                       const std::string& host, unsigned short port,
                                                        std::vector<ServiceLane> lanes, GrpcMetrics& metrics,
                                                        GrpcServerOptions options) {
     std::unique_ptr<GrpcServer> s(new GrpcServer());
     s->lanes_ = std::make_unique<LaneRing>(std::move(lanes));
     s->rls_ = std::make_unique<RateLimitService>(*s->lanes_, metrics, RequestLimits{}, options.headers);
     s->health_ = std::make_unique<HealthService>(*s->lanes_, metrics);
+    // The socket is ours (GrpcListener): bound before the server is built, so a taken port
+    // fails at start naming the address, as the HTTP listener does.
+    auto listener = GrpcListener::bind(std::move(accept_executor), host, port, options.max_connections, metrics);
+    if (!listener) return listener.error();
     grpc::ServerBuilder builder;
-    int bound_port = 0;
     // Plaintext, as Envoy's rate limit filter talks to a sidecar or an in-cluster service;
     // TLS, where wanted, is the mesh's (docs/envoy.md).
-    builder.AddListeningPort(join_host_port(host, port), grpc::InsecureServerCredentials(), &bound_port);
-    // gRPC sets SO_REUSEPORT by default: a second process would then bind a taken port and
-    // share its calls, instead of failing at start as the HTTP listener does.
-    builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+    std::shared_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor =
+        builder.experimental().AddExternalConnectionAcceptor(
+            grpc::ServerBuilder::experimental_type::ExternalConnectionType::FROM_FD, grpc::InsecureServerCredentials());
     builder.SetMaxReceiveMessageSize(options.max_receive_bytes);
+    bound_connections(builder, options);
     builder.RegisterService(s->rls_.get());
     builder.RegisterService(s->health_.get());
     s->server_ = builder.BuildAndStart();
-    if (!s->server_ || bound_port == 0) {
-        return Problem{errc::invalid_request, "cannot listen on " + join_host_port(host, port) + " (grpc_listen)"};
-    }
-    s->address_ = join_host_port(host, static_cast<unsigned short>(bound_port));
+    if (!s->server_) return Problem{errc::invalid_request, "cannot start the gRPC server (grpc_listen)"};
+    s->listener_ = std::move(*listener);
+    s->listener_->start(std::move(acceptor));
+    s->address_ = join_host_port(host, s->listener_->port());
     return s;
 }
 
@@ -48,6 +74,7 @@ GrpcServer::~GrpcServer() { stop(std::chrono::milliseconds(0)); }
 void GrpcServer::stop(std::chrono::milliseconds grace) {
     if (stopped_ || !server_) return;
     stopped_ = true;
+    if (listener_) listener_->stop();
     // Shutdown refuses new calls at once and returns when every call in flight has finished
     // (our lanes Finish each within the store deadline) or `grace` has passed.
     server_->Shutdown(std::chrono::system_clock::now() + grace);

@@ -48,11 +48,19 @@ net::awaitable<void> answer(Call call, service::CheckService& service, RequestLi
         // mix two configs, and a reload never fails a call in flight.
         auto plan = policy::plan(service.registry(), *request);
         if (!plan) co_return call.refuse(plan.error());
+        const auto now_s = [] {
+            return std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                .count();
+        };
+        if (plan->never_admitted) {
+            // A cost no window can ever admit: a denial, not an error (Envoy lets an error
+            // through unless failure_mode_deny), and nothing is charged.
+            build_never_admitted_response(*plan, now_s(), *call.response);
+            co_return call.finish(grpc::Status::OK, RlsAnswer::over_limit);
+        }
         const auto decision = co_await service.decide(plan->check);
-        const auto now_s = std::chrono::duration_cast<std::chrono::seconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count();
-        build_response(decision, *plan, now_s, *call.response, headers);
+        build_response(decision, *plan, now_s(), *call.response, headers);
         call.finish(grpc::Status::OK, decision.verdict.allowed ? RlsAnswer::ok : RlsAnswer::over_limit);
     } catch (const std::exception& e) {
         // decide never throws; an allocation failure could. Answer rather than leave Envoy

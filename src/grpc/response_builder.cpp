@@ -2,6 +2,7 @@
 #include "ratelimitd/grpc/response_builder.hpp"
 
 #include "ratelimitd/http/rate_limit_headers.hpp"
+#include "ratelimitd/policy/rls_domain.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -45,12 +46,17 @@ void set_duration(const check::WindowState& w, std::int64_t window_end_s, std::i
     out.set_nanos(static_cast<std::int32_t>((clamped % 1000) * 1'000'000));
 }
 
-void fill_limited(const service::Decision& d, const policy::RlsPlan& plan, const policy::RlsDescriptorPlan& dp,
-                  std::int64_t now_s, Response::DescriptorStatus& status) {
+// current_limit from the plan: the rule that decides this descriptor.
+void set_current_limit(const policy::RlsDescriptorPlan& dp, Response::DescriptorStatus& status) {
     auto& limit = *status.mutable_current_limit();
     limit.set_name(dp.name);
     limit.set_requests_per_unit(dp.requests_per_unit);
     limit.set_unit(static_cast<Response::RateLimit::Unit>(static_cast<int>(dp.unit)));
+}
+
+void fill_limited(const service::Decision& d, const policy::RlsPlan& plan, const policy::RlsDescriptorPlan& dp,
+                  std::int64_t now_s, Response::DescriptorStatus& status) {
+    set_current_limit(dp, status);
     const bool shadow = dp.limit < plan.check.limits.size() && plan.check.limits[dp.limit].shadow();
     if (d.degraded) {
         // No numbers are known; the failure mode decided the whole call.
@@ -101,6 +107,22 @@ void build_response(const service::Decision& decision, const policy::RlsPlan& pl
         add_header(out, "RateLimit-Policy", http::rate_limit_policy_field(decision.verdict));
         add_header(out, "RateLimit", http::rate_limit_field(decision.verdict));
         if (headers == ResponseHeaders::ietf_and_x) add_x_headers(decision.verdict, out);
+    }
+}
+
+void build_never_admitted_response(const policy::RlsPlan& plan, std::int64_t now_s, Response& out) {
+    out.set_overall_code(Response::OVER_LIMIT);
+    for (const auto& dp : plan.descriptors) {
+        auto& status = *out.add_statuses();
+        status.set_code(dp.never_admitted ? Response::OVER_LIMIT : Response::OK);
+        if (dp.kind != policy::RlsDescriptorPlan::Kind::limited) continue;
+        set_current_limit(dp, status);
+        if (!dp.never_admitted) continue;  // not decided, as behind any other denial
+        // No later call admits this cost either; the earliest a retry is worth anything is
+        // when the window starts over: its end when aligned, else one unit from now.
+        const std::int64_t seconds =
+            dp.window_end_s > 0 ? dp.window_end_s - now_s : policy::unit_seconds(dp.unit);
+        status.mutable_duration_until_reset()->set_seconds(std::max<std::int64_t>(seconds, 0));
     }
 }
 

@@ -5,13 +5,13 @@
 
 #include "ratelimitd/check/check_request.hpp"
 #include "ratelimitd/core/hex.hpp"
-#include "ratelimitd/core/quote.hpp"
 #include "ratelimitd/policy/key.hpp"
 #include "ratelimitd/policy/rls_domain.hpp"
 #include "ratelimitd/policy/rls_match.hpp"
 
 #include <openssl/sha.h>
 
+#include <algorithm>
 #include <set>
 #include <span>
 
@@ -63,13 +63,10 @@ result<const RlsDomain*> validate_request(const Registry& reg, const RlsRequest&
     return domain;
 }
 
-/// A hits_addend as a cost 1..max_cost; `field` names it in the message.
-result<std::uint32_t> cost_of(std::uint64_t hits, const std::string& field) {
-    if (hits > check::max_cost) {
-        return Problem{errc::invalid_cost,
-                       field + ": " + std::to_string(hits) + " is outside 1.." + std::to_string(check::max_cost)};
-    }
-    return static_cast<std::uint32_t>(hits);
+/// A hits_addend as a cost, saturated at max_cost + 1: a larger one is more than any limit
+/// admits, and what it is beyond that does not matter (64 of them still fit the sum).
+std::uint32_t cost_of(std::uint64_t hits) {
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(hits, check::max_cost + 1));
 }
 
 /// The descriptor's values as the counter key writes them: each escaped, joined by '.'
@@ -142,21 +139,28 @@ void add_limit(RlsPlan& out, RlsDescriptorPlan& dp, const RlsRule& rule, std::sp
     out.check.limits.push_back(std::move(limit));
 }
 
-/// Every limit's cost (summed over its descriptors) within what it can ever admit. A rule of
-/// requests_per_unit 0 admits nothing anyway: any cost is simply over it.
-result<void> check_costs(const RlsPlan& out) {
-    for (std::size_t i = 0; i < out.descriptors.size(); ++i) {
-        const auto& dp = out.descriptors[i];
+/// The most one call may spend on `l`: what its policy can ever admit, within 1..max_cost.
+std::int64_t most_admitted(const PlannedLimit& l) {
+    return std::min<std::int64_t>(l.policy->max_cost(), check::max_cost);
+}
+
+/// Limits whose cost (summed over their descriptors) is more than they can ever admit: an
+/// enforced one makes the call a denial that asks the store nothing (envoyproxy/ratelimit
+/// answers OVER_LIMIT too; an error would let Envoy pass the request uncounted); a shadow one,
+/// which never denies, is charged the most it can admit. A rule of requests_per_unit 0 admits
+/// nothing anyway: any cost is simply over it, as the store says.
+void mark_never_admitted(RlsPlan& out) {
+    for (auto& dp : out.descriptors) {
         if (dp.kind != RlsDescriptorPlan::Kind::limited) continue;
-        const PlannedLimit& l = out.check.limits[dp.limit];
-        if (l.policy->limit == 0) continue;
-        if (l.cost > check::max_cost || static_cast<std::int64_t>(l.cost) > l.policy->max_cost()) {
-            return Problem{errc::invalid_cost, descriptor_path(i) + ": hits_addend " + std::to_string(l.cost) +
-                                                   " is more than its limit " + quote(dp.label) +
-                                                   " can ever admit (" + std::to_string(l.policy->max_cost()) + ")"};
+        PlannedLimit& l = out.check.limits[dp.limit];
+        if (l.policy->limit == 0 || static_cast<std::int64_t>(l.cost) <= most_admitted(l)) continue;
+        if (l.shadow()) {
+            l.cost = static_cast<std::uint32_t>(most_admitted(l));
+            continue;
         }
+        dp.never_admitted = true;
+        out.never_admitted = true;
     }
-    return {};
 }
 
 /// A domain no config names: every descriptor matches nothing and the call answers OK, as
@@ -178,29 +182,28 @@ result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest&
     auto domain = validate_request(*registry, req);
     if (!domain) return domain.error();
     if (*domain == nullptr) return unknown_domain_plan(std::move(registry), req);
-    auto request_cost = cost_of(req.hits_addend == 0 ? 1 : req.hits_addend, "hits_addend");
-    if (!request_cost) return request_cost.error();
+    const std::uint32_t request_cost = cost_of(req.hits_addend == 0 ? 1 : req.hits_addend);
 
     std::vector<const RlsRule*> rules;
     for (const auto& d : req.descriptors) rules.push_back(match_descriptor(**domain, d.entries));
     const auto replaced = replaced_names(rules);
 
     RlsPlan out;
-    out.check = CheckPlan{std::move(registry), {}, {}, escape_key_part(req.domain), *request_cost};
+    // The call's own cost stays within 1..max_cost: each limit carries what it is charged.
+    out.check = CheckPlan{std::move(registry), {}, {}, escape_key_part(req.domain),
+                          std::min<std::uint32_t>(request_cost, check::max_cost)};
     const std::int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
     for (std::size_t i = 0; i < req.descriptors.size(); ++i) {
         const RlsDescriptor& d = req.descriptors[i];
         RlsDescriptorPlan dp = describe_rule(**domain, rules[i], replaced);
         if (dp.kind == RlsDescriptorPlan::Kind::limited) {
-            const std::uint64_t hits = d.hits_addend.value_or(0) != 0 ? *d.hits_addend : *request_cost;
-            auto cost = cost_of(hits, descriptor_path(i) + ".hits_addend");
-            if (!cost) return cost.error();
-            add_limit(out, dp, *rules[i], d.entries, *cost, now_s);
+            const std::uint32_t cost = d.hits_addend.value_or(0) != 0 ? cost_of(*d.hits_addend) : request_cost;
+            add_limit(out, dp, *rules[i], d.entries, cost, now_s);
             if (rules[i]->detailed_metric) dp.detailed_label = dp.label + "_" + escape_label_part(d.entries.back().value);
         }
         out.descriptors.push_back(std::move(dp));
     }
-    if (auto ok = check_costs(out); !ok) return ok.error();
+    mark_never_admitted(out);
     return out;
 }
 

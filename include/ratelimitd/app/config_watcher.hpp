@@ -5,22 +5,33 @@
 
 #include <boost/asio/any_io_executor.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <memory>
 
 namespace ratelimitd::app {
 
+/// How long the file must have been left alone before it is read. A file written in several
+/// steps (`cat a > f; cat b >> f`, a tool that writes and appends) is closed after each step,
+/// and a reload at the first close would serve the half-written file (say, the policies
+/// without the routes that use them) until the next. 250 ms covers the pause between the
+/// steps of a script and keeps a reload prompt; an atomic rename needs no wait at all
+/// (docs/operations.md).
+inline constexpr std::chrono::milliseconds config_quiet_time{250};
+
 /// Watches the directory that holds the config file with inotify (the file itself may be
 /// replaced, so a watch on it would go stale) and calls `on_change` once per batch of events
 /// after which the file, followed through symlinks, is a different file or has a different
 /// size or modification time. Events about other files in the directory change nothing.
-/// A file created empty and then written calls `on_change` when it is closed, not before.
+/// A file created empty and then written calls `on_change` when it is closed, not before; and
+/// only once no event about the directory (nor a write to the file) has come for `quiet_time`.
 /// @par Thread Safety
 /// start(), the destructor and `on_change` run on the executor's thread.
 class ConfigWatcher {
 public:
-    ConfigWatcher(boost::asio::any_io_executor executor, std::filesystem::path file, std::function<void()> on_change);
+    ConfigWatcher(boost::asio::any_io_executor executor, std::filesystem::path file, std::function<void()> on_change,
+                  std::chrono::milliseconds quiet_time = config_quiet_time);
     ~ConfigWatcher();
     ConfigWatcher(const ConfigWatcher&) = delete;
     ConfigWatcher& operator=(const ConfigWatcher&) = delete;

@@ -41,6 +41,10 @@ struct Settings {
     bool redis_tls_insecure_skip_verify = false;
     std::optional<std::string> grpc_listen;     ///< "HOST:PORT" of the gRPC server; none: off
     bool grpc_x_ratelimit_headers = false;      ///< gRPC answers also carry X-RateLimit-*
+    std::size_t grpc_max_connections = 1'000;   ///< gRPC connections open at once; beyond: closed
+    std::chrono::milliseconds grpc_handshake_timeout{10'000};  ///< to send the HTTP/2 preface
+    std::chrono::milliseconds grpc_idle_timeout{300'000};      ///< no call for this long: GOAWAY
+    std::chrono::milliseconds grpc_max_connection_age{3'600'000};  ///< this old: GOAWAY
 
     bool operator==(const Settings&) const = default;
 };
@@ -70,6 +74,10 @@ struct FileSettings {
     std::optional<bool> redis_tls_insecure_skip_verify;
     std::optional<std::string> grpc_listen;    ///< "HOST:PORT"
     std::optional<bool> grpc_x_ratelimit_headers;
+    std::optional<std::int64_t> grpc_max_connections;
+    std::optional<std::chrono::milliseconds> grpc_handshake_timeout;
+    std::optional<std::chrono::milliseconds> grpc_idle_timeout;
+    std::optional<std::chrono::milliseconds> grpc_max_connection_age;
 
     bool operator==(const FileSettings&) const = default;
 };

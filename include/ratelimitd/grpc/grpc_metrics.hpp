@@ -32,6 +32,8 @@ public:
     void count_call(GrpcMethod method, int status_code, std::chrono::steady_clock::duration took) noexcept;
     /// One ShouldRateLimit answer by overall code.
     void count_answer(RlsAnswer answer) noexcept;
+    /// A connection closed at once because grpc_max_connections were open.
+    void count_connection_refused() noexcept { connections_refused_.fetch_add(1, std::memory_order_relaxed); }
 
     /// Prometheus text of every series (appended to /metrics).
     [[nodiscard]] std::string render() const;
@@ -43,6 +45,7 @@ private:
     std::array<std::atomic<std::uint64_t>, latency_buckets.size()> latency_counts_{};
     std::atomic<std::uint64_t> latency_count_{0};
     std::atomic<std::uint64_t> latency_sum_ns_{0};
+    std::atomic<std::uint64_t> connections_refused_{0};
 };
 
 }  // namespace ratelimitd::rls

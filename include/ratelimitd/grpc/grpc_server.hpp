@@ -2,9 +2,12 @@
 #pragma once
 
 #include "ratelimitd/core/error.hpp"
+#include "ratelimitd/grpc/grpc_listener.hpp"
 #include "ratelimitd/grpc/grpc_metrics.hpp"
 #include "ratelimitd/grpc/response_headers.hpp"
 #include "ratelimitd/grpc/service_lane.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -29,15 +32,30 @@ struct GrpcServerOptions {
     int max_receive_bytes = 64 * 1024;
     /// The rate-limit fields each answer asks Envoy to add (grpc_x_ratelimit_headers).
     ResponseHeaders headers = ResponseHeaders::ietf;
+    /// Connections open at once; one more is closed at once (grpc_max_connections).
+    std::size_t max_connections = 1'000;
+    /// To send the HTTP/2 preface and SETTINGS after connecting (grpc_handshake_timeout).
+    std::chrono::milliseconds handshake_timeout{10'000};
+    /// A connection without a call for this long gets GOAWAY (grpc_idle_timeout).
+    std::chrono::milliseconds idle_timeout{300'000};
+    /// A connection this old gets GOAWAY, so Envoy reconnects and load spreads over new
+    /// instances (grpc_max_connection_age) ...
+    std::chrono::milliseconds max_connection_age{3'600'000};
+    /// ... and is closed this long after, whatever is still in flight.
+    std::chrono::milliseconds max_connection_age_grace{10'000};
 };
 
-/// Envoy's rate limit service and grpc.health.v1 on one address.
+/// Envoy's rate limit service and grpc.health.v1 on one address, with every connection's
+/// life bounded: a cap on how many are open, a handshake deadline, an idle timeout and a
+/// maximum age (GOAWAY, which Envoy follows by reconnecting).
 /// @par Thread Safety
-/// start and stop on the main thread; the services run on gRPC's threads and the lanes.
+/// start and stop on the main thread; the services run on gRPC's threads and the lanes;
+/// connections are accepted on `accept_executor` (the main thread's).
 class GrpcServer {
 public:
     /// Binds HOST:PORT (port 0: a free one) and starts serving, or fails naming the address.
-    static result<std::unique_ptr<GrpcServer>> start(const std::string& host, unsigned short port,
+    static result<std::unique_ptr<GrpcServer>> start(boost::asio::any_io_executor accept_executor,
+                                                     const std::string& host, unsigned short port,
                                                      std::vector<ServiceLane> lanes, GrpcMetrics& metrics,
                                                      GrpcServerOptions options = {});
     ~GrpcServer();
@@ -58,6 +76,7 @@ private:
     std::unique_ptr<RateLimitService> rls_;
     std::unique_ptr<HealthService> health_;
     std::unique_ptr<grpc::Server> server_;  // after the services: destroyed before them
+    std::unique_ptr<GrpcListener> listener_;
     std::string address_;
     bool stopped_ = false;
 };

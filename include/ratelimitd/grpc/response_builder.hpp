@@ -29,4 +29,13 @@ void build_response(const service::Decision& decision, const policy::RlsPlan& pl
                     envoy::service::ratelimit::v3::RateLimitResponse& out,
                     ResponseHeaders headers = ResponseHeaders::ietf);
 
+/// Fills `out` for a call whose plan is never_admitted, decided without the store: OVER_LIMIT;
+/// each never_admitted descriptor OVER_LIMIT with its current_limit, limit_remaining 0 and
+/// duration_until_reset until its window starts over (an aligned window's end, else one unit);
+/// the other limited descriptors OK with their current_limit and no numbers (not decided, as
+/// behind any other denial); no match / unlimited OK. No response headers: no window was
+/// read. Pure: reads its arguments, writes `out` only.
+void build_never_admitted_response(const policy::RlsPlan& plan, std::int64_t now_s,
+                                   envoy::service::ratelimit::v3::RateLimitResponse& out);
+
 }  // namespace ratelimitd::rls

@@ -44,6 +44,9 @@ struct RlsDescriptorPlan {
     /// `detailed_metric: true`: the rule's label with the descriptor's last value added, as
     /// envoyproxy/ratelimit names such stats (unbounded by the operator's choice); else "".
     std::string detailed_label;
+    /// Kind::limited: the cost the call asks of its (enforced) limit is more than the limit can
+    /// ever admit, so the call is denied without asking the store.
+    bool never_admitted = false;
 };
 
 /// What one call may hold; more is an invalid_request naming the bound.
@@ -62,12 +65,17 @@ inline constexpr std::size_t max_value_bytes = 4096;   ///< an entry's value
 struct RlsPlan {
     CheckPlan check;                            ///< every limited descriptor's limit, deduplicated by key
     std::vector<RlsDescriptorPlan> descriptors; ///< one per request descriptor, in order
+    /// Some descriptor is never_admitted: the call is OVER_LIMIT and charges nothing.
+    bool never_admitted = false;
 };
 
 /// Plans a ShouldRateLimit call on the registry's `domains` (docs/envoy-config.md): an
-/// unknown or empty domain, no descriptors, a descriptor without entries, an empty key, more
-/// than rls_bounds allow, or a hits_addend a limit can never admit are Problems (invalid_request,
-/// invalid_cost) naming what was wrong. hits_addend 0 on the request means 1; a descriptor's
+/// empty domain, no descriptors, a descriptor without entries, an empty key, or more than
+/// rls_bounds allow are Problems (invalid_request) naming what was wrong; an unknown domain
+/// limits nothing. A cost an enforced limit can never admit (more than its max_cost or than
+/// check::max_cost, 2^64-1 included) is no error but a denial: that descriptor is
+/// never_admitted, and so is the plan; a shadow limit is charged at most what it can admit.
+/// hits_addend 0 on the request means 1; a descriptor's
 /// own hits_addend, when set and not 0, replaces the request's for that descriptor (0 there
 /// means "the request's", so a descriptor is never decided without being charged).
 /// Descriptors whose counters share a key become one limit charged their summed cost.

@@ -69,6 +69,20 @@ TEST_F(ConfigWatcherTest, WriteInPlaceIsOneChangeWhenClosed) {
     EXPECT_EQ(run_until_calls(2), 2);
 }
 
+// Issue 31: `cat a > f; cat b >> f` closes the file twice; the call waits for the last step.
+TEST_F(ConfigWatcherTest, AFileWrittenInTwoStepsIsOneChangeAfterTheLastStep) {
+    const auto file = dir_ / "config.yaml";
+    write_file(file, "a: 1\n");
+    watch(file);
+    write_file(file, "a: 2\n");
+    io_.run_for(config_quiet_time / 2);  // a pause between the steps, shorter than the quiet time
+    EXPECT_EQ(calls_, 0) << "the first step alone is not read";
+    std::ofstream(file, std::ios::app) << "b: 3\n";
+    EXPECT_EQ(run_until_calls(1), 1);
+    io_.run_for(config_quiet_time * 2);
+    EXPECT_EQ(calls_, 1);
+}
+
 TEST_F(ConfigWatcherTest, KubernetesConfigMapDataSymlinkSwap) {
     // The layout the kubelet writes: config.yaml -> ..data/config.yaml, ..data -> ..<timestamp>.
     fs::create_directory(dir_ / "..2026_01");

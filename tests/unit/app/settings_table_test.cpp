@@ -215,7 +215,9 @@ TEST(SettingsTable, FileKeysAreTheTableRowsInOrder) {
                                                  "memory_max_keys", "top_k", "top_window", "redis_tls_ca", "redis_tls_cert",
                                                  "redis_tls_key", "redis_tls_server_name",
                                                  "redis_tls_insecure_skip_verify", "grpc_listen",
-                                                 "grpc_x_ratelimit_headers"};
+                                                 "grpc_x_ratelimit_headers", "grpc_max_connections",
+                                                 "grpc_handshake_timeout", "grpc_idle_timeout",
+                                                 "grpc_max_connection_age"};
     EXPECT_EQ(file_setting_keys(), expected);
 }
 

@@ -526,7 +526,8 @@ const InvalidCase invalid_cases[] = {
      "admin_token, access_log, access_log_sample, max_connections, max_requests_per_connection, "
      "request_timeout, memory_max_keys, top_k, top_window, redis_tls_ca, redis_tls_cert, redis_tls_key, "
      "redis_tls_server_name, "
-     "redis_tls_insecure_skip_verify, grpc_listen, grpc_x_ratelimit_headers)"},
+     "redis_tls_insecure_skip_verify, grpc_listen, grpc_x_ratelimit_headers, grpc_max_connections, "
+     "grpc_handshake_timeout, grpc_idle_timeout, grpc_max_connection_age)"},
     {"policies_missing.yaml", "policies: missing (expected a map of policy names to policies)"},
     {"policies_not_a_map.yaml", "policies: expected a map of policy names to policies, got a list"},
     {"policies_empty.yaml", "policies: expected at least one policy"},

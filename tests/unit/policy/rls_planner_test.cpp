@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 namespace {
 
 using namespace ratelimitd;
@@ -172,18 +174,36 @@ TEST_F(RlsPlanner, HitsAddendIsTheCost) {
     EXPECT_EQ(q->check.limits[1].cost, 2u);
 }
 
-TEST_F(RlsPlanner, ACostNoLimitCanAdmitIsRefused) {
-    EXPECT_EQ(refusal({one("ip", "a")}, 11),
-              "invalid_cost: descriptors[0]: hits_addend 11 is more than its limit \"edge.ip\" can ever admit (10)");
-    EXPECT_EQ(refusal({one("ip", "a", 6), one("ip", "a", 5)}),
-              "invalid_cost: descriptors[0]: hits_addend 11 is more than its limit \"edge.ip\" can ever admit (10)");
-    EXPECT_EQ(refusal({one("ip", "a")}, 1'000'001), "invalid_cost: hits_addend: 1000001 is outside 1..1000000");
-    EXPECT_EQ(refusal({one("ip", "a", 5'000'000'000)}),
-              "invalid_cost: descriptors[0].hits_addend: 5000000000 is outside 1..1000000");
-    // A cost on a descriptor no rule limits spends nothing: never refused.
-    EXPECT_EQ(refusal({one("free", "a", 999'999)}), "planned");
-    // A blocking rule (requests_per_unit 0) is over its limit at any cost.
-    EXPECT_EQ(refusal({one("ip", "50.0.0.5", 5)}), "planned");
+// Issue 31: a cost a limit can never admit is a denial, never an error (Envoy passes errors).
+TEST_F(RlsPlanner, ACostNoLimitCanAdmitIsADenialNotAnError) {
+    const auto never = [this](std::vector<RlsDescriptor> ds, std::uint64_t hits = 0) {
+        auto p = run(std::move(ds), hits);
+        EXPECT_TRUE(p) << p.error().detail;
+        return p ? p->never_admitted : false;
+    };
+    EXPECT_TRUE(never({one("ip", "a")}, 11));
+    EXPECT_TRUE(never({one("ip", "a", 6), one("ip", "a", 5)})) << "summed over descriptors of one key";
+    EXPECT_TRUE(never({one("ip", "a")}, 1'000'001));
+    EXPECT_TRUE(never({one("ip", "a")}, UINT64_MAX));
+    EXPECT_TRUE(never({one("ip", "a", 5'000'000'000)}));
+    EXPECT_TRUE(never(std::vector<RlsDescriptor>(64, one("ip", "a"))));
+    auto p = run({one("free", "x"), one("ip", "a", UINT64_MAX), one("ip", "b")});
+    ASSERT_TRUE(p);
+    EXPECT_FALSE(p->descriptors[0].never_admitted);
+    EXPECT_TRUE(p->descriptors[1].never_admitted);
+    EXPECT_FALSE(p->descriptors[2].never_admitted);
+    EXPECT_LE(p->check.cost, 1'000'000u);
+    EXPECT_FALSE(never({one("ip", "a")}, 10)) << "the whole limit can be admitted";
+    // A cost on a descriptor no rule limits spends nothing: never a denial.
+    EXPECT_FALSE(never({one("free", "a", 999'999)}));
+    EXPECT_FALSE(never({one("free", "a")}, UINT64_MAX));
+    // A blocking rule (requests_per_unit 0) is over its limit at any cost: the store says so.
+    EXPECT_FALSE(never({one("ip", "50.0.0.5", 5)}));
+    // A shadow limit never denies: it is charged the most it can admit.
+    auto shadow = run({one("trial", "t", UINT64_MAX)});
+    ASSERT_TRUE(shadow);
+    EXPECT_FALSE(shadow->never_admitted);
+    EXPECT_EQ(shadow->check.limits[0].cost, 2u);
 }
 
 TEST_F(RlsPlanner, ALimitNamedByAnotherMatchedLimitsReplacesIsDropped) {
