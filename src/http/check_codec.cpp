@@ -16,8 +16,8 @@
 #include <cstdint>
 #include <optional>
 #include <span>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace ratelimitd::http {

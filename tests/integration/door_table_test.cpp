@@ -103,8 +103,12 @@ std::string wire_of(const Probe& p, const std::string& authorization, const std:
 
 const std::string lease = "0123456789abcdef0123456789abcdef";  // held by nobody
 
-Probe get(std::string target, std::string headers = {}) { return {"GET", std::move(target), "", 200, false, std::move(headers)}; }
-Probe post(std::string target, std::string body, bool json) { return {"POST", std::move(target), std::move(body), 200, json, ""}; }
+Probe get(std::string target, std::string headers = {}) {
+    return {"GET", std::move(target), "", 200, false, std::move(headers)};
+}
+Probe post(std::string target, std::string body, bool json) {
+    return {"POST", std::move(target), std::move(body), 200, json, ""};
+}
 
 // One probe per row of the endpoint table; a new door cannot pass this test without its own.
 const std::map<std::string, Probe> probes = {
@@ -171,7 +175,8 @@ TEST_F(DoorTable, WithATokenEveryDoorLetsInWhomItsRowSays) {
     }
     // A release of a lease that is not held answers no state: the tenant's numbers are for
     // the lease holder and the admin peek.
-    const Answer release = request_to(*remote_, sidecar.port(), wire_of(probes.at("/v1/release"), "", probes.at("/v1/release").body));
+    const Probe& unheld = probes.at("/v1/release");
+    const Answer release = request_to(*remote_, sidecar.port(), wire_of(unheld, "", unheld.body));
     EXPECT_NE(release.body.find(R"("released":false)"), std::string::npos) << release.body;
     EXPECT_EQ(release.body.find("remaining"), std::string::npos) << release.body;
     EXPECT_EQ(release.body.find("limit"), std::string::npos) << release.body;

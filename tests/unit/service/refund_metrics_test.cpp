@@ -25,12 +25,15 @@ TEST(RefundMetrics, CountsRefundsAndTheirUnitsByPolicy) {
     m.count_check("quiet", Outcome::allowed, false);
     const std::string text = m.render("0", "test");
     EXPECT_NE(text.find("# TYPE ratelimitd_refunds_total counter"), std::string::npos) << text;
-    EXPECT_EQ(line_of(text, R"(ratelimitd_refunds_total{policy="llm"})"), R"(ratelimitd_refunds_total{policy="llm"} 2)");
+    EXPECT_EQ(line_of(text, R"(ratelimitd_refunds_total{policy="llm"})"),
+              R"(ratelimitd_refunds_total{policy="llm"} 2)");
     EXPECT_EQ(line_of(text, R"(ratelimitd_refunded_units_total{policy="llm"})"),
               R"(ratelimitd_refunded_units_total{policy="llm"} 1400)");
-    EXPECT_EQ(line_of(text, R"(ratelimitd_refunds_total{policy="api"})"), R"(ratelimitd_refunds_total{policy="api"} 1)");
+    EXPECT_EQ(line_of(text, R"(ratelimitd_refunds_total{policy="api"})"),
+              R"(ratelimitd_refunds_total{policy="api"} 1)");
     // A policy that only checked shows 0 refunds, not a missing series.
-    EXPECT_EQ(line_of(text, R"(ratelimitd_refunds_total{policy="quiet"})"), R"(ratelimitd_refunds_total{policy="quiet"} 0)");
+    EXPECT_EQ(line_of(text, R"(ratelimitd_refunds_total{policy="quiet"})"),
+              R"(ratelimitd_refunds_total{policy="quiet"} 0)");
 }
 
 }  // namespace

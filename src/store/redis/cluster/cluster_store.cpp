@@ -342,7 +342,8 @@ net::awaitable<void> ClusterStore::publish_reset(int slot, const std::string& ke
         return node.client.command(std::move(publish), deadline, asking);
     });
     if (!sent || sent->is_error()) {
-        spdlog::warn("reset of {} not announced to the other sidecars: {}", key, sent ? sent->str : sent.error().detail);
+        spdlog::warn("reset of {} not announced to the other sidecars: {}", key,
+                     sent ? sent->str : sent.error().detail);
     }
 }
 
