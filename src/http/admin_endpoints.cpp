@@ -88,18 +88,26 @@ AdminAccess admin_access(const std::optional<std::string>& token, std::string_vi
 }
 
 std::optional<Response> admin_refusal(const Request& req, const std::optional<std::string>& token,
-                                      std::string_view peer) {
+                                      std::string_view peer, AdminAct act) {
+    const bool refund = act == AdminAct::give_back;
     const auto access = admin_access(token, req[bhttp::field::authorization], peer);
     if (access == AdminAccess::disabled) {
-        return state_json_response(req, bhttp::status::forbidden,
-                      {{"error", "admin_disabled"},
-                       {"detail", "admin endpoints: no admin token is set, so only loopback peers may "
-                                  "call them; set RATELIMITD_ADMIN_TOKEN to call them from elsewhere"}});
+        return state_json_response(
+            req, bhttp::status::forbidden,
+            {{"error", "admin_disabled"},
+             {"detail", refund ? "cost: a negative cost gives units back, an operator's act: no admin token is "
+                                 "set, so only loopback peers may; set RATELIMITD_ADMIN_TOKEN to refund from "
+                                 "elsewhere"
+                               : "admin endpoints: no admin token is set, so only loopback peers may "
+                                 "call them; set RATELIMITD_ADMIN_TOKEN to call them from elsewhere"}});
     }
     if (access == AdminAccess::unauthorized) {
-        auto res = state_json_response(req, bhttp::status::unauthorized,
-                          {{"error", "unauthorized"},
-                           {"detail", "authorization: admin endpoints need a valid bearer token"}});
+        auto res = state_json_response(
+            req, bhttp::status::unauthorized,
+            {{"error", "unauthorized"},
+             {"detail", refund ? "authorization: a negative cost gives units back and needs the admin bearer "
+                                 "token"
+                               : "authorization: admin endpoints need a valid bearer token"}});
         res.set(bhttp::field::www_authenticate, "Bearer realm=\"ratelimitd-admin\"");
         return res;
     }

@@ -17,6 +17,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace ratelimitd::http {
@@ -29,9 +30,9 @@ using check::CheckRequest;
 // The fields of a check, shared by the JSON and the query-string parser so that both
 // accept the same names and fail with the same sentences.
 
-enum class Field : unsigned { policy, tenant, scope, cost, method, path, plan };
+enum class Field : unsigned { policy, tenant, scope, cost, method, path, plan, lease };
 
-constexpr std::array<std::pair<std::string_view, Field>, 7> field_names{{
+constexpr std::array<std::pair<std::string_view, Field>, 8> field_names{{
     {"policy", Field::policy},
     {"tenant", Field::tenant},
     {"scope", Field::scope},
@@ -39,6 +40,7 @@ constexpr std::array<std::pair<std::string_view, Field>, 7> field_names{{
     {"method", Field::method},
     {"path", Field::path},
     {"plan", Field::plan},
+    {"lease", Field::lease},  // BodyKind::release only
 }};
 
 // name_of() indexes the table by enumerator, so the table must stay in enum order.
@@ -49,9 +51,10 @@ static_assert([] {
     return true;
 }());
 
-std::optional<Field> field_named(std::string_view name) noexcept {
+// The fields of `kind`'s body: a check's, and the lease of a release. Others are ignored.
+std::optional<Field> field_named(std::string_view name, BodyKind kind) noexcept {
     for (const auto& [n, f] : field_names) {
-        if (n == name) return f;
+        if (n == name) return f != Field::lease || kind == BodyKind::release ? std::optional(f) : std::nullopt;
     }
     return std::nullopt;
 }
@@ -87,11 +90,24 @@ Problem cost_out_of_range(std::string_view shown) {
     return Problem{errc::invalid_cost, std::move(detail)};
 }
 
+// A report's cost: signed, so a refund can be told from a charge, and never 0 (which would
+// charge nothing and answer the tenant's state, what the admin-only peek guards).
+constexpr std::string_view report_cost_range = "an integer -1000000..-1 (a refund) or 1..1000000";
+
+Problem report_cost_problem(std::string_view what) {
+    std::string detail = "cost: ";
+    detail += what;
+    return Problem{errc::invalid_cost, std::move(detail)};
+}
+
 // Collects fields in arrival order. A repeated field is an error rather than "last one
 // wins": a proxy and the sidecar reading different tenants from one request would let a
-// caller pick whose quota it spends.
+// caller pick whose quota it spends, and "cost":1,"cost":-5 would be a refund to a reader
+// that keeps the last.
 class FieldSet {
 public:
+    explicit FieldSet(BodyKind kind = BodyKind::check) noexcept : kind_(kind) {}
+
     result<void> mark_seen(Field f) {
         const unsigned bit = 1u << static_cast<unsigned>(f);
         if (seen_ & bit) return invalid(f, "given more than once");
@@ -107,12 +123,14 @@ public:
         case Field::method: req_.method = std::move(value); break;
         case Field::path: req_.path = std::move(value); break;
         case Field::plan: req_.plan = std::move(value); break;
+        case Field::lease: lease_ = std::move(value); break;
         case Field::cost: break;  // never a string; the parsers route it to set_cost
         }
     }
 
     template <class Int>
     result<void> set_cost(Int n) {
+        if (kind_ == BodyKind::report) return set_signed_cost(n);
         if (n < 1 || static_cast<std::uint64_t>(n) > check::max_cost) {
             return cost_out_of_range(std::to_string(n));
         }
@@ -120,18 +138,55 @@ public:
         return {};
     }
 
-    // The tenant is the only field without a default; an empty one given on purpose is
-    // left for policy::validate_tenant to reject with its own sentence.
-    result<CheckRequest> finish() && {
-        if (!(seen_ & (1u << static_cast<unsigned>(Field::tenant)))) {
-            return invalid(Field::tenant, "required");
+    // The cost was not an integer (`got` names what it was).
+    [[nodiscard]] Problem cost_not_an_integer(std::string_view got) const {
+        if (kind_ == BodyKind::report) {
+            return report_cost_problem("expected " + std::string(report_cost_range) + ", got " + std::string(got));
         }
-        return std::move(req_);
+        return invalid(Field::cost, "expected an integer, got " + std::string(got));
+    }
+
+    // The tenant is the only field without a default; an empty one given on purpose is
+    // left for policy::validate_tenant to reject with its own sentence. A report's cost and
+    // a release's lease are required.
+    result<BodyFields> finish() && {
+        if (!seen(Field::tenant)) return invalid(Field::tenant, "required");
+        if (kind_ == BodyKind::report && !seen(Field::cost)) {
+            return report_cost_problem("required, " + std::string(report_cost_range));
+        }
+        if (kind_ == BodyKind::release && !seen(Field::lease)) return invalid(Field::lease, "required");
+        BodyFields out;
+        out.cost = kind_ == BodyKind::report ? signed_cost_ : static_cast<std::int64_t>(req_.cost);
+        out.check = std::move(req_);
+        out.lease = std::move(lease_);
+        return out;
     }
 
 private:
+    [[nodiscard]] bool seen(Field f) const noexcept { return (seen_ & (1u << static_cast<unsigned>(f))) != 0; }
+
+    template <class Int>
+    result<void> set_signed_cost(Int n) {
+        const auto most = static_cast<std::int64_t>(check::max_cost);
+        bool in_range = false;
+        if constexpr (std::is_signed_v<Int>) {
+            in_range = n >= -most && n <= most;
+        } else {
+            in_range = n <= check::max_cost;
+        }
+        if (!in_range) {
+            return report_cost_problem("expected " + std::string(report_cost_range) + ", got " + std::to_string(n));
+        }
+        if (n == 0) return report_cost_problem("0 charges nothing; expected " + std::string(report_cost_range));
+        signed_cost_ = static_cast<std::int64_t>(n);
+        return {};
+    }
+
+    BodyKind kind_;
     unsigned seen_ = 0;
     CheckRequest req_;
+    std::int64_t signed_cost_ = 0;
+    std::string lease_;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -143,6 +198,8 @@ using json = nlohmann::json;
 
 class CheckSax {
 public:
+    explicit CheckSax(BodyKind kind) noexcept : kind_(kind), fields_(kind) {}
+
     bool null() { return value("null"); }
     bool boolean(bool) { return value("boolean"); }
     bool binary(json::binary_t&) { return value("binary"); }  // not produced by JSON text
@@ -153,7 +210,7 @@ public:
     bool number_float(json::number_float_t, const json::string_t& text) {
         // 1e3 is a float token even though its value is whole: cost is an integer field.
         if (depth_ == 1 && current_ == Field::cost) {
-            fail(invalid(Field::cost, "expected an integer, got " + excerpt(text)));
+            fail(fields_.cost_not_an_integer(excerpt(text)));
             return true;
         }
         return value("number");
@@ -188,7 +245,7 @@ public:
 
     bool key(json::string_t& k) {
         if (depth_ != 1) return true;  // keys of nested objects are nobody's business
-        current_ = field_named(k);
+        current_ = field_named(k, kind_);
         if (current_) {
             if (auto seen = fields_.mark_seen(*current_); !seen) fail(std::move(seen.error()));
         }
@@ -203,7 +260,7 @@ public:
 
     // A syntax error outranks a field error: the field may only look wrong because the
     // text around it is broken.
-    result<CheckRequest> finish() && {
+    result<BodyFields> finish() && {
         if (syntax_) return std::move(*syntax_);
         if (problem_) return std::move(*problem_);
         return std::move(fields_).finish();
@@ -217,10 +274,8 @@ private:
             fail(Problem{errc::invalid_request,
                          "body: expected a JSON object, got " + std::string(type)});
         } else if (depth_ == 1 && current_) {
-            const bool is_cost = *current_ == Field::cost;
-            fail(invalid(*current_, std::string(is_cost ? "expected an integer, got "
-                                                        : "expected a string, got ") +
-                                        std::string(type)));
+            fail(*current_ == Field::cost ? fields_.cost_not_an_integer(type)
+                                          : invalid(*current_, "expected a string, got " + std::string(type)));
         }
         return true;
     }
@@ -256,6 +311,7 @@ private:
         return out;
     }
 
+    BodyKind kind_;
     FieldSet fields_;
     int depth_ = 0;
     std::optional<Field> current_;  // the known field whose value comes next (depth 1 only)
@@ -348,13 +404,13 @@ Response make_degraded_response(const service::Decision& d, unsigned version, bo
 // The body almost every check sends, read without the general parser and its allocations.
 // nullopt for whatever read_flat_object does not take and for any field error: those go the
 // general way, so every answer and error sentence stays the general parser's.
-std::optional<CheckRequest> flat_check(std::string_view body) {
+std::optional<BodyFields> flat_body(std::string_view body, BodyKind kind) {
     std::array<FlatMember, 16> members;
     const auto n = read_flat_object(body, members);
     if (!n) return std::nullopt;
-    FieldSet fields;
+    FieldSet fields(kind);
     for (const FlatMember& m : std::span(members).first(*n)) {
-        const auto f = field_named(m.key);
+        const auto f = field_named(m.key, kind);
         if (!f) continue;  // unknown fields are ignored, as the general parser does
         if (!fields.mark_seen(*f) || (*f == Field::cost) == m.is_string) return std::nullopt;
         if (*f != Field::cost) {
@@ -370,15 +426,25 @@ std::optional<CheckRequest> flat_check(std::string_view body) {
 
 }  // namespace
 
+result<BodyFields> parse_body_json(std::string_view body, BodyKind kind) {
+    if (auto flat = flat_body(body, kind)) return std::move(*flat);
+    CheckSax sax(kind);
+    json::sax_parse(body.data(), body.data() + body.size(), &sax);
+    return std::move(sax).finish();
+}
+
 result<CheckRequest> parse_check_json(std::string_view body) {
-    if (auto flat = flat_check(body)) return std::move(*flat);
-    return parse_check_json_general(body);
+    auto fields = parse_body_json(body, BodyKind::check);
+    if (!fields) return std::move(fields.error());
+    return std::move(fields->check);
 }
 
 result<CheckRequest> parse_check_json_general(std::string_view body) {
-    CheckSax sax;
+    CheckSax sax(BodyKind::check);
     json::sax_parse(body.data(), body.data() + body.size(), &sax);
-    return std::move(sax).finish();
+    auto fields = std::move(sax).finish();
+    if (!fields) return std::move(fields.error());
+    return std::move(fields->check);
 }
 
 result<CheckRequest> parse_check_query(std::string_view query) {
@@ -396,7 +462,7 @@ result<CheckRequest> parse_check_query(std::string_view query) {
                            "query: malformed percent-encoding in parameter name " +
                                excerpt(item.substr(0, eq))};
         }
-        const auto field = field_named(*name);
+        const auto field = field_named(*name, BodyKind::check);
         if (!field) continue;  // unknown parameters are ignored, as in JSON
 
         // "tenant" without '=' counts as given and empty, like "tenant=".
@@ -412,7 +478,9 @@ result<CheckRequest> parse_check_query(std::string_view query) {
             fields.set_string(*field, std::move(*value));
         }
     }
-    return std::move(fields).finish();
+    auto fields_read = std::move(fields).finish();
+    if (!fields_read) return std::move(fields_read.error());
+    return std::move(fields_read->check);
 }
 
 bhttp::status status_for(errc code) noexcept {

@@ -29,30 +29,67 @@ bool matches(const Endpoint& e, std::string_view path) noexcept {
     return e.subpaths && path.size() > e.path.size() && path.starts_with(e.path) && path[e.path.size()] == '/';
 }
 
+// What one call of each kind costs Redis at most (the per-script bounds: docs/stores.md).
+constexpr std::string_view no_redis = "none";
+constexpr std::string_view one_decision =
+    "one script call over the route's limits (at most 8) and their windows";
+
+// Every row chooses its door: `who` has no zero enumerator, so a row that left it out
+// (value-initialised) fails here, and -Wmissing-field-initializers catches the omission first.
+template <std::size_t N>
+constexpr bool every_row_chooses(const std::array<Endpoint, N>& table) {
+    for (const Endpoint& e : table) {
+        if (!chose_access(e.door.who) || e.door.redis_work.empty()) return false;
+        // A door that reads or changes another tenant's state is an operator's door.
+        const unsigned operator_only = can::read_state | can::change_shared | can::read_settings;
+        if ((e.door.can & operator_only) != 0 && e.door.who != Access::admin) return false;
+        // Units come back only through an operator, or to the holder of a lease.
+        if ((e.door.can & can::give_back) != 0 && e.door.who == Access::anyone) return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 // A friend of Router: the handlers are its private members.
 std::span<const Endpoint> endpoint_table() noexcept {
-    static const std::array<Endpoint, 14> table{{
-        {"/v1/check", false, methods::get | methods::post, false, &Router::check},
-        {"/v1/report", false, methods::post, false, &Router::report},
+    static constexpr std::array<Endpoint, 14> table{{
+        {"/v1/check", false, methods::get | methods::post, &Router::check, {can::spend, Access::anyone, one_decision}},
+        {"/v1/report", false, methods::post, &Router::report,
+         {can::spend | can::give_back, Access::admin_to_give_back,
+          "one script call over the route's limits (at most 8) and their windows; a refund adds one "
+          "PUBLISH per key"}},
         // /v1/auth/<original path>: Envoy's ext_authz appends the request's path; any method,
         // because Envoy asks with the original one.
-        {"/v1/auth", true, methods::any, false, &Router::auth},
-        {"/healthz", false, methods::get, false, &Router::healthz},
-        {"/readyz", false, methods::get, false, &Router::readyz},
-        {"/metrics", false, methods::get, false, &Router::metrics_text},
-        {"/v1/policies", false, methods::get, true, &Router::policies},
-        {"/v1/peek", false, methods::get, true, &Router::peek},
-        {"/v1/top", false, methods::get, true, &Router::top},
-        {"/v1/reset", false, methods::post, true, &Router::reset},
-        {"/v1/release", false, methods::post, false, &Router::release},
-        // The status page holds no data; it applies the admin rules itself (status_page.hpp).
-        {"/", false, methods::get, false, &Router::status_page},
-        {"/v1/envoy/peek", false, methods::get, true, &Router::envoy_peek},
-        {"/v1/envoy/reset", false, methods::post, true, &Router::envoy_reset},
+        {"/v1/auth", true, methods::any, &Router::auth, {can::spend, Access::anyone, one_decision}},
+        {"/healthz", false, methods::get, &Router::healthz, {0, Access::anyone, no_redis}},
+        {"/readyz", false, methods::get, &Router::readyz, {0, Access::anyone, "one PING"}},
+        {"/metrics", false, methods::get, &Router::metrics_text, {0, Access::anyone, no_redis}},
+        {"/v1/policies", false, methods::get, &Router::policies, {can::read_settings, Access::admin, no_redis}},
+        {"/v1/peek", false, methods::get, &Router::peek,
+         {can::read_state, Access::admin, "one read-only script call per window of one policy"}},
+        {"/v1/top", false, methods::get, &Router::top, {can::read_state, Access::admin, no_redis}},
+        {"/v1/reset", false, methods::post, &Router::reset,
+         {can::give_back | can::change_shared, Access::admin,
+          "one DEL and one PUBLISH per window of one policy (two keys for a calendar window)"}},
+        // A lease is a capability: only its holder, who got it from a check, knows it; a
+        // release frees that one slot, never more.
+        {"/v1/release", false, methods::post, &Router::release,
+         {can::give_back, Access::lease_holder, "one script call on one key"}},
+        // The status page holds no data: its data comes through the admin doors.
+        {"/", false, methods::get, &Router::status_page, {0, Access::admin_page, no_redis}},
+        {"/v1/envoy/peek", false, methods::get, &Router::envoy_peek,
+         {can::read_state, Access::admin, "one read-only script call on one key"}},
+        {"/v1/envoy/reset", false, methods::post, &Router::envoy_reset,
+         {can::give_back | can::change_shared, Access::admin, "one DEL and one PUBLISH on one key"}},
     }};
+    static_assert(every_row_chooses(table), "every endpoint chooses its door (endpoints.hpp, door.hpp)");
     return table;
+}
+
+GrpcDoor grpc_door() noexcept {
+    return {"envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit",
+            {can::spend, Access::anyone, "one script call over the call's descriptors (at most 64)"}};
 }
 
 const Endpoint* find_endpoint(std::string_view path) noexcept {

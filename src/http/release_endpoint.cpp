@@ -8,8 +8,6 @@
 #include "ratelimitd/http/state_response.hpp"
 #include "ratelimitd/store/lease_id.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <optional>
 
 namespace ratelimitd::http {
@@ -18,25 +16,41 @@ namespace net = boost::asio;
 
 namespace {
 
-// The "lease" field, when the body is a JSON object holding a well-formed one. The raw text
-// is never echoed: a lease is a capability, and a wrong one is somebody's guess.
-result<std::string> lease_of(std::string_view body) {
-    const auto doc = nlohmann::json::parse(body, nullptr, false);
-    const Problem missing{errc::invalid_request,
-                          "lease: expected the 32 lower-case hex digits of the lease a check returned"};
-    if (!doc.is_object()) return missing;
-    const auto it = doc.find("lease");
-    if (it == doc.end() || !it->is_string()) return missing;
-    std::string lease = it->get<std::string>();
-    if (!store::is_lease_id(lease)) return missing;
-    return lease;
+// The body's fields, read by the one body reader, with a well-formed lease. The raw text of
+// a wrong lease is never echoed: a lease is a capability, and a wrong one is somebody's guess.
+result<BodyFields> release_body(std::string_view body) {
+    auto fields = parse_body_json(body, BodyKind::release);
+    const Problem malformed{errc::invalid_request,
+                            "lease: expected the 32 lower-case hex digits of the lease a check returned"};
+    if (!fields) {
+        // A missing or non-string lease says what a lease is; a repeated one says it was repeated.
+        const std::string& detail = fields.error().detail;
+        const bool lease_shape = detail.starts_with("lease:") && detail.find("more than once") == std::string::npos;
+        return lease_shape ? malformed : fields.error();
+    }
+    if (!store::is_lease_id(fields->lease)) return malformed;
+    return fields;
+}
+
+// A lease that was not live: nothing changed, and the answer carries none of the tenant's
+// state (what only the admin peek shows); only the holder of a live lease learns it.
+Response not_released(const Request& req, const service::Decision& d, const std::string& lease) {
+    JsonWriter w;
+    w.begin_object();
+    w.key("released").boolean(false);
+    w.key("policy").string(d.policy);
+    w.key("tenant").string(d.tenant);
+    w.key("scope").string(d.scope);
+    w.key("lease").string(lease);
+    w.end_object();
+    return json_response(req, bhttp::status::ok, w.take());
 }
 
 Response rendered(const Request& req, const service::Decision& d, const std::string& lease) {
     const check::WindowState& s = d.verdict.windows.front();
     JsonWriter w;
     w.begin_object();
-    w.key("released").boolean(d.verdict.allowed);
+    w.key("released").boolean(true);
     w.key("policy").string(d.policy);
     w.key("tenant").string(d.tenant);
     w.key("scope").string(d.scope);
@@ -57,17 +71,16 @@ Response rendered(const Request& req, const service::Decision& d, const std::str
 }  // namespace
 
 net::awaitable<Response> answer_release(const Request& req, service::CheckService& service) {
-    auto lease = lease_of(req.body());
-    if (!lease) co_return make_error_response(lease.error(), req.version(), req.keep_alive());
-    auto parsed = parse_check_json(req.body());
-    if (!parsed) co_return make_error_response(parsed.error(), req.version(), req.keep_alive());
-    auto d = co_await service.release(std::move(*parsed), *lease);
+    auto body = release_body(req.body());
+    if (!body) co_return make_error_response(body.error(), req.version(), req.keep_alive());
+    auto d = co_await service.release(std::move(body->check), body->lease);
     if (!d) co_return state_error_response(req, d.error());  // unknown, not wrong: retry later
+    if (!d->verdict.allowed) co_return not_released(req, *d, body->lease);
     if (d->verdict.windows.empty()) {
         co_return make_error_response(Problem{errc::bad_script_reply, "release: the store reported no state"},
                                       req.version(), req.keep_alive());
     }
-    co_return rendered(req, *d, *lease);
+    co_return rendered(req, *d, body->lease);
 }
 
 }  // namespace ratelimitd::http

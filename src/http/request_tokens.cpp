@@ -2,8 +2,21 @@
 #include "ratelimitd/http/request_tokens.hpp"
 
 #include <openssl/crypto.h>
+#include <openssl/sha.h>
+
+#include <array>
 
 namespace ratelimitd::http {
+
+namespace {
+
+std::array<unsigned char, SHA256_DIGEST_LENGTH> sha256_of(std::string_view text) noexcept {
+    std::array<unsigned char, SHA256_DIGEST_LENGTH> digest{};
+    SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest.data());
+    return digest;
+}
+
+}  // namespace
 
 bool is_sane_request_id(std::string_view id) noexcept {
     if (id.empty() || id.size() > 128) return false;
@@ -25,8 +38,11 @@ bool bearer_matches(std::string_view authorization, std::string_view token) noex
     }
     const auto start = authorization.find_first_not_of(' ', scheme.size());
     const auto presented = start == std::string_view::npos ? std::string_view{} : authorization.substr(start);
-    if (presented.size() != token.size()) return false;
-    return CRYPTO_memcmp(presented.data(), token.data(), token.size()) == 0;
+    // Compare digests, not the texts: both are 32 bytes whatever was presented, so neither
+    // the comparison nor an early length check tells a caller how long the token is.
+    const auto presented_digest = sha256_of(presented);
+    const auto token_digest = sha256_of(token);
+    return CRYPTO_memcmp(presented_digest.data(), token_digest.data(), presented_digest.size()) == 0;
 }
 
 }  // namespace ratelimitd::http

@@ -82,12 +82,27 @@ net::awaitable<Response> Router::route(const EndpointCall& call) {
     const Endpoint* endpoint = find_endpoint(call.path);
     if (endpoint == nullptr) co_return not_found(call.req, call.path);
     // Access first: a caller without the token learns nothing about an admin endpoint's methods.
-    if (endpoint->admin_only) {
-        auto refusal = admin_refusal(call.req, options_.admin_token, call.ctx.peer);
-        if (refusal) co_return std::move(*refusal);
-    }
+    if (auto refusal = door_refusal(endpoint->door.who, call)) co_return std::move(*refusal);
     if (!allows(*endpoint, call.req.method())) co_return method_not_allowed(call.req, *endpoint, call.path);
     co_return co_await (this->*endpoint->handler)(call);
+}
+
+std::optional<Response> Router::door_refusal(Access who, const EndpointCall& call) const {
+    switch (who) {
+    case Access::admin: return admin_refusal(call.req, options_.admin_token, call.ctx.peer);
+    case Access::admin_page:
+        if (options_.admin_token) return std::nullopt;
+        return admin_refusal(call.req, options_.admin_token, call.ctx.peer);
+    // Asked by the handler once it knows the act (give_back_refusal), or nobody's to refuse.
+    case Access::admin_to_give_back:
+    case Access::lease_holder:
+    case Access::anyone: return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+std::optional<Response> Router::give_back_refusal(const EndpointCall& call) const {
+    return admin_refusal(call.req, options_.admin_token, call.ctx.peer, AdminAct::give_back);
 }
 
 net::awaitable<Response> Router::check(const EndpointCall& call) {

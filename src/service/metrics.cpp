@@ -151,6 +151,12 @@ void Metrics::count_verdict(std::string_view policy, Outcome outcome, bool near_
 
 void Metrics::count_denial_cache_hit(std::string_view policy) { policy_cells(policy)[denial_cache_hit_cell].add(1); }
 
+void Metrics::count_refund(std::string_view policy, std::uint64_t units) {
+    auto& c = policy_cells(policy);
+    c[refunds_cell].add(1);
+    c[refunded_units_cell].add(units);
+}
+
 void Metrics::observe_answer_time(std::string_view route, std::chrono::nanoseconds d) {
     ThreadCounters& t = mine();
     t.scratch.clear();
@@ -261,6 +267,16 @@ void Metrics::render_checks(std::string& out) const {
            "Checks denied from the denial cache without a store round trip, by policy.");
     for (const auto& [labels, c] : policies) {
         line(out, "ratelimitd_denial_cache_hits_total{{{}}} {}\n", labels, c[denial_cache_hit_cell]);
+    }
+    header(out, "ratelimitd_refunds_total", "counter",
+           "Reports with a negative cost (units given back, an operator's act), by policy.");
+    for (const auto& [labels, c] : policies) {
+        line(out, "ratelimitd_refunds_total{{{}}} {}\n", labels, c[refunds_cell]);
+    }
+    header(out, "ratelimitd_refunded_units_total", "counter",
+           "Units those refunds asked to give back (never above a key's capacity), by policy.");
+    for (const auto& [labels, c] : policies) {
+        line(out, "ratelimitd_refunded_units_total{{{}}} {}\n", labels, c[refunded_units_cell]);
     }
 }
 

@@ -92,6 +92,17 @@ net::awaitable<result<check::Verdict>> CachingStore::apply(const policy::Policy&
     co_return verdict;
 }
 
+net::awaitable<result<check::Verdict>> CachingStore::apply_all(std::vector<LimitCheck> checks) {
+    std::vector<std::string> refunded;
+    for (const auto& c : checks) {
+        if (gives_back(c)) refunded.push_back(c.key);
+    }
+    for (const auto& key : refunded) cache_.forget(key);
+    auto verdict = co_await inner_.apply_all(std::move(checks));
+    for (const auto& key : refunded) cache_.forget(key);  // a check sent before the refund may have been kept
+    co_return verdict;
+}
+
 net::awaitable<result<check::Verdict>> CachingStore::peek(const policy::Policy& p, std::string key) {
     return inner_.peek(p, std::move(key));
 }

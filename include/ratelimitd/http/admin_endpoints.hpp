@@ -36,11 +36,17 @@ enum class AdminAccess { allowed, unauthorized, disabled };
 AdminAccess admin_access(const std::optional<std::string>& token, std::string_view authorization,
                          std::string_view peer) noexcept;
 
+/// The operator's acts admin_access guards, named in a refusal's detail.
+enum class AdminAct {
+    admin_endpoint,  ///< a call to an admin endpoint
+    give_back,       ///< a report with a negative cost (a refund)
+};
+
 /// The answer to a caller admin_access refuses: 401 with no hint about the token when it is
 /// wrong or missing; 403 admin_disabled (naming RATELIMITD_ADMIN_TOKEN) for a non-loopback
-/// peer when no token is set. Nothing when the caller is allowed. `peer` is the direct TCP
-/// peer's address.
+/// peer when no token is set. The detail names `act` and the rule. Nothing when the caller
+/// is allowed. `peer` is the direct TCP peer's address.
 std::optional<Response> admin_refusal(const Request& req, const std::optional<std::string>& token,
-                                      std::string_view peer);
+                                      std::string_view peer, AdminAct act = AdminAct::admin_endpoint);
 
 }  // namespace ratelimitd::http

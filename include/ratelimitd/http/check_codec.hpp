@@ -6,9 +6,31 @@
 #include "ratelimitd/http/types.hpp"
 #include "ratelimitd/service/check_service.hpp"
 
+#include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace ratelimitd::http {
+
+/// Which door a JSON body is for: the fields its reader knows and the range of its cost.
+enum class BodyKind {
+    check,    ///< POST /v1/check, /v1/reset: cost 1..1000000, 1 when absent
+    report,   ///< POST /v1/report: cost required, -1000000..-1 (a refund) or 1..1000000
+    release,  ///< POST /v1/release: a check's fields and a required string `lease`
+};
+
+/// What parse_body_json read.
+struct BodyFields {
+    check::CheckRequest check;
+    std::int64_t cost = 1;  ///< the signed cost of a report; a check's check.cost otherwise
+    std::string lease;      ///< BodyKind::release only (its format is the caller's to check)
+};
+
+/// The one reader of every JSON door's body: a JSON object with the fields of contract §2
+/// and the door's own. A known field given twice is refused naming it (invalid_request,
+/// "<field>: given more than once"), whatever the door, so no two readers of one body can
+/// see different values. A report's cost errors are invalid_cost. Never throws.
+result<BodyFields> parse_body_json(std::string_view body, BodyKind kind);
 
 /// Parses a POST /v1/check body: a JSON object with the fields of contract §2
 /// (policy, tenant, scope, method, path: strings; cost: integer). Unknown fields are ignored.

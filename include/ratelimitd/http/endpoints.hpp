@@ -1,7 +1,9 @@
-// The endpoint table: every path the router answers, its methods, handler, access and the
-// route label its requests are counted under. 404, 405 and Allow derive from it.
+// The endpoint table: every path the router answers, its methods, handler, door (what a call
+// can do, who may, its Redis work) and the route label its requests are counted under. 404,
+// 405, Allow and the access rule the router enforces derive from it.
 #pragma once
 
+#include "ratelimitd/http/door.hpp"
 #include "ratelimitd/http/types.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -35,8 +37,8 @@ struct Endpoint {
     std::string_view path;  ///< also the route label of its requests in metrics
     bool subpaths;          ///< path + "/<anything>" is this endpoint too
     unsigned methods;       ///< bits of `methods::`
-    bool admin_only;        ///< behind admin_access (token, or loopback peers)
     Handler handler;
+    Door door;              ///< what a call can do and who may (the router enforces `door.who`)
 };
 
 /// Every endpoint, in no particular order (paths do not overlap).

@@ -8,12 +8,13 @@
 
 namespace ratelimitd::http {
 
-/// POST /v1/release {"policy","tenant","scope","lease"} (docs/leases.md): 200 with
-/// "released": true when the lease was live and is freed, false when it was unknown, already
-/// released or expired (so a retried release is harmless), and the state after it
-/// (limit, remaining, reset, reset_after; X-RateLimit-* headers). A lease that is not 32
-/// lower-case hex digits, or a policy that is not a concurrency policy: 400 invalid_request.
-/// A store that cannot answer: 503. Never throws.
+/// POST /v1/release {"policy","tenant","scope","lease"} (docs/leases.md), read by the one
+/// body reader (a field given twice: 400): 200 with "released": true and the state after it
+/// (limit, remaining, reset, reset_after; X-RateLimit-* headers) when the lease was live and
+/// is freed; 200 with "released": false and no state when it was unknown, already released or
+/// expired (a retried release is harmless, and a guessed lease learns nothing). A lease that
+/// is not 32 lower-case hex digits, or a policy that is not a concurrency policy: 400
+/// invalid_request. A store that cannot answer: 503. Never throws.
 boost::asio::awaitable<Response> answer_release(const Request& req, service::CheckService& service);
 
 }  // namespace ratelimitd::http

@@ -31,14 +31,16 @@ struct RouterOptions {
     std::function<std::string()> extra_metrics;
 };
 
-/// The endpoints of one server thread (the table is in endpoints.cpp):
+/// The endpoints of one server thread (the table is in endpoints.cpp, with each door's access,
+/// which route() and the report handler enforce):
 ///   POST|GET /v1/check     decide a check (contract §2)
 ///   any      /v1/auth[/...] a reverse proxy's auth subrequest (contract §6)
 ///   GET      /healthz      200 while the process runs
 ///   GET      /readyz       200 when the store answers, else 503 (shared deployments)
 ///   GET      /readyz?mode=sidecar   200 while the process answers checks, store up or down
 ///   GET      /metrics      Prometheus text format
-///   POST     /v1/report    charges units after the fact (docs/policies.md)
+///   POST     /v1/report    charges units after the fact (docs/policies.md); a negative cost
+///                          (a refund) is admin's, as below
 ///   POST     /v1/release   frees a concurrency lease (docs/leases.md)
 ///   GET      /v1/policies, GET /v1/peek, GET /v1/top, POST /v1/reset, GET /v1/envoy/peek,
 ///            POST /v1/envoy/reset                          admin (bearer token when configured,
@@ -59,6 +61,11 @@ private:
     friend std::span<const Endpoint> endpoint_table() noexcept;  // names the handlers below
 
     boost::asio::awaitable<Response> route(const EndpointCall& call);
+
+    /// The refusal a door's `who` gives this caller before its handler runs, or nothing.
+    std::optional<Response> door_refusal(Access who, const EndpointCall& call) const;
+    /// The refusal of a caller that may not give units back (admin_access), or nothing.
+    std::optional<Response> give_back_refusal(const EndpointCall& call) const;
 
     // The handlers of the endpoint table; each is called with a method its row allows.
     boost::asio::awaitable<Response> check(const EndpointCall& call);

@@ -75,6 +75,9 @@ public:
     void count_verdict(std::string_view policy, Outcome outcome, bool near_limit, std::uint64_t units, bool cache_hit);
     /// A check of `policy` answered by the denial cache, without a store round trip.
     void count_denial_cache_hit(std::string_view policy);
+    /// A refund (a report with a negative cost) that gave up to `units` back to a key of
+    /// `policy` (ratelimitd_refunds_total, ratelimitd_refunded_units_total).
+    void count_refund(std::string_view policy, std::uint64_t units);
     /// ratelimitd's own answer time of one request on `route` (an endpoint-table label).
     void observe_answer_time(std::string_view route, std::chrono::nanoseconds d);
     void count_store_error(errc code);

@@ -22,7 +22,9 @@ enum PolicyCell : std::size_t {
     units_allowed_cell = 6,
     units_denied_cell = 7,
     denial_cache_hit_cell = 8,
-    policy_cell_count = 9,
+    refunds_cell = 9,         ///< reports with a negative cost (units given back)
+    refunded_units_cell = 10,
+    policy_cell_count = 11,
 };
 
 /// The cells of one route's duration series: one per bucket (not cumulative), then the count

@@ -20,7 +20,7 @@ namespace ratelimitd::store {
 /// Why this is exact, for every algorithm: a cost-1 denial means not even one unit is left.
 /// Before T (the next token for the token bucket, the oldest entry leaving the sliding log,
 /// the window's end for the fixed window) no unit can come back: other sidecars can only use
-/// more, and only an admin reset gives units back, which calls forget(). The cached answer
+/// more, and only an admin reset or a refund gives units back, which call forget(). The cached answer
 /// keeps remaining = 0 and counts Retry-After down to T. T is taken on this side as the time
 /// the command was *sent* plus the store's "ms until reset", so the local deadline ends no
 /// later than the store's. For a larger cost the real retry time may be later than T; the
@@ -106,10 +106,9 @@ public:
     boost::asio::awaitable<result<check::Verdict>> apply(const policy::Policy& p, std::string key,
                                                          std::uint32_t cost) override;
     /// Layered checks go straight to the inner store: a cached denial of one key could not
-    /// report the other limits' windows.
-    boost::asio::awaitable<result<check::Verdict>> apply_all(std::vector<LimitCheck> checks) override {
-        return inner_.apply_all(std::move(checks));
-    }
+    /// report the other limits' windows. A refund (gives_back) forgets its keys here before
+    /// and after, as reset() does.
+    boost::asio::awaitable<result<check::Verdict>> apply_all(std::vector<LimitCheck> checks) override;
     boost::asio::awaitable<result<check::Verdict>> peek(const policy::Policy& p, std::string key) override;
     /// Forgets the key here before and after the store's reset (a check in flight meanwhile
     /// is not kept: see DenialCache); the store tells the other sidecars.

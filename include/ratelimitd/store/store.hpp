@@ -24,6 +24,12 @@ struct LimitCheck {
     std::int64_t report_cost = 0;
 };
 
+/// True for a report that gives units back (a refund): like a reset, it must reach every
+/// denial cache that may hold the key (here, and on other sidecars through the reset channel).
+[[nodiscard]] inline bool gives_back(const LimitCheck& c) noexcept {
+    return c.mode == policy::Mode::report && c.report_cost < 0;
+}
+
 /// Keeps the state of every key and decides checks atomically.
 ///
 /// A Store object is used from one io_context thread (each server thread gets its own
@@ -48,7 +54,8 @@ public:
     /// state unchanged, with allowed = true. Same completion, deadline and failures as apply().
     /// Checks in Mode::report (all of the call's, then) are charged without asking: each
     /// admits (allowed = true), possibly into debt (remaining 0), and a negative report_cost
-    /// refunds, never above capacity.
+    /// refunds, never above capacity; a store that announces resets announces each refunded
+    /// key the same way (gives_back).
     /// Preconditions: `checks` is not empty, its keys are distinct, each cost fits its policy.
     /// Never throws.
     virtual boost::asio::awaitable<result<check::Verdict>> apply_all(std::vector<LimitCheck> checks) = 0;

@@ -60,9 +60,14 @@ net::awaitable<result<check::Verdict>> RedisStore::apply_all(std::vector<LimitCh
                                                       : check_args(*c.policy, c.key, c.cost, members_));
         leases.push_back(args.back().member);
     }
-    auto reply = co_await node_.eval(multi_script(), grouped_checks_argv(std::move(args)), clock::now() + timeout_);
+    const auto deadline = clock::now() + timeout_;
+    auto reply = co_await node_.eval(multi_script(), grouped_checks_argv(std::move(args)), deadline);
     if (!reply) co_return reply.error();
     auto verdict = layered_verdict(*reply, checks);
+    // A refund gives units back as a reset does: other sidecars' denial caches must forget.
+    for (std::size_t i = 0; verdict && i < checks.size(); ++i) {
+        if (gives_back(checks[i])) co_await publish_reset(checks[i].key, deadline);
+    }
     for (std::size_t i = 0; verdict && i < checks.size(); ++i) attach_lease(*verdict, i, *checks[i].policy, leases[i]);
     co_return verdict;
 }

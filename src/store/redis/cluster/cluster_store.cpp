@@ -302,6 +302,10 @@ net::awaitable<result<check::Verdict>> ClusterStore::apply_all(std::vector<Limit
     if (!reply) co_return reply.error();
     auto verdict = layered_verdict(*reply, checks);
     for (std::size_t i = 0; verdict && i < checks.size(); ++i) attach_lease(*verdict, i, *checks[i].policy, leases[i]);
+    // A refund gives units back as a reset does: other sidecars' denial caches must forget.
+    for (std::size_t i = 0; verdict && i < checks.size(); ++i) {
+        if (gives_back(checks[i])) co_await publish_reset(slot, checks[i].key, deadline);
+    }
     co_return verdict;
 }
 
@@ -327,18 +331,20 @@ net::awaitable<result<bool>> ClusterStore::reset(std::string key) {
     });
     if (!reply) co_return reply.error();
     auto forgot = reset_result(*reply);
-    // Cluster pub/sub reaches every node's subscribers, so any node will do: the key's.
-    if (forgot.has_value()) {
-        auto sent = co_await routed(slot, deadline, [&](ClusterNode& node, bool asking) {
-            std::vector<std::string> publish{std::string("PUBLISH"), reset_channel_of_key(key), key};
-            return node.client.command(std::move(publish), deadline, asking);
-        });
-        if (!sent || sent->is_error()) {
-            spdlog::warn("reset of {} not announced to the other sidecars: {}", key,
-                         sent ? sent->str : sent.error().detail);
-        }
-    }
+    if (forgot.has_value()) co_await publish_reset(slot, key, deadline);
     co_return forgot;
+}
+
+net::awaitable<void> ClusterStore::publish_reset(int slot, const std::string& key, clock::time_point deadline) {
+    // Cluster pub/sub reaches every node's subscribers, so any node will do: the key's.
+    auto sent = co_await routed(slot, deadline, [&](ClusterNode& node, bool asking) {
+        std::vector<std::string> publish{std::string("PUBLISH"), reset_channel_of_key(key), key};
+        return node.client.command(std::move(publish), deadline, asking);
+    });
+    if (!sent || sent->is_error()) {
+        spdlog::warn("reset of {} not announced to the other sidecars: {}", key,
+                     sent ? sent->str : sent.error().detail);
+    }
 }
 
 net::awaitable<bool> ClusterStore::ready() {

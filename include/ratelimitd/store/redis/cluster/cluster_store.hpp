@@ -91,6 +91,9 @@ private:
 
     /// Runs `attempt` on the owner of `slot`, following redirects until `deadline`.
     boost::asio::awaitable<result<Value>> routed(int slot, clock::time_point deadline, Attempt attempt);
+    /// PUBLISH of a reset (or refunded) `key` of `slot` on its reset channel; a failure is
+    /// logged, the change stands.
+    boost::asio::awaitable<void> publish_reset(int slot, const std::string& key, clock::time_point deadline);
     /// A layered check over several slots: slot groups in ascending order, refunds when one
     /// denies (cross_slot_check.cpp).
     boost::asio::awaitable<result<check::Verdict>> apply_cross_slot(std::vector<LimitCheck> checks);
