@@ -29,7 +29,9 @@ plans:
 YAML
 
 start_redis; redis_port=$started_port; redis_pid=$started_pid
-start_ratelimitd "$bin" "$work/config.yaml" --redis "redis://127.0.0.1:$redis_port"
+# The server's default store deadline (50 ms), explicitly: the Redis-hung step proves the client's
+# default timeout outlasts it (the harness would otherwise give the server 2 s).
+start_ratelimitd "$bin" "$work/config.yaml" --redis "redis://127.0.0.1:$redis_port" --store-timeout 50ms
 url="http://127.0.0.1:$started_port"
 
 echo "--- verdicts"
