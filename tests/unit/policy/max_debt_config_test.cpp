@@ -25,7 +25,7 @@ TEST(MaxDebtConfig, DefaultsToTheLimitAndIsReadPerPolicyWindowPlanAndOverride) {
 policies:
   plain: {algorithm: token_bucket, limit: 5, window: 1m}
   deep: {algorithm: gcra, limit: 5, window: 1m, max_debt: 50}
-  none: {algorithm: fixed_window, limit: 5, window: 1m, max_debt: 0}
+  zero: {algorithm: fixed_window, limit: 5, window: 1m, max_debt: 0}
   tiered:
     algorithm: sliding_window
     max_debt: 7
@@ -41,7 +41,7 @@ plans:
     EXPECT_FALSE(c.registry.find("plain")->max_debt.has_value());
     EXPECT_EQ(c.registry.find("plain")->debt_bound(), 5);
     EXPECT_EQ(c.registry.find("deep")->debt_bound(), 50);
-    EXPECT_EQ(c.registry.find("none")->debt_bound(), 0);
+    EXPECT_EQ(c.registry.find("zero")->debt_bound(), 0);
     const Policy& t = *c.registry.find("tiered");
     EXPECT_EQ(t.windows[0].debt_bound(), 7);
     EXPECT_EQ(t.windows[1].debt_bound(), 100);
@@ -66,12 +66,12 @@ TEST(MaxDebtConfig, RefusalsNameTheFieldAndTheBound) {
     // A window's own bound, from the policy-wide value.
     EXPECT_NE(error_of("policies:\n  p:\n    algorithm: fixed_window\n    max_debt: 200\n    windows:\n"
                        "      - {limit: 100, window: 1m}\n      - {limit: 1, window: 1h}\n")
-                  .find("policies.p.windows[1].max_debt: expected at most 100 x limit (100)"),
+                  .find("policies.p.windows[1].max_debt: expected at most 100 x limit (100:"),
               std::string::npos);
     // A plan that lowers the limit under an inherited max_debt.
     EXPECT_NE(error_of("policies:\n  p: {algorithm: gcra, limit: 100, window: 1m, max_debt: 1000}\n"
                        "plans:\n  small:\n    p: {limit: 5, window: 1m}\n")
-                  .find("plans.small.p.max_debt: expected at most 100 x limit (500)"),
+                  .find("plans.small.p.max_debt: expected at most 100 x limit (500:"),
               std::string::npos);
     // Beyond what the scripts count exactly.
     EXPECT_NE(error_of("policies:\n  p: {algorithm: token_bucket, limit: 1000000000, window: 365d, long_ttl: true, "

@@ -232,21 +232,22 @@ TEST_F(MemoryStoreTest, SlidingLogKeyExpiresAWindowAfterTheLastAdmit) {
     EXPECT_EQ(store_.key_count(), 0u);
 }
 
-TEST_F(MemoryStoreTest, SlidingLogClockSteppingBackKeepsScoreOrder) {
-    // A write with a score below the newest one lands in score order, as in a sorted set.
+TEST_F(MemoryStoreTest, SlidingLogClockSteppingBackLogsAtTheNewestScore) {
+    // A write with a time below the newest entry's is logged at the newest score, as the script
+    // does: its entries' running totals follow score order (never earlier: units leave no sooner).
     const Policy p = make_policy("sl", Algorithm::sliding_log, 3, 10'000);
     at(5'000);
     EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 2, E + 15, 0, 10}));
     at(1'000);
-    // log {1000, 5000}; oldest 1000 -> reset 11000 -> E + 11
-    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 1, E + 11, 0, 10}));
-    // denied cost 2: nth = 2 + 2 - 3 = 1 -> 1000 -> 11000
-    EXPECT_TRUE(check_is(store_, p, "k", 2, {false, 1, E + 11, 10, 10}));
+    // log {5000, 5000}; oldest 5000 -> reset 15000 -> E + 15, 14 s from now
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 1, E + 15, 0, 14}));
+    // denied cost 2: nth = 2 + 2 - 3 = 1 -> 5000 -> 15000
+    EXPECT_TRUE(check_is(store_, p, "k", 2, {false, 1, E + 15, 14, 14}));
     at(3'000);
-    // log {1000, 3000, 5000}: the entry in between is the 2nd oldest
-    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 0, E + 11, 0, 8}));
-    // denied cost 2: nth = 3 + 2 - 3 = 2 -> 3000 -> 13000 -> E + 13
-    EXPECT_TRUE(check_is(store_, p, "k", 2, {false, 0, E + 13, 10, 10}));
+    // log {5000 x 3}
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 0, E + 15, 0, 12}));
+    // denied cost 2: nth = 3 + 2 - 3 = 2 -> 5000 -> 15000
+    EXPECT_TRUE(check_is(store_, p, "k", 2, {false, 0, E + 15, 12, 12}));
 }
 
 // ---- fixed window: counter whose TTL is the end of the window opened by its first admit ----
@@ -254,30 +255,31 @@ TEST_F(MemoryStoreTest, SlidingLogClockSteppingBackKeepsScoreOrder) {
 TEST_F(MemoryStoreTest, FixedWindowSequenceAndRollover) {
     const Policy p = make_policy("fw", Algorithm::fixed_window, 3, 10'000);
     at(0);
-    // new counter 1, PEXPIRE 10000: reset 10000 -> E + 10
-    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 2, E + 10, 0, 10}));
+    // new counter 1, PEXPIRE 10000: it lives through ms 10000, so the reset is 10001 -> E + 11,
+    // 10.001 s away -> 11
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 2, E + 11, 0, 11}));
     at(4'000);
-    // count 2, ttl 6000
-    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 1, E + 10, 0, 6}));
-    // cost 2 denied: 2 + 2 > 3; retry = ceil(6000 / 1000) = 6
-    EXPECT_TRUE(check_is(store_, p, "k", 2, {false, 1, E + 10, 6, 6}));
+    // count 2, ttl 6000: reset 6001 ms away -> 7
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 1, E + 11, 0, 7}));
+    // cost 2 denied: 2 + 2 > 3; retry = ceil(6001 / 1000) = 7
+    EXPECT_TRUE(check_is(store_, p, "k", 2, {false, 1, E + 11, 7, 7}));
     at(4'500);
-    // count 3, ttl 5500 -> 6
-    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 0, E + 10, 0, 6}));
+    // count 3, ttl 5500 -> 5501 -> 6
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 0, E + 11, 0, 6}));
     at(9'999);
-    // ttl 1 -> reset_after 1, retry 1
-    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 10, 1, 1}));
+    // ttl 1 -> reset 2 ms away -> 1, retry 1
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 11, 1, 1}));
     at(10'000);
     // The counter's expiry millisecond: Redis still has it (expired only when now > expire_at)
-    // with PTTL 0, so the script denies with reset = now, reset_after 0 and retry max(1, 0) = 1.
-    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 10, 1, 0}));
+    // with PTTL 0, so the script denies; the reset is the next millisecond -> 1, retry 1.
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 11, 1, 1}));
     at(10'001);
-    // gone: a new window 10001..20001 -> reset E + ceil(20.001) = E + 21
-    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 2, E + 21, 0, 10}));
+    // gone: a new window 10001..20001, reset 20002 -> E + ceil(20.002) = E + 21, 11 s away
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 2, E + 21, 0, 11}));
     at(19'001);
-    // ttl 1000
-    EXPECT_TRUE(check_is(store_, p, "k", 2, {true, 0, E + 21, 0, 1}));
-    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 21, 1, 1}));
+    // ttl 1000 -> reset 1001 ms away -> 2
+    EXPECT_TRUE(check_is(store_, p, "k", 2, {true, 0, E + 21, 0, 2}));
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 21, 2, 2}));
 }
 
 TEST_F(MemoryStoreTest, FixedWindowCostAboveOne) {
@@ -291,8 +293,9 @@ TEST_F(MemoryStoreTest, FixedWindowCostAboveOne) {
     EXPECT_TRUE(check_is(store_, p, "k", 4, {false, 3, E + 2, 1, 1}));
     EXPECT_TRUE(check_is(store_, p, "k", 3, {true, 0, E + 2, 0, 1}));
     at(1'750);
-    // the expiry millisecond: the full counter still exists (PTTL 0), as in Redis
-    EXPECT_TRUE(check_is(store_, p, "k", 10, {false, 0, E + 2, 1, 0}));
+    // the expiry millisecond: the full counter still exists (PTTL 0), as in Redis; the reset
+    // is the next millisecond
+    EXPECT_TRUE(check_is(store_, p, "k", 10, {false, 0, E + 2, 1, 1}));
     at(1'751);
     // new window 1751..3251: E + ceil(3.251) = E + 4, reset_after ceil(1.5) = 2
     EXPECT_TRUE(check_is(store_, p, "k", 10, {true, 0, E + 4, 0, 2}));
@@ -580,7 +583,8 @@ TEST_F(MemoryStoreTest, ApplyMatchesDecideAndTheStoreIsReady) {
     ASSERT_TRUE(got->has_value());
     EXPECT_TRUE((*got)->allowed);
     EXPECT_EQ((*got)->windows.at(0).remaining, 1);
-    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 0, E + 10, 0, 10}));
+    // a fixed window opened now ends after ms 10000: the reset is 10001 ms away
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 0, E + 11, 0, 11}));
     EXPECT_EQ(store_.describe(), "embedded (per-instance limits)");
 }
 
