@@ -19,7 +19,7 @@
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
 --          reset_after_ms}.
 --
--- The key's TTL is the end of the window. INCRBY keeps an existing TTL, so only a new
+-- The key's TTL is the end of the window (its last millisecond). INCRBY keeps an existing TTL, so only a new
 -- counter gets PEXPIRE; a denied check neither increments nor extends the window. After a
 -- reload the count carries over: a lower limit applies to it at once, a shorter window caps
 -- the TTL to the new window (even on a denied check), a longer one starts with the next
@@ -125,21 +125,27 @@ elseif count + cost <= limit then
   end
 end
 
+-- A key lives through the millisecond of its expiry (Redis drops it when now > its expiry
+-- time): a counter expires window - 1 ms after the check that opened it, so the next window
+-- opens exactly `window` ms after that check, the millisecond after the expiry (a 1 ms window:
+-- 2 ms, as PEXPIRE 0 would delete the counter). A calendar counter is left at its period's end.
+local life = window
+if not period_end then life = math.max(1, window - 1) end
 local ttl = 0
 if count > 0 then
   ttl = redis.call('PTTL', key)
   if ttl < 0 and not peek then -- a new window (or a counter that lost its TTL: never leave one without)
-    redis.call('PEXPIRE', key, window)
-    ttl = window
-  elseif ttl > window then -- the window was shortened on reload: it ends within the new one
-    if not peek then redis.call('PEXPIRE', key, window) end
-    ttl = window
+    redis.call('PEXPIRE', key, life)
+    ttl = life
+  elseif ttl > life then -- the window was shortened on reload: it ends within the new one
+    if not peek then redis.call('PEXPIRE', key, life) end
+    ttl = life
   end
 end
 
 if ttl < 0 then ttl = 0 end
--- A key lives through the millisecond of its expiry (Redis drops it when now > its expiry
--- time): the new window opens the millisecond after, so a caller that waits Retry-After meets it.
+-- The reset: the millisecond after the counter's expiry, when the new window opens, so a
+-- caller that waits Retry-After meets it.
 local reset_ms = now
 if count > 0 then reset_ms = now + ttl + 1 end
 if period_end then reset_ms = period_end end -- the boundary, whatever the count

@@ -19,7 +19,9 @@ struct Counter {
 };
 
 Counter counter_at(const std::string& key, const Policy& p, std::int64_t now) {
-    if (!p.calendar) return Counter{key, p.window.count(), std::nullopt};
+    // The script's `life`: a counter lives through its expiry millisecond (expired()), so it
+    // expires window - 1 ms after it opens and the next window opens `window` ms after.
+    if (!p.calendar) return Counter{key, std::max<std::int64_t>(1, p.window.count() - 1), std::nullopt};
     const CalendarPeriod period = calendar_period(*p.calendar, p.utc_offset_minutes, now);
     return Counter{policy::calendar_period_key(key, period.start_ms), period.end_ms - now, period.end_ms};
 }
