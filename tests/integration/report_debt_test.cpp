@@ -142,7 +142,8 @@ TEST(ReportDebt, TheWorstInputOfEveryEndpointLeavesSmallKeysAndCheapCalls) {
         // sliding logs are in debt then; the others' limits hold it all).
         const long long most = std::string(policy).rfind("log", 0) == 0 ? 100'000 : 1'000'000;
         for (int tenant = 0; tenant < 3; ++tenant) {
-            const std::string t = "t" + std::to_string(tenant);
+            std::string t = "t";
+            t += std::to_string(tenant);
             EXPECT_EQ(c.post("/v1/check", check_body(policy, t, most)).status, 200) << policy;
             for (int i = 0; i < 3; ++i) {
                 EXPECT_EQ(c.post("/v1/report", report_body(policy, t, 1'000'000)).status, 200) << policy;
