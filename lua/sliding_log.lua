@@ -159,6 +159,12 @@ if count > 0 and not foreign then
   last = redis.call('ZCARD', KEYS[1]) - 1
   local lo, hi = first, last
   local found = nil
+  -- most often the oldest entry of the window is the one (need = 1): no search
+  local s0, before0, units0 = entry(first)
+  if s0 and before0 + units0 >= base + need then
+    found = s0
+    hi = lo - 1
+  end
   while lo <= hi do
     local mid = math.floor((lo + hi) / 2)
     local s, before, units = entry(mid)
