@@ -4,8 +4,9 @@
 -- KEYS[i]  the key of check i (a key may repeat: later checks see earlier ones' charges)
 -- ARGV     args_per_check values per check, check i at ARGV[args_per_check*(i-1)+1 ..]: the
 --          algorithm's name (a policy::Algorithm), then that algorithm's own ARGV[1..5]:
---          limit, window_ms, burst, cost, member, then the mode: '' to check, 'report' to
---          charge without asking (the script's ARGV[6]; script_args.hpp writes them all)
+--          limit, window_ms, burst, cost, member, then the mode: '' to check,
+--          'report:<max_debt>' to charge without asking (the script's ARGV[6];
+--          script_args.hpp writes them all)
 -- Returns one reply per check, in order: what the algorithm's script returns, or an error
 -- reply for that check alone; a READONLY error (a replica) fails the whole call instead.
 --

@@ -11,14 +11,15 @@
 -- ARGV[4]  cost       units this check takes (1..limit); a report: units charged, negative
 --                     to refund
 -- ARGV[5]  "cal:<unit>:<offset minutes>" for a calendar ("cal:1mo:120"), else unused
--- ARGV[6]  "peek" to report the state without changing it (cost is then 0); "report" to
---          charge `cost` without asking (the count may pass the limit: the debt is repaid
---          when the window ends; a refund never goes below an empty window)
+-- ARGV[6]  "peek" to report the state without changing it (cost is then 0);
+--          "report:<max_debt>" to charge `cost` without asking (the count may pass the limit,
+--          by max_debt at most: the debt is repaid when the window ends; a refund never goes
+--          below an empty window). "report" alone: max_debt is the limit
 -- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
 --          reset_after_ms}.
 --
--- The key's TTL is the end of the window. INCRBY keeps an existing TTL, so only a new
+-- The key's TTL is the end of the window (its last millisecond). INCRBY keeps an existing TTL, so only a new
 -- counter gets PEXPIRE; a denied check neither increments nor extends the window. After a
 -- reload the count carries over: a lower limit applies to it at once, a shorter window caps
 -- the TTL to the new window (even on a denied check), a longer one starts with the next
@@ -26,8 +27,11 @@
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local cost = tonumber(ARGV[4])
-local peek = ARGV[6] == 'peek'
-local report = ARGV[6] == 'report'
+local mode = ARGV[6] or ''
+local peek = mode == 'peek'
+local report = string.sub(mode, 1, 6) == 'report'
+-- "report:<max_debt>": the deepest debt the report may leave, in units (the policy's max_debt)
+local max_debt = tonumber(string.match(mode, '^report:(%d+)$') or '') or limit
 if peek then cost = 0 end
 
 -- Redis TIME, or the instant multi.lua / batch.lua read once for every check of their call
@@ -103,7 +107,9 @@ if current then count = tonumber(current) end
 local allowed = 0
 if report then
   allowed = 1
-  local charged = math.max(0, count + cost) -- a refund stops at an empty window
+  -- a refund stops at an empty window; a charge at limit + max_debt (or at a count already past
+  -- it, which a report never raises)
+  local charged = math.min(math.max(count, limit + max_debt), math.max(0, count + cost))
   if foreign then redis.call('DEL', key) end
   if current and not foreign then
     redis.call('SET', key, string.format('%.0f', charged), 'KEEPTTL')
@@ -119,20 +125,29 @@ elseif count + cost <= limit then
   end
 end
 
+-- A key lives through the millisecond of its expiry (Redis drops it when now > its expiry
+-- time): a counter expires window - 1 ms after the check that opened it, so the next window
+-- opens exactly `window` ms after that check, the millisecond after the expiry (a 1 ms window:
+-- 2 ms, as PEXPIRE 0 would delete the counter). A calendar counter is left at its period's end.
+local life = window
+if not period_end then life = math.max(1, window - 1) end
 local ttl = 0
 if count > 0 then
   ttl = redis.call('PTTL', key)
   if ttl < 0 and not peek then -- a new window (or a counter that lost its TTL: never leave one without)
-    redis.call('PEXPIRE', key, window)
-    ttl = window
-  elseif ttl > window then -- the window was shortened on reload: it ends within the new one
-    if not peek then redis.call('PEXPIRE', key, window) end
-    ttl = window
+    redis.call('PEXPIRE', key, life)
+    ttl = life
+  elseif ttl > life then -- the window was shortened on reload: it ends within the new one
+    if not peek then redis.call('PEXPIRE', key, life) end
+    ttl = life
   end
 end
 
 if ttl < 0 then ttl = 0 end
-local reset_ms = now + ttl
+-- The reset: the millisecond after the counter's expiry, when the new window opens, so a
+-- caller that waits Retry-After meets it.
+local reset_ms = now
+if count > 0 then reset_ms = now + ttl + 1 end
 if period_end then reset_ms = period_end end -- the boundary, whatever the count
 local reset_after = math.ceil((reset_ms - now) / 1000)
 local retry_after = 0

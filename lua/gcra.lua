@@ -10,9 +10,10 @@
 -- ARGV[4]  cost       units this check takes (1..burst); a report: units charged, negative
 --                     to refund
 -- ARGV[5]  unused (the same argument list serves every algorithm)
--- ARGV[6]  "peek" to report the state without changing it (cost is then 0); "report" to
---          charge `cost` without asking: the TAT may pass now + burst * T (a debt beyond the
---          burst, repaid by time), a refund stops at nothing owed
+-- ARGV[6]  "peek" to report the state without changing it (cost is then 0);
+--          "report:<max_debt>" to charge `cost` without asking: the TAT may pass now + burst * T,
+--          to now + (burst + max_debt) * T at most (a debt beyond the burst, repaid by time), a
+--          refund stops at nothing owed. "report" alone: max_debt is the limit
 -- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
 --          reset_after_ms}.
@@ -29,11 +30,12 @@ local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])
 local cost = tonumber(ARGV[4])
-local peek = ARGV[6] == 'peek'
-local report = ARGV[6] == 'report'
+local mode = ARGV[6] or ''
+local peek = mode == 'peek'
+local report = string.sub(mode, 1, 6) == 'report'
+-- "report:<max_debt>": the deepest debt the report may leave, in units (the policy's max_debt)
+local max_debt = tonumber(string.match(mode, '^report:(%d+)$') or '') or limit
 if peek then cost = 0 end
--- The deepest debt kept: every number stays an exact integer in a Lua double.
-local max_debt = 2 ^ 52
 
 -- Redis TIME, or the instant multi.lua / batch.lua read once for every check of their call
 local now = tonumber(ARGV[7])
@@ -78,7 +80,7 @@ local level = capacity - debt
 local allowed, reset_ms
 if report then
   allowed = 1
-  local owed = math.min(max_debt, math.max(0, debt + need))
+  local owed = math.min(capacity + max_debt * window, math.max(0, debt + need))
   level = capacity - owed
   if owed == 0 then
     redis.call('DEL', KEYS[1]) -- nothing owed: the missing key means exactly that

@@ -4,8 +4,9 @@
 -- KEYS[i]  the key of limit i (all distinct)
 -- ARGV     args_per_check values per limit, limit i at ARGV[args_per_check*(i-1)+1 ..]: the
 --          algorithm's name (a policy::Algorithm), then that algorithm's own ARGV[1..5]:
---          limit, window_ms, burst, cost, member, then the mode: '' to check, 'report' to
---          charge without asking (the script's ARGV[6]; script_args.hpp writes them all)
+--          limit, window_ms, burst, cost, member, then the mode: '' to check,
+--          'report:<max_debt>' to charge without asking (the script's ARGV[6];
+--          script_args.hpp writes them all)
 -- Returns one reply per limit, in order, each exactly what the algorithm's script returns.
 --
 -- The build (cmake/embed_lua.cmake, --@algorithms) pastes every policy::Algorithm's script
@@ -46,7 +47,7 @@ for i = 1, n do
     return redis.error_reply('multi: unknown algorithm ' .. tostring(ARGV[o + 1]))
   end
   args[i] = {ARGV[o + 2], ARGV[o + 3], ARGV[o + 4], ARGV[o + 5], ARGV[o + 6], ARGV[o + 7], now}
-  if ARGV[o + 7] == 'report' then
+  if string.sub(ARGV[o + 7], 1, 6) == 'report' then
     fits[i] = false -- runs for real below, whatever the others do
   else
     replies[i] = runs[i]({KEYS[i]}, {args[i][1], args[i][2], args[i][3], args[i][4], args[i][5], 'peek', now})

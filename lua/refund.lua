@@ -5,7 +5,7 @@
 -- KEYS[i]  the key of limit i (all in one hash slot)
 -- ARGV     args_per_check values per limit, as lua/multi.lua takes them (algorithm, limit,
 --          window_ms, burst, cost, member), with the member slot holding what identifies
---          the charge: sliding_log: the member sent (units are member:1..cost);
+--          the charge: sliding_log: the member sent (its entry's id);
 --          concurrency: the lease sent; fixed_window: the charge's reset_after_ms; token
 --          bucket, GCRA: unused.
 -- Returns one reply per limit, in order: the algorithm's peek after the refund.
@@ -38,10 +38,26 @@ refunds.fixed_window = function(key, limit, window, burst, cost, member)
   if count and count >= cost and ttl >= 0 and ttl <= tonumber(member) then redis.call('DECRBY', key, cost) end
 end
 
--- Exactly the units the charge added.
+-- Exactly the entry the charge added ("#<before>:<cost>:<member>", lua/sliding_log.lua), when it
+-- is among the newest 16 (a refund follows its charge within one request): the entries after
+-- it take its units out of their running totals. Else nothing is given back.
 refunds.sliding_log = function(key, limit, window, burst, cost, member)
   if redis.call('TYPE', key).ok ~= 'zset' then return end
-  for i = 1, cost do redis.call('ZREM', key, member .. ':' .. i) end
+  local newest = redis.call('ZRANGE', key, -16, -1, 'WITHSCORES')
+  local at = nil
+  for i = 1, #newest, 2 do
+    local units, id = string.match(newest[i], '^#%d+:(%d+):(.*)$')
+    if id == member and tonumber(units) == cost then at = i end
+  end
+  if not at then return end
+  redis.call('ZREM', key, newest[at])
+  for i = at + 2, #newest, 2 do
+    local before, rest = string.match(newest[i], '^#(%d+):(.*)$')
+    if before then
+      redis.call('ZREM', key, newest[i])
+      redis.call('ZADD', key, newest[i + 1], '#' .. string.format('%016.0f', tonumber(before) - cost) .. ':' .. rest)
+    end
+  end
 end
 
 -- Exactly the lease the charge took.

@@ -10,10 +10,11 @@
 -- ARGV[3]  burst      unused (equals limit)
 -- ARGV[4]  cost       units this check takes (1..limit)
 -- ARGV[5]  unused
--- ARGV[6]  "peek" to report the state without changing it (cost is then 0); "report" to
---          charge `cost` without asking (the current count may pass the limit: a debt that
---          fades as the windows slide on); a negative cost refunds the current window's
---          count, down to 0 (the previous window's units are past refunding)
+-- ARGV[6]  "peek" to report the state without changing it (cost is then 0);
+--          "report:<max_debt>" to charge `cost` without asking (the estimate may pass the
+--          limit, by max_debt at most: a debt that fades as the windows slide on); a negative
+--          cost refunds the current window's count, down to 0 (the previous window's units are
+--          past refunding). "report" alone: max_debt is the limit
 -- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
 --          reset_after_ms}.
@@ -29,8 +30,11 @@
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local cost = tonumber(ARGV[4])
-local peek = ARGV[6] == 'peek'
-local report = ARGV[6] == 'report'
+local mode = ARGV[6] or ''
+local peek = mode == 'peek'
+local report = string.sub(mode, 1, 6) == 'report'
+-- "report:<max_debt>": the deepest debt the report may leave, in units (the policy's max_debt)
+local max_debt = tonumber(string.match(mode, '^report:(%d+)$') or '') or limit
 if peek then cost = 0 end
 
 -- Redis TIME, or the instant multi.lua / batch.lua read once for every check of their call
@@ -93,7 +97,10 @@ end
 local allowed, reset_ms
 if report then
   allowed = 1
-  cur = math.max(0, cur + cost)
+  -- the estimate stops at limit + max_debt (a count already past it is never raised); a refund
+  -- at an empty current window
+  local most = math.floor(((limit + max_debt) * window - prev * (window - elapsed)) / window)
+  cur = math.max(0, math.min(cur + cost, math.max(cur, most)))
   if foreign then redis.call('DEL', KEYS[1]) end
   redis.call('HSET', KEYS[1], 's', string.format('%.0f', start), 'c', string.format('%.0f', cur), 'p', prev, 'w',
              string.format('%.0f', window))

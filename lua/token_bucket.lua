@@ -8,9 +8,11 @@
 -- ARGV[4]  cost       tokens this check takes (1..burst); a report: tokens charged, negative
 --                     to refund
 -- ARGV[5]  unused (the same argument list serves every algorithm)
--- ARGV[6]  "peek" to report the state without changing it (cost is then 0); "report" to
---          charge `cost` without asking: the level may go below zero (a debt, repaid by the
---          refill; checks are denied until `cost` tokens are back), a refund stops at a full bucket
+-- ARGV[6]  "peek" to report the state without changing it (cost is then 0);
+--          "report:<max_debt>" to charge `cost` without asking: the level may go below zero,
+--          to -max_debt tokens at most (a debt, repaid by the refill; checks are denied until
+--          `cost` tokens are back), a refund stops at a full bucket. "report" alone: max_debt
+--          is the limit
 -- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
 --          reset_after_ms}.
@@ -19,16 +21,19 @@
 -- millisecond and every number is an integer (exact in a Lua double below 2^53, which the
 -- config loader guarantees: burst * window_ms <= 2^53). Redis TIME is the only clock.
 -- A denied check writes nothing. The TTL is the time until the bucket is full again: after
--- that the missing key means exactly the same thing (a full bucket).
+-- that the missing key means exactly the same thing (a full bucket); at most
+-- (burst + max_debt) / limit windows (the config loader keeps (burst + max_debt) * window_ms
+-- <= 2^53).
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])
 local cost = tonumber(ARGV[4])
-local peek = ARGV[6] == 'peek'
-local report = ARGV[6] == 'report'
+local mode = ARGV[6] or ''
+local peek = mode == 'peek'
+local report = string.sub(mode, 1, 6) == 'report'
+-- "report:<max_debt>": the deepest debt the report may leave, in units (the policy's max_debt)
+local max_debt = tonumber(string.match(mode, '^report:(%d+)$') or '') or limit
 if peek then cost = 0 end
--- The deepest debt kept: every level stays an exact integer in a Lua double.
-local max_debt = 2 ^ 52
 
 -- Redis TIME, or the instant multi.lua / batch.lua read once for every check of their call
 local now = tonumber(ARGV[7])
@@ -67,7 +72,7 @@ end
 local allowed, reset_ms
 if report then
   allowed = 1
-  level = math.max(-max_debt, math.min(capacity, level - need))
+  level = math.max(-max_debt * window, math.min(capacity, level - need))
   if foreign then redis.call('DEL', KEYS[1]) end
   if level >= capacity then
     redis.call('DEL', KEYS[1]) -- full again: the missing key means exactly that

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace ratelimitd::policy {
 namespace {
 
@@ -19,6 +21,9 @@ constexpr std::int64_t max_exact_double = std::int64_t{1} << 53;
 constexpr std::chrono::milliseconds max_window = std::chrono::hours(24 * 365);
 // Windows of one policy: each is a key of the same script call.
 constexpr std::size_t max_policy_windows = 8;
+// The deepest report debt, in windows of the limit: a key in debt lives at most
+// (1 + max_debt / limit) windows, so this bounds how long one report can lock a tenant out.
+constexpr std::int64_t max_debt_windows = 100;
 
 }  // namespace
 
@@ -46,7 +51,7 @@ Policy LimitsSection::read_policy(const std::string& name, const Json& body,
     }
     check_keys(body, path,
                {"algorithm", "limit", "window", "burst", "windows", "on_store_error", "shadow", "long_ttl", "align",
-                "utc_offset", "lease"});
+                "utc_offset", "lease", "max_debt"});
 
     Policy p;
     p.name = name;
@@ -77,6 +82,9 @@ Algorithm LimitsSection::read_algorithm(const Json& body, const std::string& pat
 void LimitsSection::read_limits(const Json& body, const std::string& path, Policy& p) const {
     const Json* windows = find(body, "windows");
     if (p.algorithm == Algorithm::concurrency) {
+        if (find(body, "max_debt") != nullptr) {
+            fail(join(path, "max_debt"), "not allowed with algorithm concurrency (a lease cannot be reported)");
+        }
         read_lease(body, path, p);
         return;
     }
@@ -97,6 +105,9 @@ void LimitsSection::read_limits(const Json& body, const std::string& path, Polic
                                (windows->is_array() ? std::to_string(windows->size()) + " windows"
                                                     : describe(*windows)));
     }
+    // A policy-wide max_debt is each window's, unless the window sets its own; each is
+    // bounded by its own window's numbers (check_max_debt).
+    if (const Json* v = find(body, "max_debt")) p.max_debt = need_int(*v, join(path, "max_debt"), 0, max_limit);
     p.windows.clear();
     std::size_t i = 0;
     // Each window has its own alignment (inherited from the policy's); the policy's own
@@ -108,11 +119,12 @@ void LimitsSection::read_limits(const Json& body, const std::string& path, Polic
     p.burst = first.burst;
     p.calendar = first.calendar;
     p.utc_offset_minutes = first.utc_offset_minutes;
+    p.max_debt = first.max_debt;
 }
 
 Policy LimitsSection::read_window_item(const Json& item, const std::string& item_path, const Policy& p) const {
     if (!item.is_object()) fail(item_path, "expected a map with limit and window, got " + describe(item));
-    check_keys(item, item_path, {"limit", "window", "burst", "name", "align", "utc_offset"});
+    check_keys(item, item_path, {"limit", "window", "burst", "name", "align", "utc_offset", "max_debt"});
     Policy w;
     w.algorithm = p.algorithm;
     w.on_store_error = p.on_store_error;
@@ -121,6 +133,7 @@ Policy LimitsSection::read_window_item(const Json& item, const std::string& item
     w.plan = p.plan;
     w.calendar = p.calendar;
     w.utc_offset_minutes = p.utc_offset_minutes;
+    w.max_debt = p.max_debt;
     read_alignment(item, item_path, w);
     read_window(item, item_path, w);
     // The IETF item name: distinct per window, so clients can tell them apart.
@@ -188,6 +201,9 @@ void LimitsSection::read_window(const Json& body, const std::string& path, Polic
         p.burst = need_int(*v, burst_path, 1, max_limit);
     }
 
+    if (const Json* v = find(body, "max_debt")) p.max_debt = need_int(*v, join(path, "max_debt"), 0, max_limit);
+    check_max_debt(p, path);
+
     if (p.algorithm == Algorithm::sliding_log && p.limit > max_sliding_log_limit) {
         fail(limit_path,
              "expected at most " + std::to_string(max_sliding_log_limit) +
@@ -207,6 +223,26 @@ void LimitsSection::read_window(const Json& body, const std::string& path, Polic
              "expected limit * window in ms <= 2^53 (9007199254740992) so the sliding window stays "
              "exact in Lua, got " +
                  std::to_string(p.limit) + " * " + std::to_string(p.window.count()));
+    }
+}
+
+void LimitsSection::check_max_debt(const Policy& p, const std::string& path) const {
+    if (!p.max_debt) return;
+    const std::string debt_path = join(path, "max_debt");
+    const std::int64_t most = std::min(max_limit, max_debt_windows * p.limit);
+    if (*p.max_debt > most) {
+        fail(debt_path, "expected at most " + std::to_string(max_debt_windows) + " x limit (" + std::to_string(most) +
+                            ": a key in debt lives (1 + max_debt / limit) windows), got " +
+                            std::to_string(*p.max_debt));
+    }
+    // The scripts count debt in the same exact integers as the capacity (see read_window).
+    const std::int64_t base = p.has_burst() ? p.burst : p.limit;
+    if ((p.has_burst() || p.algorithm == Algorithm::sliding_window) &&
+        base + *p.max_debt > max_exact_double / p.window.count()) {
+        fail(debt_path, "expected (" + std::string(p.has_burst() ? "burst" : "limit") +
+                            " + max_debt) * window in ms <= 2^53 (9007199254740992) so the debt stays exact in "
+                            "Lua, got (" + std::to_string(base) + " + " + std::to_string(*p.max_debt) + ") * " +
+                            std::to_string(p.window.count()));
     }
 }
 
@@ -279,7 +315,7 @@ Policy LimitsSection::read_variant(const Policy& base, const std::string& label,
                                             "; a plan or override sets only limit, window, burst or windows");
         }
     }
-    check_keys(body, path, {"limit", "window", "burst", "windows", "lease"});
+    check_keys(body, path, {"limit", "window", "burst", "windows", "lease", "max_debt"});
     Policy p = base;
     p.plan = label;
     p.windows.clear();

@@ -17,20 +17,14 @@ result<void> check_not_concurrency(const Policy& w, const Policy& limit) {
                                                         "/v1/release"};
 }
 
-// What the sliding log cannot do with a report of `cost` units on window `w` of `limit`.
+// What the sliding log cannot do with a report of `cost` units on window `w` of `limit`: give
+// units back. A large report is no problem: what the log cannot admit is one debt entry,
+// bounded by max_debt (lua/sliding_log.lua).
 result<void> check_sliding_log(const Policy& w, const Policy& limit, std::int64_t cost) {
-    if (w.algorithm != Algorithm::sliding_log) return {};
-    if (cost < 0) {
-        return Problem{errc::invalid_cost, "cost: a negative report (a refund) is not supported by algorithm "
-                                           "sliding_log (policy \"" + limit.name +
-                                               "\"): its log cannot tell which entries to take back"};
-    }
-    if (cost > w.limit) {
-        return Problem{errc::invalid_cost, "cost: " + std::to_string(cost) + " is more than the sliding_log policy \"" +
-                                               limit.name + "\" can hold (" + std::to_string(w.limit) +
-                                               ": one log entry per unit)"};
-    }
-    return {};
+    if (w.algorithm != Algorithm::sliding_log || cost >= 0) return {};
+    return Problem{errc::invalid_cost, "cost: a negative report (a refund) is not supported by algorithm "
+                                       "sliding_log (policy \"" + limit.name +
+                                           "\"): its log cannot tell which entries to take back"};
 }
 
 }  // namespace

@@ -45,6 +45,11 @@ void DenialCache::remember(const std::string& key, const PolicyNumbers& numbers,
         if (w.remaining != 0) return;  // units left: a smaller cost could pass
         if (!w.allowed && (shortest_ms < 0 || w.reset_after_ms < shortest_ms)) shortest_ms = w.reset_after_ms;
     }
+    // The store counts whole milliseconds (Redis TIME, truncated): its "now" may lie up to 1 ms
+    // before sent_at, and so its reset up to 1 ms before sent_at + reset_after_ms. The cached
+    // denial ends a millisecond early, so a caller that waits exactly Retry-After is asked about
+    // by the store, never denied from here after the store's reset.
+    shortest_ms -= 1;
     if (shortest_ms <= 0) return;
     Shard& s = shard_of(key);
     std::lock_guard lock(s.mu);

@@ -32,6 +32,9 @@ private:
     /// span and name distinct from the earlier ones.
     Policy read_window_item(const Json& item, const std::string& item_path, const Policy& p) const;
     void read_window(const Json& body, const std::string& path, Policy& p) const;
+    /// Refuses a `max_debt` beyond max_debt_windows x limit, or one the scripts could not
+    /// count exactly; `path` is the policy's or the window's.
+    void check_max_debt(const Policy& p, const std::string& path) const;
     /// `align:` and `utc_offset:` of `body` into p.calendar (a placeholder unit until the
     /// window is read) and p.utc_offset_minutes; absent: what `p` has (a window inherits its
     /// policy's). align: calendar only on fixed_window, utc_offset only with it.

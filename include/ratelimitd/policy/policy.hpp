@@ -64,6 +64,9 @@ struct Policy {
     /// concurrency only (`lease: 30s`): how long an unreleased lease holds its slot. `window`
     /// holds the same span, which is what the scripts and headers read (docs/leases.md).
     std::chrono::milliseconds lease{0};
+    /// `max_debt:` how many units a report may charge beyond what the limit admits (debt,
+    /// repaid by time); absent: the limit. The config loader bounds it (limits_section.cpp).
+    std::optional<std::int64_t> max_debt;
 
     /// The largest cost a single check can ever be admitted with: burst for the token bucket
     /// and GCRA, limit for the others; the smallest of these over several windows. A larger
@@ -78,6 +81,9 @@ struct Policy {
         if (algorithm == Algorithm::concurrency) return 1;
         return has_burst() ? burst : limit;
     }
+
+    /// The deepest debt a report may leave, in units: `max_debt`, or the limit by default.
+    [[nodiscard]] std::int64_t debt_bound() const noexcept { return max_debt ? *max_debt : limit; }
 
     /// The policy part of its keys: "api-default", or "api-default@pro" under plan "pro", so
     /// counts kept under one plan's numbers never meet another plan's (README "Plans").

@@ -22,8 +22,8 @@ namespace ratelimitd::store {
 /// the window's end for the fixed window) no unit can come back: other sidecars can only use
 /// more, and only an admin reset or a refund gives units back, which call forget(). The cached answer
 /// keeps remaining = 0 and counts Retry-After down to T. T is taken on this side as the time
-/// the command was *sent* plus the store's "ms until reset", so the local deadline ends no
-/// later than the store's. For a larger cost the real retry time may be later than T; the
+/// the command was *sent* plus the store's "ms until reset", less the millisecond the store's
+/// truncated clock may lag behind, so the local deadline ends no later than the store's. For a larger cost the real retry time may be later than T; the
 /// answer's Retry-After is then a lower bound, and the check after it goes to the store.
 /// A Redis that lost its state (restart, failover) gives units back too: the cache is cleared
 /// whenever a connection is set up again. A FLUSHALL without a reconnect is not seen: those

@@ -19,18 +19,21 @@ struct Counter {
 };
 
 Counter counter_at(const std::string& key, const Policy& p, std::int64_t now) {
-    if (!p.calendar) return Counter{key, p.window.count(), std::nullopt};
+    // The script's `life`: a counter lives through its expiry millisecond (expired()), so it
+    // expires window - 1 ms after it opens and the next window opens `window` ms after.
+    if (!p.calendar) return Counter{key, std::max<std::int64_t>(1, p.window.count() - 1), std::nullopt};
     const CalendarPeriod period = calendar_period(*p.calendar, p.utc_offset_minutes, now);
     return Counter{policy::calendar_period_key(key, period.start_ms), period.end_ms - now, period.end_ms};
 }
 
-// The script's last lines: PTTL of a live counter (0 for a count of 0), remaining.
+// The script's last lines: PTTL of a live counter (0 for a count of 0), remaining. A counter
+// lives through its expiry millisecond (expired()), so the new window opens the one after.
 Reply counter_reply(bool allowed, std::int64_t count, const Entry* e, const Counter& c, const Policy& p,
                     std::int64_t now) {
     Reply r;
     r.allowed = allowed;
     const std::int64_t ttl = count > 0 && e != nullptr ? e->expire_at - now : 0;
-    r.reset_ms = c.end_ms ? *c.end_ms : now + ttl;
+    r.reset_ms = c.end_ms ? *c.end_ms : count > 0 ? now + ttl + 1 : now;
     r.remaining = std::max<std::int64_t>(0, p.limit - count);  // the limit may have been lowered
     return r;
 }
@@ -58,13 +61,14 @@ Reply fixed_window(Map& map, const std::string& key, const Policy& p, std::int64
     return counter_reply(allowed, count, e, c, p, now);
 }
 
-// The script's report mode: the count may pass the limit (a debt until the window ends); a
-// refund stops at an empty window.
+// The script's report mode: the count may pass the limit by max_debt at most (a debt until the
+// window ends; a count already past it is never raised); a refund stops at an empty window.
 Reply fixed_window_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
                           std::int64_t now) {
     const Counter c = counter_at(key, p, now);
     Entry* e = find_live(map, c.key, Algorithm::fixed_window, now);
-    const std::int64_t count = std::max<std::int64_t>(0, (e != nullptr ? std::get<FixedWindowState>(e->state).count : 0) + cost);
+    const std::int64_t was = e != nullptr ? std::get<FixedWindowState>(e->state).count : 0;
+    const std::int64_t count = std::min(std::max(was, p.limit + p.debt_bound()), std::max<std::int64_t>(0, was + cost));
     if (e == nullptr && count > 0) {
         e = &insert(map, c.key, Algorithm::fixed_window);
         e->expire_at = now + c.length;

@@ -14,10 +14,10 @@ std::int64_t gcra_debt(const GcraState& s, const Policy& p, std::int64_t now) {
     if (ahead < 0) return 0;
     const __int128 owed = static_cast<__int128>(ahead) * s.limit + s.f;  // in units of 1/s.limit ms
     if (s.limit == p.limit && s.window == p.window.count()) {
-        return static_cast<std::int64_t>(std::min<__int128>(max_debt, owed));
+        return static_cast<std::int64_t>(std::min<__int128>(deepest_read_debt, owed));
     }
     const __int128 converted = (owed * p.window.count() + s.window - 1) / s.window;
-    return static_cast<std::int64_t>(std::min<__int128>(max_debt, converted));
+    return static_cast<std::int64_t>(std::min<__int128>(deepest_read_debt, converted));
 }
 
 }  // namespace
@@ -56,7 +56,8 @@ Reply gcra(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
     return r;
 }
 
-// gcra.lua's report mode: the debt grows by `cost` units (a negative cost: shrinks, to 0).
+// gcra.lua's report mode: the debt grows by `cost` units, to burst + max_debt units owed at most
+// (a negative cost: shrinks, to 0).
 Reply gcra_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now) {
     const std::int64_t limit = p.limit;
     const std::int64_t window = p.window.count();
@@ -64,7 +65,7 @@ Reply gcra_report(Map& map, const std::string& key, const Policy& p, std::int64_
 
     Entry* e = find_live(map, key, Algorithm::gcra, now);
     const std::int64_t debt = e != nullptr ? gcra_debt(std::get<GcraState>(e->state), p, now) : 0;
-    const std::int64_t owed = std::clamp<std::int64_t>(debt + cost * window, 0, max_debt);
+    const std::int64_t owed = std::clamp<std::int64_t>(debt + cost * window, 0, capacity + p.debt_bound() * window);
     if (owed == 0) {
         if (e != nullptr) map.erase(key);  // nothing owed: the missing key means exactly that
     } else {

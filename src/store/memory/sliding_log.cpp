@@ -27,29 +27,27 @@ void drop_before(SlidingLogState& s, Marks::iterator first, std::int64_t before)
     }
 }
 
-// ZADD `cost` members scored now.
-void add_units(SlidingLogState& s, std::int64_t cost, std::int64_t now) {
-    if (s.marks.size() > s.head && s.marks.back().ms == now) {
-        s.marks.back().cum += cost;
-    } else if (s.marks.size() == s.head || s.marks.back().ms < now) {
-        s.marks.push_back(Mark{now, total_of(s) + cost});
+// ZADD of one entry of `units` scored now: a check's (or a report's within the limit), or a
+// report's that went past it (`debt`), which joins a debt entry that is the newest, moved to
+// now. The script keeps one sorted-set entry per call; a mark merges the calls of one
+// millisecond, which changes no total and no time, but never a debt entry with another.
+void add_entry(SlidingLogState& s, std::int64_t units, std::int64_t now, bool debt) {
+    const bool live = s.marks.size() > s.head;
+    // Score order is running-total order: a clock that stepped back logs at the newest score.
+    const std::int64_t at = live ? std::max(now, s.marks.back().ms) : now;
+    if (live && debt && s.last_is_debt) {
+        s.marks.back().ms = at;
+        s.marks.back().cum += units;
+    } else if (live && !debt && !s.last_is_debt && s.marks.back().ms == at) {
+        s.marks.back().cum += units;
     } else {
-        // The clock stepped back below the newest score: insert in score order and shift
-        // the running totals after it. Rare, so O(n) is fine.
-        auto pos = std::lower_bound(live_begin(s), s.marks.end(), now,
-                                    [](const Mark& m, std::int64_t v) { return m.ms < v; });
-        if (pos != s.marks.end() && pos->ms == now) {
-            for (auto it = pos; it != s.marks.end(); ++it) it->cum += cost;
-        } else {
-            const std::int64_t prev_cum = pos == live_begin(s) ? s.base : std::prev(pos)->cum;
-            pos = s.marks.insert(pos, Mark{now, prev_cum + cost});
-            for (auto it = std::next(pos); it != s.marks.end(); ++it) it->cum += cost;
-        }
+        s.marks.push_back(Mark{at, total_of(s) + units});
     }
+    s.last_is_debt = debt;
 }
 
-// The script, checking (admit when it fits) or reporting (log every unit, past the limit if
-// need be: a debt repaid as the entries leave the window).
+// The script, checking (admit when it fits) or reporting (log the units without asking, past
+// the limit by the policy's max_debt at most: a debt repaid as the entries leave the window).
 Reply log_step(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now,
                bool report) {
     const std::int64_t limit = p.limit;
@@ -66,7 +64,7 @@ Reply log_step(Map& map, const std::string& key, const Policy& p, std::int64_t c
     std::int64_t count = total_of(*s) - before;
 
     Reply r;
-    std::int64_t nth = 0;
+    std::int64_t need = 0;
     if (report || count + cost <= limit) {
         r.allowed = true;
         if (e == nullptr) {
@@ -75,23 +73,26 @@ Reply log_step(Map& map, const std::string& key, const Policy& p, std::int64_t c
             first = s->marks.begin();
         }
         drop_before(*s, first, before);
-        add_units(*s, cost, now);
-        e->expire_at = now + window;  // PEXPIRE window
-        count += cost;
         before = s->base;  // everything before the window was just removed
-        nth = 1;           // reset: when the oldest entry leaves the window
+        // A report: what fits under the limit, then debt up to max_debt (never less than is
+        // owed already).
+        const std::int64_t units =
+            report ? std::min(cost, std::max<std::int64_t>(0, limit + p.debt_bound() - count)) : cost;
+        if (units > 0) add_entry(*s, units, now, report && count + units > limit);
+        e->expire_at = now + window;  // PEXPIRE window
+        count += units;
+        need = 1;  // reset: when the oldest entry leaves the window
         // in debt (a report): when enough entries have left for one unit to fit
-        if (count >= limit) nth = count - limit + 1;
+        if (count >= limit) need = count - limit + 1;
     } else {
-        nth = count + cost - limit;  // reset: when enough entries have left for `cost` to fit
+        need = count + cost - limit;  // reset: when enough entries have left for `cost` to fit
     }
 
-    // ZRANGEBYSCORE (after, +inf] LIMIT nth-1 1: the first mark whose running total reaches
-    // the nth unit of the window.
-    auto mark = std::lower_bound(live_begin(*s), s->marks.end(), before + nth,
+    // The first mark whose running total reaches the need-th unit of the window.
+    auto mark = std::lower_bound(live_begin(*s), s->marks.end(), before + need,
                                  [](const Mark& m, std::int64_t v) { return m.cum < v; });
-    // Only a cost above the limit (a broken precondition; the script would fail) finds none.
-    r.reset_ms = (mark != s->marks.end() ? mark->ms : now) + window;
+    // Only a cost above the limit (a broken precondition) finds none.
+    r.reset_ms = count == 0 ? now : (mark != s->marks.end() ? mark->ms : now) + window;
     r.remaining = std::max<std::int64_t>(0, limit - count);  // the limit may have been lowered
     return r;
 }
@@ -103,7 +104,8 @@ Reply sliding_log(Map& map, const std::string& key, const Policy& p, std::int64_
 }
 
 // No refunds: the log cannot tell which members to take back (the planner refuses a negative
-// report on a sliding log; here it logs nothing, as the script does).
+// report on a sliding log; here it logs nothing, as the script does). A report beyond the
+// limit is one debt entry of at most max_debt units, as in the script.
 Reply sliding_log_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
                          std::int64_t now) {
     return log_step(map, key, p, std::max<std::int64_t>(0, cost), now, true);

@@ -78,14 +78,17 @@ Reply sliding_window(Map& map, const std::string& key, const Policy& p, std::int
     return r;
 }
 
-// The script's report mode: the current count may pass the limit (a debt that fades as the
-// windows slide on); a refund takes back units of the current window only, down to 0.
+// The script's report mode: the current count may pass the limit, the estimate by max_debt at
+// most (a debt that fades as the windows slide on; a count already past it is never raised); a
+// refund takes back units of the current window only, down to 0.
 Reply sliding_window_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
                             std::int64_t now) {
     const std::int64_t window = p.window.count();
     Entry* e = find_live(map, key, Algorithm::sliding_window, now);
     const SlidingWindowState w = rolled(e, window, now);
-    const std::int64_t cur = std::max<std::int64_t>(0, w.cur + cost);
+    const std::int64_t most =
+        floor_div((p.limit + p.debt_bound()) * window - w.prev * (window - (now - w.start)), window);
+    const std::int64_t cur = std::max<std::int64_t>(0, std::min(w.cur + cost, std::max(w.cur, most)));
     if (e == nullptr) e = &insert(map, key, Algorithm::sliding_window);
     e->state = SlidingWindowState{w.start, cur, w.prev, window};
     e->expire_at = w.start + 2 * window;

@@ -43,14 +43,14 @@ Reply token_report_reply(std::int64_t level, const Policy& p, std::int64_t now) 
     return r;
 }
 
-// token_bucket.lua's report mode: the level drops by `cost` tokens, below zero if need be (a
-// negative cost: rises, to a full bucket at most).
+// token_bucket.lua's report mode: the level drops by `cost` tokens, below zero if need be but
+// never below -max_debt tokens (a negative cost: rises, to a full bucket at most).
 Reply token_bucket_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
                           std::int64_t now) {
     const std::int64_t window = p.window.count();
     const std::int64_t capacity = p.burst * window;
     Entry* e = find_live(map, key, Algorithm::token_bucket, now);
-    const std::int64_t level = std::clamp<std::int64_t>(level_now(e, p, now) - cost * window, -max_debt, capacity);
+    const std::int64_t level = std::clamp<std::int64_t>(level_now(e, p, now) - cost * window, -p.debt_bound() * window, capacity);
     if (level >= capacity) {
         if (e != nullptr) map.erase(key);  // full again: the missing key means exactly that
     } else {

@@ -38,6 +38,7 @@ CheckArgs report_args(const policy::Policy& p, std::string key, std::int64_t rep
     CheckArgs args = check_args(p, std::move(key), 1, members);
     args.report = true;
     args.report_cost = report_cost;
+    args.max_debt = p.debt_bound();
     return args;
 }
 
@@ -66,8 +67,9 @@ std::vector<std::string> grouped_checks_argv(std::vector<CheckArgs> checks) {
     for (auto& c : checks) {
         argv.emplace_back(policy::to_string(c.algorithm));
         const bool report = c.report;
+        const std::int64_t max_debt = c.max_debt;
         append_own_args(argv, c);
-        argv.emplace_back(report ? "report" : "");
+        argv.emplace_back(report ? "report:" + std::to_string(max_debt) : std::string());
     }
     return argv;
 }

@@ -232,21 +232,22 @@ TEST_F(MemoryStoreTest, SlidingLogKeyExpiresAWindowAfterTheLastAdmit) {
     EXPECT_EQ(store_.key_count(), 0u);
 }
 
-TEST_F(MemoryStoreTest, SlidingLogClockSteppingBackKeepsScoreOrder) {
-    // A write with a score below the newest one lands in score order, as in a sorted set.
+TEST_F(MemoryStoreTest, SlidingLogClockSteppingBackLogsAtTheNewestScore) {
+    // A write with a time below the newest entry's is logged at the newest score, as the script
+    // does: its entries' running totals follow score order (never earlier: units leave no sooner).
     const Policy p = make_policy("sl", Algorithm::sliding_log, 3, 10'000);
     at(5'000);
     EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 2, E + 15, 0, 10}));
     at(1'000);
-    // log {1000, 5000}; oldest 1000 -> reset 11000 -> E + 11
-    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 1, E + 11, 0, 10}));
-    // denied cost 2: nth = 2 + 2 - 3 = 1 -> 1000 -> 11000
-    EXPECT_TRUE(check_is(store_, p, "k", 2, {false, 1, E + 11, 10, 10}));
+    // log {5000, 5000}; oldest 5000 -> reset 15000 -> E + 15, 14 s from now
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 1, E + 15, 0, 14}));
+    // denied cost 2: nth = 2 + 2 - 3 = 1 -> 5000 -> 15000
+    EXPECT_TRUE(check_is(store_, p, "k", 2, {false, 1, E + 15, 14, 14}));
     at(3'000);
-    // log {1000, 3000, 5000}: the entry in between is the 2nd oldest
-    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 0, E + 11, 0, 8}));
-    // denied cost 2: nth = 3 + 2 - 3 = 2 -> 3000 -> 13000 -> E + 13
-    EXPECT_TRUE(check_is(store_, p, "k", 2, {false, 0, E + 13, 10, 10}));
+    // log {5000 x 3}
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 0, E + 15, 0, 12}));
+    // denied cost 2: nth = 3 + 2 - 3 = 2 -> 5000 -> 15000
+    EXPECT_TRUE(check_is(store_, p, "k", 2, {false, 0, E + 15, 12, 12}));
 }
 
 // ---- fixed window: counter whose TTL is the end of the window opened by its first admit ----
@@ -254,30 +255,27 @@ TEST_F(MemoryStoreTest, SlidingLogClockSteppingBackKeepsScoreOrder) {
 TEST_F(MemoryStoreTest, FixedWindowSequenceAndRollover) {
     const Policy p = make_policy("fw", Algorithm::fixed_window, 3, 10'000);
     at(0);
-    // new counter 1, PEXPIRE 10000: reset 10000 -> E + 10
+    // new counter 1, PEXPIRE 9999: it lives through ms 9999, so the reset is 10000 -> E + 10
     EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 2, E + 10, 0, 10}));
     at(4'000);
-    // count 2, ttl 6000
+    // count 2, ttl 5999: reset 6000 ms away
     EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 1, E + 10, 0, 6}));
     // cost 2 denied: 2 + 2 > 3; retry = ceil(6000 / 1000) = 6
     EXPECT_TRUE(check_is(store_, p, "k", 2, {false, 1, E + 10, 6, 6}));
     at(4'500);
-    // count 3, ttl 5500 -> 6
+    // count 3, reset 5500 ms away -> 6
     EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 0, E + 10, 0, 6}));
     at(9'999);
-    // ttl 1 -> reset_after 1, retry 1
+    // The counter's expiry millisecond: Redis still has it (expired only when now > expire_at)
+    // with PTTL 0, so the script denies; the reset is the next millisecond -> 1, retry 1.
     EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 10, 1, 1}));
     at(10'000);
-    // The counter's expiry millisecond: Redis still has it (expired only when now > expire_at)
-    // with PTTL 0, so the script denies with reset = now, reset_after 0 and retry max(1, 0) = 1.
-    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 10, 1, 0}));
-    at(10'001);
-    // gone: a new window 10001..20001 -> reset E + ceil(20.001) = E + 21
-    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 2, E + 21, 0, 10}));
-    at(19'001);
-    // ttl 1000
-    EXPECT_TRUE(check_is(store_, p, "k", 2, {true, 0, E + 21, 0, 1}));
-    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 21, 1, 1}));
+    // gone, exactly at the reset: a new window 10000..20000 -> E + 20
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {true, 2, E + 20, 0, 10}));
+    at(19'000);
+    // reset 1000 ms away
+    EXPECT_TRUE(check_is(store_, p, "k", 2, {true, 0, E + 20, 0, 1}));
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 20, 1, 1}));
 }
 
 TEST_F(MemoryStoreTest, FixedWindowCostAboveOne) {
@@ -290,11 +288,12 @@ TEST_F(MemoryStoreTest, FixedWindowCostAboveOne) {
     // 7 + 4 > 10 denied; ttl 750 -> after 1, retry 1
     EXPECT_TRUE(check_is(store_, p, "k", 4, {false, 3, E + 2, 1, 1}));
     EXPECT_TRUE(check_is(store_, p, "k", 3, {true, 0, E + 2, 0, 1}));
+    at(1'749);
+    // the expiry millisecond: the full counter still exists (PTTL 0), as in Redis; the reset
+    // is the next millisecond
+    EXPECT_TRUE(check_is(store_, p, "k", 10, {false, 0, E + 2, 1, 1}));
     at(1'750);
-    // the expiry millisecond: the full counter still exists (PTTL 0), as in Redis
-    EXPECT_TRUE(check_is(store_, p, "k", 10, {false, 0, E + 2, 1, 0}));
-    at(1'751);
-    // new window 1751..3251: E + ceil(3.251) = E + 4, reset_after ceil(1.5) = 2
+    // new window 1750..3250: E + ceil(3.25) = E + 4, reset_after ceil(1.5) = 2
     EXPECT_TRUE(check_is(store_, p, "k", 10, {true, 0, E + 4, 0, 2}));
 }
 
@@ -373,7 +372,10 @@ TEST_P(EveryAlgorithm, IdleKeysAreDroppedAndMemoryReturnsToBaseline) {
     const Policy p = policy(5, 1'000);  // every algorithm's TTL is at most 1000 ms here
     for (int i = 0; i < 10'000; ++i) ASSERT_TRUE(store.decide(p, "k" + std::to_string(i), 5).allowed);
     EXPECT_EQ(store.key_count(), 10'000u);
-    clock.advance(1'000);  // the expiry millisecond: still there, as in Redis (now > expire_at)
+    // The expiry millisecond: still there, as in Redis (now > expire_at); a fixed window's
+    // counter expires 1 ms before its window ends, so that its reset is exact.
+    const bool fixed = GetParam() == Algorithm::fixed_window;
+    clock.advance(fixed ? 999 : 1'000);
     EXPECT_EQ(store.sweep_expired(), 0u);
     clock.advance(1);
     EXPECT_EQ(store.sweep_expired(), 10'000u);

@@ -49,9 +49,10 @@ static_assert(std::size(report_steps) == policy::algorithm_count,
 /// The report mode of `p`'s algorithm.
 Reply run_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
 
-/// The deepest debt a report leaves (token bucket level, GCRA owed units): the scripts keep
-/// every number an exact integer in a Lua double.
-inline constexpr std::int64_t max_debt = std::int64_t{1} << 52;
+/// The deepest GCRA debt read from a stored TAT (a report bounds what it writes by the
+/// policy's max_debt; a TAT from before that, or under other numbers, is read up to this):
+/// every number stays an exact integer in a Lua double.
+inline constexpr std::int64_t deepest_read_debt = std::int64_t{1} << 52;
 
 /// The reply of a token bucket (or GCRA, whose level is capacity - owed) after a report left
 /// it at `level`: admitted, the whole tokens left, reset when the next one is usable.

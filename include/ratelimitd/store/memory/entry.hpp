@@ -54,11 +54,14 @@ struct Mark {
 
 // sliding_log.lua's sorted set: marks_[head_..] sorted by ms; marks before head_ have been
 // removed (ZREMRANGEBYSCORE) and wait for compaction, so removal from the front is O(1)
-// amortised. base_ is the running total before the first live mark.
+// amortised. base_ is the running total before the first live mark. last_is_debt: the
+// newest mark is the script's debt entry (a report's units past the limit), which the next
+// such report joins.
 struct SlidingLogState {
     std::vector<Mark> marks;
     std::size_t head = 0;
     std::int64_t base = 0;
+    bool last_is_debt = false;
 };
 
 // fixed_window.lua's counter.

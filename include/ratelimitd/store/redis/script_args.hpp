@@ -13,7 +13,7 @@ namespace ratelimitd::store::redis {
 
 /// Arguments of one check in lua/batch.lua and lua/multi.lua: the algorithm's name, then the
 /// algorithm script's own ARGV[1..5] (limit, window_ms, burst, cost, member), then the mode
-/// ('' or "report", the script's ARGV[6]). The build (cmake/embed_lua.cmake) reads this line
+/// ('' or "report:<max_debt>", the script's ARGV[6]). The build (cmake/embed_lua.cmake) reads this line
 /// and writes the number into both scripts.
 inline constexpr std::size_t args_per_check = 7;
 
@@ -30,6 +30,7 @@ struct CheckArgs {
     std::string member;
     bool report = false;           ///< charge without asking (POST /v1/report)
     std::int64_t report_cost = 0;  ///< a report's signed units, written instead of cost
+    std::int64_t max_debt = 0;     ///< a report's bound on debt (Policy::debt_bound), in its mode
 };
 
 /// ARGV[5] of fixed_window.lua for a calendar-aligned policy: "cal:1mo:120"; "" otherwise.
