@@ -14,6 +14,39 @@
 
 using namespace ratelimitd;
 
+namespace {
+
+// --check-config FILE: exit 0 (with the config's warnings on stderr) when it would be served,
+// 1 naming the refusal otherwise.
+int check_config(const app::CommandLine& cl, const app::EnvLookup& env) {
+    try {
+        auto config = policy::load_config(cl.file);
+        // The store the file (or RATELIMITD_REDIS_URL) names decides what the registry may ask.
+        const auto settings = app::resolve_settings(cl, config.settings, env);
+        if (settings && settings->redis_url && store::redis::cluster::is_cluster_url(*settings->redis_url)) {
+            if (auto refusal = store::redis::cluster::cluster_refusal(config.registry)) {
+                std::fprintf(stderr, "%s: %s\n", cl.file.c_str(), refusal->c_str());
+                return 1;
+            }
+        }
+        // Valid, but maybe limiting less than it seems to: said here as at start.
+        const app::WarningContext context{
+            .secret_from_environment = settings && settings->hash_secret.has_value(),
+            .grpc_serving = settings && settings->grpc_listen.has_value()};
+        for (const auto& warning : app::config_warnings(config.registry, context)) {
+            std::fprintf(stderr, "%s: warning: %s\n", cl.file.c_str(), warning.c_str());
+        }
+        std::printf("%s: OK (%zu policies, %zu routes)\n", cl.file.c_str(), config.registry.policies.size(),
+                    config.registry.routes.size());
+        return 0;
+    } catch (const policy::ConfigError& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 1;
+    }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
     const app::EnvLookup env = [](const char* name) { return std::getenv(name); };
     auto cl = app::parse_command_line(argc, argv);
@@ -29,30 +62,7 @@ int main(int argc, char** argv) {
         std::printf("ratelimitd %s\n", RATELIMITD_VERSION);
         return 0;
     case app::Command::check_config:
-        try {
-            auto config = policy::load_config(cl->file);
-            // The store the file (or RATELIMITD_REDIS_URL) names decides what the registry may ask.
-            const auto settings = app::resolve_settings(*cl, config.settings, env);
-            if (settings && settings->redis_url && store::redis::cluster::is_cluster_url(*settings->redis_url)) {
-                if (auto refusal = store::redis::cluster::cluster_refusal(config.registry)) {
-                    std::fprintf(stderr, "%s: %s\n", cl->file.c_str(), refusal->c_str());
-                    return 1;
-                }
-            }
-            // Valid, but maybe limiting less than it seems to: said here as at start.
-            const app::WarningContext context{
-                .secret_from_environment = settings && settings->hash_secret.has_value(),
-                .grpc_serving = settings && settings->grpc_listen.has_value()};
-            for (const auto& warning : app::config_warnings(config.registry, context)) {
-                std::fprintf(stderr, "%s: warning: %s\n", cl->file.c_str(), warning.c_str());
-            }
-            std::printf("%s: OK (%zu policies, %zu routes)\n", cl->file.c_str(),
-                        config.registry.policies.size(), config.registry.routes.size());
-            return 0;
-        } catch (const policy::ConfigError& e) {
-            std::fprintf(stderr, "%s\n", e.what());
-            return 1;
-        }
+        return check_config(*cl, env);
     case app::Command::serve:
         break;
     }

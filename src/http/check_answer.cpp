@@ -1,0 +1,148 @@
+// /v1/check on the wire, outbound: JSON answers and status codes (requests: check_codec.cpp).
+#include "ratelimitd/http/check_codec.hpp"
+
+#include "ratelimitd/http/json_response.hpp"
+#include "ratelimitd/http/json_writer.hpp"
+#include "ratelimitd/http/rate_limit_headers.hpp"
+#include "ratelimitd/policy/policy.hpp"
+
+#include <boost/beast/http/field.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace ratelimitd::http {
+
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+// The same 15-digit ceiling the headers use, so body and headers never disagree.
+std::int64_t clamp_count(std::int64_t n) noexcept {
+    return std::clamp<std::int64_t>(n, 0, 999'999'999'999'999);
+}
+
+// Retry-After of one window: 0 when it admitted, at least 1 when it denied.
+std::int64_t retry_after_of(const check::WindowState& w, bool denied) noexcept {
+    return denied ? clamp_count(std::max<std::int64_t>(w.retry_after_s, 1)) : 0;
+}
+
+Response make_json_response(bhttp::status status, const ordered_json& body, unsigned version,
+                            bool keep_alive) {
+    // replace: a detail or a tenant with invalid UTF-8 must not make dump() throw.
+    return json_response(status, body.dump(-1, ' ', false, ordered_json::error_handler_t::replace),
+                              version, keep_alive);
+}
+
+// Opens the answer object with the fields every check answer starts with.
+void write_identity(JsonWriter& w, const service::Decision& d, bool allowed, std::string_view policy) {
+    w.begin_object();
+    w.key("allowed").boolean(allowed);
+    w.key("policy").string(policy);
+    w.key("tenant").string(d.tenant);
+    w.key("scope").string(d.scope);
+}
+
+Response make_degraded_response(const service::Decision& d, unsigned version, bool keep_alive) {
+    const bool allowed = d.verdict.allowed;
+    JsonWriter w;
+    write_identity(w, d, allowed, d.policy);
+    // The store did not answer: no number is known.
+    w.key("limit").null();
+    w.key("remaining").null();
+    w.key("reset").null();
+    if (allowed) {
+        w.key("retry_after").null();
+    } else {
+        w.key("retry_after").number(1);  // matches the Retry-After header below
+    }
+    w.key("degraded").boolean(true);
+    w.end_object();
+    const auto status = allowed ? bhttp::status::ok : bhttp::status::service_unavailable;
+    Response res = json_response(status, w.take(), version, keep_alive);
+    res.set("X-RateLimit-Degraded", to_string(d.store_error));
+    if (!allowed) res.set(bhttp::field::retry_after, "1");
+    return res;
+}
+
+}  // namespace
+
+bhttp::status status_for(errc code) noexcept {
+    switch (code) {
+    case errc::invalid_request:
+    case errc::unknown_policy:
+    case errc::unknown_plan:
+    case errc::invalid_cost: return bhttp::status::bad_request;
+    case errc::payload_too_large: return bhttp::status::payload_too_large;
+    case errc::header_too_large: return bhttp::status::request_header_fields_too_large;
+    case errc::not_found: return bhttp::status::not_found;
+    case errc::method_not_allowed: return bhttp::status::method_not_allowed;
+    case errc::too_many_connections: return bhttp::status::service_unavailable;
+    default: return bhttp::status::internal_server_error;  // not a client error: a bug
+    }
+}
+
+Response make_error_response(const Problem& p, unsigned version, bool keep_alive) {
+    ordered_json body = ordered_json::object();
+    body["error"] = to_string(p.code);
+    body["detail"] = p.detail;
+    return make_json_response(status_for(p.code), body, version, keep_alive);
+}
+
+Response make_check_response(const service::Decision& d, unsigned version, bool keep_alive) {
+    if (!d.limited) {
+        JsonWriter w;
+        write_identity(w, d, true, policy::no_policy);
+        w.end_object();
+        return json_response(bhttp::status::ok, w.take(), version, keep_alive);
+    }
+    if (d.degraded) return make_degraded_response(d, version, keep_alive);
+
+    const check::Verdict& v = d.verdict;
+    if (v.windows.empty()) {
+        // A store that decided must report at least one window; without one there are no
+        // numbers to render, so say so instead of inventing them.
+        return make_error_response(
+            Problem{errc::bad_script_reply, "verdict: the store reported no window"}, version,
+            keep_alive);
+    }
+
+    const check::WindowState& r = v.reported();
+    JsonWriter w;
+    write_identity(w, d, v.allowed, d.policy);
+    w.key("limit").number(clamp_count(r.limit));
+    w.key("remaining").number(clamp_count(r.remaining));
+    w.key("reset").number(clamp_count(r.reset_epoch_s));
+    w.key("retry_after").number(retry_after_of(r, !v.allowed));
+    if (v.windows.size() > 1) {
+        w.key("windows").begin_array();
+        for (const auto& win : v.windows) {
+            w.begin_object();
+            w.key("policy").string(win.policy);
+            w.key("limit").number(clamp_count(win.limit));
+            w.key("window").number(clamp_count(win.window_s));
+            w.key("remaining").number(clamp_count(win.remaining));
+            w.key("reset").number(clamp_count(win.reset_epoch_s));
+            // Same rule as the RateLimit field: the reported window of a deny is denied.
+            w.key("retry_after").number(retry_after_of(win, !win.allowed || (!v.allowed && &win == &r)));
+            w.end_object();
+        }
+        w.end_array();
+    }
+    // A shadow policy would have denied: allowed anyway, and the caller may want to know.
+    if (d.shadow_denied) w.key("shadow_denied").boolean(true);
+    if (const std::string* lease = v.lease()) w.key("lease").string(*lease);
+    w.end_object();
+
+    Response res = json_response(
+        v.allowed ? bhttp::status::ok : bhttp::status::too_many_requests, w.take(), version,
+        keep_alive);
+    set_rate_limit_headers(v, res);
+    if (d.shadow_denied) res.set("X-RateLimit-Shadow", "deny");
+    return res;
+}
+
+}  // namespace ratelimitd::http
