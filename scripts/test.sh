@@ -14,8 +14,8 @@
 # ccache, when installed, makes a second run recompile only what changed.
 #   scripts/test.sh              everything
 #   scripts/test.sh --plain      stage 1's build and tests only (quicker while developing)
-#   scripts/test.sh --repeat N   stage 1's build, then its tests N times in a row; stops at
-#                                the first failure (for hunting flaky tests)
+#   scripts/test.sh --repeat N   stage 1's build, then each of its tests N times in a row
+#                                (ctest --repeat until-fail:N; for hunting flaky tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=all
