@@ -1,18 +1,18 @@
 // The one percent-encoder and the one percent-decoder; see percent.hpp for their options.
 #include "ratelimitd/core/percent.hpp"
 
+#include "ratelimitd/core/hex.hpp"
+
 namespace ratelimitd {
 
 void percent_encode_into(std::string& out, std::string_view text, PercentKeeps keeps) {
-    static constexpr char hex[] = "0123456789ABCDEF";
     for (const char ch : text) {
         const auto c = static_cast<unsigned char>(ch);
         if (keeps(c)) {
             out.push_back(ch);
         } else {
             out.push_back('%');
-            out.push_back(hex[c >> 4]);
-            out.push_back(hex[c & 0x0F]);
+            append_hex(out, c, HexCase::upper);  // RFC 3986 §2.1 prefers upper case
         }
     }
 }
