@@ -48,6 +48,11 @@ struct BackendStats {
     std::optional<Keys> keys;           ///< the embedded store's size
 };
 
+/// The series of `stats`, in exposition order: ratelimitd_circuit_breakers_open always, then
+/// the coalescing, the Cluster redirects, the Redis connections and the embedded store's keys,
+/// each when present (backend_series.cpp).
+std::vector<MetricFamily> metric_families_of(const BackendStats& stats);
+
 /// What every backend is built from, besides its URL (the process settings that concern stores).
 struct BackendOptions {
     const Clock* clock = nullptr;            ///< the embedded store's time; outlives the backend
@@ -108,13 +113,5 @@ public:
     /// For the log lines, e.g. "redis://127.0.0.1:6379/0".
     virtual std::string describe() const = 0;
 };
-
-}  // namespace ratelimitd::store
-
-namespace ratelimitd::store {
-
-/// The series of `stats`: ratelimitd_circuit_breakers_open always, then the Redis
-/// connections, coalescing, Cluster redirects and the embedded store's keys, each when present.
-std::vector<MetricFamily> metric_families_of(const BackendStats& stats);
 
 }  // namespace ratelimitd::store
