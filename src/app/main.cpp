@@ -4,8 +4,7 @@
 #include "ratelimitd/app/logging.hpp"
 #include "ratelimitd/app/settings.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
-#include "ratelimitd/store/redis/cluster/cluster_endpoint.hpp"
-#include "ratelimitd/store/redis/cluster/cluster_rules.hpp"
+#include "ratelimitd/store/backend_factory.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -23,8 +22,8 @@ int check_config(const app::CommandLine& cl, const app::EnvLookup& env) {
         auto config = policy::load_config(cl.file);
         // The store the file (or RATELIMITD_REDIS_URL) names decides what the registry may ask.
         const auto settings = app::resolve_settings(cl, config.settings, env);
-        if (settings && settings->redis_url && store::redis::cluster::is_cluster_url(*settings->redis_url)) {
-            if (auto refusal = store::redis::cluster::cluster_refusal(config.registry)) {
+        if (settings) {
+            if (auto refusal = store::registry_refusal(settings->redis_url, config.registry)) {
                 std::fprintf(stderr, "%s: %s\n", cl.file.c_str(), refusal->c_str());
                 return 1;
             }

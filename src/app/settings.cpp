@@ -2,6 +2,9 @@
 #include "ratelimitd/app/settings.hpp"
 
 #include "ratelimitd/app/cpu_count.hpp"
+#include "ratelimitd/store/backend_factory.hpp"
+
+#include <string>
 
 namespace ratelimitd::app {
 
@@ -11,6 +14,9 @@ result<Settings> resolve_settings(const CommandLine& cl, const policy::FileSetti
     return config::apply_precedence(cl, file, env, defaults);
 }
 
-const char* usage() { return config::usage().c_str(); }
+const char* usage() {
+    static const std::string text = config::usage() + "\n--redis takes one of:\n" + store::backend_usage();
+    return text.c_str();
+}
 
 }  // namespace ratelimitd::app

@@ -80,7 +80,8 @@ constexpr std::array<std::string_view, 3> access_log_modes{"off", "denied", "all
 
 using T = SettingType;
 
-const SettingRow rows[] = {
+// constexpr: initialised before any code runs, so another file's statics may read the table.
+constexpr SettingRow rows[] = {
     {.flag = "config", .env = "RATELIMITD_CONFIG", .type = T::path, .value_name = "FILE",
      .default_text = "required", .help = "the config file (.yaml, .yml or .json)",
      .field = text_only<&Settings::config_path>()},

@@ -1,4 +1,4 @@
-// --help: the commands, every row of the settings table, the Redis URL forms.
+// --help: the commands and every row of the settings table (the app adds the store URL forms).
 #include "ratelimitd/config/usage.hpp"
 
 #include "ratelimitd/config/setting_table.hpp"
@@ -15,15 +15,6 @@ constexpr const char* commands =
     "Settings: a flag wins over its RATELIMITD_* variable, the variable over the config file's\n"
     "key, the file over the default. Secrets have no flag, so they stay out of `ps`.\n"
     "\n";
-
-constexpr const char* redis_forms =
-    "\n"
-    "--redis takes one of:\n"
-    "  redis://[[user]:password@]host[:port][/db]                      one Redis\n"
-    "  redis-sentinel://[[user]:password@]host[:port][,...]/master[/db]  the primary Sentinel names\n"
-    "  redis-cluster://[[user]:password@]host:port[,host:port...]      a Redis Cluster\n"
-    "  rediss://, rediss-sentinel://, rediss-cluster://                the same over TLS\n"
-    "Without a Redis URL anywhere, the embedded store keeps limits per instance.\n";
 
 std::string value_name(const SettingRow& row) {
     if (row.type == SettingType::on_off) return "on|off";
@@ -61,7 +52,7 @@ const std::string& usage() {
         for (const auto& row : setting_table()) {
             out += entry_head(row) + "\n      " + std::string(row.help) + "\n      (" + entry_sources(row) + ")\n";
         }
-        return out + redis_forms;
+        return out;
     }();
     return text;
 }

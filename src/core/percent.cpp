@@ -1,7 +1,28 @@
-// The one percent-decoder; see percent.hpp for its options.
+// The one percent-encoder and the one percent-decoder; see percent.hpp for their options.
 #include "ratelimitd/core/percent.hpp"
 
+#include "ratelimitd/core/hex.hpp"
+
 namespace ratelimitd {
+
+void percent_encode_into(std::string& out, std::string_view text, PercentKeeps keeps) {
+    for (const char ch : text) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (keeps(c)) {
+            out.push_back(ch);
+        } else {
+            out.push_back('%');
+            append_hex(out, c, HexCase::upper);  // RFC 3986 §2.1 prefers upper case
+        }
+    }
+}
+
+std::string percent_encode(std::string_view text, PercentKeeps keeps) {
+    std::string out;
+    out.reserve(text.size());
+    percent_encode_into(out, text, keeps);
+    return out;
+}
 
 int hex_digit_value(char c) noexcept {
     if (c >= '0' && c <= '9') return c - '0';

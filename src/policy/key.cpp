@@ -1,24 +1,19 @@
 // Builds the Redis key of one (policy, tenant, scope); the layout is documented in key.hpp.
 #include "ratelimitd/policy/key.hpp"
 
+#include "ratelimitd/core/percent.hpp"
+
 namespace ratelimitd::policy {
 namespace {
 
 /// The scope as it is written into a key: '{' and '}' as %7B and %7D, so a scope can never be
 /// (or cut) a Redis Cluster hash tag, and '%' as %25, so the escaping stays one-to-one.
-void append_scope(std::string& key, std::string_view scope) {
-    for (const char c : scope) {
-        switch (c) {
-        case '%': key.append("%25"); break;
-        case '{': key.append("%7B"); break;
-        case '}': key.append("%7D"); break;
-        default: key.push_back(c);
-        }
-    }
-}
+bool scope_keeps(unsigned char c) noexcept { return c != '%' && c != '{' && c != '}'; }
+
+void append_scope(std::string& key, std::string_view scope) { percent_encode_into(key, scope, &scope_keeps); }
 
 /// Bytes a key part keeps as they are (escape_key_part); everything else is %XX.
-bool keeps_raw(unsigned char c) {
+bool key_part_keeps(unsigned char c) noexcept {
     if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) return true;
     switch (c) {
     case '-': case '*': case '/': case '+': case '=': case '@': case ',': case '~': case '!': return true;
@@ -28,22 +23,7 @@ bool keeps_raw(unsigned char c) {
 
 }  // namespace
 
-std::string escape_key_part(std::string_view part) {
-    static constexpr char hex[] = "0123456789ABCDEF";
-    std::string out;
-    out.reserve(part.size());
-    for (const char ch : part) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (keeps_raw(c)) {
-            out.push_back(ch);
-        } else {
-            out.push_back('%');
-            out.push_back(hex[c >> 4]);
-            out.push_back(hex[c & 0x0F]);
-        }
-    }
-    return out;
-}
+std::string escape_key_part(std::string_view part) { return percent_encode(part, &key_part_keeps); }
 
 std::string make_descriptor_key(std::string_view prefix, std::string_view rule, std::string_view values,
                                 std::int64_t window_start_s) {

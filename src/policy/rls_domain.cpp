@@ -1,8 +1,16 @@
-// The small facts of rls_domain.hpp: unit lengths as envoyproxy/ratelimit divides time, and
-// the exact-rule index key.
+// The small facts of rls_domain.hpp: unit lengths as envoyproxy/ratelimit divides time, the
+// exact-rule index key, and which bytes a rule label keeps.
 #include "ratelimitd/policy/rls_domain.hpp"
 
+#include "ratelimitd/core/percent.hpp"
+
 namespace ratelimitd::policy {
+namespace {
+
+// Printable ASCII but for the quote, the backslash and '%' (escape_label_part).
+bool label_keeps(unsigned char c) noexcept { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\' && c != '%'; }
+
+}  // namespace
 
 std::string RlsLevel::exact_index(std::string_view key, std::string_view value) {
     // The key's length first, so ("a", "bc") and ("ab", "c") never share an index key,
@@ -13,22 +21,7 @@ std::string RlsLevel::exact_index(std::string_view key, std::string_view value) 
     return out;
 }
 
-std::string escape_label_part(std::string_view part) {
-    static constexpr char hex[] = "0123456789ABCDEF";
-    std::string out;
-    out.reserve(part.size());
-    for (const char ch : part) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\' && c != '%') {
-            out.push_back(ch);
-        } else {
-            out.push_back('%');
-            out.push_back(hex[c >> 4]);
-            out.push_back(hex[c & 0x0F]);
-        }
-    }
-    return out;
-}
+std::string escape_label_part(std::string_view part) { return percent_encode(part, &label_keeps); }
 
 std::int64_t unit_seconds(RlsUnit unit) noexcept {
     switch (unit) {

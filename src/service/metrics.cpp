@@ -204,29 +204,9 @@ void Metrics::count_http(std::string_view route, unsigned status) {
     t.http_requests.at(t.scratch)[0].add(1);
 }
 
-void Metrics::set_redis_connections(std::function<RedisConnections()> connections) {
+void Metrics::set_store_series(std::function<std::vector<MetricFamily>()> series) {
     std::lock_guard lock(mu_);
-    redis_connections_ = std::move(connections);
-}
-
-void Metrics::set_breaker_gauge(std::function<int()> open_breakers) {
-    std::lock_guard lock(mu_);
-    open_breakers_ = std::move(open_breakers);
-}
-
-void Metrics::set_coalescing_stats(std::function<CoalescingStats()> stats) {
-    std::lock_guard lock(mu_);
-    coalescing_stats_ = std::move(stats);
-}
-
-void Metrics::set_cluster_redirects(std::function<ClusterRedirects()> redirects) {
-    std::lock_guard lock(mu_);
-    cluster_redirects_ = std::move(redirects);
-}
-
-void Metrics::set_memory_store_stats(std::function<MemoryStoreStats()> stats) {
-    std::lock_guard lock(mu_);
-    memory_store_stats_ = std::move(stats);
+    store_series_ = std::move(series);
 }
 
 std::string Metrics::render(std::string_view version, std::string_view store) const {
@@ -237,7 +217,7 @@ std::string Metrics::render(std::string_view version, std::string_view store) co
     line(out, "ratelimitd_build_info{{version=\"{}\",store=\"{}\"}} 1\n", label(version), label(store));
     render_checks(out);
     render_store(out);
-    render_redis(out);
+    render_store_series(out);
     render_http(out);
     render_process(out);
     return out;
@@ -298,35 +278,16 @@ void Metrics::render_store(std::string& out) const {
     line(out, "ratelimitd_store_latency_seconds_bucket{{le=\"+Inf\"}} {}\n", total);
     line(out, "ratelimitd_store_latency_seconds_sum {}\n", latency_sum_ns_.load(std::memory_order_relaxed) / 1e9);
     line(out, "ratelimitd_store_latency_seconds_count {}\n", total);
-
-    header(out, "ratelimitd_circuit_breakers_open", "gauge",
-           "Server threads whose circuit breaker holds checks back from the store.");
-    line(out, "ratelimitd_circuit_breakers_open {}\n", open_breakers_ ? open_breakers_() : 0);
 }
 
-void Metrics::render_redis(std::string& out) const {
-    if (coalescing_stats_) {
-        const CoalescingStats c = coalescing_stats_();
-        header(out, "ratelimitd_redis_check_calls_total", "counter",
-               "Script calls sent to Redis for single checks; with coalescing, one per batch.");
-        line(out, "ratelimitd_redis_check_calls_total {}\n", c.script_calls);
-        header(out, "ratelimitd_redis_coalesced_checks_total", "counter",
-               "Single checks those calls carried (divided by the calls: the mean batch size).");
-        line(out, "ratelimitd_redis_coalesced_checks_total {}\n", c.checks);
-    }
-    if (cluster_redirects_) {
-        const ClusterRedirects r = cluster_redirects_();
-        header(out, "ratelimitd_redis_cluster_redirects_total", "counter",
-               "MOVED and ASK redirects followed to another Redis Cluster node.");
-        line(out, "ratelimitd_redis_cluster_redirects_total{{kind=\"moved\"}} {}\n", r.moved);
-        line(out, "ratelimitd_redis_cluster_redirects_total{{kind=\"ask\"}} {}\n", r.ask);
-    }
-    if (redis_connections_) {
-        const RedisConnections c = redis_connections_();
-        header(out, "ratelimitd_redis_connections", "gauge", "Connections to Redis of every server thread, by state.");
-        line(out, "ratelimitd_redis_connections{{state=\"connected\"}} {}\n", c.connected);
-        line(out, "ratelimitd_redis_connections{{state=\"connecting\"}} {}\n", c.connecting);
-        line(out, "ratelimitd_redis_connections{{state=\"disconnected\"}} {}\n", c.disconnected);
+void Metrics::render_store_series(std::string& out) const {
+    if (!store_series_) return;
+    for (const MetricFamily& f : store_series_()) {
+        header(out, f.name.c_str(), f.type.c_str(), f.help.c_str());
+        for (const MetricSample& s : f.samples) {
+            if (s.labels.empty()) line(out, "{} {}\n", f.name, s.value);
+            else line(out, "{}{{{}}} {}\n", f.name, s.labels, s.value);
+        }
     }
 }
 
@@ -367,15 +328,6 @@ void Metrics::render_durations(std::string& out) const {
 }
 
 void Metrics::render_process(std::string& out) const {
-    if (memory_store_stats_) {
-        const MemoryStoreStats m = memory_store_stats_();
-        header(out, "ratelimitd_memory_store_keys", "gauge",
-               "Keys held by the embedded store (expired ones not yet swept included).");
-        line(out, "ratelimitd_memory_store_keys {}\n", m.keys);
-        header(out, "ratelimitd_memory_store_evictions_total", "counter",
-               "Live keys the embedded store dropped to stay within memory_max_keys.");
-        line(out, "ratelimitd_memory_store_evictions_total {}\n", m.evictions);
-    }
     header(out, "ratelimitd_reloads_total", "counter", "Config reloads (SIGHUP), by result.");
     line(out, "ratelimitd_reloads_total{{result=\"success\"}} {}\n", reloads_ok_.load(std::memory_order_relaxed));
     line(out, "ratelimitd_reloads_total{{result=\"failure\"}} {}\n", reloads_failed_.load(std::memory_order_relaxed));

@@ -2,6 +2,7 @@
 // same Store interface, must give the same verdicts and the same numbers in every scenario.
 #include "ratelimitd/policy/key.hpp"
 #include "ratelimitd/core/clock.hpp"
+#include "ratelimitd/store/backend_factory.hpp"
 #include "ratelimitd/store/memory/memory_store.hpp"
 #include "ratelimitd/store/redis/endpoint.hpp"
 #include "ratelimitd/store/redis/redis_store.hpp"
@@ -45,6 +46,36 @@ bool bucket_like(Algorithm a) { return a == Algorithm::token_bucket || a == Algo
 enum class Kind { redis, embedded };
 
 const char* to_string(Kind k) { return k == Kind::redis ? "redis" : "embedded"; }
+
+// The stores under test come from the backends' list (store/backend_factory.cpp): each kind
+// runs here through a Lane, or names the suite that covers it instead. A new backend with
+// neither fails EveryBackendKindIsCovered.
+std::optional<Kind> lane_of(std::string_view backend) {
+    if (backend == "redis") return Kind::redis;  // redis:// and redis-sentinel://: one RedisStore
+    if (backend == "embedded") return Kind::embedded;
+    return std::nullopt;
+}
+
+// The same scripts, slot by slot, need a cluster of their own: cluster_test.cpp and
+// cluster_layered_test.cpp run them on three primaries.
+constexpr std::string_view covered_elsewhere[] = {"redis-cluster"};
+
+std::vector<Kind> conformance_kinds() {
+    std::vector<Kind> out;
+    for (const store::BackendKind* backend : store::backend_kinds()) {
+        const auto kind = lane_of(backend->name);
+        if (kind && std::find(out.begin(), out.end(), *kind) == out.end()) out.push_back(*kind);
+    }
+    return out;
+}
+
+TEST(ConformanceStores, EveryBackendKindIsCovered) {
+    for (const store::BackendKind* backend : store::backend_kinds()) {
+        const bool elsewhere = std::find(std::begin(covered_elsewhere), std::end(covered_elsewhere), backend->name) !=
+                               std::end(covered_elsewhere);
+        EXPECT_TRUE(lane_of(backend->name) || elsewhere) << backend->name << " has no conformance lane";
+    }
+}
 
 // The clock both stores read: Redis TIME and SystemClock are the same CLOCK_REALTIME, both
 // truncated to milliseconds, so a call's [before, after] brackets the store's "now".
@@ -696,12 +727,12 @@ TEST_P(LeaseConformance, ALayeredCheckDeniedByAnotherLimitHoldsNoSlot) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, LeaseConformance,
-                         ::testing::Combine(::testing::Values(Kind::redis, Kind::embedded),
+                         ::testing::Combine(::testing::ValuesIn(conformance_kinds()),
                                             ::testing::Values(Algorithm::concurrency)),
                          [](const auto& info) { return std::string(to_string(std::get<0>(info.param))); });
 
 INSTANTIATE_TEST_SUITE_P(Stores, Conformance,
-                         ::testing::Combine(::testing::Values(Kind::redis, Kind::embedded),
+                         ::testing::Combine(::testing::ValuesIn(conformance_kinds()),
                                             ::testing::ValuesIn(store::redis::all_algorithms())),
                          [](const auto& info) {
                              return std::string(to_string(std::get<0>(info.param))) + "_" +

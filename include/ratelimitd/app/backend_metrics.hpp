@@ -6,9 +6,10 @@
 
 namespace ratelimitd::app {
 
-/// Makes `metrics` read `backend`'s stats at each scrape: the open breakers always, and each
-/// part of BackendStats the backend has (batching, cluster redirects, embedded keys); the
-/// series of parts it lacks are not rendered. `backend` must outlive every scrape.
+/// Makes `metrics` read `backend`'s series (Backend::metric_families) at each scrape: the
+/// open breakers always, and each part of BackendStats the backend has (connections,
+/// batching, Cluster redirects, embedded keys); the series of parts it lacks are not
+/// rendered. `backend` must outlive every scrape.
 void report_backend_stats(service::Metrics& metrics, const store::Backend& backend);
 
 }  // namespace ratelimitd::app

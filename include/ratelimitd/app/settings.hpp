@@ -25,7 +25,7 @@ using config::Settings;
 /// Never throws.
 result<Settings> resolve_settings(const CommandLine& cl, const policy::FileSettings& file, const EnvLookup& env);
 
-/// The --help text (config::usage()).
+/// The --help text: config::usage(), then each store backend's URL forms.
 const char* usage();
 
 }  // namespace ratelimitd::app

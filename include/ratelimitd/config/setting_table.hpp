@@ -21,7 +21,7 @@ namespace ratelimitd::config {
 enum class SettingType {
     path,       ///< any text: a file path or a host name
     listen,     ///< HOST:PORT or [IPV6]:PORT, port 0..65535
-    redis_url,  ///< file: a redis[s]://, redis[s]-sentinel:// or redis[s]-cluster:// URL; text as given
+    redis_url,  ///< a URL of one of store_url_schemes() (setting_values.hpp): file, flag and variable
     count,      ///< a whole number lo..hi, or also 0 with zero_allowed ("no cap")
     duration,   ///< a duration lo..hi milliseconds
     choice,     ///< one of `choices`

@@ -8,6 +8,7 @@
 #include "ratelimitd/config/tree_values.hpp"
 #include "ratelimitd/core/error.hpp"
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,6 +20,9 @@ result<SettingValue> text_value(const SettingRow& row, const std::string& text);
 
 /// `v` from the config file under row.file_key, checked against `row`.
 result<SettingValue> file_value(const SettingRow& row, const ConfigTree& v);
+
+/// The store URL schemes a `redis` value may start with (file, flag and variable alike).
+std::span<const std::string_view> store_url_schemes() noexcept;
 
 /// Splits "HOST:PORT" or "[V6]:PORT". Fails naming the setting (`name`). Never throws.
 result<std::pair<std::string, unsigned short>> parse_listen(std::string_view text,

@@ -6,7 +6,7 @@
 namespace ratelimitd::config {
 
 /// The commands, then one entry per row of the settings table (flag, variable, file key,
-/// default and help line), then the Redis URL forms.
+/// default and help line). The store URL forms are the backends' (app::usage adds them).
 const std::string& usage();
 
 }  // namespace ratelimitd::config

@@ -1,5 +1,5 @@
-// Percent-decoding (RFC 3986 §2.1), the one decoder of the project: its callers differ only
-// in the options they pass.
+// Percent-encoding and -decoding (RFC 3986 §2.1), the one encoder and the one decoder of the
+// project: their callers differ only in the bytes they keep and the options they pass.
 #pragma once
 
 #include <optional>
@@ -18,6 +18,16 @@ struct PercentOptions {
     bool plus_is_space = false;  ///< application/x-www-form-urlencoded: '+' is a space
     MalformedPercent malformed = MalformedPercent::reject;
 };
+
+/// Whether an encoding writes byte `c` as it is; every other byte becomes %XX.
+using PercentKeeps = bool (*)(unsigned char c) noexcept;
+
+/// Appends `text` to `out`, each byte `keeps` refuses as %XX in upper-case hex ('%' itself
+/// among them, unless it is kept). Never throws but for std::bad_alloc.
+void percent_encode_into(std::string& out, std::string_view text, PercentKeeps keeps);
+
+/// `text` percent-encoded as percent_encode_into writes it.
+[[nodiscard]] std::string percent_encode(std::string_view text, PercentKeeps keeps);
 
 /// 0..15 for a hex digit (either case), else -1.
 [[nodiscard]] int hex_digit_value(char c) noexcept;

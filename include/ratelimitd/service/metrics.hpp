@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ratelimitd/core/error.hpp"
+#include "ratelimitd/core/metric_family.hpp"
 #include "ratelimitd/service/thread_counters.hpp"
 
 #include <array>
@@ -14,33 +15,9 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ratelimitd::service {
-
-/// What the embedded store reports at each scrape.
-/// What the Redis store's coalescing did, summed over server threads (read at scrape).
-struct CoalescingStats {
-    std::uint64_t script_calls = 0;  ///< calls sent for apply(): one per batch
-    std::uint64_t checks = 0;        ///< checks those calls carried
-};
-
-/// Redirects the Redis Cluster store followed, summed over server threads (read at scrape).
-struct ClusterRedirects {
-    std::uint64_t moved = 0;
-    std::uint64_t ask = 0;
-};
-
-/// The Redis connections of every server thread, by state (read at scrape).
-struct RedisConnections {
-    std::uint64_t connected = 0;     ///< set up (AUTH, SELECT, scripts loaded): carrying commands
-    std::uint64_t connecting = 0;    ///< a socket open or opening, setup not answered yet
-    std::uint64_t disconnected = 0;  ///< lost or never made, waiting for the next attempt (or stopped)
-};
-
-struct MemoryStoreStats {
-    std::uint64_t keys = 0;       ///< keys held, expired ones not yet swept included
-    std::uint64_t evictions = 0;  ///< live keys dropped to stay within memory_max_keys
-};
 
 /// How a check ended, as counted by ratelimitd_checks_total{verdict=...}.
 enum class Outcome { allowed, denied, shadow_denied, degraded_allowed, failed_closed };
@@ -97,21 +74,9 @@ public:
     /// A /v1/auth request that no route matched, with no default_policy: let through unlimited.
     void count_auth_unmatched() noexcept { auth_unmatched_.fetch_add(1, std::memory_order_relaxed); }
 
-    /// Reports how many server threads have their circuit breaker open (a gauge read at scrape).
-    void set_breaker_gauge(std::function<int()> open_breakers);
-
-    /// Reports the Redis store's coalescing (read at scrape). Unset: not rendered.
-    void set_coalescing_stats(std::function<CoalescingStats()> stats);
-
-    /// Reports the Redis Cluster store's redirects (read at scrape). Unset: not rendered.
-    void set_cluster_redirects(std::function<ClusterRedirects()> redirects);
-
-    /// Reports the embedded store's keys and evictions (read at scrape). Unset (the Redis
-    /// store): those series are not rendered.
-    void set_memory_store_stats(std::function<MemoryStoreStats()> stats);
-
-    /// Reports the Redis connections by state (read at scrape). Unset: not rendered.
-    void set_redis_connections(std::function<RedisConnections()> connections);
+    /// Where the store's series come from (its backend's metric families), read at each
+    /// scrape and rendered after the store's errors and latency, as given. Unset: none.
+    void set_store_series(std::function<std::vector<MetricFamily>()> series);
 
     /// The whole exposition, `# HELP`/`# TYPE` lines included.
     std::string render(std::string_view version, std::string_view store) const;
@@ -124,21 +89,17 @@ private:
 
     // The parts of render(), in exposition order; each is called with mu_ held.
     void render_checks(std::string& out) const;
-    void render_store(std::string& out) const;    // errors, latency, breakers
-    void render_redis(std::string& out) const;    // coalescing and Cluster redirects, when set
+    void render_store(std::string& out) const;    // errors, latency
+    void render_store_series(std::string& out) const;  // the backend's, when set
     void render_http(std::string& out) const;     // requests by route, connections, in flight
-    void render_process(std::string& out) const;  // embedded store, reloads, access log, process_*
+    void render_process(std::string& out) const;  // reloads, access log, process_*
     void render_durations(std::string& out) const;
     void render_policy_totals(std::string& out) const;  // units and denial-cache hits
 
     const std::uint64_t id_;                      // unique per instance: the thread_local's key
     std::atomic<ThreadCounters*> shards_{nullptr};  // one per thread that counted, newest first
     mutable std::mutex mu_;  // guards the scrape-time readers below, never taken by counting
-    std::function<RedisConnections()> redis_connections_;
-    std::function<int()> open_breakers_;
-    std::function<MemoryStoreStats()> memory_store_stats_;
-    std::function<CoalescingStats()> coalescing_stats_;
-    std::function<ClusterRedirects()> cluster_redirects_;
+    std::function<std::vector<MetricFamily>()> store_series_;
 
     std::array<std::atomic<std::uint64_t>, 3> store_errors_{};  // timeout, unavailable, bad_reply
     std::array<std::atomic<std::uint64_t>, latency_buckets.size()> latency_counts_{};

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ratelimitd/core/clock.hpp"
+#include "ratelimitd/core/metric_family.hpp"
 #include "ratelimitd/policy/policy.hpp"
 #include "ratelimitd/store/store.hpp"
 #include "ratelimitd/store/tls_options.hpp"
@@ -16,11 +17,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ratelimitd::store {
 
 /// What a backend reports at each metrics scrape, summed over server threads. A part a
-/// backend does not have is empty, and its series are not rendered.
+/// backend does not have is empty, and its series are not rendered (metric_families()).
 struct BackendStats {
     struct Batching {
         std::uint64_t script_calls = 0;  ///< calls sent for single checks: one per batch
@@ -46,6 +48,11 @@ struct BackendStats {
     std::optional<Keys> keys;           ///< the embedded store's size
 };
 
+/// The series of `stats`, in exposition order: ratelimitd_circuit_breakers_open always, then
+/// the coalescing, the Cluster redirects, the Redis connections and the embedded store's keys,
+/// each when present (backend_series.cpp).
+std::vector<MetricFamily> metric_families_of(const BackendStats& stats);
+
 /// What every backend is built from, besides its URL (the process settings that concern stores).
 struct BackendOptions {
     const Clock* clock = nullptr;            ///< the embedded store's time; outlives the backend
@@ -67,7 +74,7 @@ struct BackendOptions {
 /// io_context still exists (a store may free I/O objects bound to it).
 /// @par Thread Safety
 /// add_thread, start, stop and destruction on the main thread; stop_thread on the thread the
-/// store runs on; stats() and describe() from any thread.
+/// store runs on; stats(), metric_families() and describe() from any thread.
 class Backend {
 public:
     virtual ~Backend() = default;
@@ -96,6 +103,12 @@ public:
     virtual void stop_thread(std::size_t index) = 0;
 
     virtual BackendStats stats() const = 0;
+
+    /// The series this backend adds to /metrics, read at each scrape (from any thread). By
+    /// default those of stats() (backend_series.cpp): the open breakers always, then each part
+    /// the backend has. A backend with series of its own overrides it; Metrics renders
+    /// whatever it is given.
+    virtual std::vector<MetricFamily> metric_families() const;
 
     /// For the log lines, e.g. "redis://127.0.0.1:6379/0".
     virtual std::string describe() const = 0;

@@ -1,9 +1,22 @@
-// MemoryBackend: the embedded store for every thread, and its sweep timer.
+// MemoryBackend: the embedded store for every thread, and its sweep timer; its registration.
 #include "ratelimitd/store/memory/memory_backend.hpp"
 
 #include <spdlog/spdlog.h>
 
 namespace ratelimitd::store::memory {
+namespace {
+
+result<std::unique_ptr<Backend>> open(std::string_view /*url*/, BackendOptions options) {
+    return std::unique_ptr<Backend>(std::make_unique<MemoryBackend>(options));
+}
+
+}  // namespace
+
+const BackendKind memory_backend_kind{
+    .name = "embedded",
+    .usage = "Without a Redis URL anywhere, the embedded store keeps limits per instance.\n",
+    .open = &open,
+};
 
 MemoryBackend::MemoryBackend(const BackendOptions& options) : store_(*options.clock, options.memory_max_keys) {}
 

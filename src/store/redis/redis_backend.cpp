@@ -1,4 +1,5 @@
-// RedisBackend: one RedisStore per server thread, Sentinel failover, the shared denial cache.
+// RedisBackend: one RedisStore per server thread, Sentinel failover, the shared denial cache;
+// the registrations of redis:// and redis-sentinel://.
 #include "ratelimitd/store/redis/redis_backend.hpp"
 #include "ratelimitd/store/redis/first_connections.hpp"
 
@@ -8,6 +9,26 @@
 #include <utility>
 
 namespace ratelimitd::store::redis {
+namespace {
+
+constexpr std::string_view redis_schemes[] = {"redis://", "rediss://"};
+constexpr std::string_view sentinel_schemes[] = {"redis-sentinel://", "rediss-sentinel://"};
+
+}  // namespace
+
+const BackendKind redis_backend_kind{
+    .name = "redis",
+    .schemes = redis_schemes,
+    .usage = "  redis://[[user]:password@]host[:port][/db]                      one Redis\n",
+    .open = &RedisBackend::open,
+};
+
+const BackendKind sentinel_backend_kind{
+    .name = "redis",
+    .schemes = sentinel_schemes,
+    .usage = "  redis-sentinel://[[user]:password@]host[:port][,...]/master[/db]  the primary Sentinel names\n",
+    .open = &RedisBackend::open_sentinel,
+};
 
 result<std::unique_ptr<Backend>> RedisBackend::open(std::string_view url, BackendOptions options) {
     auto endpoint = parse_redis_url(url);

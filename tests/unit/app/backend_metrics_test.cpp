@@ -1,6 +1,9 @@
 // report_backend_stats: each part of a backend's stats becomes its metric series, read at
-// each scrape; the parts a backend lacks are not rendered.
+// each scrape; the parts a backend lacks are not rendered. (The embedded store's and the
+// Redis connections' tests were in tests/unit/service/ while Metrics named those series.)
 #include "ratelimitd/app/backend_metrics.hpp"
+
+#include "support/metrics_text.hpp"
 
 #include <gtest/gtest.h>
 
@@ -25,6 +28,12 @@ public:
 };
 
 bool has(const std::string& text, const std::string& line) { return text.find(line) != std::string::npos; }
+
+bool has_line(const std::string& text, const std::string& line) {
+    return text.find("\n" + line + "\n") != std::string::npos;
+}
+
+using test::sample;
 
 TEST(BackendMetrics, RendersOnlyThePartsTheBackendHas) {
     StatsOnlyBackend backend;
@@ -55,6 +64,31 @@ TEST(BackendMetrics, ReadsTheStatsAtEachScrape) {
     EXPECT_TRUE(has(text, "ratelimitd_redis_cluster_redirects_total{kind=\"moved\"} 3\n")) << text;
     EXPECT_TRUE(has(text, "ratelimitd_redis_cluster_redirects_total{kind=\"ask\"} 4\n")) << text;
     EXPECT_FALSE(has(text, "ratelimitd_memory_store_keys")) << text;
+}
+
+TEST(BackendMetrics, MemoryStoreSeriesAppearOnlyWithTheEmbeddedStore) {
+    service::Metrics m;
+    EXPECT_EQ(m.render("1", "redis").find("ratelimitd_memory_store"), std::string::npos);
+    StatsOnlyBackend backend;
+    backend.stats_.keys = store::BackendStats::Keys{640, 9360};
+    report_backend_stats(m, backend);
+    const std::string text = m.render("1", "embedded");
+    EXPECT_TRUE(has_line(text, "# TYPE ratelimitd_memory_store_keys gauge")) << text;
+    EXPECT_TRUE(has_line(text, "ratelimitd_memory_store_keys 640")) << text;
+    EXPECT_TRUE(has_line(text, "# TYPE ratelimitd_memory_store_evictions_total counter")) << text;
+    EXPECT_TRUE(has_line(text, "ratelimitd_memory_store_evictions_total 9360")) << text;
+}
+
+TEST(BackendMetrics, RedisConnectionsAppearOnlyWhenReported) {
+    service::Metrics m;
+    EXPECT_EQ(m.render("1", "embedded").find("ratelimitd_redis_connections"), std::string::npos);
+    StatsOnlyBackend backend;
+    backend.stats_.connections = store::BackendStats::Connections{3, 1, 2};
+    report_backend_stats(m, backend);
+    const std::string text = m.render("1", "redis");
+    EXPECT_EQ(sample(text, R"(ratelimitd_redis_connections{state="connected"})"), 3) << text;
+    EXPECT_EQ(sample(text, R"(ratelimitd_redis_connections{state="connecting"})"), 1) << text;
+    EXPECT_EQ(sample(text, R"(ratelimitd_redis_connections{state="disconnected"})"), 2) << text;
 }
 
 }  // namespace

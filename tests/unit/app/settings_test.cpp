@@ -85,6 +85,19 @@ TEST(Settings, BadValuesAreRefusedNamingTheSetting) {
               R"(memory-max-keys: expected 0 (no cap) or a whole number 64..1000000000, got "lots")");
 }
 
+// A flag or a variable takes the schemes the file takes; the URL (it may hold a password) is
+// not echoed. They were taken unchecked before, and the store failed to start instead.
+TEST(Settings, RedisFlagAndVariableTakeOnlyAStoreScheme) {
+    const std::string expected = R"(redis: expected a URL such as "redis://127.0.0.1:6379" (starting with )"
+                                 R"("redis://", "redis-sentinel://" or "redis-cluster://", or "rediss" for TLS))";
+    EXPECT_EQ(error_of({"--redis", "http://:hunter2@127.0.0.1:6379"}), expected);
+    EXPECT_EQ(error_of({}, {{"RATELIMITD_REDIS_URL", "127.0.0.1:6379"}}), expected);
+    EXPECT_EQ(error_of({}, {{"RATELIMITD_REDIS", "memcached://h"}}), expected);
+    for (const char* url : {"redis://h:6379", "rediss://h", "redis-sentinel://h/m", "rediss-cluster://h:7000"}) {
+        EXPECT_EQ(error_of({"--redis", url}), "(no error)") << url;
+    }
+}
+
 TEST(Settings, HelpNamesEveryRedisUrlScheme) {
     const std::string help = usage();
     for (const char* scheme : {"redis://", "redis-sentinel://", "redis-cluster://"}) {

@@ -1,5 +1,6 @@
 // The one percent-decoder: each option as its callers use it (query strings reject a
-// malformed '%' and read '+' as a space; paths keep both as they are).
+// malformed '%' and read '+' as a space; paths keep both as they are). The one encoder: the
+// caller says which bytes stay.
 #include "ratelimitd/core/percent.hpp"
 
 #include <gtest/gtest.h>
@@ -33,6 +34,23 @@ TEST(PercentDecode, AMalformedEscapeRejectsTheTextOrStaysAPercentByte) {
     }
     EXPECT_EQ(percent_decode("%%41", path), "%A");  // the first '%' kept, the escape decoded
     EXPECT_EQ(percent_decode("%4%41", path), "%4A");
+}
+
+bool keeps_letters(unsigned char c) noexcept { return c >= 'a' && c <= 'z'; }
+bool keeps_all_but_percent(unsigned char c) noexcept { return c != '%'; }
+
+TEST(PercentEncode, EscapesWhatIsNotKeptAsUpperCaseHex) {
+    EXPECT_EQ(percent_encode(std::string("ab:Z%\xff\x00", 7), &keeps_letters), "ab%3A%5A%25%FF%00");
+    EXPECT_EQ(percent_encode("", &keeps_letters), "");
+    EXPECT_EQ(percent_encode("50%", &keeps_all_but_percent), "50%25");
+}
+
+TEST(PercentEncode, AppendsToWhatIsThereAndDecodesBack) {
+    std::string out = "rl:";
+    percent_encode_into(out, "a b", &keeps_letters);
+    EXPECT_EQ(out, "rl:a%20b");
+    const std::string bytes("x\x00%{}\x7f\x80", 7);
+    EXPECT_EQ(percent_decode(percent_encode(bytes, &keeps_letters)), bytes);
 }
 
 TEST(HexDigitValue, ReadsBothCasesAndNothingElse) {

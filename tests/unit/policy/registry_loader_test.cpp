@@ -2,6 +2,7 @@
 // message.
 #include "ratelimitd/policy/registry_loader.hpp"
 
+#include "ratelimitd/config/resolve.hpp"
 #include "ratelimitd/core/duration.hpp"
 #include "ratelimitd/policy/cidr.hpp"
 
@@ -489,8 +490,19 @@ TEST(LoadConfig, UnreadableFileNamesTheCause) {
 
 struct InvalidCase {
     const char* file;
-    const char* message;
+    std::string message;
 };
+
+// The process settings' file keys follow the registry's own keys, in the settings table's
+// order: the table owns that list (settings_table_test.cpp checks its rows), so a new setting
+// does not edit this file.
+std::string process_setting_keys() {
+    std::string out;
+    for (const auto key : ratelimitd::config::file_setting_keys()) {
+        out += (out.empty() ? "" : ", ") + std::string(key);
+    }
+    return out;
+}
 
 const InvalidCase invalid_cases[] = {
     // syntax
@@ -522,12 +534,7 @@ const InvalidCase invalid_cases[] = {
     {"unknown_top_level_key.yaml",
      "colour: unknown key (expected one of: prefix, default_policy, policies, plans, tenants, routes, case_insensitive, "
      "identity, trusted_proxies, "
-     "auth, domains, envoy_config, hash_secret, listen, redis, threads, log_level, log_format, store_timeout, "
-     "admin_token, access_log, access_log_sample, max_connections, max_requests_per_connection, "
-     "request_timeout, memory_max_keys, top_k, top_window, redis_tls_ca, redis_tls_cert, redis_tls_key, "
-     "redis_tls_server_name, "
-     "redis_tls_insecure_skip_verify, grpc_listen, grpc_x_ratelimit_headers, grpc_max_connections, "
-     "grpc_handshake_timeout, grpc_idle_timeout, grpc_max_connection_age)"},
+     "auth, domains, envoy_config, hash_secret, " + process_setting_keys() + ")"},
     {"policies_missing.yaml", "policies: missing (expected a map of policy names to policies)"},
     {"policies_not_a_map.yaml", "policies: expected a map of policy names to policies, got a list"},
     {"policies_empty.yaml", "policies: expected at least one policy"},

@@ -1,9 +1,11 @@
-// Metrics: the series of the connection cap and of the embedded store's key cap.
+// Metrics: the series of the connection cap, and the store's series through their seam.
 #include "ratelimitd/service/metrics.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ratelimitd::service {
 namespace {
@@ -22,15 +24,26 @@ TEST(Metrics, RejectedConnectionsAreCounted) {
     EXPECT_TRUE(has_line(text, "ratelimitd_connections_rejected_total 2")) << text;
 }
 
-TEST(Metrics, MemoryStoreSeriesAppearOnlyWithTheEmbeddedStore) {
+// The store's series (tests/unit/app/backend_metrics_test.cpp names them) come through one
+// seam and are rendered as given, after the store's latency.
+TEST(Metrics, StoreSeriesAreRenderedAsGivenAtEachScrape) {
     Metrics m;
-    EXPECT_EQ(m.render("1", "redis").find("ratelimitd_memory_store"), std::string::npos);
-    m.set_memory_store_stats([] { return MemoryStoreStats{640, 9360}; });
-    const std::string text = m.render("1", "embedded");
-    EXPECT_TRUE(has_line(text, "# TYPE ratelimitd_memory_store_keys gauge")) << text;
-    EXPECT_TRUE(has_line(text, "ratelimitd_memory_store_keys 640")) << text;
-    EXPECT_TRUE(has_line(text, "# TYPE ratelimitd_memory_store_evictions_total counter")) << text;
-    EXPECT_TRUE(has_line(text, "ratelimitd_memory_store_evictions_total 9360")) << text;
+    EXPECT_EQ(m.render("1", "x").find("ratelimitd_test_"), std::string::npos);
+    std::uint64_t value = 5;
+    m.set_store_series([&value] {
+        return std::vector<MetricFamily>{
+            {"ratelimitd_test_total", "counter", "A test counter.", {{"", value}}},
+            {"ratelimitd_test_state", "gauge", "A test gauge.", {{R"(state="up")", 1}, {R"(state="down")", 0}}}};
+    });
+    value = 6;
+    const std::string text = m.render("1", "x");
+    EXPECT_TRUE(has_line(text, "# HELP ratelimitd_test_total A test counter.")) << text;
+    EXPECT_TRUE(has_line(text, "# TYPE ratelimitd_test_total counter")) << text;
+    EXPECT_TRUE(has_line(text, "ratelimitd_test_total 6")) << text;
+    EXPECT_TRUE(has_line(text, "# TYPE ratelimitd_test_state gauge")) << text;
+    EXPECT_TRUE(has_line(text, R"(ratelimitd_test_state{state="up"} 1)")) << text;
+    EXPECT_TRUE(has_line(text, R"(ratelimitd_test_state{state="down"} 0)")) << text;
+    EXPECT_LT(text.find("ratelimitd_store_latency_seconds_count"), text.find("ratelimitd_test_total")) << text;
 }
 
 }  // namespace

@@ -132,15 +132,5 @@ TEST(ThreadMetrics, ProcessSeriesComeFromProcSelf) {
     EXPECT_GE(sample(text, "process_max_fds"), sample(text, "process_open_fds")) << text;
 }
 
-TEST(ThreadMetrics, RedisConnectionsAppearOnlyWhenReported) {
-    Metrics m;
-    EXPECT_EQ(m.render("1", "embedded").find("ratelimitd_redis_connections"), std::string::npos);
-    m.set_redis_connections([] { return RedisConnections{3, 1, 2}; });
-    const std::string text = m.render("1", "redis");
-    EXPECT_EQ(sample(text, R"(ratelimitd_redis_connections{state="connected"})"), 3) << text;
-    EXPECT_EQ(sample(text, R"(ratelimitd_redis_connections{state="connecting"})"), 1) << text;
-    EXPECT_EQ(sample(text, R"(ratelimitd_redis_connections{state="disconnected"})"), 2) << text;
-}
-
 }  // namespace
 }  // namespace ratelimitd::service

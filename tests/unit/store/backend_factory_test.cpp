@@ -2,6 +2,8 @@
 // what a bad URL says, which config each refuses, and what each reports to the metrics.
 #include "ratelimitd/store/backend_factory.hpp"
 
+#include "ratelimitd/config/setting_values.hpp"
+
 #include "support/manual_clock.hpp"
 #include "support/run_on_io.hpp"
 
@@ -10,6 +12,7 @@
 
 #include <chrono>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace ratelimitd::store {
@@ -131,6 +134,39 @@ TEST_F(BackendFactoryTest, BadUrlsFailNamingTheSchemeWithoutThePassword) {
         EXPECT_NE(backend.error().detail.find("redis"), std::string::npos) << backend.error().detail;
         EXPECT_EQ(backend.error().detail.find("hunter2"), std::string::npos) << backend.error().detail;
     }
+}
+
+// The config file and the flags check store URLs below the store module (config/), against a
+// list of their own: it must be every backend's schemes, no more, no fewer.
+TEST(BackendKinds, TheSettingsTakeExactlyTheBackendsSchemes) {
+    std::set<std::string_view> backends;
+    for (const BackendKind* kind : backend_kinds()) backends.insert(kind->schemes.begin(), kind->schemes.end());
+    const auto settings = config::store_url_schemes();
+    EXPECT_EQ(backends, std::set<std::string_view>(settings.begin(), settings.end()));
+}
+
+TEST(BackendKinds, EachUrlHasOneKindAndNoUrlTheEmbeddedStore) {
+    for (const BackendKind* kind : backend_kinds()) {
+        EXPECT_FALSE(kind->usage.empty()) << kind->name;
+        EXPECT_NE(kind->open, nullptr) << kind->name;
+        for (const auto scheme : kind->schemes) {
+            EXPECT_EQ(backend_kind_of(std::string(scheme) + "h"), kind) << scheme;
+            EXPECT_NE(backend_usage().find(scheme), std::string::npos) << scheme;
+        }
+    }
+    ASSERT_NE(backend_kind_of(std::nullopt), nullptr);
+    EXPECT_EQ(backend_kind_of(std::nullopt)->name, "embedded");
+    EXPECT_EQ(backend_kind_of(std::string("http://h")), nullptr);
+}
+
+TEST_F(BackendFactoryTest, OnlyAClusterRefusesARegistryBeforeConnecting) {
+    EXPECT_TRUE(registry_refusal(std::string("redis-cluster://127.0.0.1:7000"), layered_registry()));
+    EXPECT_TRUE(registry_refusal(std::string("rediss-cluster://127.0.0.1:7000"), layered_registry()));
+    EXPECT_FALSE(registry_refusal(std::string("redis://127.0.0.1:6379"), layered_registry()));
+    EXPECT_FALSE(registry_refusal(std::string("redis-sentinel://127.0.0.1/m"), layered_registry()));
+    EXPECT_FALSE(registry_refusal(std::nullopt, layered_registry()));
+    EXPECT_FALSE(registry_refusal(std::string("http://h"), layered_registry()));
+    EXPECT_FALSE(registry_refusal(std::string("redis-cluster://127.0.0.1:7000"), policy::Registry{}));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ratelimitd/store/backend.hpp"
+#include "ratelimitd/store/backend_kind.hpp"
 #include "ratelimitd/store/memory/memory_store.hpp"
 #include "ratelimitd/store/memory/memory_sweeper.hpp"
 
@@ -30,5 +31,8 @@ private:
     MemoryStore store_;
     std::optional<MemorySweeper> sweeper_;
 };
+
+/// The store of no URL: its --help line, made from the options alone.
+extern const BackendKind memory_backend_kind;
 
 }  // namespace ratelimitd::store::memory

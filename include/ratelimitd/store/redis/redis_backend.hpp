@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ratelimitd/store/backend.hpp"
+#include "ratelimitd/store/backend_kind.hpp"
 #include "ratelimitd/store/redis/redis_store.hpp"
 #include "ratelimitd/store/redis/sentinel.hpp"
 #include "ratelimitd/store/redis/shared_denial_cache.hpp"
@@ -44,5 +45,11 @@ private:
     std::vector<boost::asio::any_io_executor> executors_;
     std::vector<std::unique_ptr<RedisStore>> stores_;  // destroyed before denials_ (their hooks use it)
 };
+
+/// redis:// and rediss://: one Redis.
+extern const BackendKind redis_backend_kind;
+
+/// redis-sentinel:// and rediss-sentinel://: the primary the sentinels name.
+extern const BackendKind sentinel_backend_kind;
 
 }  // namespace ratelimitd::store::redis

@@ -1,4 +1,5 @@
-// ClusterBackend: one ClusterStore per server thread, the shared denial cache, the config rule.
+// ClusterBackend: one ClusterStore per server thread, the shared denial cache, the config rule;
+// the registration of redis-cluster://.
 #include "ratelimitd/store/redis/cluster/cluster_backend.hpp"
 #include "ratelimitd/store/redis/cluster/cluster_rules.hpp"
 #include "ratelimitd/store/redis/first_connections.hpp"
@@ -7,6 +8,21 @@
 #include <utility>
 
 namespace ratelimitd::store::redis::cluster {
+namespace {
+
+constexpr std::string_view cluster_schemes[] = {"redis-cluster://", "rediss-cluster://"};
+
+}  // namespace
+
+// Its lines end --help's Redis forms, so the TLS line of all three is here.
+const BackendKind cluster_backend_kind{
+    .name = "redis-cluster",
+    .schemes = cluster_schemes,
+    .usage = "  redis-cluster://[[user]:password@]host:port[,host:port...]      a Redis Cluster\n"
+             "  rediss://, rediss-sentinel://, rediss-cluster://                the same over TLS\n",
+    .refusal = &cluster_refusal,
+    .open = &ClusterBackend::open,
+};
 
 result<std::unique_ptr<Backend>> ClusterBackend::open(std::string_view url, BackendOptions options) {
     auto endpoint = parse_cluster_url(url);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ratelimitd/store/backend.hpp"
+#include "ratelimitd/store/backend_kind.hpp"
 #include "ratelimitd/store/redis/cluster/cluster_store.hpp"
 #include "ratelimitd/store/redis/shared_denial_cache.hpp"
 
@@ -43,5 +44,9 @@ private:
     std::atomic<std::size_t> reset_seed_{0};  // the seed the reset subscription tries next
     std::vector<std::unique_ptr<ClusterStore>> stores_;  // destroyed before denials_ (their hooks use it)
 };
+
+/// redis-cluster:// and rediss-cluster://: a Redis Cluster, which refuses what cluster_refusal
+/// names, --check-config included.
+extern const BackendKind cluster_backend_kind;
 
 }  // namespace ratelimitd::store::redis::cluster
