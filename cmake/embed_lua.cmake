@@ -3,14 +3,16 @@
 #
 # The algorithms are described once, as the enumerators of policy::Algorithm and the rows of
 # policy::algorithm_table (ALGORITHM_HEADER, algorithm.hpp); the argument layout once, as
-# args_per_check (ARGS_HEADER, script_args.hpp). Two directives write them into the scripts
-# that combine the algorithms (lua/batch.lua, lua/multi.lua, lua/refund.lua):
-#   --@algorithms      every algorithm's lua/NAME.lua pasted in as `local NAME = function(KEYS,
-#                      ARGV) ... end`, then `local algorithms = { NAME = NAME, ... }`
-#   --@args_per_check  `local args_per_check = N`
+# args_per_check (ARGS_HEADER, script_args.hpp). Directives write them into the scripts that
+# combine the algorithms (lua/batch.lua, lua/multi.lua, lua/refund.lua):
+#   --@algorithms       every algorithm's lua/NAME.lua pasted in as `local NAME = function(KEYS,
+#                       ARGV) ... end`, then `local algorithms = { NAME = NAME, ... }`
+#   --@args_per_check   `local args_per_check = N`
+#   --@cluster_refunds  `local cluster_refunds = { NAME = true, ... }`: the rows with a cluster
+#                       refund (.cluster_refund other than ClusterRefund::none)
 # The build fails when the table and the enum disagree, when a row has no lua/NAME.lua, or when
-# a row with a cluster refund (.cluster_refund other than ClusterRefund::none) has no
-# `refunds.NAME = function` in lua/refund.lua (or one without has one).
+# a row with a cluster refund has no "refund" mode in its script (`if mode == 'refund' then`),
+# or one without has one.
 
 file(READ ${ALGORITHM_HEADER} algorithm_text)
 if(NOT algorithm_text MATCHES "enum class Algorithm {([^}]*)}")
@@ -52,19 +54,20 @@ if(NOT algorithms STREQUAL enumerators)
                       "enum's order: the enum has ${enumerators}, the table ${algorithms}")
 endif()
 
-# Every script the table promises.
-file(READ ${LUA_DIR}/refund.lua refund_text)
+# Every script the table promises: lua/NAME.lua, with its "refund" mode (used by lua/refund.lua)
+# when the row has a cluster refund, and without one when it has none.
 foreach(fn ${algorithms})
   if(NOT EXISTS ${LUA_DIR}/${fn}.lua)
     message(FATAL_ERROR "policy::Algorithm::${fn} has no script: add lua/${fn}.lua")
   endif()
-  string(FIND "${refund_text}" "\nrefunds.${fn} = function(" at)
+  file(READ ${LUA_DIR}/${fn}.lua fn_text)
+  string(FIND "${fn_text}" "\nif mode == 'refund' then\n" at)
   list(FIND cluster_refunds ${fn} refundable)
   if(NOT refundable EQUAL -1 AND at EQUAL -1)
-    message(FATAL_ERROR "algorithm_table says ${fn} has a cluster refund: add `refunds.${fn} = function(key, "
-                        "limit, window, burst, cost, member)` to lua/refund.lua")
+    message(FATAL_ERROR "algorithm_table says ${fn} has a cluster refund, but lua/${fn}.lua has no "
+                        "`if mode == 'refund' then` (the charge lua/refund.lua gives back)")
   elseif(refundable EQUAL -1 AND NOT at EQUAL -1)
-    message(FATAL_ERROR "lua/refund.lua has refunds.${fn}, but algorithm_table says ${fn} has no cluster refund "
+    message(FATAL_ERROR "lua/${fn}.lua has a refund mode, but algorithm_table says ${fn} has no cluster refund "
                         "(ClusterRefund::none): one of them is wrong")
   endif()
 endforeach()
@@ -83,6 +86,11 @@ foreach(fn ${algorithms})
   string(APPEND table "  ${fn} = ${fn},\n")
 endforeach()
 string(APPEND table "}")
+set(refundable "local cluster_refunds = {\n")
+foreach(fn ${cluster_refunds})
+  string(APPEND refundable "  ${fn} = true,\n")
+endforeach()
+string(APPEND refundable "}")
 
 file(GLOB scripts ${LUA_DIR}/*.lua)
 list(SORT scripts)
@@ -96,6 +104,7 @@ foreach(script ${scripts})
   file(READ ${script} text)
   string(REPLACE "--@algorithms\n" "${functions}${table}\n" text "${text}")
   string(REPLACE "--@args_per_check\n" "local args_per_check = ${args_per_check}\n" text "${text}")
+  string(REPLACE "--@cluster_refunds\n" "${refundable}\n" text "${text}")
   string(APPEND body "        {\"${name}\", R\"rl_lua(${text})rl_lua\"},\n")
 endforeach()
 string(APPEND body "    };\n    return all;\n}\n\n")

@@ -14,7 +14,7 @@ namespace ratelimitd::policy {
 
 /// The algorithms, in the order of algorithm_table's rows. The build (cmake/embed_lua.cmake)
 /// reads both: each enumerator must have its row, each row its script lua/NAME.lua, and each
-/// row with a cluster refund its `refunds.NAME` in lua/refund.lua.
+/// row with a cluster refund a "refund" mode in that script (which lua/refund.lua runs).
 enum class Algorithm { token_bucket, sliding_log, fixed_window, gcra, sliding_window, concurrency };
 
 /// What a check puts in the member argument of its algorithm's script (ARGV[5]).
@@ -24,10 +24,10 @@ enum class ScriptMember {
     lease,     ///< a fresh lease id (store/lease_id.hpp), handed to the client when admitted
 };
 
-/// How lua/refund.lua gives back a charge on a Redis Cluster (a layered check whose later slot
-/// group denied; store/redis/cluster/cross_slot_check.cpp).
+/// How the script's "refund" mode gives back a charge on a Redis Cluster (lua/refund.lua runs
+/// it for a layered check whose later slot group denied; store/redis/cluster/cross_slot_check.cpp).
 enum class ClusterRefund {
-    none,      ///< it cannot: layered limits using it are refused on a cluster (cluster_rules.cpp)
+    none,      ///< it cannot (no refund mode): layered limits using it are refused on a cluster
     by_state,  ///< from the state and the member the charge sent
     by_reset,  ///< by the charge's reset_after_ms (sent as the member): a rolled-over window keeps it
 };

@@ -19,7 +19,7 @@ const std::vector<LuaSource>& lua_sources();
 const std::vector<std::string_view>& algorithm_names();
 
 /// The rows of policy::algorithm_table with a cluster refund, as the build read them when it
-/// checked that lua/refund.lua has `refunds.NAME` for each.
+/// checked that lua/NAME.lua has a "refund" mode for each (lua/refund.lua runs it).
 const std::vector<std::string_view>& cluster_refund_names();
 
 }  // namespace ratelimitd::store::redis
