@@ -1,25 +1,76 @@
 # Writes OUT: a C++ file holding every lua/*.lua as a string, so the binary runs from any
-# directory. Called by the build with -DOUT=... -DLUA_DIR=... -DPOLICY_HEADER=... -DARGS_HEADER=...
+# directory. Called by the build with -DOUT=... -DLUA_DIR=... -DALGORITHM_HEADER=... -DARGS_HEADER=...
 #
-# The algorithms are registered once, as the enumerators of policy::Algorithm (POLICY_HEADER);
-# the argument layout once, as args_per_check (ARGS_HEADER, script_args.hpp). Two directives
-# write them into the scripts that combine the algorithms (lua/batch.lua, lua/multi.lua):
-#   --@algorithms      every algorithm's lua/NAME.lua pasted in as `local NAME = function(KEYS,
-#                      ARGV) ... end`, then `local algorithms = { NAME = NAME, ... }`
-#   --@args_per_check  `local args_per_check = N`
-# An enumerator without its lua/NAME.lua fails the build.
+# The algorithms are described once, as the enumerators of policy::Algorithm and the rows of
+# policy::algorithm_table (ALGORITHM_HEADER, algorithm.hpp); the argument layout once, as
+# args_per_check (ARGS_HEADER, script_args.hpp). Directives write them into the scripts that
+# combine the algorithms (lua/batch.lua, lua/multi.lua, lua/refund.lua):
+#   --@algorithms       every algorithm's lua/NAME.lua pasted in as `local NAME = function(KEYS,
+#                       ARGV) ... end`, then `local algorithms = { NAME = NAME, ... }`
+#   --@args_per_check   `local args_per_check = N`
+#   --@cluster_refunds  `local cluster_refunds = { NAME = true, ... }`: the rows with a cluster
+#                       refund (.cluster_refund other than ClusterRefund::none)
+# The build fails when the table and the enum disagree, when a row has no lua/NAME.lua, or when
+# a row with a cluster refund has no "refund" mode in its script (`if mode == 'refund' then`),
+# or one without has one.
 
-file(READ ${POLICY_HEADER} policy_text)
-if(NOT policy_text MATCHES "enum class Algorithm {([^}]*)}")
-  message(FATAL_ERROR "${POLICY_HEADER}: no `enum class Algorithm { ... }` found")
+file(READ ${ALGORITHM_HEADER} algorithm_text)
+if(NOT algorithm_text MATCHES "enum class Algorithm {([^}]*)}")
+  message(FATAL_ERROR "${ALGORITHM_HEADER}: no `enum class Algorithm { ... }` found")
 endif()
 string(REGEX REPLACE "[ \t\r\n]" "" enumerators "${CMAKE_MATCH_1}")
 if(enumerators MATCHES "=")
-  # algorithm_names() is indexed by the enumerator's value.
-  message(FATAL_ERROR "${POLICY_HEADER}: policy::Algorithm enumerators must not set values")
+  # algorithm_table is indexed by the enumerator's value.
+  message(FATAL_ERROR "${ALGORITHM_HEADER}: policy::Algorithm enumerators must not set values")
 endif()
-string(REPLACE "," ";" algorithms "${enumerators}")
-list(FILTER algorithms EXCLUDE REGEX "^$")
+string(REPLACE "," ";" enumerators "${enumerators}")
+list(FILTER enumerators EXCLUDE REGEX "^$")
+
+# The rows of algorithm_table: `{.algorithm = Algorithm::NAME, .name = "NAME", ...}`.
+if(NOT algorithm_text MATCHES "algorithm_table\\[\\] = {([^;]*)};")
+  message(FATAL_ERROR "${ALGORITHM_HEADER}: no `algorithm_table[] = { ... };` found")
+endif()
+string(REGEX MATCHALL "{\\.algorithm = [^{}]*}" rows "${CMAKE_MATCH_1}")
+set(algorithms "")
+set(cluster_refunds "")
+foreach(row ${rows})
+  if(NOT row MATCHES "\\.name = \"([a-z0-9_]+)\"")
+    message(FATAL_ERROR "${ALGORITHM_HEADER}: a row of algorithm_table without `.name = \"NAME\"`: ${row}")
+  endif()
+  set(name ${CMAKE_MATCH_1})
+  if(NOT row MATCHES "\\.algorithm = Algorithm::${name},")
+    message(FATAL_ERROR "${ALGORITHM_HEADER}: the row named ${name} is not the row of Algorithm::${name}")
+  endif()
+  list(APPEND algorithms ${name})
+  if(NOT row MATCHES "\\.cluster_refund = ClusterRefund::([a-z_]+)")
+    message(FATAL_ERROR "${ALGORITHM_HEADER}: the row of ${name} has no `.cluster_refund = ClusterRefund::...`")
+  endif()
+  if(NOT CMAKE_MATCH_1 STREQUAL "none")
+    list(APPEND cluster_refunds ${name})
+  endif()
+endforeach()
+if(NOT algorithms STREQUAL enumerators)
+  message(FATAL_ERROR "${ALGORITHM_HEADER}: algorithm_table must have one row per policy::Algorithm, in the "
+                      "enum's order: the enum has ${enumerators}, the table ${algorithms}")
+endif()
+
+# Every script the table promises: lua/NAME.lua, with its "refund" mode (used by lua/refund.lua)
+# when the row has a cluster refund, and without one when it has none.
+foreach(fn ${algorithms})
+  if(NOT EXISTS ${LUA_DIR}/${fn}.lua)
+    message(FATAL_ERROR "policy::Algorithm::${fn} has no script: add lua/${fn}.lua")
+  endif()
+  file(READ ${LUA_DIR}/${fn}.lua fn_text)
+  string(FIND "${fn_text}" "\nif mode == 'refund' then\n" at)
+  list(FIND cluster_refunds ${fn} refundable)
+  if(NOT refundable EQUAL -1 AND at EQUAL -1)
+    message(FATAL_ERROR "algorithm_table says ${fn} has a cluster refund, but lua/${fn}.lua has no "
+                        "`if mode == 'refund' then` (the charge lua/refund.lua gives back)")
+  elseif(refundable EQUAL -1 AND NOT at EQUAL -1)
+    message(FATAL_ERROR "lua/${fn}.lua has a refund mode, but algorithm_table says ${fn} has no cluster refund "
+                        "(ClusterRefund::none): one of them is wrong")
+  endif()
+endforeach()
 
 file(READ ${ARGS_HEADER} args_text)
 if(NOT args_text MATCHES "args_per_check = ([0-9]+);")
@@ -30,14 +81,16 @@ set(args_per_check ${CMAKE_MATCH_1})
 set(functions "")
 set(table "local algorithms = {\n")
 foreach(fn ${algorithms})
-  if(NOT EXISTS ${LUA_DIR}/${fn}.lua)
-    message(FATAL_ERROR "policy::Algorithm::${fn} has no script: add lua/${fn}.lua")
-  endif()
   file(READ ${LUA_DIR}/${fn}.lua fn_text)
   string(APPEND functions "local ${fn} = function(KEYS, ARGV)\n${fn_text}end\n")
   string(APPEND table "  ${fn} = ${fn},\n")
 endforeach()
 string(APPEND table "}")
+set(refundable "local cluster_refunds = {\n")
+foreach(fn ${cluster_refunds})
+  string(APPEND refundable "  ${fn} = true,\n")
+endforeach()
+string(APPEND refundable "}")
 
 file(GLOB scripts ${LUA_DIR}/*.lua)
 list(SORT scripts)
@@ -51,12 +104,19 @@ foreach(script ${scripts})
   file(READ ${script} text)
   string(REPLACE "--@algorithms\n" "${functions}${table}\n" text "${text}")
   string(REPLACE "--@args_per_check\n" "local args_per_check = ${args_per_check}\n" text "${text}")
+  string(REPLACE "--@cluster_refunds\n" "${refundable}\n" text "${text}")
   string(APPEND body "        {\"${name}\", R\"rl_lua(${text})rl_lua\"},\n")
 endforeach()
 string(APPEND body "    };\n    return all;\n}\n\n")
 string(APPEND body "const std::vector<std::string_view>& algorithm_names() {\n")
 string(APPEND body "    static const std::vector<std::string_view> all = {\n")
-foreach(fn ${algorithms})
+foreach(fn ${enumerators})
+  string(APPEND body "        \"${fn}\",\n")
+endforeach()
+string(APPEND body "    };\n    return all;\n}\n\n")
+string(APPEND body "const std::vector<std::string_view>& cluster_refund_names() {\n")
+string(APPEND body "    static const std::vector<std::string_view> all = {\n")
+foreach(fn ${cluster_refunds})
   string(APPEND body "        \"${fn}\",\n")
 endforeach()
 string(APPEND body "    };\n    return all;\n}\n\n}  // namespace ratelimitd::store::redis\n")

@@ -9,6 +9,7 @@
 -- ARGV[5]  lease id   the new lease's id (128 random bits, hex, made by the sidecar); on
 --                     "release", the id to release
 -- ARGV[6]  "peek" to report the state without changing it, "release" to free lease ARGV[5]
+--          "refund": give back one charge (lua/refund.lua; see below)
 -- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
 --          reset_after_ms}; on "release", allowed is 1 when a live lease was freed.
@@ -30,6 +31,15 @@ local now = tonumber(ARGV[7])
 if not now then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+
+-- "refund" (lua/refund.lua, a layered check on a Redis Cluster whose later slot group denied):
+-- give back what one charge of `cost` took, identified by ARGV[5], then reply nothing.
+-- Exactly the lease the charge took.
+if mode == 'refund' then
+  local key, member = KEYS[1], ARGV[5]
+  if redis.call('TYPE', key).ok == 'zset' then redis.call('ZREM', key, member) end
+  return
 end
 
 -- A key another algorithm wrote (the policy changed algorithm on reload) holds no leases.

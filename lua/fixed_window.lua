@@ -15,6 +15,7 @@
 --          "report:<max_debt>" to charge `cost` without asking (the count may pass the limit,
 --          by max_debt at most: the debt is repaid when the window ends; a refund never goes
 --          below an empty window). "report" alone: max_debt is the limit
+--          "refund": give back one charge (lua/refund.lua; see below)
 -- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
 --          reset_after_ms}.
@@ -39,6 +40,20 @@ local now = tonumber(ARGV[7])
 if not now then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+
+-- "refund" (lua/refund.lua, a layered check on a Redis Cluster whose later slot group denied):
+-- give back what one charge of `cost` took, identified by ARGV[5], then reply nothing.
+-- The counter of the same window: its TTL only shrinks, and a new window (opened after the
+-- charge's ended) has more TTL left than the charge saw, unless a whole window passed (the
+-- sidecar refunds within one window).
+if mode == 'refund' then
+  local key, member = KEYS[1], ARGV[5]
+  if redis.call('TYPE', key).ok ~= 'string' then return end
+  local count = tonumber(string.match(redis.call('GET', key), '^%d+$') or '')
+  local ttl = redis.call('PTTL', key)
+  if count and count >= cost and ttl >= 0 and ttl <= tonumber(member) then redis.call('DECRBY', key, cost) end
+  return
 end
 
 -- Gregorian day arithmetic (core/calendar.cpp does the same in C++; Redis Lua has no os.date):

@@ -14,6 +14,7 @@
 --          "report:<max_debt>" to charge `cost` without asking: the TAT may pass now + burst * T,
 --          to now + (burst + max_debt) * T at most (a debt beyond the burst, repaid by time), a
 --          refund stops at nothing owed. "report" alone: max_debt is the limit
+--          "refund": give back one charge (lua/refund.lua; see below)
 -- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
 --          reset_after_ms}.
@@ -42,6 +43,27 @@ local now = tonumber(ARGV[7])
 if not now then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+
+-- "refund" (lua/refund.lua, a layered check on a Redis Cluster whose later slot group denied):
+-- give back what one charge of `cost` took, identified by ARGV[5], then reply nothing.
+-- The TAT moved back by the charge, never before now (then nothing is owed: the key goes).
+if mode == 'refund' then
+  local key = KEYS[1]
+  if redis.call('TYPE', key).ok ~= 'string' then return end
+  local ms, f, was_limit, was_window = string.match(redis.call('GET', key), '^(%d+):(%d+):(%d+):(%d+)$')
+  if not ms or tonumber(was_limit) ~= limit or tonumber(was_window) ~= window then return end
+  local ahead = tonumber(ms) - now
+  if ahead < 0 then return end
+  local owed = ahead * limit + tonumber(f) - cost * window
+  if owed <= 0 then
+    redis.call('DEL', key)
+    return
+  end
+  redis.call('SET', key, string.format('%.0f', now + math.floor(owed / limit)) .. ':' ..
+             string.format('%.0f', owed % limit) .. ':' .. string.format('%.0f', limit) .. ':' ..
+             string.format('%.0f', window), 'PX', math.ceil(owed / limit))
+  return
 end
 
 local capacity = burst * window

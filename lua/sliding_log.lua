@@ -18,6 +18,7 @@
 --          another one while the newest entry is a debt entry joins it, moved to now (one
 --          debt entry, never one per report). No refunds: the planner refuses a negative
 --          report on a sliding log (a negative cost here logs nothing)
+--          "refund": give back one charge (lua/refund.lua; see below)
 -- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
 --          reset_after_ms}.
@@ -44,6 +45,32 @@ local now = tonumber(ARGV[7])
 if not now then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+
+-- "refund" (lua/refund.lua, a layered check on a Redis Cluster whose later slot group denied):
+-- give back what one charge of `cost` took, identified by ARGV[5], then reply nothing.
+-- Exactly the entry the charge added ("#<before>:<cost>:<member>", lua/sliding_log.lua), when it
+-- is among the newest 16 (a refund follows its charge within one request): the entries after
+-- it take its units out of their running totals. Else nothing is given back.
+if mode == 'refund' then
+  local key, member = KEYS[1], ARGV[5]
+  if redis.call('TYPE', key).ok ~= 'zset' then return end
+  local newest = redis.call('ZRANGE', key, -16, -1, 'WITHSCORES')
+  local at = nil
+  for i = 1, #newest, 2 do
+    local units, id = string.match(newest[i], '^#%d+:(%d+):(.*)$')
+    if id == member and tonumber(units) == cost then at = i end
+  end
+  if not at then return end
+  redis.call('ZREM', key, newest[at])
+  for i = at + 2, #newest, 2 do
+    local before, rest = string.match(newest[i], '^#(%d+):(.*)$')
+    if before then
+      redis.call('ZREM', key, newest[i])
+      redis.call('ZADD', key, newest[i + 1], '#' .. string.format('%016.0f', tonumber(before) - cost) .. ':' .. rest)
+    end
+  end
+  return
 end
 local edge = string.format('%.0f', now - window) -- the newest score outside the window
 

@@ -13,6 +13,7 @@
 --          to -max_debt tokens at most (a debt, repaid by the refill; checks are denied until
 --          `cost` tokens are back), a refund stops at a full bucket. "report" alone: max_debt
 --          is the limit
+--          "refund": give back one charge (lua/refund.lua; see below)
 -- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
 --          reset_after_ms}.
@@ -40,6 +41,26 @@ local now = tonumber(ARGV[7])
 if not now then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+
+-- "refund" (lua/refund.lua, a layered check on a Redis Cluster whose later slot group denied):
+-- give back what one charge of `cost` took, identified by ARGV[5], then reply nothing.
+-- The level at the last write plus the charge, never above the burst.
+if mode == 'refund' then
+  local key = KEYS[1]
+  if redis.call('TYPE', key).ok ~= 'hash' then return end
+  local s = redis.call('HMGET', key, 'l', 't', 'w', 'b')
+  if not s[1] or not s[2] or (tonumber(s[3]) or window) ~= window or (tonumber(s[4]) or burst) ~= burst then return end
+  local level = math.min(burst * window, tonumber(s[1]) + cost * window)
+  -- full again sooner: the TTL (time until full, from the last write) shrinks with it
+  local ttl = tonumber(s[2]) + math.ceil((burst * window - level) / limit) - now
+  if ttl <= 0 then
+    redis.call('DEL', key)
+    return
+  end
+  redis.call('HSET', key, 'l', string.format('%.0f', level))
+  redis.call('PEXPIRE', key, ttl)
+  return
 end
 
 local capacity = burst * window

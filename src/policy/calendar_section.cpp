@@ -1,7 +1,6 @@
-// `align: calendar` and `utc_offset:` of a policy (or of one window of it): calendar-aligned
-// fixed windows. Part of LimitsSection (limits_section.hpp); kept apart so the limits file
-// stays about limits.
-#include "ratelimitd/policy/limits_section.hpp"
+// `align: calendar` and `utc_offset:` of a policy (or of one window of it): windows aligned
+// to the calendar, for the algorithms whose windows may be (AlgorithmTraits::aligned).
+#include "ratelimitd/policy/calendar_section.hpp"
 
 #include "ratelimitd/config/tree_values.hpp"
 #include "ratelimitd/core/calendar.hpp"
@@ -29,33 +28,35 @@ std::chrono::milliseconds nominal_length(CalendarUnit u) {
 
 }  // namespace
 
-void LimitsSection::read_alignment(const Json& body, const std::string& path, Policy& p) const {
-    if (const Json* v = find(body, "align")) {
+void read_alignment(const SchemaChecks& in, const ConfigTree& body, const std::string& path, Policy& p) {
+    if (const ConfigTree* v = SchemaChecks::find(body, "align")) {
         const std::string align_path = join(path, "align");
-        const bool calendar = need_one_of(*v, align_path, {"calendar", "rolling"}) == "calendar";
-        if (calendar && p.algorithm != Algorithm::fixed_window) {
-            fail(align_path, std::string("align: calendar is only for algorithm fixed_window, this policy uses ") +
-                                 to_string(p.algorithm));
+        const bool calendar = in.need_one_of(*v, align_path, {"calendar", "rolling"}) == "calendar";
+        if (calendar && !traits(p.algorithm).aligned) {
+            in.fail(align_path, "align: calendar is only for algorithm " +
+                                 algorithm_names_or([](const AlgorithmTraits& t) { return t.aligned; }) +
+                                 ", this policy uses " + to_string(p.algorithm));
         }
         // The unit comes with `window:`; minute until then.
         p.calendar = calendar ? std::optional<CalendarUnit>(CalendarUnit::minute) : std::nullopt;
         if (!calendar) p.utc_offset_minutes = 0;
     }
-    if (const Json* v = find(body, "utc_offset")) {
+    if (const ConfigTree* v = SchemaChecks::find(body, "utc_offset")) {
         const std::string offset_path = join(path, "utc_offset");
         const std::string expected = "a fixed offset such as \"+02:00\" or \"-05:30\" (at most 14:00; time zone "
                                      "names are not supported)";
-        if (!p.calendar) fail(offset_path, "only allowed with align: calendar");
-        const auto minutes = parse_utc_offset(need_string(*v, offset_path, expected));
-        if (!minutes) fail(offset_path, "expected " + expected + ", got " + config::describe(*v));
+        if (!p.calendar) in.fail(offset_path, "only allowed with align: calendar");
+        const auto minutes = parse_utc_offset(in.need_string(*v, offset_path, expected));
+        if (!minutes) in.fail(offset_path, "expected " + expected + ", got " + config::describe(*v));
         p.utc_offset_minutes = *minutes;
     }
 }
 
-void LimitsSection::read_calendar_window(const Json& window, const std::string& window_path, Policy& p) const {
+void read_calendar_window(const SchemaChecks& in, const ConfigTree& window, const std::string& window_path,
+                          Policy& p) {
     const std::string expected = "one of 1m, 1h, 1d, 1w, 1mo, 1y with align: calendar";
-    const auto unit = calendar_unit_named(need_string(window, window_path, expected));
-    if (!unit) fail(window_path, "expected " + expected + ", got " + config::describe(window));
+    const auto unit = calendar_unit_named(in.need_string(window, window_path, expected));
+    if (!unit) in.fail(window_path, "expected " + expected + ", got " + config::describe(window));
     p.calendar = *unit;
     p.window = nominal_length(*unit);
 }

@@ -6,6 +6,7 @@
 #include "ratelimitd/config/tree_values.hpp"
 #include "ratelimitd/core/quote.hpp"
 #include "ratelimitd/policy/key.hpp"
+#include "ratelimitd/policy/window_limits.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -18,8 +19,8 @@ namespace {
 using config::describe;
 
 constexpr std::string_view unit_words[] = {"second", "minute", "hour", "day", "month", "year"};
-constexpr std::int64_t max_sliding_log_limit = 100'000;
-constexpr std::int64_t max_exact_double = std::int64_t{1} << 53;
+// A rule's algorithm when it names none: a fixed window, aligned to Envoy's unit.
+constexpr Algorithm default_algorithm = Algorithm::fixed_window;
 
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -184,11 +185,11 @@ void EnvoyDomainReader::build_policy(const Json& item, const std::string& path, 
     }
     Policy& p = rule.policy;
     p.name = rule.label;
-    p.algorithm = Algorithm::fixed_window;
+    p.algorithm = default_algorithm;
     if (alg != nullptr) {
-        // Every algorithm but concurrency: Envoy asks once per request and never gives a lease back.
-        std::vector<std::string_view> names(std::begin(algorithm_names), std::end(algorithm_names));
-        std::erase(names, std::string_view(to_string(Algorithm::concurrency)));
+        // Every algorithm but those holding leases: Envoy asks once per request and never gives
+        // a lease back.
+        const auto names = algorithm_names([](const AlgorithmTraits& t) { return !t.leases; });
         p.algorithm = *algorithm_named(need_one_of(*alg, join(path, "algorithm"), names));
     }
     if (ose != nullptr) {
@@ -201,23 +202,23 @@ void EnvoyDomainReader::build_policy(const Json& item, const std::string& path, 
     p.window = std::chrono::seconds(unit_seconds(rule.unit));
     // The unit is the operator's word for how long a count lives: no long_ttl confirmation.
     p.long_ttl = true;
-    rule.aligned = p.algorithm == Algorithm::fixed_window;
+    rule.aligned = traits(p.algorithm).aligned;
     check_exactness(p, path);
 }
 
 void EnvoyDomainReader::check_exactness(const Policy& p, const std::string& path) const {
     const std::string rpu_path = join(join(path, "rate_limit"), "requests_per_unit");
-    if (p.limit == 0 && p.algorithm != Algorithm::fixed_window) {
-        fail(rpu_path, std::string("0 (deny every request) needs the default algorithm fixed_window, this rule uses ") +
-                           to_string(p.algorithm));
+    const AlgorithmTraits& t = traits(p.algorithm);
+    if (p.limit == 0 && !t.zero_limit) {
+        fail(rpu_path, std::string("0 (deny every request) needs the default algorithm ") +
+                           to_string(default_algorithm) + ", this rule uses " + t.name);
     }
-    if (p.algorithm == Algorithm::sliding_log && p.limit > max_sliding_log_limit) {
-        fail(rpu_path, "expected at most " + std::to_string(max_sliding_log_limit) +
-                           " for sliding_log (each admitted unit is one sorted-set member), got " + std::to_string(p.limit));
+    if (t.member == ScriptMember::per_unit && p.limit > max_members) {
+        fail(rpu_path, "expected at most " + std::to_string(max_members) + " for " + t.name +
+                           " (each admitted unit is one sorted-set member), got " + std::to_string(p.limit));
     }
-    const bool weighted = p.has_burst() || p.algorithm == Algorithm::sliding_window;
     // The scripts scale counts by milliseconds of the window in doubles; beyond 2^53 they round.
-    if (weighted && p.limit > max_exact_double / p.window.count()) {
+    if (t.ms_scaled && p.limit > max_exact_double / p.window.count()) {
         fail(rpu_path, "expected requests_per_unit * unit in ms <= 2^53 so " + std::string(to_string(p.algorithm)) +
                            " stays exact in Lua, got " + std::to_string(p.limit) + " * " +
                            std::to_string(p.window.count()));

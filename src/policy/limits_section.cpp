@@ -1,10 +1,13 @@
 // `policies`, `plans`, `tenants`: every limit of the registry, checked field by field.
 #include "ratelimitd/policy/limits_section.hpp"
 
-#include "ratelimitd/policy/validate.hpp"
 #include "ratelimitd/config/tree_values.hpp"
 #include "ratelimitd/core/duration.hpp"
 #include "ratelimitd/core/quote.hpp"
+#include "ratelimitd/policy/calendar_section.hpp"
+#include "ratelimitd/policy/lease_limits.hpp"
+#include "ratelimitd/policy/validate.hpp"
+#include "ratelimitd/policy/window_limits.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -15,15 +18,8 @@ namespace {
 
 using config::describe;
 
-constexpr std::int64_t max_limit = 1'000'000'000;
-constexpr std::int64_t max_sliding_log_limit = 100'000;
-constexpr std::int64_t max_exact_double = std::int64_t{1} << 53;
-constexpr std::chrono::milliseconds max_window = std::chrono::hours(24 * 365);
 // Windows of one policy: each is a key of the same script call.
 constexpr std::size_t max_policy_windows = 8;
-// The deepest report debt, in windows of the limit: a key in debt lives at most
-// (1 + max_debt / limit) windows, so this bounds how long one report can lock a tenant out.
-constexpr std::int64_t max_debt_windows = 100;
 
 }  // namespace
 
@@ -66,7 +62,7 @@ Policy LimitsSection::read_policy(const std::string& name, const Json& body,
     }
     if (const Json* v = find(body, "shadow")) p.shadow = need_bool(*v, join(path, "shadow"));
     if (const Json* v = find(body, "long_ttl")) p.long_ttl = need_bool(*v, join(path, "long_ttl"));
-    read_alignment(body, path, p);
+    read_alignment(*this, body, path, p);
 
     read_limits(body, path, p);
     check_long_windows(p, path);
@@ -74,22 +70,23 @@ Policy LimitsSection::read_policy(const std::string& name, const Json& body,
 }
 
 Algorithm LimitsSection::read_algorithm(const Json& body, const std::string& path) const {
-    const std::vector<std::string_view> names(std::begin(algorithm_names), std::end(algorithm_names));
+    const std::vector<std::string_view> names = algorithm_names();
     const Json& v = require(body, path, "algorithm", "one of " + config::join_words(names, ", "));
     return *algorithm_named(need_one_of(v, join(path, "algorithm"), names));
 }
 
 void LimitsSection::read_limits(const Json& body, const std::string& path, Policy& p) const {
     const Json* windows = find(body, "windows");
-    if (p.algorithm == Algorithm::concurrency) {
+    if (traits(p.algorithm).leases) {
         if (find(body, "max_debt") != nullptr) {
-            fail(join(path, "max_debt"), "not allowed with algorithm concurrency (a lease cannot be reported)");
+            fail(join(path, "max_debt"), "not allowed with algorithm " + std::string(to_string(p.algorithm)) +
+                                             " (a lease cannot be reported)");
         }
-        read_lease(body, path, p);
+        read_lease(*this, body, path, p);
         return;
     }
     if (windows == nullptr) {
-        read_window(body, path, p);
+        read_window(*this, body, path, p);
         return;
     }
     for (const char* single : {"limit", "window", "burst"}) {
@@ -134,8 +131,8 @@ Policy LimitsSection::read_window_item(const Json& item, const std::string& item
     w.calendar = p.calendar;
     w.utc_offset_minutes = p.utc_offset_minutes;
     w.max_debt = p.max_debt;
-    read_alignment(item, item_path, w);
-    read_window(item, item_path, w);
+    read_alignment(*this, item, item_path, w);
+    read_window(*this, item, item_path, w);
     // The IETF item name: distinct per window, so clients can tell them apart.
     w.name = p.name + "-" + format_duration(w.window);
     if (const Json* n = find(item, "name")) {
@@ -173,76 +170,6 @@ void LimitsSection::check_long_windows(const Policy& p, const std::string& path)
     }
     for (std::size_t i = 0; i < p.windows.size(); ++i) {
         check(p.windows[i], join(join(join(path, "windows"), i), "window"));
-    }
-}
-
-void LimitsSection::read_window(const Json& body, const std::string& path, Policy& p) const {
-    const std::string alg = to_string(p.algorithm);
-    if (find(body, "lease") != nullptr) {
-        fail(join(path, "lease"), "only allowed with algorithm concurrency, this policy uses " + alg);
-    }
-    const std::string limit_range = "an integer 1.." + std::to_string(max_limit);
-    const std::string limit_path = join(path, "limit");
-    p.limit = need_int(require(body, path, "limit", limit_range), limit_path, 1, max_limit);
-
-    const std::string window_path = join(path, "window");
-    const Json& window = require(body, path, "window", duration_example);
-    if (p.calendar) read_calendar_window(window, window_path, p);
-    else p.window = need_duration(window, window_path);
-    if (p.window > max_window) fail(window_path, "expected at most 365d, got " + describe(window));
-
-    p.burst = p.limit;
-    if (const Json* v = find(body, "burst")) {
-        const std::string burst_path = join(path, "burst");
-        if (!p.has_burst()) {
-            fail(burst_path,
-                 std::string("only allowed with algorithm token_bucket or gcra, this policy uses ") + alg);
-        }
-        p.burst = need_int(*v, burst_path, 1, max_limit);
-    }
-
-    if (const Json* v = find(body, "max_debt")) p.max_debt = need_int(*v, join(path, "max_debt"), 0, max_limit);
-    check_max_debt(p, path);
-
-    if (p.algorithm == Algorithm::sliding_log && p.limit > max_sliding_log_limit) {
-        fail(limit_path,
-             "expected at most " + std::to_string(max_sliding_log_limit) +
-                 " for sliding_log (each admitted unit is one sorted-set member in Redis), got " +
-                 std::to_string(p.limit));
-    }
-    if (p.has_burst() && p.burst > max_exact_double / p.window.count()) {
-        // The Lua script scales tokens by milliseconds in doubles; beyond 2^53 it would round.
-        fail(path,
-             std::string("expected burst * window in ms <= 2^53 (9007199254740992) so the ") +
-                 (p.algorithm == Algorithm::gcra ? "GCRA" : "token bucket") + " stays exact in Lua, got " +
-                 std::to_string(p.burst) + " * " + std::to_string(p.window.count()));
-    }
-    if (p.algorithm == Algorithm::sliding_window && p.limit > max_exact_double / p.window.count()) {
-        // The counts are weighted by milliseconds of the window in doubles; beyond 2^53 they round.
-        fail(path,
-             "expected limit * window in ms <= 2^53 (9007199254740992) so the sliding window stays "
-             "exact in Lua, got " +
-                 std::to_string(p.limit) + " * " + std::to_string(p.window.count()));
-    }
-}
-
-void LimitsSection::check_max_debt(const Policy& p, const std::string& path) const {
-    if (!p.max_debt) return;
-    const std::string debt_path = join(path, "max_debt");
-    const std::int64_t most = std::min(max_limit, max_debt_windows * p.limit);
-    if (*p.max_debt > most) {
-        fail(debt_path, "expected at most " + std::to_string(max_debt_windows) + " x limit (" + std::to_string(most) +
-                            ": a key in debt lives (1 + max_debt / limit) windows), got " +
-                            std::to_string(*p.max_debt));
-    }
-    // The scripts count debt in the same exact integers as the capacity (see read_window).
-    const std::int64_t base = p.has_burst() ? p.burst : p.limit;
-    if ((p.has_burst() || p.algorithm == Algorithm::sliding_window) &&
-        base + *p.max_debt > max_exact_double / p.window.count()) {
-        fail(debt_path, "expected (" + std::string(p.has_burst() ? "burst" : "limit") +
-                            " + max_debt) * window in ms <= 2^53 (9007199254740992) so the debt stays exact in "
-                            "Lua, got (" + std::to_string(base) + " + " + std::to_string(*p.max_debt) + ") * " +
-                            std::to_string(p.window.count()));
     }
 }
 

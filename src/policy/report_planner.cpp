@@ -8,22 +8,22 @@
 namespace ratelimitd::policy {
 namespace {
 
-// A concurrency limit counts leases held, not units spent: there is nothing to charge after
-// the fact (a lease is taken by a check and given back by /v1/release).
-result<void> check_not_concurrency(const Policy& w, const Policy& limit) {
-    if (w.algorithm != Algorithm::concurrency) return {};
-    return Problem{errc::invalid_cost, "cost: a report is not supported by algorithm concurrency (policy \"" +
-                                           limit.name + "\"): it holds leases, taken by /v1/check and freed by "
-                                                        "/v1/release"};
+// An algorithm holding leases counts leases held, not units spent: there is nothing to charge
+// after the fact (a lease is taken by a check and given back by /v1/release).
+result<void> check_reportable(const Policy& w, const Policy& limit) {
+    if (traits(w.algorithm).reports) return {};
+    return Problem{errc::invalid_cost, "cost: a report is not supported by algorithm " +
+                                           std::string(to_string(w.algorithm)) + " (policy \"" + limit.name +
+                                           "\"): it holds leases, taken by /v1/check and freed by /v1/release"};
 }
 
-// What the sliding log cannot do with a report of `cost` units on window `w` of `limit`: give
+// What a sliding log cannot do with a report of `cost` units on window `w` of `limit`: give
 // units back. A large report is no problem: what the log cannot admit is one debt entry,
 // bounded by max_debt (lua/sliding_log.lua).
-result<void> check_sliding_log(const Policy& w, const Policy& limit, std::int64_t cost) {
-    if (w.algorithm != Algorithm::sliding_log || cost >= 0) return {};
-    return Problem{errc::invalid_cost, "cost: a negative report (a refund) is not supported by algorithm "
-                                       "sliding_log (policy \"" + limit.name +
+result<void> check_refundable(const Policy& w, const Policy& limit, std::int64_t cost) {
+    if (traits(w.algorithm).refunds || cost >= 0) return {};
+    return Problem{errc::invalid_cost, "cost: a negative report (a refund) is not supported by algorithm " +
+                                           std::string(to_string(w.algorithm)) + " (policy \"" + limit.name +
                                            "\"): its log cannot tell which entries to take back"};
 }
 
@@ -40,8 +40,8 @@ result<CheckPlan> plan_report(std::shared_ptr<const Registry> registry, const Re
     if (!out) return out.error();
     for (const auto& l : out->limits) {
         for (const auto& w : l.windows) {
-            if (auto ok = check_not_concurrency(*w.limit, *l.policy); !ok) return ok.error();
-            if (auto ok = check_sliding_log(*w.limit, *l.policy, req.cost); !ok) return ok.error();
+            if (auto ok = check_reportable(*w.limit, *l.policy); !ok) return ok.error();
+            if (auto ok = check_refundable(*w.limit, *l.policy, req.cost); !ok) return ok.error();
         }
     }
     out->mode = Mode::report;

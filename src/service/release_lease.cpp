@@ -9,10 +9,12 @@ boost::asio::awaitable<result<Decision>> CheckService::release(check::CheckReque
     auto target = policy::plan_state(registry_.current(), req);
     if (!target) co_return target.error();
     const policy::PlannedLimit& limit = target->limits.front();
-    if (limit.policy->algorithm != policy::Algorithm::concurrency) {
-        co_return Problem{errc::invalid_request, "policy: \"" + limit.policy->name +
-                                                     "\" uses " + policy::to_string(limit.policy->algorithm) +
-                                                     "; only leases of algorithm concurrency can be released"};
+    if (!policy::traits(limit.policy->algorithm).leases) {
+        co_return Problem{errc::invalid_request,
+                          "policy: \"" + limit.policy->name + "\" uses " + policy::to_string(limit.policy->algorithm) +
+                              "; only leases of algorithm " +
+                              policy::algorithm_names_or([](const policy::AlgorithmTraits& t) { return t.leases; }) +
+                              " can be released"};
     }
     auto verdict = co_await store_.release(*limit.policy, limit.windows.front().key, std::move(lease));
     if (!verdict) co_return verdict.error();

@@ -82,9 +82,9 @@ void DenialCache::clear() {
 
 net::awaitable<result<check::Verdict>> CachingStore::apply(const policy::Policy& p, std::string key,
                                                            std::uint32_t cost) {
-    // A release frees a concurrency slot long before the denial's reset (the oldest lease's
+    // A release frees a lease's slot long before the denial's reset (the oldest lease's
     // expiry): a cached denial would refuse checks that fit.
-    if (p.algorithm == policy::Algorithm::concurrency) co_return co_await inner_.apply(p, std::move(key), cost);
+    if (!policy::traits(p.algorithm).cacheable_denials) co_return co_await inner_.apply(p, std::move(key), cost);
     const auto now = DenialCache::clock::now();
     const auto numbers = DenialCache::PolicyNumbers::of(p);
     if (auto cached = cache_.lookup(key, numbers, now)) {

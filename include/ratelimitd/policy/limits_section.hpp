@@ -24,25 +24,14 @@ private:
     using Json = ConfigTree;
 
     Policy read_policy(const std::string& name, const Json& body, const std::string& path) const;
-    /// `algorithm:` (required), one of policy::algorithm_names.
+    /// `algorithm:` (required), one of the names of algorithm_table.
     Algorithm read_algorithm(const Json& body, const std::string& path) const;
-    /// limit/window/burst, or a `windows:` list, into `p` (whose algorithm is set).
+    /// limit/window/burst (window_limits.hpp), a `windows:` list of them, or limit/lease for an
+    /// algorithm holding leases (lease_limits.hpp), into `p` (whose algorithm is set).
     void read_limits(const Json& body, const std::string& path, Policy& p) const;
     /// One item of `windows:` (p's windows so far are before it): its numbers and IETF name,
     /// span and name distinct from the earlier ones.
     Policy read_window_item(const Json& item, const std::string& item_path, const Policy& p) const;
-    void read_window(const Json& body, const std::string& path, Policy& p) const;
-    /// Refuses a `max_debt` beyond max_debt_windows x limit, or one the scripts could not
-    /// count exactly; `path` is the policy's or the window's.
-    void check_max_debt(const Policy& p, const std::string& path) const;
-    /// `align:` and `utc_offset:` of `body` into p.calendar (a placeholder unit until the
-    /// window is read) and p.utc_offset_minutes; absent: what `p` has (a window inherits its
-    /// policy's). align: calendar only on fixed_window, utc_offset only with it.
-    void read_alignment(const Json& body, const std::string& path, Policy& p) const;
-    /// The `window:` of a calendar-aligned policy: one of 1m, 1h, 1d, 1w, 1mo, 1y.
-    void read_calendar_window(const Json& window, const std::string& window_path, Policy& p) const;
-    /// A concurrency policy's limit and `lease:` (lease_limits.cpp), instead of a window.
-    void read_lease(const Json& body, const std::string& path, Policy& p) const;
     /// Windows over a day need `long_ttl: true`: their keys outlive a day.
     void check_long_windows(const Policy& p, const std::string& path) const;
     /// {policy: limits} of a plan or of a tenant's overrides, each policy defined.

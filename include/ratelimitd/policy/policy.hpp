@@ -4,6 +4,7 @@
 
 #include "ratelimitd/config/settings.hpp"
 #include "ratelimitd/core/calendar.hpp"
+#include "ratelimitd/policy/algorithm.hpp"
 
 #include <array>
 #include <chrono>
@@ -18,20 +19,6 @@
 #include <vector>
 
 namespace ratelimitd::policy {
-
-/// The algorithms, registered here once. The build reads these enumerators (each must have
-/// lua/NAME.lua), and algorithm_names spells them for config files, in the same order.
-enum class Algorithm { token_bucket, sliding_log, fixed_window, gcra, sliding_window, concurrency };
-
-inline constexpr const char* algorithm_names[] = {"token_bucket", "sliding_log", "fixed_window", "gcra",
-                                                  "sliding_window", "concurrency"};
-inline constexpr std::size_t algorithm_count = std::size(algorithm_names);
-
-/// The name of `a` in config files ("token_bucket", ...).
-const char* to_string(Algorithm a) noexcept;
-
-/// The algorithm a config file names, or nothing.
-std::optional<Algorithm> algorithm_named(std::string_view name) noexcept;
 
 /// What a policy answers when the store fails or times out.
 enum class OnStoreError { allow, deny };
@@ -68,19 +55,20 @@ struct Policy {
     /// repaid by time); absent: the limit. The config loader bounds it (limits_section.cpp).
     std::optional<std::int64_t> max_debt;
 
-    /// The largest cost a single check can ever be admitted with: burst for the token bucket
-    /// and GCRA, limit for the others; the smallest of these over several windows. A larger
-    /// cost is rejected with invalid_cost.
+    /// The largest cost a single check can ever be admitted with: 1 for an algorithm holding
+    /// leases (a lease is one slot, docs/leases.md), else its capacity; the smallest of these
+    /// over several windows. A larger cost is rejected with invalid_cost.
     [[nodiscard]] std::int64_t max_cost() const noexcept {
         if (!windows.empty()) {
             std::int64_t most = windows.front().max_cost();
             for (const auto& w : windows) most = w.max_cost() < most ? w.max_cost() : most;
             return most;
         }
-        // A lease is one slot: cost > 1 is refused (docs/leases.md).
-        if (algorithm == Algorithm::concurrency) return 1;
-        return has_burst() ? burst : limit;
+        return traits(algorithm).leases ? 1 : capacity();
     }
+
+    /// What a full state holds: burst where it is a setting of the algorithm, else limit.
+    [[nodiscard]] std::int64_t capacity() const noexcept { return has_burst() ? burst : limit; }
 
     /// The deepest debt a report may leave, in units: `max_debt`, or the limit by default.
     [[nodiscard]] std::int64_t debt_bound() const noexcept { return max_debt ? *max_debt : limit; }
@@ -90,9 +78,7 @@ struct Policy {
     [[nodiscard]] std::string key_name() const { return plan.empty() ? name : name + "@" + plan; }
 
     /// Whether `burst` is a setting of this algorithm (token bucket, GCRA).
-    [[nodiscard]] bool has_burst() const noexcept {
-        return algorithm == Algorithm::token_bucket || algorithm == Algorithm::gcra;
-    }
+    [[nodiscard]] bool has_burst() const noexcept { return traits(algorithm).burst; }
 };
 
 /// Policy::plan of a tenant's own override (`tenants: {t: {overrides: ...}}`); no plan may

@@ -26,12 +26,12 @@ check::Verdict to_verdict(const Policy& p, const Reply& r, std::int64_t now) {
 
 Reply run_algorithm(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now) {
     const auto i = static_cast<std::size_t>(p.algorithm);
-    return i < std::size(algorithm_steps) ? algorithm_steps[i](map, key, p, cost, now) : Reply{};
+    return i < Steps::size ? Steps::checks[i](map, key, p, cost, now) : Reply{};
 }
 
 Reply run_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now) {
     const auto i = static_cast<std::size_t>(p.algorithm);
-    return i < std::size(report_steps) ? report_steps[i](map, key, p, cost, now) : Reply{};
+    return i < Steps::size ? Steps::reports[i](map, key, p, cost, now) : Reply{};
 }
 
 }  // namespace ratelimitd::store::memory::detail

@@ -3,6 +3,7 @@
 
 #include "ratelimitd/store/lease_id.hpp"
 #include "ratelimitd/store/memory/algorithms.hpp"
+#include "ratelimitd/store/memory/entry.hpp"
 
 #include <algorithm>
 #include <tuple>
@@ -45,13 +46,13 @@ Reply state_of(const ConcurrencyState* s, const Policy& p, bool allowed, std::in
 
 }  // namespace
 
-Reply concurrency_report(Map& map, const std::string& key, const Policy& p, std::int64_t, std::int64_t now) {
-    Reply r = concurrency(map, key, p, 0, now);  // a peek: nothing is charged
+Reply Concurrency::report(Map& map, const std::string& key, const Policy& p, std::int64_t, std::int64_t now) {
+    Reply r = Concurrency::check(map, key, p, 0, now);  // a peek: nothing is charged
     r.allowed = true;
     return r;
 }
 
-Reply concurrency(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now) {
+Reply Concurrency::check(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now) {
     Entry* e = find_live(map, key, Algorithm::concurrency, now);
     if (e != nullptr && cost > 0) {
         trim_and_expire(map, key, *e, now);

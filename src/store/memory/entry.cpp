@@ -6,7 +6,8 @@
 namespace ratelimitd::store::memory::detail {
 namespace {
 
-// Index of the variant alternative that holds an algorithm's state (entry.hpp: the enum's order).
+// Index of the variant alternative that holds an algorithm's state (Steps, algorithm_steps.hpp:
+// in the enum's order).
 std::size_t state_index(Algorithm a) { return static_cast<std::size_t>(a); }
 
 // Makes `state` hold a fresh alternative `index`.

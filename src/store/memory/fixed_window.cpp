@@ -1,5 +1,6 @@
 // lua/fixed_window.lua in C++.
 #include "ratelimitd/store/memory/algorithms.hpp"
+#include "ratelimitd/store/memory/entry.hpp"
 
 #include "ratelimitd/core/calendar.hpp"
 #include "ratelimitd/policy/key.hpp"
@@ -40,7 +41,7 @@ Reply counter_reply(bool allowed, std::int64_t count, const Entry* e, const Coun
 
 }  // namespace
 
-Reply fixed_window(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
+Reply FixedWindow::check(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
                    std::int64_t now) {
     const Counter c = counter_at(key, p, now);
     Entry* e = find_live(map, c.key, Algorithm::fixed_window, now);
@@ -63,7 +64,7 @@ Reply fixed_window(Map& map, const std::string& key, const Policy& p, std::int64
 
 // The script's report mode: the count may pass the limit by max_debt at most (a debt until the
 // window ends; a count already past it is never raised); a refund stops at an empty window.
-Reply fixed_window_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
+Reply FixedWindow::report(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
                           std::int64_t now) {
     const Counter c = counter_at(key, p, now);
     Entry* e = find_live(map, c.key, Algorithm::fixed_window, now);

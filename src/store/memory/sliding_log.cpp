@@ -1,5 +1,6 @@
 // lua/sliding_log.lua in C++.
 #include "ratelimitd/store/memory/algorithms.hpp"
+#include "ratelimitd/store/memory/entry.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -99,14 +100,14 @@ Reply log_step(Map& map, const std::string& key, const Policy& p, std::int64_t c
 
 }  // namespace
 
-Reply sliding_log(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now) {
+Reply SlidingLog::check(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now) {
     return log_step(map, key, p, cost, now, false);
 }
 
 // No refunds: the log cannot tell which members to take back (the planner refuses a negative
 // report on a sliding log; here it logs nothing, as the script does). A report beyond the
 // limit is one debt entry of at most max_debt units, as in the script.
-Reply sliding_log_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
+Reply SlidingLog::report(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
                          std::int64_t now) {
     return log_step(map, key, p, std::max<std::int64_t>(0, cost), now, true);
 }

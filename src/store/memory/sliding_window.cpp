@@ -1,5 +1,6 @@
 // lua/sliding_window.lua in C++.
 #include "ratelimitd/store/memory/algorithms.hpp"
+#include "ratelimitd/store/memory/entry.hpp"
 
 #include <algorithm>
 
@@ -34,7 +35,7 @@ SlidingWindowState rolled(const Entry* e, std::int64_t window, std::int64_t now)
 }  // namespace
 
 // lua/sliding_window.lua: counts weighted by milliseconds of the window, in integers.
-Reply sliding_window(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
+Reply SlidingWindow::check(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
                      std::int64_t now) {
     const std::int64_t limit = p.limit;
     const std::int64_t window = p.window.count();
@@ -81,7 +82,7 @@ Reply sliding_window(Map& map, const std::string& key, const Policy& p, std::int
 // The script's report mode: the current count may pass the limit, the estimate by max_debt at
 // most (a debt that fades as the windows slide on; a count already past it is never raised); a
 // refund takes back units of the current window only, down to 0.
-Reply sliding_window_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
+Reply SlidingWindow::report(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
                             std::int64_t now) {
     const std::int64_t window = p.window.count();
     Entry* e = find_live(map, key, Algorithm::sliding_window, now);
@@ -93,7 +94,7 @@ Reply sliding_window_report(Map& map, const std::string& key, const Policy& p, s
     e->state = SlidingWindowState{w.start, cur, w.prev, window};
     e->expire_at = w.start + 2 * window;
     // What the check path answers for a cost of 0 on the new state is this reply, admitted.
-    Reply r = sliding_window(map, key, p, 0, now);
+    Reply r = SlidingWindow::check(map, key, p, 0, now);
     r.allowed = true;
     return r;
 }

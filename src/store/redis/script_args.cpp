@@ -19,9 +19,12 @@ void append_own_args(std::vector<std::string>& argv, CheckArgs& check) {
 }  // namespace
 
 std::string MemberSource::next(const policy::Policy& p) {
-    if (p.algorithm == policy::Algorithm::concurrency) return new_lease_id();
-    if (p.algorithm != policy::Algorithm::sliding_log) return {};
-    return instance_id_ + ":" + std::to_string(++sequence_);
+    switch (policy::traits(p.algorithm).member) {
+    case policy::ScriptMember::lease: return new_lease_id();
+    case policy::ScriptMember::per_unit: return instance_id_ + ":" + std::to_string(++sequence_);
+    case policy::ScriptMember::none: return {};
+    }
+    return {};
 }
 
 std::string calendar_arg(const policy::Policy& p) {

@@ -47,11 +47,6 @@ const Script& refund_script() { return script_named("refund"); }
 
 const Script& script_for(policy::Algorithm a) { return script_named(policy::to_string(a)); }
 
-std::vector<policy::Algorithm> all_algorithms() {
-    // The build refuses enumerators with values, so value i is the i-th name.
-    std::vector<policy::Algorithm> all;
-    for (std::size_t i = 0; i < algorithm_names().size(); ++i) all.push_back(static_cast<policy::Algorithm>(i));
-    return all;
-}
+std::vector<policy::Algorithm> all_algorithms() { return policy::all_algorithms(); }
 
 }  // namespace ratelimitd::store::redis

@@ -68,7 +68,9 @@ result<bool> reset_result(const Value& reply) {
 }
 
 void attach_lease(check::Verdict& v, std::size_t i, const policy::Policy& p, const std::string& member) {
-    if (p.algorithm == policy::Algorithm::concurrency && v.allowed && i < v.windows.size()) v.windows[i].lease = member;
+    if (policy::traits(p.algorithm).member == policy::ScriptMember::lease && v.allowed && i < v.windows.size()) {
+        v.windows[i].lease = member;
+    }
 }
 
 result<Value> batch_element(result<Value>& reply, std::size_t n, std::size_t i) {

@@ -1,5 +1,6 @@
-// Every policy::Algorithm is handled everywhere a check can go: its own script, the batch and
-// layered scripts (whose dispatch tables the build generates), and the embedded store.
+// Every policy::Algorithm is described once (policy::algorithm_table) and handled everywhere a
+// check can go: its own script, the batch, layered and refund scripts (whose dispatch tables the
+// build generates), its cluster refund when the table promises one, and the embedded store.
 #include "ratelimitd/store/memory/memory_store.hpp"
 #include "ratelimitd/store/redis/lua_sources.hpp"
 #include "ratelimitd/store/redis/script_args.hpp"
@@ -11,6 +12,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ratelimitd::store {
 namespace {
@@ -35,7 +37,69 @@ TEST(AlgorithmRegistry, TheBuildReadEveryAlgorithmInOrder) {
     ASSERT_EQ(all.size(), names.size());
     ASSERT_GE(all.size(), 5u);
     for (std::size_t i = 0; i < all.size(); ++i) {
-        EXPECT_EQ(policy::to_string(all[i]), names[i]) << "enumerator " << i << " has no name in policy::algorithm_names";
+        EXPECT_EQ(policy::to_string(all[i]), names[i]) << "enumerator " << i << " has no row in policy::algorithm_table";
+    }
+}
+
+TEST(AlgorithmRegistry, TheTableHasOneRowPerEnumeratorInOrder) {
+    // names: the enumerators as the build read them from algorithm.hpp.
+    const auto& names = redis::algorithm_names();
+    ASSERT_EQ(policy::algorithm_count, names.size()) << "a policy::Algorithm without its row in algorithm_table";
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const policy::AlgorithmTraits& row = policy::algorithm_table[i];
+        EXPECT_EQ(row.name, names[i]) << "row " << i;
+        EXPECT_EQ(row.algorithm, static_cast<Algorithm>(i)) << row.name;
+        EXPECT_EQ(&policy::traits(row.algorithm), &row) << row.name;
+        EXPECT_EQ(policy::algorithm_named(row.name), row.algorithm) << row.name;
+        EXPECT_FALSE(std::string_view(row.prose).empty()) << row.name;
+    }
+}
+
+TEST(AlgorithmRegistry, EveryClusterRefundTheTablePromisesIsInItsScript) {
+    const std::string_view refund = redis::refund_script().text;
+    EXPECT_FALSE(contains(refund, "\n--@")) << "a build directive was left unexpanded in lua/refund.lua";
+    std::vector<std::string_view> promised;
+    for (const auto& row : policy::algorithm_table) {
+        const std::string name = row.name;
+        // lua/refund.lua runs the algorithm's "refund" mode, then its peek: every one is pasted in.
+        EXPECT_TRUE(contains(refund, "local " + name + " = function(KEYS, ARGV)\n")) << name;
+        const bool listed = contains(refund, "\n  " + name + " = true,\n");
+        const bool has_mode = contains(redis::script_for(row.algorithm).text, "\nif mode == 'refund' then\n");
+        if (row.cluster_refund == policy::ClusterRefund::none) {
+            EXPECT_FALSE(listed) << name << ": lua/refund.lua refunds what the table says it cannot";
+            EXPECT_FALSE(has_mode) << name;
+        } else {
+            EXPECT_TRUE(listed) << name << ": the table promises a cluster refund, lua/refund.lua lists none";
+            EXPECT_TRUE(has_mode) << name << ": the table promises a cluster refund, lua/" << name
+                                  << ".lua has no refund mode";
+            promised.push_back(row.name);
+        }
+    }
+    // What the build checked the scripts against.
+    EXPECT_EQ(promised, redis::cluster_refund_names());
+}
+
+TEST(AlgorithmRegistry, TheTableIsConsistent) {
+    for (const auto& row : policy::algorithm_table) {
+        // A refund is a negative report; a lease is one slot, never reported after the fact.
+        EXPECT_TRUE(!row.refunds || row.reports) << row.name;
+        if (row.leases) {
+            EXPECT_FALSE(row.reports) << row.name;
+            EXPECT_EQ(row.member, policy::ScriptMember::lease) << row.name;
+            EXPECT_FALSE(row.cacheable_denials) << row.name << ": a release frees a slot before the reset";
+        }
+        EXPECT_TRUE(row.member != policy::ScriptMember::lease || row.leases) << row.name;
+    }
+}
+
+TEST(AlgorithmRegistry, AMaxCostFollowsTheTable) {
+    for (Algorithm a : policy::all_algorithms()) {
+        policy::Policy p = policy_of(a);
+        p.limit = 5;
+        p.burst = p.has_burst() ? 9 : 5;
+        const std::int64_t want = policy::traits(a).leases ? 1 : policy::traits(a).burst ? 9 : 5;
+        EXPECT_EQ(p.max_cost(), want) << p.name;
+        EXPECT_EQ(p.has_burst(), policy::traits(a).burst) << p.name;
     }
 }
 

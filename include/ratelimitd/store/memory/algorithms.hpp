@@ -1,52 +1,17 @@
-// The five algorithms of lua/*.lua as state transitions of one entry map (no locking here:
-// the caller holds the shard's lock). Internal to src/store/memory.
+// The algorithms of lua/*.lua as state transitions of one entry map (no locking here: the
+// caller holds the shard's lock), dispatched on the policy's algorithm. Internal to
+// src/store/memory.
 #pragma once
 
 #include "ratelimitd/check/verdict.hpp"
 #include "ratelimitd/store/memory/entry.hpp"
 
-#include <iterator>
-
 namespace ratelimitd::store::memory::detail {
 
-/// Each one: the script of the same name, deciding `cost` units (0: peek) of `p` on `key` at
-/// `now` (epoch ms). An admit writes the entry and its expiry; a denial writes nothing.
-Reply token_bucket(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
-Reply sliding_log(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
-Reply fixed_window(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
-Reply gcra(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
-Reply sliding_window(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
-Reply concurrency(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
-
-/// One per policy::Algorithm, in the enum's order (run_algorithm calls entry i for algorithm i).
-using AlgorithmStep = Reply (*)(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
-inline constexpr AlgorithmStep algorithm_steps[] = {token_bucket, sliding_log, fixed_window, gcra, sliding_window,
-                                               concurrency};
-static_assert(std::size(algorithm_steps) == policy::algorithm_count,
-              "every policy::Algorithm needs its step here, in the enum's order");
-
-/// The algorithm of `p`.
+/// The check of `p`'s algorithm (Steps::checks).
 Reply run_algorithm(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
 
-/// Each one: the script's "report" mode, charging `cost` signed units of `p` on `key` at `now`
-/// without asking (the reply always admits): into debt if need be (remaining 0), a negative
-/// cost refunds, never above capacity (the sliding log logs no negative cost).
-Reply token_bucket_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
-Reply sliding_log_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
-Reply fixed_window_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
-Reply gcra_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
-Reply sliding_window_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
-/// Never reached (the report planner refuses reports on concurrency policies): the state as it
-/// is, admitted, charging nothing.
-Reply concurrency_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
-
-/// One per policy::Algorithm, in the enum's order (run_report calls entry i for algorithm i).
-inline constexpr AlgorithmStep report_steps[] = {token_bucket_report, sliding_log_report, fixed_window_report,
-                                                 gcra_report, sliding_window_report, concurrency_report};
-static_assert(std::size(report_steps) == policy::algorithm_count,
-              "every policy::Algorithm needs its report step here, in the enum's order");
-
-/// The report mode of `p`'s algorithm.
+/// The report mode of `p`'s algorithm (Steps::reports).
 Reply run_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
 
 /// The deepest GCRA debt read from a stored TAT (a report bounds what it writes by the

@@ -1,4 +1,4 @@
-// The release half of lua/concurrency.lua in C++ (the check half is algorithm_steps' entry).
+// The release half of lua/concurrency.lua in C++ (the check half is Concurrency::check).
 // Internal to src/store/memory.
 #pragma once
 

@@ -15,7 +15,11 @@ struct LuaSource {
 const std::vector<LuaSource>& lua_sources();
 
 /// The enumerators of policy::Algorithm in declaration order (index == value), as the build
-/// read them from policy.hpp to write the dispatch tables of lua/batch.lua and lua/multi.lua.
+/// read them from algorithm.hpp to write the dispatch tables of lua/batch.lua and lua/multi.lua.
 const std::vector<std::string_view>& algorithm_names();
+
+/// The rows of policy::algorithm_table with a cluster refund, as the build read them when it
+/// checked that lua/NAME.lua has a "refund" mode for each (lua/refund.lua runs it).
+const std::vector<std::string_view>& cluster_refund_names();
 
 }  // namespace ratelimitd::store::redis

@@ -31,8 +31,9 @@ const Script& refund_script();
 /// The script deciding a batch of independent checks in one call (lua/batch.lua).
 const Script& batch_script();
 
-/// Every policy::Algorithm in declaration order, as the build read them from policy.hpp (the
-/// list lua/batch.lua and lua/multi.lua dispatch on).
+/// Every policy::Algorithm in declaration order: the rows of policy::algorithm_table, which the
+/// build checked against the enum before writing the dispatch tables of lua/batch.lua,
+/// lua/multi.lua and lua/refund.lua.
 std::vector<policy::Algorithm> all_algorithms();
 
 /// Lower-case hex SHA1 of `text` (OpenSSL).

@@ -3,21 +3,13 @@
 
 namespace ratelimitd::store::redis::cluster {
 
-namespace {
-
-// lua/refund.lua gives back a charge exactly for these; the sliding window counter keeps
-// counts per window and cannot tell which window a charge went to once it rolled over.
-bool refundable(policy::Algorithm a) { return a != policy::Algorithm::sliding_window; }
-
-}  // namespace
-
 std::optional<std::string> cluster_refusal(const policy::Registry& registry) {
     for (std::size_t i = 0; i < registry.routes.size(); ++i) {
         const auto& r = registry.routes[i];
         if (r.limits.size() <= 1) continue;
         for (const auto& l : r.limits) {
             const policy::Policy* p = registry.find(l.policy);
-            if (p == nullptr || refundable(p->algorithm)) continue;
+            if (p == nullptr || policy::traits(p->algorithm).cluster_refund != policy::ClusterRefund::none) continue;
             return "routes[" + std::to_string(i) + "] (" + (r.method ? *r.method + " " : std::string()) + r.path +
                    ") layers " + std::to_string(r.limits.size()) + " limits, and " + l.policy + " uses " +
                    policy::to_string(p->algorithm) +

@@ -47,10 +47,10 @@ std::vector<LimitCheck> checks_of(const ClusterStore::SlotGroup& g, const std::v
 }
 
 // The refund arguments of one charged check: what the charge sent, with the member slot
-// naming the charge (refund.lua). A fixed window refunded a whole window after its charge
-// could hit the next window, so then the charge stays ("-1" matches no TTL).
+// naming the charge (refund.lua). A window refunded a whole window after its charge could hit
+// the next window, so then the charge stays ("-1" matches no TTL).
 CheckArgs refund_args(CheckArgs sent, const check::WindowState& charged, std::chrono::milliseconds since_charge) {
-    if (sent.algorithm == policy::Algorithm::fixed_window) {
+    if (policy::traits(sent.algorithm).cluster_refund == policy::ClusterRefund::by_reset) {
         const bool same_window = since_charge < std::chrono::milliseconds(sent.window_ms);
         sent.member = same_window ? std::to_string(charged.reset_after_ms) : "-1";
     }
