@@ -217,4 +217,16 @@ net::awaitable<result<bool>> CheckService::reset(check::CheckRequest req) {
     co_return forgot;
 }
 
+net::awaitable<result<Decision>> CheckService::release(policy::CheckPlan target, std::string lease) {
+    const policy::PlannedLimit& limit = target.limits.front();
+    auto verdict = co_await store_.release(*limit.policy, limit.windows.front().key, std::move(lease));
+    if (!verdict) co_return verdict.error();
+    Decision d;
+    d.policy = limit.policy->name;
+    d.tenant = limit.tenant;
+    d.scope = target.scope;
+    d.verdict = std::move(*verdict);
+    co_return d;
+}
+
 }  // namespace ratelimitd::service

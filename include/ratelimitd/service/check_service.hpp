@@ -74,16 +74,21 @@ public:
     /// was state to forget.
     boost::asio::awaitable<result<bool>> reset(check::CheckRequest req);
 
-    /// POST /v1/release: frees `lease` of the concurrency policy the request resolves to (as a
-    /// peek resolves it; release_lease.cpp). The Decision's verdict.allowed says whether a live
-    /// lease was freed. Not a concurrency policy: invalid_request. Store failures come back
-    /// as Problems (on_store_error decides checks, not releases).
-    boost::asio::awaitable<result<Decision>> release(check::CheckRequest req, std::string lease);
+    /// POST /v1/release: frees `lease` on the key of `target`, a planned concurrency limit
+    /// (door::Doors::release plans it). The Decision's verdict.allowed says whether a live
+    /// lease was freed. Store failures come back as Problems (on_store_error decides checks,
+    /// not releases).
+    boost::asio::awaitable<result<Decision>> release(policy::CheckPlan target, std::string lease);
 
-    /// The registry in force: the snapshot a request is planned on.
+    /// The registry in force: the snapshot an admin request is planned on.
     [[nodiscard]] std::shared_ptr<const policy::Registry> registry() const {
         return registry_.current();
     }
+
+    /// Where the registry in force is kept (the doors plan on its snapshots).
+    [[nodiscard]] const policy::RegistryHandle& registry_handle() const noexcept { return registry_; }
+
+    Metrics& metrics() noexcept { return metrics_; }
 
     store::Store& store() noexcept { return store_; }
 
