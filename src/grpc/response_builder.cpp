@@ -1,7 +1,7 @@
 // build_response: each descriptor's status from the windows of its own limit.
 #include "ratelimitd/grpc/response_builder.hpp"
 
-#include "ratelimitd/door/rate_limit_fields.hpp"
+#include "ratelimitd/headers/rate_limit_fields.hpp"
 #include "ratelimitd/policy/rls_domain.hpp"
 
 #include <algorithm>
@@ -43,7 +43,7 @@ void set_duration(const check::WindowState& w, std::int64_t window_end_s, std::i
     // open one when its count starts over.
     const std::int64_t ms = window_end_s > 0 ? (window_end_s - now_s) * 1000
                             : w.allowed      ? w.reset_after_ms
-                                             : door::retry_after_of(w) * 1000;
+                                             : headers::retry_after_of(w) * 1000;
     const std::int64_t clamped = std::max<std::int64_t>(ms, 0);
     out.set_seconds(clamped / 1000);
     out.set_nanos(static_cast<std::int32_t>((clamped % 1000) * 1'000'000));
@@ -79,7 +79,7 @@ void fill_limited(const service::Decision& d, const policy::RlsPlan& plan, const
 }
 
 // Envoy adds these to the client's response: the values an HTTP check answer carries.
-class AddedHeaders final : public door::HeaderSink {
+class AddedHeaders final : public headers::HeaderSink {
 public:
     explicit AddedHeaders(Response& out) : out_(out) {}
     void set(std::string_view name, std::string_view value) override {
@@ -92,7 +92,7 @@ private:
     Response& out_;
 };
 
-using door::RateLimitHeader;
+using headers::RateLimitHeader;
 
 constexpr std::array ietf_lines{RateLimitHeader::policy, RateLimitHeader::rate_limit};
 // The X-RateLimit-* fields and Retry-After too, exactly as an HTTP check answer sets them.
@@ -115,9 +115,9 @@ void build_response(const service::Decision& decision, const policy::RlsPlan& pl
     }
     AddedHeaders added(out);
     if (headers == ResponseHeaders::ietf_and_x) {
-        door::set_rate_limit_headers(decision.verdict, ietf_and_x_lines, added);
+        headers::set_rate_limit_headers(decision.verdict, ietf_and_x_lines, added);
     } else {
-        door::set_rate_limit_headers(decision.verdict, ietf_lines, added);
+        headers::set_rate_limit_headers(decision.verdict, ietf_lines, added);
     }
 }
 

@@ -1,7 +1,7 @@
 // /v1/auth: original request from proxy headers in, answer for the proxy out.
 #include "ratelimitd/http/auth_codec.hpp"
 
-#include "ratelimitd/door/rate_limit_fields.hpp"
+#include "ratelimitd/headers/rate_limit_fields.hpp"
 #include "ratelimitd/http/rate_limit_headers.hpp"
 
 #include <nlohmann/json.hpp>
@@ -127,7 +127,7 @@ Response make_auth_response(const service::Decision& d, int deny_status, unsigne
         if (!allowed) {
             const auto& w = d.verdict.reported();
             body["policy"] = w.policy;
-            body["retry_after"] = door::retry_after_of(w);
+            body["retry_after"] = headers::retry_after_of(w);
         }
     }
     if (!head) res.body() = body.dump();

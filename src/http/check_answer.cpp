@@ -1,7 +1,7 @@
 // /v1/check on the wire, outbound: JSON answers and status codes (requests: check_codec.cpp).
 #include "ratelimitd/http/check_codec.hpp"
 
-#include "ratelimitd/door/rate_limit_fields.hpp"
+#include "ratelimitd/headers/rate_limit_fields.hpp"
 #include "ratelimitd/http/json_response.hpp"
 #include "ratelimitd/http/json_writer.hpp"
 #include "ratelimitd/http/rate_limit_headers.hpp"
@@ -21,12 +21,12 @@ namespace {
 
 using ordered_json = nlohmann::ordered_json;
 
-// The headers' numbers (door/rate_limit_fields.hpp), so body and headers never disagree.
-using door::shown_count;
+// The headers' numbers (headers/rate_limit_fields.hpp), so body and headers never disagree.
+using headers::shown_count;
 
 // Retry-After of one window: 0 when it admitted, the headers' value when it denied.
 std::int64_t retry_after_in_body(const check::WindowState& w, bool denied) noexcept {
-    return denied ? door::retry_after_of(w) : 0;
+    return denied ? headers::retry_after_of(w) : 0;
 }
 
 Response make_json_response(bhttp::status status, const ordered_json& body, unsigned version,

@@ -1,7 +1,7 @@
 // An HTTP answer's rate-limit headers: the transport-neutral values, in the answer's order.
 #include "ratelimitd/http/rate_limit_headers.hpp"
 
-#include "ratelimitd/door/rate_limit_fields.hpp"
+#include "ratelimitd/headers/rate_limit_fields.hpp"
 
 #include <array>
 
@@ -9,7 +9,7 @@ namespace ratelimitd::http {
 
 namespace {
 
-using door::RateLimitHeader;
+using headers::RateLimitHeader;
 
 // Every line an HTTP answer carries, in the order it has always set them.
 constexpr std::array http_lines{
@@ -20,7 +20,7 @@ constexpr std::array http_lines{
 
 // Both field types (the answer's pooled fields, and Beast's default) take the same lines.
 template <class FieldsT>
-class FieldsSink final : public door::HeaderSink {
+class FieldsSink final : public headers::HeaderSink {
 public:
     explicit FieldsSink(FieldsT& fields) : fields_(fields) {}
     void set(std::string_view name, std::string_view value) override { fields_.set(name, value); }
@@ -32,7 +32,7 @@ private:
 template <class FieldsT>
 void set_headers(const check::Verdict& v, FieldsT& out) {
     FieldsSink<FieldsT> sink(out);
-    door::set_rate_limit_headers(v, http_lines, sink);
+    headers::set_rate_limit_headers(v, http_lines, sink);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Sets a verdict's rate-limit header values (door/rate_limit_fields.hpp) on an HTTP answer.
+// Sets a verdict's rate-limit header values (headers/rate_limit_fields.hpp) on an HTTP answer.
 #pragma once
 
 #include "ratelimitd/check/verdict.hpp"

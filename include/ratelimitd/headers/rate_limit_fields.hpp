@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace ratelimitd::door {
+namespace ratelimitd::headers {
 
 /// RFC 9651 §3.3.1: an sf-integer has at most 15 digits. Every count a header or an answer's
 /// body shows is clamped to 0..this, so the two never disagree.
@@ -63,4 +63,4 @@ protected:
 /// empty: no numbers to show. Touches nothing but `out`.
 void set_rate_limit_headers(const check::Verdict& v, std::span<const RateLimitHeader> which, HeaderSink& out);
 
-}  // namespace ratelimitd::door
+}  // namespace ratelimitd::headers

@@ -1,11 +1,11 @@
 // A verdict's rate-limit header values, transport-neutral (rate_limit_fields.hpp).
-#include "ratelimitd/door/rate_limit_fields.hpp"
+#include "ratelimitd/headers/rate_limit_fields.hpp"
 
 #include <algorithm>
 #include <array>
 #include <charconv>
 
-namespace ratelimitd::door {
+namespace ratelimitd::headers {
 
 namespace {
 
@@ -164,4 +164,4 @@ void set_rate_limit_headers(const check::Verdict& v, std::span<const RateLimitHe
     for (const RateLimitHeader h : which) set_one(v, h, out);
 }
 
-}  // namespace ratelimitd::door
+}  // namespace ratelimitd::headers
