@@ -42,13 +42,13 @@ std::vector<RefundedLimit> refunded_limits(const policy::CheckPlan& plan) {
 
 }  // namespace
 
-net::awaitable<result<service::Decision>> Doors::check(const check::CheckRequest& req) {
+net::awaitable<result<service::Decision>> Doors::check(const check::CheckRequest& req) const {
     auto plan = policy::plan(registry_.current(), req);
     if (!plan) co_return std::move(plan.error());
     co_return co_await service_.decide(std::move(*plan));
 }
 
-net::awaitable<result<AuthOutcome>> Doors::auth(const AuthRequest& req) {
+net::awaitable<result<AuthOutcome>> Doors::auth(const AuthRequest& req) const {
     // One snapshot for routes, identity sources, the hash secret and the deny status.
     const auto registry = registry_.current();
     auto plan = policy::plan(registry, policy::AuthRequest{req.method, req.uri, req.identity,
@@ -60,7 +60,7 @@ net::awaitable<result<AuthOutcome>> Doors::auth(const AuthRequest& req) {
     co_return AuthOutcome{std::move(decision), deny_status};
 }
 
-net::awaitable<result<service::Decision>> Doors::report(const policy::ReportRequest& req, const Caller& caller) {
+net::awaitable<result<service::Decision>> Doors::report(const policy::ReportRequest& req, const Caller& caller) const {
     auto plan = policy::plan_report(registry_.current(), req);
     if (!plan) co_return std::move(plan.error());
     const bool refund = req.cost < 0;
@@ -77,7 +77,7 @@ net::awaitable<result<service::Decision>> Doors::report(const policy::ReportRequ
     co_return decision;
 }
 
-net::awaitable<result<service::Decision>> Doors::release(ReleaseRequest req) {
+net::awaitable<result<service::Decision>> Doors::release(ReleaseRequest req) const {
     auto target = policy::plan_state(registry_.current(), req.check);
     if (!target) co_return std::move(target.error());
     const policy::Policy& p = *target->limits.front().policy;
@@ -88,7 +88,7 @@ net::awaitable<result<service::Decision>> Doors::release(ReleaseRequest req) {
     co_return co_await service_.release(std::move(*target), std::move(req.lease));
 }
 
-net::awaitable<result<RlsOutcome>> Doors::rls(const policy::RlsRequest& req) {
+net::awaitable<result<RlsOutcome>> Doors::rls(const policy::RlsRequest& req) const {
     auto plan = policy::plan(registry_.current(), req);
     if (!plan) co_return std::move(plan.error());
     RlsOutcome out{std::move(*plan), {}};

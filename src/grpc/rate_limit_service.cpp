@@ -40,12 +40,11 @@ struct Call {
     }
 };
 
-net::awaitable<void> answer(Call call, service::CheckService& service, RequestLimits limits,
+net::awaitable<void> answer(Call call, const door::Doors& doors, RequestLimits limits,
                             ResponseHeaders headers) {
     try {
         auto request = decode_request(*call.request, limits);
         if (!request) co_return call.refuse(request.error());
-        door::Doors doors(service);
         auto outcome = co_await doors.rls(*request);
         if (!outcome) co_return call.refuse(outcome.error());
         const auto now_s = std::chrono::duration_cast<std::chrono::seconds>(
@@ -77,7 +76,7 @@ grpc::ServerUnaryReactor* RateLimitService::ShouldRateLimit(grpc::CallbackServer
     const auto& lane = lanes_.next();
     // Nothing blocks this gRPC thread: the lane does the work and finishes the reactor.
     const Call call{request, response, reactor, &metrics_, Clock::now()};
-    net::co_spawn(lane.executor, answer(call, *lane.service, limits_, headers_), net::detached);
+    net::co_spawn(lane.executor, answer(call, lane.doors, limits_, headers_), net::detached);
     return reactor;
 }
 

@@ -58,7 +58,8 @@ struct RlsOutcome {
     service::Decision decision;
 };
 
-/// One per server thread, beside its CheckService; holds references only. Every call plans
+/// One per server thread, beside its CheckService; holds references only (a const Doors
+/// still decides: the service it refers to is not its own). Every call plans
 /// on one registry snapshot, so a reload between planning and deciding cannot mix two
 /// configs. Bad input comes back as the planner's Problem, and charges nothing. Never throws
 /// but for bad_alloc.
@@ -74,25 +75,26 @@ public:
         : Doors(service.registry_handle(), service, service.metrics()) {}
 
     /// /v1/check: policy::plan, then CheckService::decide.
-    boost::asio::awaitable<result<service::Decision>> check(const check::CheckRequest& req);
+    boost::asio::awaitable<result<service::Decision>> check(const check::CheckRequest& req) const;
 
     /// /v1/auth: the route and identity sources of the snapshot, for cost 1; an unmatched
     /// subrequest is counted (ratelimitd_auth_unmatched_total).
-    boost::asio::awaitable<result<AuthOutcome>> auth(const AuthRequest& req);
+    boost::asio::awaitable<result<AuthOutcome>> auth(const AuthRequest& req) const;
 
     /// /v1/report: policy::plan_report, then decide in report mode. A refund (negative cost)
     /// that the store took is logged (policy, key hash, units, `caller`) and counted per limit.
     /// Whether the caller may give units back is the door's to ask before (door.hpp).
-    boost::asio::awaitable<result<service::Decision>> report(const policy::ReportRequest& req, const Caller& caller);
+    boost::asio::awaitable<result<service::Decision>> report(const policy::ReportRequest& req,
+                                                             const Caller& caller) const;
 
     /// /v1/release: plans the key as a peek does (policy::plan_state), which must be a
     /// concurrency policy (else invalid_request), then CheckService::release. Store failures
     /// come back as Problems (on_store_error decides checks, not releases).
-    boost::asio::awaitable<result<service::Decision>> release(ReleaseRequest req);
+    boost::asio::awaitable<result<service::Decision>> release(ReleaseRequest req) const;
 
     /// ShouldRateLimit: policy::plan of the call's descriptors, then decide unless the plan
     /// is never_admitted.
-    boost::asio::awaitable<result<RlsOutcome>> rls(const policy::RlsRequest& req);
+    boost::asio::awaitable<result<RlsOutcome>> rls(const policy::RlsRequest& req) const;
 
 private:
     const policy::RegistryHandle& registry_;
