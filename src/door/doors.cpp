@@ -54,7 +54,6 @@ net::awaitable<result<AuthOutcome>> Doors::auth(const AuthRequest& req) const {
     auto plan = policy::plan(registry, policy::AuthRequest{req.method, req.uri, req.identity,
                                                            effective_hash_secret(req.env_secret, *registry)});
     if (!plan) co_return std::move(plan.error());
-    if (plan->unmatched) metrics_.count_auth_unmatched();
     const int deny_status = req.deny_status.value_or(registry->auth.deny_status);
     auto decision = co_await service_.decide(std::move(*plan));
     co_return AuthOutcome{std::move(decision), deny_status};
@@ -71,7 +70,6 @@ net::awaitable<result<service::Decision>> Doors::report(const policy::ReportRequ
         for (const auto& limit : refunded) {
             spdlog::info("refund policy={} key_hash={} units={} peer={} request_id={}", limit.policy,
                          limit.key_hash, units, log_value(caller.peer), caller.request_id);
-            metrics_.count_refund(limit.policy, units);
         }
     }
     co_return decision;

@@ -13,7 +13,6 @@
 #include "ratelimitd/policy/rls_plan.hpp"
 #include "ratelimitd/policy/rls_request.hpp"
 #include "ratelimitd/service/check_service.hpp"
-#include "ratelimitd/service/metrics.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -65,24 +64,23 @@ struct RlsOutcome {
 /// but for bad_alloc.
 class Doors {
 public:
-    /// `registry`: the snapshot every call plans on; `service` decides; `metrics` counts
-    /// what only a door knows (unmatched auth subrequests, refunds).
-    Doors(const policy::RegistryHandle& registry, service::CheckService& service, service::Metrics& metrics) noexcept
-        : registry_(registry), service_(service), metrics_(metrics) {}
+    /// `registry`: the snapshot every call plans on; `service` decides (and counts).
+    Doors(const policy::RegistryHandle& registry, service::CheckService& service) noexcept
+        : registry_(registry), service_(service) {}
 
-    /// The doors of the thread `service` serves: its registry and its metrics.
-    explicit Doors(service::CheckService& service) noexcept
-        : Doors(service.registry_handle(), service, service.metrics()) {}
+    /// The doors of the thread `service` serves, on its registry.
+    explicit Doors(service::CheckService& service) noexcept : Doors(service.registry_handle(), service) {}
 
     /// /v1/check: policy::plan, then CheckService::decide.
     boost::asio::awaitable<result<service::Decision>> check(const check::CheckRequest& req) const;
 
-    /// /v1/auth: the route and identity sources of the snapshot, for cost 1; an unmatched
-    /// subrequest is counted (ratelimitd_auth_unmatched_total).
+    /// /v1/auth: the route and identity sources of the snapshot, for cost 1 (an unmatched
+    /// subrequest is counted by the service: ratelimitd_auth_unmatched_total).
     boost::asio::awaitable<result<AuthOutcome>> auth(const AuthRequest& req) const;
 
     /// /v1/report: policy::plan_report, then decide in report mode. A refund (negative cost)
-    /// that the store took is logged (policy, key hash, units, `caller`) and counted per limit.
+    /// that the store took is logged here (policy, key hash, units, `caller`), once per limit,
+    /// and counted by the service.
     /// Whether the caller may give units back is the door's to ask before (door.hpp).
     boost::asio::awaitable<result<service::Decision>> report(const policy::ReportRequest& req,
                                                              const Caller& caller) const;
@@ -99,7 +97,6 @@ public:
 private:
     const policy::RegistryHandle& registry_;
     service::CheckService& service_;
-    service::Metrics& metrics_;
 };
 
 }  // namespace ratelimitd::door

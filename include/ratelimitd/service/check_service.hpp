@@ -62,7 +62,8 @@ public:
     /// through Store::apply). Shadow limits are decided after the enforced ones admitted, and
     /// never deny (Decision::shadow_denied). `policy` and `tenant` of the Decision list every
     /// limit's, joined by ','. On a store failure it degrades, failing closed when any
-    /// enforced limit says on_store_error: deny. No limits: allowed, not limited. Never throws.
+    /// enforced limit says on_store_error: deny. No limits: allowed, not limited (an unmatched
+    /// auth subrequest is counted). Never throws.
     /// Takes the plan by value: the coroutine owns it (and its registry snapshot) throughout.
     boost::asio::awaitable<Decision> decide(policy::CheckPlan plan);
 
@@ -88,7 +89,6 @@ public:
     /// Where the registry in force is kept (the doors plan on its snapshots).
     [[nodiscard]] const policy::RegistryHandle& registry_handle() const noexcept { return registry_; }
 
-    Metrics& metrics() noexcept { return metrics_; }
 
     store::Store& store() noexcept { return store_; }
 
@@ -105,8 +105,8 @@ private:
 
     /// Counts each limit in ratelimitd_checks_total (and near-limit) by its windows;
     /// `owner[k]` is the limit of verdict window k; units (cost) and denial-cache hits too.
-    void count(const Decision& d, const policy::PlannedLimits& limits,
-               const Owners& owner, std::uint32_t plan_cost);
+    /// A report counts no check; a refund counts in ratelimitd_refunds_total per limit.
+    void count(const Decision& d, const policy::CheckPlan& plan, const Owners& owner);
 
     const policy::RegistryHandle& registry_;
     store::Store& store_;
