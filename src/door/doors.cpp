@@ -55,6 +55,8 @@ net::awaitable<result<AuthOutcome>> Doors::auth(const AuthRequest& req) const {
                                                            effective_hash_secret(req.env_secret, *registry)});
     if (!plan) co_return std::move(plan.error());
     const int deny_status = req.deny_status.value_or(registry->auth.deny_status);
+    // Awaited first, then the outcome built: with the co_await inside AuthOutcome's braced
+    // initialiser, GCC 12's build freed the decision's strings twice (RouterTest crashed).
     auto decision = co_await service_.decide(std::move(*plan));
     co_return AuthOutcome{std::move(decision), deny_status};
 }

@@ -129,7 +129,6 @@ net::awaitable<Response> Router::auth(const EndpointCall& call) {
     auto query = parse_auth_request(req, call.path);
     if (!query) co_return make_error_response(query.error(), req.version(), req.keep_alive());
     const auto input = identity_input(req, call.ctx.peer);
-    // Named, not a temporary in the co_await expression (GCC 12 mishandles those).
     const door::AuthRequest asked{query->method, query->uri, input, query->deny_status, options_.hash_secret};
     const auto outcome = co_await doors_.auth(asked);
     if (!outcome) co_return make_error_response(outcome.error(), req.version(), req.keep_alive());
