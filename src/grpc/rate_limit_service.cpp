@@ -1,8 +1,9 @@
-// RateLimitService: post to a lane, plan + decide there, Finish from the lane.
+// RateLimitService: post to a lane, decode, take the door's road (door::Doors::rls) there,
+// encode and Finish from the lane.
 #include "ratelimitd/grpc/rate_limit_service.hpp"
 
+#include "ratelimitd/door/doors.hpp"
 #include "ratelimitd/grpc/response_builder.hpp"
-#include "ratelimitd/policy/rls_plan.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -39,28 +40,24 @@ struct Call {
     }
 };
 
-net::awaitable<void> answer(Call call, service::CheckService& service, RequestLimits limits,
+net::awaitable<void> answer(Call call, const door::Doors& doors, RequestLimits limits,
                             ResponseHeaders headers) {
     try {
         auto request = decode_request(*call.request, limits);
         if (!request) co_return call.refuse(request.error());
-        // One registry snapshot for the plan and the decision: a reload between them cannot
-        // mix two configs, and a reload never fails a call in flight.
-        auto plan = policy::plan(service.registry(), *request);
-        if (!plan) co_return call.refuse(plan.error());
-        const auto now_s = [] {
-            return std::chrono::duration_cast<std::chrono::seconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                .count();
-        };
-        if (plan->never_admitted) {
+        auto outcome = co_await doors.rls(*request);
+        if (!outcome) co_return call.refuse(outcome.error());
+        const auto now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+        if (outcome->plan.never_admitted) {
             // A cost no window can ever admit: a denial, not an error (Envoy lets an error
             // through unless failure_mode_deny), and nothing is charged.
-            build_never_admitted_response(*plan, now_s(), *call.response);
+            build_never_admitted_response(outcome->plan, now_s, *call.response);
             co_return call.finish(grpc::Status::OK, RlsAnswer::over_limit);
         }
-        const auto decision = co_await service.decide(plan->check);
-        build_response(decision, *plan, now_s(), *call.response, headers);
+        const service::Decision& decision = outcome->decision;
+        build_response(decision, outcome->plan, now_s, *call.response, headers);
         call.finish(grpc::Status::OK, decision.verdict.allowed ? RlsAnswer::ok : RlsAnswer::over_limit);
     } catch (const std::exception& e) {
         // decide never throws; an allocation failure could. Answer rather than leave Envoy
@@ -79,7 +76,7 @@ grpc::ServerUnaryReactor* RateLimitService::ShouldRateLimit(grpc::CallbackServer
     const auto& lane = lanes_.next();
     // Nothing blocks this gRPC thread: the lane does the work and finishes the reactor.
     const Call call{request, response, reactor, &metrics_, Clock::now()};
-    net::co_spawn(lane.executor, answer(call, *lane.service, limits_, headers_), net::detached);
+    net::co_spawn(lane.executor, answer(call, lane.doors, limits_, headers_), net::detached);
     return reactor;
 }
 

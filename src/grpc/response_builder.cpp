@@ -1,12 +1,15 @@
 // build_response: each descriptor's status from the windows of its own limit.
 #include "ratelimitd/grpc/response_builder.hpp"
 
-#include "ratelimitd/http/rate_limit_headers.hpp"
+#include "ratelimitd/headers/rate_limit_fields.hpp"
 #include "ratelimitd/policy/rls_domain.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
+#include <string>
+#include <string_view>
 
 namespace ratelimitd::rls {
 
@@ -40,7 +43,7 @@ void set_duration(const check::WindowState& w, std::int64_t window_end_s, std::i
     // open one when its count starts over.
     const std::int64_t ms = window_end_s > 0 ? (window_end_s - now_s) * 1000
                             : w.allowed      ? w.reset_after_ms
-                                             : std::max<std::int64_t>(w.retry_after_s, 1) * 1000;
+                                             : headers::retry_after_of(w) * 1000;
     const std::int64_t clamped = std::max<std::int64_t>(ms, 0);
     out.set_seconds(clamped / 1000);
     out.set_nanos(static_cast<std::int32_t>((clamped % 1000) * 1'000'000));
@@ -75,20 +78,27 @@ void fill_limited(const service::Decision& d, const policy::RlsPlan& plan, const
     set_duration(*w, dp.window_end_s, now_s, *status.mutable_duration_until_reset());
 }
 
-void add_header(Response& out, const char* key, std::string value) {
-    auto* h = out.add_response_headers_to_add();
-    h->set_key(key);
-    h->set_value(std::move(value));
-}
-
-// The X-RateLimit-* fields and Retry-After exactly as an HTTP check answer sets them.
-void add_x_headers(const check::Verdict& v, Response& out) {
-    boost::beast::http::fields fields;
-    http::set_rate_limit_headers(v, fields);
-    for (const char* name : {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"}) {
-        if (auto it = fields.find(name); it != fields.end()) add_header(out, name, std::string(it->value()));
+// Envoy adds these to the client's response: the values an HTTP check answer carries.
+class AddedHeaders final : public headers::HeaderSink {
+public:
+    explicit AddedHeaders(Response& out) : out_(out) {}
+    void set(std::string_view name, std::string_view value) override {
+        auto* h = out_.add_response_headers_to_add();
+        h->set_key(std::string(name));
+        h->set_value(std::string(value));
     }
-}
+
+private:
+    Response& out_;
+};
+
+using headers::RateLimitHeader;
+
+constexpr std::array ietf_lines{RateLimitHeader::policy, RateLimitHeader::rate_limit};
+// The X-RateLimit-* fields and Retry-After too, exactly as an HTTP check answer sets them.
+constexpr std::array ietf_and_x_lines{RateLimitHeader::policy,  RateLimitHeader::rate_limit,
+                                      RateLimitHeader::x_limit, RateLimitHeader::x_remaining,
+                                      RateLimitHeader::x_reset, RateLimitHeader::retry_after};
 
 }  // namespace
 
@@ -103,10 +113,11 @@ void build_response(const service::Decision& decision, const policy::RlsPlan& pl
             status.set_code(Response::OK);
         }
     }
-    if (!decision.verdict.windows.empty()) {
-        add_header(out, "RateLimit-Policy", http::rate_limit_policy_field(decision.verdict));
-        add_header(out, "RateLimit", http::rate_limit_field(decision.verdict));
-        if (headers == ResponseHeaders::ietf_and_x) add_x_headers(decision.verdict, out);
+    AddedHeaders added(out);
+    if (headers == ResponseHeaders::ietf_and_x) {
+        headers::set_rate_limit_headers(decision.verdict, ietf_and_x_lines, added);
+    } else {
+        headers::set_rate_limit_headers(decision.verdict, ietf_lines, added);
     }
 }
 

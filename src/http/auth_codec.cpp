@@ -1,14 +1,12 @@
 // /v1/auth: original request from proxy headers in, answer for the proxy out.
 #include "ratelimitd/http/auth_codec.hpp"
 
+#include "ratelimitd/headers/rate_limit_fields.hpp"
 #include "ratelimitd/http/rate_limit_headers.hpp"
 
 #include <nlohmann/json.hpp>
-#include <openssl/rand.h>
 
 #include <algorithm>
-#include <array>
-#include <random>
 
 namespace ratelimitd::http {
 
@@ -60,16 +58,6 @@ result<std::optional<int>> deny_status_of(std::string_view query) {
     return status;
 }
 
-std::string random_secret() {
-    std::array<unsigned char, 32> bytes{};
-    if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
-        // OpenSSL's generator failed (no entropy source?): the kernel's is as good a key.
-        std::random_device rd;
-        for (auto& b : bytes) b = static_cast<unsigned char>(rd());
-    }
-    return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-}
-
 }  // namespace
 
 bool is_auth_path(std::string_view path) noexcept {
@@ -118,13 +106,6 @@ policy::IdentityInput identity_input(const Request& req, std::string_view peer) 
     return in;
 }
 
-std::string_view effective_hash_secret(const std::optional<std::string>& env_secret, const policy::Registry& reg) {
-    if (env_secret) return *env_secret;
-    if (reg.hash_secret) return *reg.hash_secret;
-    static const std::string per_process = random_secret();
-    return per_process;
-}
-
 Response make_auth_response(const service::Decision& d, int deny_status, unsigned version, bool keep_alive,
                             bool head) {
     const bool allowed = d.verdict.allowed;
@@ -146,7 +127,7 @@ Response make_auth_response(const service::Decision& d, int deny_status, unsigne
         if (!allowed) {
             const auto& w = d.verdict.reported();
             body["policy"] = w.policy;
-            body["retry_after"] = std::max<std::int64_t>(1, w.retry_after_s);
+            body["retry_after"] = headers::retry_after_of(w);
         }
     }
     if (!head) res.body() = body.dump();

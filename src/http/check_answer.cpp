@@ -1,6 +1,7 @@
 // /v1/check on the wire, outbound: JSON answers and status codes (requests: check_codec.cpp).
 #include "ratelimitd/http/check_codec.hpp"
 
+#include "ratelimitd/headers/rate_limit_fields.hpp"
 #include "ratelimitd/http/json_response.hpp"
 #include "ratelimitd/http/json_writer.hpp"
 #include "ratelimitd/http/rate_limit_headers.hpp"
@@ -20,14 +21,12 @@ namespace {
 
 using ordered_json = nlohmann::ordered_json;
 
-// The same 15-digit ceiling the headers use, so body and headers never disagree.
-std::int64_t clamp_count(std::int64_t n) noexcept {
-    return std::clamp<std::int64_t>(n, 0, 999'999'999'999'999);
-}
+// The headers' numbers (headers/rate_limit_fields.hpp), so body and headers never disagree.
+using headers::shown_count;
 
-// Retry-After of one window: 0 when it admitted, at least 1 when it denied.
-std::int64_t retry_after_of(const check::WindowState& w, bool denied) noexcept {
-    return denied ? clamp_count(std::max<std::int64_t>(w.retry_after_s, 1)) : 0;
+// Retry-After of one window: 0 when it admitted, the headers' value when it denied.
+std::int64_t retry_after_in_body(const check::WindowState& w, bool denied) noexcept {
+    return denied ? headers::retry_after_of(w) : 0;
 }
 
 Response make_json_response(bhttp::status status, const ordered_json& body, unsigned version,
@@ -113,21 +112,21 @@ Response make_check_response(const service::Decision& d, unsigned version, bool 
     const check::WindowState& r = v.reported();
     JsonWriter w;
     write_identity(w, d, v.allowed, d.policy);
-    w.key("limit").number(clamp_count(r.limit));
-    w.key("remaining").number(clamp_count(r.remaining));
-    w.key("reset").number(clamp_count(r.reset_epoch_s));
-    w.key("retry_after").number(retry_after_of(r, !v.allowed));
+    w.key("limit").number(shown_count(r.limit));
+    w.key("remaining").number(shown_count(r.remaining));
+    w.key("reset").number(shown_count(r.reset_epoch_s));
+    w.key("retry_after").number(retry_after_in_body(r, !v.allowed));
     if (v.windows.size() > 1) {
         w.key("windows").begin_array();
         for (const auto& win : v.windows) {
             w.begin_object();
             w.key("policy").string(win.policy);
-            w.key("limit").number(clamp_count(win.limit));
-            w.key("window").number(clamp_count(win.window_s));
-            w.key("remaining").number(clamp_count(win.remaining));
-            w.key("reset").number(clamp_count(win.reset_epoch_s));
+            w.key("limit").number(shown_count(win.limit));
+            w.key("window").number(shown_count(win.window_s));
+            w.key("remaining").number(shown_count(win.remaining));
+            w.key("reset").number(shown_count(win.reset_epoch_s));
             // Same rule as the RateLimit field: the reported window of a deny is denied.
-            w.key("retry_after").number(retry_after_of(win, !win.allowed || (!v.allowed && &win == &r)));
+            w.key("retry_after").number(retry_after_in_body(win, !win.allowed || (!v.allowed && &win == &r)));
             w.end_object();
         }
         w.end_array();

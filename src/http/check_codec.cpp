@@ -349,7 +349,8 @@ result<void> set_cost_text(FieldSet& fields, std::string_view text) {
 // general way, so every answer and error sentence stays the general parser's.
 std::optional<BodyFields> flat_body(std::string_view body, BodyKind kind) {
     std::array<FlatMember, 16> members;
-    const auto n = read_flat_object(body, members);
+    // A report's refund is a negative cost: read here too, so a refund's body is read once.
+    const auto n = read_flat_object(body, members, kind == BodyKind::report ? FlatSigns::allowed : FlatSigns::refused);
     if (!n) return std::nullopt;
     FieldSet fields(kind);
     for (const FlatMember& m : std::span(members).first(*n)) {
@@ -358,7 +359,7 @@ std::optional<BodyFields> flat_body(std::string_view body, BodyKind kind) {
         if (!fields.mark_seen(*f) || (*f == Field::cost) == m.is_string) return std::nullopt;
         if (*f != Field::cost) {
             fields.set_string(*f, std::string(m.value));
-        } else if (!fields.set_cost(m.number)) {
+        } else if (!(m.negative ? fields.set_cost(-static_cast<std::int64_t>(m.number)) : fields.set_cost(m.number))) {
             return std::nullopt;
         }
     }

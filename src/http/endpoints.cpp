@@ -10,6 +10,9 @@ namespace ratelimitd::http {
 
 namespace {
 
+using door::chose_road;
+using door::Road;
+
 // The names of the method bits, in the order Allow lists them.
 constexpr std::array<std::pair<unsigned, std::string_view>, 2> method_names{{
     {methods::get, "GET"},
@@ -34,12 +37,14 @@ constexpr std::string_view no_redis = "none";
 constexpr std::string_view one_decision =
     "one script call over the route's limits (at most 8) and their windows";
 
-// Every row chooses its door: `who` has no zero enumerator, so a row that left it out
-// (value-initialised) fails here, and -Wmissing-field-initializers catches the omission first.
+// Every row chooses its door: `who` and `road` have no zero enumerator, so a row that left one
+// out (value-initialised) fails here, and -Wmissing-field-initializers catches the omission first.
 template <std::size_t N>
 constexpr bool every_row_chooses(const std::array<Endpoint, N>& table) {
     for (const Endpoint& e : table) {
-        if (!chose_access(e.door.who) || e.door.redis_work.empty()) return false;
+        if (!chose_access(e.door.who) || !chose_road(e.door.road) || e.door.redis_work.empty()) return false;
+        // Whatever spends units takes one of the doors' roads: none plans or decides alone.
+        if ((e.door.can & can::spend) != 0 && e.door.road == Road::own) return false;
         // A door that reads or changes another tenant's state is an operator's door.
         const unsigned operator_only = can::read_state | can::change_shared | can::read_settings;
         if ((e.door.can & operator_only) != 0 && e.door.who != Access::admin) return false;
@@ -54,42 +59,45 @@ constexpr bool every_row_chooses(const std::array<Endpoint, N>& table) {
 // A friend of Router: the handlers are its private members.
 std::span<const Endpoint> endpoint_table() noexcept {
     static constexpr std::array<Endpoint, 14> table{{
-        {"/v1/check", false, methods::get | methods::post, &Router::check, {can::spend, Access::anyone, one_decision}},
+        {"/v1/check", false, methods::get | methods::post, &Router::check,
+         {can::spend, Access::anyone, one_decision, Road::check}},
         {"/v1/report", false, methods::post, &Router::report,
          {can::spend | can::give_back, Access::admin_to_give_back,
           "one script call over the route's limits (at most 8) and their windows; a refund adds one "
-          "PUBLISH per key"}},
+          "PUBLISH per key",
+          Road::report}},
         // /v1/auth/<original path>: Envoy's ext_authz appends the request's path; any method,
         // because Envoy asks with the original one.
-        {"/v1/auth", true, methods::any, &Router::auth, {can::spend, Access::anyone, one_decision}},
-        {"/healthz", false, methods::get, &Router::healthz, {0, Access::anyone, no_redis}},
-        {"/readyz", false, methods::get, &Router::readyz, {0, Access::anyone, "one PING"}},
-        {"/metrics", false, methods::get, &Router::metrics_text, {0, Access::anyone, no_redis}},
-        {"/v1/policies", false, methods::get, &Router::policies, {can::read_settings, Access::admin, no_redis}},
+        {"/v1/auth", true, methods::any, &Router::auth, {can::spend, Access::anyone, one_decision, Road::auth}},
+        {"/healthz", false, methods::get, &Router::healthz, {0, Access::anyone, no_redis, Road::own}},
+        {"/readyz", false, methods::get, &Router::readyz, {0, Access::anyone, "one PING", Road::own}},
+        {"/metrics", false, methods::get, &Router::metrics_text, {0, Access::anyone, no_redis, Road::own}},
+        {"/v1/policies", false, methods::get, &Router::policies,
+         {can::read_settings, Access::admin, no_redis, Road::own}},
         {"/v1/peek", false, methods::get, &Router::peek,
-         {can::read_state, Access::admin, "one read-only script call per window of one policy"}},
-        {"/v1/top", false, methods::get, &Router::top, {can::read_state, Access::admin, no_redis}},
+         {can::read_state, Access::admin, "one read-only script call per window of one policy", Road::own}},
+        {"/v1/top", false, methods::get, &Router::top, {can::read_state, Access::admin, no_redis, Road::own}},
         {"/v1/reset", false, methods::post, &Router::reset,
          {can::give_back | can::change_shared, Access::admin,
-          "one DEL and one PUBLISH per window of one policy (two keys for a calendar window)"}},
+          "one DEL and one PUBLISH per window of one policy (two keys for a calendar window)", Road::own}},
         // A lease is a capability: only its holder, who got it from a check, knows it; a
         // release frees that one slot, never more.
         {"/v1/release", false, methods::post, &Router::release,
-         {can::give_back, Access::lease_holder, "one script call on one key"}},
+         {can::give_back, Access::lease_holder, "one script call on one key", Road::release}},
         // The status page holds no data: its data comes through the admin doors.
-        {"/", false, methods::get, &Router::status_page, {0, Access::admin_page, no_redis}},
+        {"/", false, methods::get, &Router::status_page, {0, Access::admin_page, no_redis, Road::own}},
         {"/v1/envoy/peek", false, methods::get, &Router::envoy_peek,
-         {can::read_state, Access::admin, "one read-only script call on one key"}},
+         {can::read_state, Access::admin, "one read-only script call on one key", Road::own}},
         {"/v1/envoy/reset", false, methods::post, &Router::envoy_reset,
-         {can::give_back | can::change_shared, Access::admin, "one DEL and one PUBLISH on one key"}},
+         {can::give_back | can::change_shared, Access::admin, "one DEL and one PUBLISH on one key", Road::own}},
     }};
-    static_assert(every_row_chooses(table), "every endpoint chooses its door (endpoints.hpp, door.hpp)");
+    static_assert(every_row_chooses(table), "every endpoint chooses its door and road (endpoints.hpp, door.hpp)");
     return table;
 }
 
 GrpcDoor grpc_door() noexcept {
     return {"envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit",
-            {can::spend, Access::anyone, "one script call over the call's descriptors (at most 64)"}};
+            {can::spend, Access::anyone, "one script call over the call's descriptors (at most 64)", Road::rls}};
 }
 
 const Endpoint* find_endpoint(std::string_view path) noexcept {

@@ -51,9 +51,13 @@ public:
         return std::nullopt;  // unterminated
     }
 
-    // Digits only: "0", or a non-zero digit and up to 17 more.
-    bool integer(FlatMember& m) noexcept {
+    // Digits: "0", or a non-zero digit and up to 17 more; with `signs`, also '-' and a
+    // non-zero digit ("-0" is left to the general parser, which reads it as 0).
+    bool integer(FlatMember& m, FlatSigns signs) noexcept {
         skip_space();
+        m.negative = signs == FlatSigns::allowed && at_ + 1 < text_.size() && text_[at_] == '-' &&
+                     text_[at_ + 1] >= '1' && text_[at_ + 1] <= '9';
+        if (m.negative) ++at_;
         const std::size_t start = at_;
         std::uint64_t n = 0;
         while (at_ < text_.size() && text_[at_] >= '0' && text_[at_] <= '9') {
@@ -75,7 +79,7 @@ private:
     std::size_t at_ = 0;
 };
 
-bool read_value(Cursor& in, FlatMember& m) noexcept {
+bool read_value(Cursor& in, FlatMember& m, FlatSigns signs) noexcept {
     if (in.peek('"')) {
         const auto s = in.string();
         if (!s) return false;
@@ -83,12 +87,13 @@ bool read_value(Cursor& in, FlatMember& m) noexcept {
         m.is_string = true;
         return true;
     }
-    return in.integer(m);
+    return in.integer(m, signs);
 }
 
 }  // namespace
 
-std::optional<std::size_t> read_flat_object(std::string_view body, std::span<FlatMember> out) noexcept {
+std::optional<std::size_t> read_flat_object(std::string_view body, std::span<FlatMember> out,
+                                            FlatSigns signs) noexcept {
     Cursor in(body);
     if (!in.take('{')) return std::nullopt;
     std::size_t n = 0;
@@ -99,7 +104,7 @@ std::optional<std::size_t> read_flat_object(std::string_view body, std::span<Fla
             const auto key = in.string();
             if (!key || !in.take(':')) return std::nullopt;
             m.key = *key;
-            if (!read_value(in, m)) return std::nullopt;
+            if (!read_value(in, m, signs)) return std::nullopt;
         } while (in.take(','));
         if (!in.take('}')) return std::nullopt;
     }

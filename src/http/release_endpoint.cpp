@@ -1,4 +1,5 @@
-// POST /v1/release: reads the lease, frees it through the service, renders the state after.
+// POST /v1/release on the wire: the body in (read once), the state after the release out;
+// planned and freed by door::Doors::release.
 #include "ratelimitd/http/release_endpoint.hpp"
 
 #include "ratelimitd/http/check_codec.hpp"
@@ -70,10 +71,11 @@ Response rendered(const Request& req, const service::Decision& d, const std::str
 
 }  // namespace
 
-net::awaitable<Response> answer_release(const Request& req, service::CheckService& service) {
+net::awaitable<Response> answer_release(const Request& req, door::Doors& doors) {
     auto body = release_body(req.body());
     if (!body) co_return make_error_response(body.error(), req.version(), req.keep_alive());
-    auto d = co_await service.release(std::move(body->check), body->lease);
+    door::ReleaseRequest asked{std::move(body->check), body->lease};
+    auto d = co_await doors.release(std::move(asked));
     if (!d) co_return state_error_response(req, d.error());  // unknown, not wrong: retry later
     if (!d->verdict.allowed) co_return not_released(req, *d, body->lease);
     if (d->verdict.windows.empty()) {

@@ -1,4 +1,5 @@
-// Router: dispatch by the endpoint table, request ids, HTTP metrics and the access log.
+// Router: dispatch by the endpoint table, each door's wire translation (its road is
+// door::Doors), request ids, HTTP metrics and the access log.
 #include "ratelimitd/http/router.hpp"
 
 #include "ratelimitd/core/log_value.hpp"
@@ -8,11 +9,11 @@
 #include "ratelimitd/http/check_codec.hpp"
 #include "ratelimitd/http/json_response.hpp"
 #include "ratelimitd/http/release_endpoint.hpp"
+#include "ratelimitd/http/report_codec.hpp"
 #include "ratelimitd/http/request_id.hpp"
 #include "ratelimitd/http/request_tokens.hpp"
 #include "ratelimitd/http/status_page.hpp"
 #include "ratelimitd/http/top_endpoint.hpp"
-#include "ratelimitd/policy/planner.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -116,12 +117,10 @@ net::awaitable<Response> Router::check(const EndpointCall& call) {
         parsed = parse_check_query(q == std::string_view::npos ? std::string_view{} : target.substr(q + 1));
     }
     if (!parsed) co_return make_error_response(parsed.error(), req.version(), req.keep_alive());
-
-    auto plan = policy::plan(service_.registry(), *parsed);
-    if (!plan) co_return make_error_response(plan.error(), req.version(), req.keep_alive());
-    const auto decision = co_await service_.decide(std::move(*plan));
-    auto res = make_check_response(decision, req.version(), req.keep_alive());
-    access_log(decision, res.result_int(), call.request_id);
+    const auto decision = co_await doors_.check(*parsed);
+    if (!decision) co_return make_error_response(decision.error(), req.version(), req.keep_alive());
+    auto res = make_check_response(*decision, req.version(), req.keep_alive());
+    access_log(*decision, res.result_int(), call.request_id);
     co_return res;
 }
 
@@ -129,18 +128,32 @@ net::awaitable<Response> Router::auth(const EndpointCall& call) {
     const Request& req = call.req;
     auto query = parse_auth_request(req, call.path);
     if (!query) co_return make_error_response(query.error(), req.version(), req.keep_alive());
-    // One snapshot for routes, identity sources and the check: a reload cannot mix two.
-    const auto registry = service_.registry();
     const auto input = identity_input(req, call.ctx.peer);
-    auto plan = policy::plan(registry, policy::AuthRequest{query->method, query->uri, input,
-                                                           effective_hash_secret(options_.hash_secret, *registry)});
-    if (!plan) co_return make_error_response(plan.error(), req.version(), req.keep_alive());
-    if (plan->unmatched) metrics_.count_auth_unmatched();
-    const auto decision = co_await service_.decide(std::move(*plan));
-    const int deny_status = query->deny_status.value_or(registry->auth.deny_status);
-    auto res = make_auth_response(decision, deny_status, req.version(), req.keep_alive(),
+    const door::AuthRequest asked{query->method, query->uri, input, query->deny_status, options_.hash_secret};
+    const auto outcome = co_await doors_.auth(asked);
+    if (!outcome) co_return make_error_response(outcome.error(), req.version(), req.keep_alive());
+    auto res = make_auth_response(outcome->decision, outcome->deny_status, req.version(), req.keep_alive(),
                                   req.method() == bhttp::verb::head);
-    access_log(decision, res.result_int(), call.request_id);
+    access_log(outcome->decision, res.result_int(), call.request_id);
+    co_return res;
+}
+
+// A report is planned as a check, decided in report mode and answered as a check (always 200:
+// a report is charged without asking).
+net::awaitable<Response> Router::report(const EndpointCall& call) {
+    const Request& req = call.req;
+    auto parsed = parse_report_json(req.body());
+    if (!parsed) co_return make_error_response(parsed.error(), req.version(), req.keep_alive());
+    // Giving units back is an operator's act (door: admin_to_give_back); refused before
+    // anything is planned or charged.
+    if (parsed->cost < 0) {
+        if (auto refusal = give_back_refusal(call)) co_return std::move(*refusal);
+    }
+    const door::Caller caller{call.ctx.peer, call.request_id};
+    const auto decision = co_await doors_.report(*parsed, caller);
+    if (!decision) co_return make_error_response(decision.error(), req.version(), req.keep_alive());
+    auto res = make_check_response(*decision, req.version(), req.keep_alive());
+    access_log(*decision, res.result_int(), call.request_id);
     co_return res;
 }
 
@@ -191,7 +204,7 @@ net::awaitable<Response> Router::reset(const EndpointCall& call) {
 }
 
 net::awaitable<Response> Router::release(const EndpointCall& call) {
-    co_return co_await answer_release(call.req, service_);
+    co_return co_await answer_release(call.req, doors_);
 }
 
 net::awaitable<Response> Router::status_page(const EndpointCall& call) {

@@ -89,6 +89,7 @@ net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
     Decision d = named_decision(plan);
     d.report = plan.mode == policy::Mode::report;
     if (plan.limits.empty()) {
+        if (plan.unmatched) metrics_.count_auth_unmatched();
         d.policy = policy::no_policy;
         d.tenant = plan.tenant;
         d.limited = false;
@@ -112,7 +113,7 @@ net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
         d.verdict = std::move(*verdict);
         owner = std::move(enforced.owner);
         if (!d.verdict.allowed) {
-            count(d, plan.limits, owner, plan.cost);
+            count(d, plan, owner);
             co_return d;
         }
     }
@@ -131,7 +132,7 @@ net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
             owner.insert(owner.end(), shadow.owner.begin(), shadow.owner.end());
         }
     }
-    count(d, plan.limits, owner, plan.cost);
+    count(d, plan, owner);
     co_return d;
 }
 
@@ -152,9 +153,18 @@ Decision CheckService::degrade(Decision d, const policy::PlannedLimits& limits, 
     return d;
 }
 
-void CheckService::count(const Decision& d, const policy::PlannedLimits& limits,
-                         const Owners& owner, std::uint32_t plan_cost) {
-    if (d.report) return;  // a report is no check: ratelimitd_checks_total counts checks
+void CheckService::count(const Decision& d, const policy::CheckPlan& plan, const Owners& owner) {
+    const policy::PlannedLimits& limits = plan.limits;
+    const std::uint32_t plan_cost = plan.cost;
+    if (d.report) {
+        // A report is no check: ratelimitd_checks_total counts checks. A refund the store
+        // took is counted per limit (its log line is the door's, which knows the caller).
+        if (plan.report_cost < 0) {
+            const auto units = static_cast<std::uint64_t>(-plan.report_cost);
+            for (const auto& l : limits) metrics_.count_refund(l.policy->name, units);
+        }
+        return;
+    }
     // Counted per limit over its own windows: a limit that would have admitted is "allowed"
     // even when another one denied the request (and charged nothing).
     for (std::size_t i = 0; i < limits.size(); ++i) {
@@ -215,6 +225,18 @@ net::awaitable<result<bool>> CheckService::reset(check::CheckRequest req) {
         }
     }
     co_return forgot;
+}
+
+net::awaitable<result<Decision>> CheckService::release(policy::CheckPlan target, std::string lease) {
+    const policy::PlannedLimit& limit = target.limits.front();
+    auto verdict = co_await store_.release(*limit.policy, limit.windows.front().key, std::move(lease));
+    if (!verdict) co_return verdict.error();
+    Decision d;
+    d.policy = limit.policy->name;
+    d.tenant = limit.tenant;
+    d.scope = target.scope;
+    d.verdict = std::move(*verdict);
+    co_return d;
 }
 
 }  // namespace ratelimitd::service

@@ -38,12 +38,6 @@ result<AuthQuery> parse_auth_request(const Request& req, std::string_view path);
 /// The request's headers and peer as identification sees them. Borrows from both.
 policy::IdentityInput identity_input(const Request& req, std::string_view peer);
 
-/// The key for hashed identities: `env_secret` (RATELIMITD_HASH_SECRET) when set, else the
-/// registry's hash_secret, else a random key made once per process (so hashed tenants then
-/// differ between instances and restarts).
-std::string_view effective_hash_secret(const std::optional<std::string>& env_secret,
-                                       const policy::Registry& reg);
-
 /// The answer to a proxy: 200 when allowed (with the limit headers when limited), else
 /// `deny_status` with the limit headers and Retry-After. A degraded decision carries
 /// X-RateLimit-Degraded: 200 when failing open, `deny_status` with Retry-After: 1 when failing

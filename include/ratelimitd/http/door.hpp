@@ -1,7 +1,9 @@
 // A door: what one call through an endpoint (or the gRPC service) can do, who may call it,
-// and the most Redis work the call can cause. Every row of the endpoint table has one, and
-// docs/security.md shows the same table.
+// the most Redis work the call can cause, and the road (door::Doors) it takes. Every row of
+// the endpoint table has one, and docs/security.md shows the same table.
 #pragma once
+
+#include "ratelimitd/door/road.hpp"
 
 #include <string_view>
 
@@ -40,6 +42,7 @@ struct Door {
     unsigned can;                  ///< bits of `can::`
     Access who;                    ///< never value-initialised: every row chooses
     std::string_view redis_work;   ///< the bound on the Redis work of one call, for the docs
+    door::Road road;               ///< the door::Doors entry point its handler takes; every row chooses
 };
 
 /// True when `who` is one of Access's enumerators (a row that chose).

@@ -1,6 +1,7 @@
 // Maps method + path to a handler; answers 404 and 405 for the rest.
 #pragma once
 
+#include "ratelimitd/door/doors.hpp"
 #include "ratelimitd/http/endpoints.hpp"
 #include "ratelimitd/http/types.hpp"
 #include "ratelimitd/service/check_service.hpp"
@@ -52,7 +53,7 @@ class Router {
 public:
     /// `metrics` counts every request by route and status, and is what /metrics renders.
     Router(service::CheckService& service, service::Metrics& metrics, const RouterOptions& options)
-        : service_(service), metrics_(metrics), options_(options) {}
+        : service_(service), doors_(service), metrics_(metrics), options_(options) {}
 
     /// Answers one request. Never throws; completes on the caller's executor.
     boost::asio::awaitable<Response> handle(Request req, RequestContext ctx = {});
@@ -78,14 +79,15 @@ private:
     boost::asio::awaitable<Response> reset(const EndpointCall& call);
     boost::asio::awaitable<Response> status_page(const EndpointCall& call);
     boost::asio::awaitable<Response> top(const EndpointCall& call);  // top_endpoint.hpp
-    boost::asio::awaitable<Response> report(const EndpointCall& call);  // report_endpoint.cpp
+    boost::asio::awaitable<Response> report(const EndpointCall& call);
     boost::asio::awaitable<Response> release(const EndpointCall& call);  // release_endpoint.hpp
     boost::asio::awaitable<Response> envoy_peek(const EndpointCall& call);   // envoy_admin_endpoints.hpp
     boost::asio::awaitable<Response> envoy_reset(const EndpointCall& call);
 
     void access_log(const service::Decision& d, unsigned status, std::string_view request_id);
 
-    service::CheckService& service_;
+    service::CheckService& service_;  ///< the admin endpoints' (peek, reset, top, readiness)
+    door::Doors doors_;               ///< the road of check, auth, report and release
     service::Metrics& metrics_;
     const RouterOptions& options_;
     std::int64_t log_second_ = 0;   // access-log rate limit: the current second...

@@ -62,7 +62,8 @@ public:
     /// through Store::apply). Shadow limits are decided after the enforced ones admitted, and
     /// never deny (Decision::shadow_denied). `policy` and `tenant` of the Decision list every
     /// limit's, joined by ','. On a store failure it degrades, failing closed when any
-    /// enforced limit says on_store_error: deny. No limits: allowed, not limited. Never throws.
+    /// enforced limit says on_store_error: deny. No limits: allowed, not limited (an unmatched
+    /// auth subrequest is counted). Never throws.
     /// Takes the plan by value: the coroutine owns it (and its registry snapshot) throughout.
     boost::asio::awaitable<Decision> decide(policy::CheckPlan plan);
 
@@ -74,16 +75,20 @@ public:
     /// was state to forget.
     boost::asio::awaitable<result<bool>> reset(check::CheckRequest req);
 
-    /// POST /v1/release: frees `lease` of the concurrency policy the request resolves to (as a
-    /// peek resolves it; release_lease.cpp). The Decision's verdict.allowed says whether a live
-    /// lease was freed. Not a concurrency policy: invalid_request. Store failures come back
-    /// as Problems (on_store_error decides checks, not releases).
-    boost::asio::awaitable<result<Decision>> release(check::CheckRequest req, std::string lease);
+    /// POST /v1/release: frees `lease` on the key of `target`, a planned concurrency limit
+    /// (door::Doors::release plans it). The Decision's verdict.allowed says whether a live
+    /// lease was freed. Store failures come back as Problems (on_store_error decides checks,
+    /// not releases).
+    boost::asio::awaitable<result<Decision>> release(policy::CheckPlan target, std::string lease);
 
-    /// The registry in force: the snapshot a request is planned on.
+    /// The registry in force: the snapshot an admin request is planned on.
     [[nodiscard]] std::shared_ptr<const policy::Registry> registry() const {
         return registry_.current();
     }
+
+    /// Where the registry in force is kept (the doors plan on its snapshots).
+    [[nodiscard]] const policy::RegistryHandle& registry_handle() const noexcept { return registry_; }
+
 
     store::Store& store() noexcept { return store_; }
 
@@ -100,8 +105,8 @@ private:
 
     /// Counts each limit in ratelimitd_checks_total (and near-limit) by its windows;
     /// `owner[k]` is the limit of verdict window k; units (cost) and denial-cache hits too.
-    void count(const Decision& d, const policy::PlannedLimits& limits,
-               const Owners& owner, std::uint32_t plan_cost);
+    /// A report counts no check; a refund counts in ratelimitd_refunds_total per limit.
+    void count(const Decision& d, const policy::CheckPlan& plan, const Owners& owner);
 
     const policy::RegistryHandle& registry_;
     store::Store& store_;

@@ -48,6 +48,22 @@ TEST(DoorTable, TheDoorsThatGiveUnitsBackAreTheAdminOnesAndTheLeaseHolder) {
     EXPECT_EQ(grpc_door().door.can, can::spend);
 }
 
+// The five doors that spend or free units take door::Doors' roads, each its own; every other
+// row answers by itself. A new spending door without a road does not compile (endpoints.cpp).
+TEST(DoorTable, TheDoorsThatSpendOrReleaseTakeTheOneRoad) {
+    std::string roads;
+    for (const Endpoint& e : endpoint_table()) {
+        EXPECT_TRUE(door::chose_road(e.door.road)) << e.path;
+        if (e.door.road != door::Road::own) {
+            roads += std::string(e.path) + "=" + std::to_string(static_cast<int>(e.door.road)) + " ";
+        }
+    }
+    const auto n = [](door::Road r) { return std::to_string(static_cast<int>(r)); };
+    EXPECT_EQ(roads, "/v1/check=" + n(door::Road::check) + " /v1/report=" + n(door::Road::report) + " /v1/auth=" +
+                         n(door::Road::auth) + " /v1/release=" + n(door::Road::release) + " ");
+    EXPECT_EQ(grpc_door().door.road, door::Road::rls);
+}
+
 // The docs table is the code's: each path and its Redis bound appear in docs/security.md.
 TEST(DoorTable, SecurityDocShowsEveryRowWithItsRedisBound) {
     const std::string doc = security_doc();

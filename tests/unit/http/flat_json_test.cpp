@@ -92,5 +92,24 @@ TEST(FlatJson, TheFlatShapeIsReadWithoutTheGeneralParser) {
     EXPECT_EQ(flat(R"({"policy":"bench","tenant":"t1","cost":1})", m), 3u);
 }
 
+// A refund's body (a report with a negative cost) is read whole by the flat reader too, so
+// it is read once; the default still leaves every sign to the general parser.
+TEST(FlatJson, ASignedReadTakesARefundBodyWhole) {
+    std::array<FlatMember, 4> m;
+    EXPECT_EQ(read_flat_object(R"({"policy":"llm","tenant":"t1","cost":-1350})", m, FlatSigns::allowed), 3u);
+    EXPECT_TRUE(m[2].negative);
+    EXPECT_EQ(m[2].number, 1350u);
+    EXPECT_EQ(read_flat_object(R"({"cost":7})", m, FlatSigns::allowed), 1u);
+    EXPECT_FALSE(m[0].negative);
+    EXPECT_EQ(flat(R"({"cost":-1350})", m), std::nullopt);
+    for (const std::string_view body : {"{\"a\":-0}", "{\"a\":-01}", "{\"a\":-}", "{\"a\":--1}", "{\"a\":-1.5}",
+                                        "{\"a\":- 1}", "{\"a\":-1234567890123456789}"}) {
+        EXPECT_EQ(read_flat_object(body, m, FlatSigns::allowed), std::nullopt) << body;
+    }
+    auto report = parse_body_json(R"({"tenant":"t1","cost":-1350})", BodyKind::report);
+    ASSERT_TRUE(report.has_value());
+    EXPECT_EQ(report->cost, -1350);
+}
+
 }  // namespace
 }  // namespace ratelimitd::http

@@ -1,4 +1,5 @@
 // Exact header strings rendered for allowed, denied, multi-window and out-of-range verdicts.
+#include "ratelimitd/headers/rate_limit_fields.hpp"
 #include "ratelimitd/http/rate_limit_headers.hpp"
 #include "unit/http/support/window_state.hpp"
 
@@ -16,8 +17,8 @@ namespace {
 
 using ratelimitd::check::Verdict;
 using ratelimitd::check::WindowState;
-using ratelimitd::http::rate_limit_field;
-using ratelimitd::http::rate_limit_policy_field;
+using ratelimitd::headers::rate_limit_field;
+using ratelimitd::headers::rate_limit_policy_field;
 using ratelimitd::http::set_rate_limit_headers;
 namespace bhttp = boost::beast::http;
 

@@ -1,0 +1,102 @@
+// Every door's one road: a request value planned on one registry snapshot, decided by the
+// thread's CheckService, and the outcome handed back. The doors (check, auth, report,
+// release; gRPC's ShouldRateLimit) only translate their wire format into the request value
+// and the outcome back into their wire format; none plans, reaches the registry or the
+// service itself (docs/design.md, "One road per door").
+#pragma once
+
+#include "ratelimitd/check/check_request.hpp"
+#include "ratelimitd/core/error.hpp"
+#include "ratelimitd/policy/identity.hpp"
+#include "ratelimitd/policy/registry_handle.hpp"
+#include "ratelimitd/policy/report_plan.hpp"
+#include "ratelimitd/policy/rls_plan.hpp"
+#include "ratelimitd/policy/rls_request.hpp"
+#include "ratelimitd/service/check_service.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ratelimitd::door {
+
+/// A reverse proxy's auth subrequest (/v1/auth) as a value. Borrows everything.
+struct AuthRequest {
+    std::string_view method;                       ///< the original request's method
+    std::string_view uri;                          ///< the original request's path and query
+    const policy::IdentityInput& identity;         ///< its headers and peer
+    std::optional<int> deny_status;                ///< the proxy's own, else the registry's auth.deny_status
+    const std::optional<std::string>& env_secret;  ///< RATELIMITD_HASH_SECRET (effective_hash_secret)
+};
+
+/// What an auth subrequest came to: the decision and the status a denial answers with.
+struct AuthOutcome {
+    service::Decision decision;
+    int deny_status = 429;
+};
+
+/// Who called, for the log line of a refund (an operator's act). Borrows.
+struct Caller {
+    std::string_view peer;        ///< the direct peer's address
+    std::string_view request_id;  ///< the id the answer carries
+};
+
+/// A release (/v1/release): the check's fields name the concurrency policy and key; `lease`
+/// is the capability a check returned (its format is the wire's to check).
+struct ReleaseRequest {
+    check::CheckRequest check;
+    std::string lease;
+};
+
+/// What a ShouldRateLimit call came to: its plan (the answer reads every descriptor's) and,
+/// unless the plan is never_admitted (denied without asking the store), the decision.
+struct RlsOutcome {
+    policy::RlsPlan plan;
+    service::Decision decision;
+};
+
+/// One per server thread, beside its CheckService; holds references only (a const Doors
+/// still decides: the service it refers to is not its own). Every call plans
+/// on one registry snapshot, so a reload between planning and deciding cannot mix two
+/// configs. Bad input comes back as the planner's Problem, and charges nothing. Never throws
+/// but for bad_alloc.
+class Doors {
+public:
+    /// `registry`: the snapshot every call plans on; `service` decides (and counts).
+    Doors(const policy::RegistryHandle& registry, service::CheckService& service) noexcept
+        : registry_(registry), service_(service) {}
+
+    /// The doors of the thread `service` serves, on its registry.
+    explicit Doors(service::CheckService& service) noexcept : Doors(service.registry_handle(), service) {}
+
+    /// /v1/check: policy::plan, then CheckService::decide.
+    boost::asio::awaitable<result<service::Decision>> check(const check::CheckRequest& req) const;
+
+    /// /v1/auth: the route and identity sources of the snapshot, for cost 1 (an unmatched
+    /// subrequest is counted by the service: ratelimitd_auth_unmatched_total).
+    boost::asio::awaitable<result<AuthOutcome>> auth(const AuthRequest& req) const;
+
+    /// /v1/report: policy::plan_report, then decide in report mode. A refund (negative cost)
+    /// that the store took is logged here (policy, key hash, units, `caller`), once per limit,
+    /// and counted by the service.
+    /// Whether the caller may give units back is the door's to ask before (door.hpp).
+    boost::asio::awaitable<result<service::Decision>> report(const policy::ReportRequest& req,
+                                                             const Caller& caller) const;
+
+    /// /v1/release: plans the key as a peek does (policy::plan_state), which must be a
+    /// concurrency policy (else invalid_request), then CheckService::release. Store failures
+    /// come back as Problems (on_store_error decides checks, not releases).
+    boost::asio::awaitable<result<service::Decision>> release(ReleaseRequest req) const;
+
+    /// ShouldRateLimit: policy::plan of the call's descriptors, then decide unless the plan
+    /// is never_admitted.
+    boost::asio::awaitable<result<RlsOutcome>> rls(const policy::RlsRequest& req) const;
+
+private:
+    const policy::RegistryHandle& registry_;
+    service::CheckService& service_;
+};
+
+}  // namespace ratelimitd::door

@@ -1,0 +1,106 @@
+// Doors: each door's request value -> a plan on one registry snapshot -> a decision.
+#include "ratelimitd/door/doors.hpp"
+
+#include "ratelimitd/core/hex.hpp"
+#include "ratelimitd/core/log_value.hpp"
+#include "ratelimitd/door/hash_secret.hpp"
+#include "ratelimitd/policy/algorithm.hpp"
+#include "ratelimitd/policy/planner.hpp"
+
+#include <openssl/sha.h>
+#include <spdlog/spdlog.h>
+
+#include <utility>
+#include <vector>
+
+namespace ratelimitd::door {
+
+namespace net = boost::asio;
+
+namespace {
+
+// A store key named in a log line: the first 16 hex digits of its SHA-256, enough to match
+// lines about one key, without writing the tenant's key out.
+std::string key_hash(std::string_view key) {
+    unsigned char digest[SHA256_DIGEST_LENGTH];
+    SHA256(reinterpret_cast<const unsigned char*>(key.data()), key.size(), digest);
+    return to_hex(std::span<const unsigned char>(digest, 8));
+}
+
+// What a refund's log line and counter name, taken from the plan before deciding moves it.
+struct RefundedLimit {
+    std::string policy;
+    std::string key_hash;
+};
+
+std::vector<RefundedLimit> refunded_limits(const policy::CheckPlan& plan) {
+    std::vector<RefundedLimit> out;
+    for (const auto& limit : plan.limits) {
+        out.push_back({limit.policy->name, limit.windows.empty() ? "" : key_hash(limit.windows.front().key)});
+    }
+    return out;
+}
+
+}  // namespace
+
+net::awaitable<result<service::Decision>> Doors::check(const check::CheckRequest& req) const {
+    auto plan = policy::plan(registry_.current(), req);
+    if (!plan) co_return std::move(plan.error());
+    co_return co_await service_.decide(std::move(*plan));
+}
+
+net::awaitable<result<AuthOutcome>> Doors::auth(const AuthRequest& req) const {
+    // One snapshot for routes, identity sources, the hash secret and the deny status.
+    const auto registry = registry_.current();
+    auto plan = policy::plan(registry, policy::AuthRequest{req.method, req.uri, req.identity,
+                                                           effective_hash_secret(req.env_secret, *registry)});
+    if (!plan) co_return std::move(plan.error());
+    const int deny_status = req.deny_status.value_or(registry->auth.deny_status);
+    // Awaited first, then the outcome built: with the co_await inside AuthOutcome's braced
+    // initialiser, GCC 12's build freed the decision's strings twice (RouterTest crashed).
+    auto decision = co_await service_.decide(std::move(*plan));
+    co_return AuthOutcome{std::move(decision), deny_status};
+}
+
+net::awaitable<result<service::Decision>> Doors::report(const policy::ReportRequest& req, const Caller& caller) const {
+    auto plan = policy::plan_report(registry_.current(), req);
+    if (!plan) co_return std::move(plan.error());
+    const bool refund = req.cost < 0;
+    const auto refunded = refund ? refunded_limits(*plan) : std::vector<RefundedLimit>{};
+    auto decision = co_await service_.decide(std::move(*plan));
+    if (refund && decision.limited && !decision.degraded) {
+        const auto units = static_cast<std::uint64_t>(-req.cost);
+        for (const auto& limit : refunded) {
+            spdlog::info("refund policy={} key_hash={} units={} peer={} request_id={}", limit.policy,
+                         limit.key_hash, units, log_value(caller.peer), caller.request_id);
+        }
+    }
+    co_return decision;
+}
+
+net::awaitable<result<service::Decision>> Doors::release(ReleaseRequest req) const {
+    auto target = policy::plan_state(registry_.current(), req.check);
+    if (!target) co_return std::move(target.error());
+    const policy::Policy& p = *target->limits.front().policy;
+    if (!policy::traits(p.algorithm).leases) {
+        co_return Problem{errc::invalid_request,
+                          "policy: \"" + p.name + "\" uses " + policy::to_string(p.algorithm) +
+                              "; only leases of algorithm " +
+                              policy::algorithm_names_or([](const policy::AlgorithmTraits& t) { return t.leases; }) +
+                              " can be released"};
+    }
+    co_return co_await service_.release(std::move(*target), std::move(req.lease));
+}
+
+net::awaitable<result<RlsOutcome>> Doors::rls(const policy::RlsRequest& req) const {
+    auto plan = policy::plan(registry_.current(), req);
+    if (!plan) co_return std::move(plan.error());
+    RlsOutcome out{std::move(*plan), {}};
+    // A cost no window can ever admit is a denial decided without the store.
+    if (out.plan.never_admitted) co_return out;
+    // A copy: the answer reads every descriptor's limit after the decision.
+    out.decision = co_await service_.decide(out.plan.check);
+    co_return out;
+}
+
+}  // namespace ratelimitd::door

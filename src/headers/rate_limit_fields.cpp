@@ -1,0 +1,167 @@
+// A verdict's rate-limit header values, transport-neutral (rate_limit_fields.hpp).
+#include "ratelimitd/headers/rate_limit_fields.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+
+namespace ratelimitd::headers {
+
+namespace {
+
+// Enough for any clamped value; also used for the single-valued X-RateLimit-* fields.
+constexpr std::size_t int_buffer_size = 16;
+
+// Formats into `buf` (no locale, no allocation) and returns a view of it.
+std::string_view format_int(std::int64_t n, char (&buf)[int_buffer_size]) noexcept {
+    const auto r = std::to_chars(buf, buf + int_buffer_size, shown_count(n));
+    return {buf, static_cast<std::size_t>(r.ptr - buf)};
+}
+
+void append_int(std::string& out, std::int64_t n) {
+    char buf[int_buffer_size];
+    out += format_int(n, buf);
+}
+
+// Policy names are restricted to [A-Za-z0-9._-] at config load, so normally nothing here
+// changes. Still, an sf-string may hold only 0x20..0x7e with `"` and `\` escaped, and a raw
+// CR/LF would split the header; anything else becomes '?' rather than a broken field.
+void append_sf_string(std::string& out, std::string_view s) {
+    out += '"';
+    for (const char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (u < 0x20 || u > 0x7e) {
+            out += '?';
+        } else {
+            out += c;
+        }
+    }
+    out += '"';
+}
+
+// Room for one member without the name: quotes, separators and two 15-digit parameters.
+constexpr std::size_t member_overhead = 48;
+
+std::size_t estimated_size(const check::Verdict& v) {
+    std::size_t n = 0;
+    for (const auto& w : v.windows) n += w.policy.size() + member_overhead;
+    return n;
+}
+
+// The reported window of a denied verdict. Compared by address so that the window behind
+// Retry-After gets t = Retry-After even if the store's per-window flags disagree with it.
+const check::WindowState* denied_reported(const check::Verdict& v) {
+    if (v.allowed || v.windows.empty()) return nullptr;
+    return &v.reported();
+}
+
+void append_rate_limit_policy_field(std::string& out, const check::Verdict& v) {
+    const std::size_t start = out.size();
+    for (const auto& w : v.windows) {
+        if (out.size() != start) out += ", ";
+        append_sf_string(out, w.policy);
+        out += ";q=";
+        append_int(out, w.limit);
+        out += ";w=";
+        // The draft requires w >= 1 (-11 §3.1.3); a zero window would make the item invalid.
+        append_int(out, std::max<std::int64_t>(w.window_s, 1));
+    }
+}
+
+void append_rate_limit_field(std::string& out, const check::Verdict& v) {
+    const check::WindowState* reported_denied = denied_reported(v);
+    const std::size_t start = out.size();
+    for (const auto& w : v.windows) {
+        if (out.size() != start) out += ", ";
+        append_sf_string(out, w.policy);
+        out += ";r=";
+        append_int(out, w.remaining);
+        out += ";t=";
+        // -11 §6: Retry-After must not point earlier than t; sending the same number for a
+        // denied window is the simplest way to keep that true.
+        const bool denied = !w.allowed || &w == reported_denied;
+        append_int(out, denied ? retry_after_of(w) : w.reset_after_s);
+    }
+}
+
+// One buffer per thread for the two structured fields while they are set: an answer then
+// builds no string of its own for them (the transport copies the value anyway).
+std::string& field_scratch(const check::Verdict& v) {
+    static thread_local std::string scratch;
+    scratch.clear();
+    scratch.reserve(estimated_size(v));
+    return scratch;
+}
+
+constexpr std::array<std::string_view, 8> header_names{
+    "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy",
+    "RateLimit",         "X-RateLimit-Lease",     "Retry-After",       "Cache-Control",
+};
+
+void set_one(const check::Verdict& v, RateLimitHeader h, HeaderSink& out) {
+    const check::WindowState& r = v.reported();
+    const std::string_view name = header_name(h);
+    char buf[int_buffer_size];
+    switch (h) {
+    case RateLimitHeader::x_limit: return out.set(name, format_int(r.limit, buf));
+    case RateLimitHeader::x_remaining: return out.set(name, format_int(r.remaining, buf));
+    case RateLimitHeader::x_reset: return out.set(name, format_int(r.reset_epoch_s, buf));
+    case RateLimitHeader::policy: {
+        std::string& scratch = field_scratch(v);
+        append_rate_limit_policy_field(scratch, v);
+        return out.set(name, scratch);
+    }
+    case RateLimitHeader::rate_limit: {
+        std::string& scratch = field_scratch(v);
+        append_rate_limit_field(scratch, v);
+        return out.set(name, scratch);
+    }
+    case RateLimitHeader::lease:
+        if (const std::string* lease = v.lease()) out.set(name, *lease);
+        return;
+    case RateLimitHeader::retry_after:
+        if (!v.allowed) out.set(name, format_int(retry_after_of(r), buf));
+        return;
+    case RateLimitHeader::no_store:
+        if (!v.allowed) out.set(name, "no-store");
+        return;
+    }
+}
+
+}  // namespace
+
+std::int64_t shown_count(std::int64_t n) noexcept {
+    return std::clamp<std::int64_t>(n, 0, max_shown_count);
+}
+
+std::int64_t retry_after_of(const check::WindowState& w) noexcept {
+    return std::clamp<std::int64_t>(w.retry_after_s, 1, max_shown_count);
+}
+
+std::string rate_limit_policy_field(const check::Verdict& v) {
+    std::string out;
+    out.reserve(estimated_size(v));
+    append_rate_limit_policy_field(out, v);
+    return out;
+}
+
+std::string rate_limit_field(const check::Verdict& v) {
+    std::string out;
+    out.reserve(estimated_size(v));
+    append_rate_limit_field(out, v);
+    return out;
+}
+
+std::string_view header_name(RateLimitHeader h) noexcept {
+    return header_names[static_cast<std::size_t>(h)];
+}
+
+void set_rate_limit_headers(const check::Verdict& v, std::span<const RateLimitHeader> which, HeaderSink& out) {
+    if (v.windows.empty()) return;  // no numbers to show, so show none
+    for (const RateLimitHeader h : which) set_one(v, h, out);
+}
+
+}  // namespace ratelimitd::headers
