@@ -3,6 +3,8 @@
 //   client_features_test.php api URL          interface, no destructor, ensureAllowed(), layered checkRoute(), admin reset()
 //   client_features_test.php store-down URL   Redis gone: the PSR-3 logger is told about every degraded answer
 //   client_features_test.php gone URL         nothing listening: the logger hears "unreachable"
+//   client_features_test.php announced URL PID the server's on_store_error is learnt from its
+//                                              answers and kept once it is gone (PID: ratelimitd)
 
 declare(strict_types=1);
 
@@ -29,6 +31,30 @@ final class MemoryLogger extends AbstractLogger
     {
         $this->records[] = ['level' => (string) $level, 'message' => (string) $message, 'context' => $context];
     }
+}
+
+/** SIGTERM to $pid, with or without the posix extension. */
+function posix_kill_or_kill(int $pid): bool
+{
+    if (function_exists('posix_kill')) {
+        return posix_kill($pid, 15);
+    }
+    exec('kill ' . $pid, $out, $status);
+    return $status === 0;
+}
+
+/** Checks until no HTTP answer comes (ratelimitd has closed its port); the last result. */
+function awaitUnreachable(RateLimitClient $client): \Ratelimitd\Client\Result
+{
+    $deadline = microtime(true) + 10;
+    do {
+        $r = $client->check('api', 'tenant_probe');
+        if ($r->degradedReason === 'unreachable' || $r->degradedReason === 'timeout') {
+            return $r;
+        }
+        usleep(20_000);
+    } while (microtime(true) < $deadline);
+    return $r;
 }
 
 [$mode, $url] = [$argv[1] ?? '', $argv[2] ?? ''];
@@ -119,8 +145,27 @@ switch ($mode) {
         Check::same('unreachable', $logger->records[0]['context']['reason'] ?? null, "the client's own fail-open is logged: unreachable");
         break;
 
+    case 'announced':
+        // A fail-open client must not admit what a fail-closed policy would refuse: it follows
+        // the on_store_error each answer announces, even after ratelimitd has gone away.
+        $client = new RateLimitClient($url, timeoutMs: 200, failOpen: true);
+        Check::same(false, $client->check('strict', 'tenant_n')->allowed, 'strict (on_store_error: deny) is denied by ratelimitd while Redis is down');
+        Check::same(true, $client->check('api', 'tenant_n')->allowed, 'api (on_store_error: allow) is allowed by ratelimitd while Redis is down');
+        $pid = (int) ($argv[3] ?? 0);
+        Check::ok($pid > 0 && posix_kill_or_kill($pid), 'ratelimitd is told to stop');
+        $gone = awaitUnreachable($client);
+        Check::same('unreachable', $gone->degradedReason, 'ratelimitd is gone: the answer is the client\'s own');
+        $strict = $client->check('strict', 'tenant_n');
+        Check::same([false, true, 'unreachable'], [$strict->allowed, $strict->degraded, $strict->degradedReason], 'strict stays fail-closed on a fail-open client: the announced deny wins over the default');
+        Check::same(true, $client->check('api', 'tenant_n')->allowed, 'api stays fail-open');
+        Check::same(true, $client->check('strict', 'tenant_n', failOpen: true)->allowed, "a per-call failOpen still wins over the announced mode");
+        Check::same(true, $client->check('never-asked', 'tenant_n')->allowed, "a policy never answered follows the client's default");
+        $closed = new RateLimitClient($url, timeoutMs: 200, failOpen: false);
+        Check::same(false, $closed->check('api', 'tenant_n')->allowed, 'a new client has heard nothing yet (no APCu in the CLI): its default');
+        break;
+
     default:
-        fwrite(STDERR, "usage: client_features_test.php api|store-down|gone URL\n");
+        fwrite(STDERR, "usage: client_features_test.php api|store-down|gone|announced URL [PID]\n");
         exit(2);
 }
 Check::done();

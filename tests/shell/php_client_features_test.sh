@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The PHP client's interface, ensureAllowed(), layered checkRoute(), admin reset() and PSR-3
 # logging of degraded answers, with real php-cli (+ Debian's php-psr-log) against a real
-# ratelimitd + redis-server; then Redis stopped and ratelimitd stopped (the logger is told).
+# ratelimitd + redis-server; then Redis stopped and ratelimitd stopped (the logger is told, and
+# each policy keeps the on_store_error its answers announced).
 # Usage: php_client_features_test.sh PATH_TO_RATELIMITD
 set -euo pipefail
 bin=${1:?path to ratelimitd}
@@ -34,7 +35,8 @@ echo "--- Redis stopped"
 kill "$redis_pid"; wait "$redis_pid" 2>/dev/null || true
 php "$root/tests/php/client_features_test.php" store-down "$url"
 
-echo "--- ratelimitd stopped"
-kill "$rl_pid"; wait "$rl_pid" 2>/dev/null || true
+echo "--- ratelimitd stopped by the client test (failure modes announced before)"
+php "$root/tests/php/client_features_test.php" announced "$url" "$rl_pid"
+wait "$rl_pid" 2>/dev/null || true
 php "$root/tests/php/client_features_test.php" gone "$url"
 echo "PASS: php client features"

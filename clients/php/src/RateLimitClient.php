@@ -28,6 +28,11 @@ final class RateLimitClient implements RateLimitClientInterface
     private string $baseUrl;
     private int $connectionsOpened = 0;
     private bool $persistent = false;
+    /** @var array<string,bool> policy => fail open, as the server last announced it (on_store_error) */
+    private array $announcedFailOpen = [];
+
+    /** How long APCu keeps an announced failure mode: a reload may change it. */
+    private const ANNOUNCED_TTL_S = 3600;
 
     /**
      * @param string   $baseUrl          where ratelimitd listens, e.g. http://127.0.0.1:8080
@@ -37,7 +42,10 @@ final class RateLimitClient implements RateLimitClientInterface
      *                                   on_store_error at that deadline, and a client that gave up
      *                                   first would put its own failOpen in place of a policy's deny
      * @param bool     $failOpen         default answer when ratelimitd cannot be asked:
-     *                                   true = allow (fail open), false = deny (fail closed)
+     *                                   true = allow (fail open), false = deny (fail closed).
+     *                                   A policy whose on_store_error the server has announced
+     *                                   (every answer carries it) follows that instead; a
+     *                                   per-call failOpen still wins over both
      * @param int|null $connectTimeoutMs bound of the TCP connect alone; default: $timeoutMs
      * @param LoggerInterface|null $logger told (warning) about every degraded answer
      * @param bool     $persistentConnections keep connections across requests of one PHP worker
@@ -89,7 +97,7 @@ final class RateLimitClient implements RateLimitClientInterface
         if ($plan !== null) {
             $fields['plan'] = $plan;
         }
-        return $this->decide($fields, $failOpen ?? $this->failOpen, $policy);
+        return $this->decide($fields, $failOpen ?? $this->failOpenFor($policy), $policy);
     }
 
     public function checkRoute(string $method, string $path, string $tenant, ?string $scope = null, int $cost = 1, ?bool $failOpen = null): Result
@@ -107,7 +115,7 @@ final class RateLimitClient implements RateLimitClientInterface
         if ($plan !== null) {
             $fields['plan'] = $plan;
         }
-        return $this->decide($fields, $this->failOpen, $policy, '/v1/report');
+        return $this->decide($fields, $this->failOpenFor($policy), $policy, '/v1/report');
     }
 
     public function release(string $policy, string $tenant, string $lease, string $scope = 'global'): bool
@@ -171,6 +179,7 @@ final class RateLimitClient implements RateLimitClientInterface
         // 200 allowed, 429 denied, 503 ratelimitd's own fail-closed answer for a policy with
         // on_store_error: deny: all three are verdicts, and the server's policy decided them.
         if (in_array($status, [200, 429, 503], true) && array_key_exists('allowed', $data)) {
+            $this->remember($policy, $data['on_store_error'] ?? null);
             $result = Result::fromVerdict($data, $headers);
             return $result->degraded ? $this->degraded($result) : $result;
         }
@@ -179,6 +188,53 @@ final class RateLimitClient implements RateLimitClientInterface
         }
         // Anything else (a proxy's 502, an unexpected shape) says nothing about the limit.
         return $this->degraded(Result::unavailable($failOpen, 'bad_response', $policy));
+    }
+
+    /**
+     * What to answer for $policy when ratelimitd cannot be asked: its on_store_error as the
+     * server last announced it, so a client never admits what the server would refuse; the
+     * client's default for a policy it has not heard of yet.
+     */
+    private function failOpenFor(string $policy): bool
+    {
+        if (isset($this->announcedFailOpen[$policy])) {
+            return $this->announcedFailOpen[$policy];
+        }
+        if (self::apcuEnabled()) {
+            $stored = apcu_fetch($this->announcedKey($policy), $found);
+            if ($found && is_bool($stored)) {
+                return $this->announcedFailOpen[$policy] = $stored;
+            }
+        }
+        return $this->failOpen;
+    }
+
+    /** Keeps the failure mode an answer announced for its policy (route checks name none). */
+    private function remember(?string $policy, mixed $onStoreError): void
+    {
+        if ($policy === null || ($onStoreError !== 'allow' && $onStoreError !== 'deny')) {
+            return;
+        }
+        $failOpen = $onStoreError === 'allow';
+        if (($this->announcedFailOpen[$policy] ?? null) === $failOpen) {
+            return;
+        }
+        $this->announcedFailOpen[$policy] = $failOpen;
+        // Under php-fpm the client lives for one request; APCu carries what it learned to the
+        // worker's next requests, so the first check after ratelimitd goes away is covered too.
+        if (self::apcuEnabled()) {
+            apcu_store($this->announcedKey($policy), $failOpen, self::ANNOUNCED_TTL_S);
+        }
+    }
+
+    private function announcedKey(string $policy): string
+    {
+        return 'ratelimitd:on_store_error:' . $this->baseUrl . ':' . $policy;
+    }
+
+    private static function apcuEnabled(): bool
+    {
+        return function_exists('apcu_enabled') && apcu_enabled();
     }
 
     /** A degraded answer is worth a warning: limits are not being enforced as configured. */
