@@ -45,6 +45,13 @@ void write_identity(JsonWriter& w, const service::Decision& d, bool allowed, std
     w.key("scope").string(d.scope);
 }
 
+// A fail-closed policy says so in every answer, so a client that cannot reach ratelimitd
+// denies too instead of admitting by its own default (clients/php/README.md). Fail-open
+// policies, the default, add nothing: the client's own default stands for them.
+void write_failure_mode(JsonWriter& w, const service::Decision& d) {
+    if (d.fail_closed) w.key("on_store_error").string("deny");
+}
+
 Response make_degraded_response(const service::Decision& d, unsigned version, bool keep_alive) {
     const bool allowed = d.verdict.allowed;
     JsonWriter w;
@@ -59,6 +66,7 @@ Response make_degraded_response(const service::Decision& d, unsigned version, bo
         w.key("retry_after").number(1);  // matches the Retry-After header below
     }
     w.key("degraded").boolean(true);
+    write_failure_mode(w, d);
     w.end_object();
     const auto status = allowed ? bhttp::status::ok : bhttp::status::service_unavailable;
     Response res = json_response(status, w.take(), version, keep_alive);
@@ -134,6 +142,7 @@ Response make_check_response(const service::Decision& d, unsigned version, bool 
     // A shadow policy would have denied: allowed anyway, and the caller may want to know.
     if (d.shadow_denied) w.key("shadow_denied").boolean(true);
     if (const std::string* lease = v.lease()) w.key("lease").string(*lease);
+    write_failure_mode(w, d);
     w.end_object();
 
     Response res = json_response(

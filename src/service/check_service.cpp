@@ -46,6 +46,7 @@ Decision named_decision(const policy::CheckPlan& plan) {
     boost::container::small_vector<std::string_view, 4> tenants;  // distinct, in order
     for (const auto& l : plan.limits) {
         append_listed(d.policy, l.policy->name);
+        d.fail_closed = d.fail_closed || l.fail_closed();
         if (std::find(tenants.begin(), tenants.end(), l.tenant) == tenants.end()) {
             tenants.push_back(l.tenant);
             append_listed(d.tenant, l.tenant);

@@ -24,7 +24,12 @@ TEST(ReadOnlyBatch, AReplicaAnsweringABatchIsAnUnavailableStoreNotABadReply) {
     }, 10s));
     Ratelimitd server("policies:\n  open:\n    algorithm: sliding_log\n    limit: 1000\n    window: 600s\n",
                       replica.url(), {"--store-timeout", "2s", "--threads", "1"});
-    // Many checks at once from many clients, so that they leave in batches.
+    // Many checks at once from many clients, so that they leave in batches. The replica holds
+    // every command for a while first: the first calls wait in flight and the checks behind
+    // them queue into batches, whatever the machine's load. Without the pause a fast READONLY
+    // could answer each check before the next arrived, and the breaker opens after 5 failed
+    // calls, so no batch might ever form.
+    ASSERT_EQ(replica.command({"CLIENT", "PAUSE", "500", "ALL"}), "OK");
     std::atomic<int> next{0}, not_degraded{0};
     std::vector<std::thread> clients;
     for (int c = 0; c < 16; ++c) {

@@ -28,8 +28,8 @@ final class RateLimitClient implements RateLimitClientInterface
     private string $baseUrl;
     private int $connectionsOpened = 0;
     private bool $persistent = false;
-    /** @var array<string,bool> policy => fail open, as the server last announced it (on_store_error) */
-    private array $announcedFailOpen = [];
+    /** @var array<string,true> the policies whose answers said on_store_error: deny */
+    private array $announcedFailClosed = [];
 
     /** How long APCu keeps an announced failure mode: a reload may change it. */
     private const ANNOUNCED_TTL_S = 3600;
@@ -43,9 +43,8 @@ final class RateLimitClient implements RateLimitClientInterface
      *                                   first would put its own failOpen in place of a policy's deny
      * @param bool     $failOpen         default answer when ratelimitd cannot be asked:
      *                                   true = allow (fail open), false = deny (fail closed).
-     *                                   A policy whose on_store_error the server has announced
-     *                                   (every answer carries it) follows that instead; a
-     *                                   per-call failOpen still wins over both
+     *                                   A policy whose answers say on_store_error "deny" is
+     *                                   denied instead; a per-call failOpen wins over both
      * @param int|null $connectTimeoutMs bound of the TCP connect alone; default: $timeoutMs
      * @param LoggerInterface|null $logger told (warning) about every degraded answer
      * @param bool     $persistentConnections keep connections across requests of one PHP worker
@@ -191,39 +190,47 @@ final class RateLimitClient implements RateLimitClientInterface
     }
 
     /**
-     * What to answer for $policy when ratelimitd cannot be asked: its on_store_error as the
-     * server last announced it, so a client never admits what the server would refuse; the
-     * client's default for a policy it has not heard of yet.
+     * What to answer for $policy when ratelimitd cannot be asked: deny when its answers said
+     * on_store_error "deny", so a client never admits what the server would refuse; else the
+     * client's default.
      */
     private function failOpenFor(string $policy): bool
     {
-        if (isset($this->announcedFailOpen[$policy])) {
-            return $this->announcedFailOpen[$policy];
+        if (isset($this->announcedFailClosed[$policy])) {
+            return false;
         }
-        if (self::apcuEnabled()) {
-            $stored = apcu_fetch($this->announcedKey($policy), $found);
-            if ($found && is_bool($stored)) {
-                return $this->announcedFailOpen[$policy] = $stored;
-            }
+        if (self::apcuEnabled() && apcu_fetch($this->announcedKey($policy)) === true) {
+            $this->announcedFailClosed[$policy] = true;
+            return false;
         }
         return $this->failOpen;
     }
 
-    /** Keeps the failure mode an answer announced for its policy (route checks name none). */
+    /**
+     * Keeps what an answer said of its policy's failure mode (route checks name no policy):
+     * a fail-closed policy says on_store_error "deny"; an answer without it is a fail-open
+     * policy, for which the client's own default stands.
+     */
     private function remember(?string $policy, mixed $onStoreError): void
     {
-        if ($policy === null || ($onStoreError !== 'allow' && $onStoreError !== 'deny')) {
+        if ($policy === null) {
             return;
         }
-        $failOpen = $onStoreError === 'allow';
-        if (($this->announcedFailOpen[$policy] ?? null) === $failOpen) {
+        $failClosed = $onStoreError === 'deny';
+        if (isset($this->announcedFailClosed[$policy]) === $failClosed) {
             return;
         }
-        $this->announcedFailOpen[$policy] = $failOpen;
+        if ($failClosed) {
+            $this->announcedFailClosed[$policy] = true;
+        } else {
+            unset($this->announcedFailClosed[$policy]);
+        }
         // Under php-fpm the client lives for one request; APCu carries what it learned to the
         // worker's next requests, so the first check after ratelimitd goes away is covered too.
         if (self::apcuEnabled()) {
-            apcu_store($this->announcedKey($policy), $failOpen, self::ANNOUNCED_TTL_S);
+            $failClosed
+                ? apcu_store($this->announcedKey($policy), true, self::ANNOUNCED_TTL_S)
+                : apcu_delete($this->announcedKey($policy));
         }
     }
 

@@ -46,6 +46,9 @@ struct Decision {
     bool report = false;
     /// The plan's limit (index into CheckPlan::limits) of each window of verdict.windows.
     Owners owner;
+    /// Some limit of the plan says on_store_error: deny, so a failed store would deny: the
+    /// answer announces it, and a client that cannot reach ratelimitd follows it.
+    bool fail_closed = false;
 };
 
 /// Decides planned checks: asks the store, applies shadow and the failure modes, counts.

@@ -579,6 +579,22 @@ TEST(MakeCheckResponse, DegradedFailClosedIs503WithRetryAfterOne) {
     EXPECT_EQ(header(res, "RateLimit"), "<absent>");
 }
 
+TEST(MakeCheckResponse, AFailClosedPolicySaysSoInEveryAnswer) {
+    // A client that cannot reach ratelimitd later denies too (clients/php/README.md).
+    auto allowed = decision("login", true, {window("login", true, 5, 60, 4, 1764518461, 1, 0)});
+    auto denied = decision("login", false, {window("login", false, 5, 60, 0, 1764518461, 9, 9)});
+    auto degraded = decision("login", false, {});
+    degraded.degraded = true;
+    for (Decision* d : {&allowed, &denied, &degraded}) {
+        d->fail_closed = true;
+        const std::string body(make_check_response(*d, 11, true).body());
+        EXPECT_TRUE(body.ends_with(R"(,"on_store_error":"deny"})")) << body;
+        d->fail_closed = false;
+        EXPECT_EQ(make_check_response(*d, 11, true).body().find("on_store_error"), std::string::npos)
+            << "a fail-open policy, the default, adds nothing";
+    }
+}
+
 TEST(MakeCheckResponse, LimitedDecisionWithoutWindowsIsABug) {
     const Response res = make_check_response(decision("api-default", true, {}), 11, true);
     EXPECT_EQ(res.result(), bhttp::status::internal_server_error);

@@ -281,6 +281,20 @@ net::awaitable<result<check::Verdict>> ClusterStore::release(const policy::Polic
     co_return parse_verdict(*reply, p);
 }
 
+net::awaitable<result<check::Verdict>> ClusterStore::apply_cross_slot(std::vector<LimitCheck> checks) {
+    ClusterCalls calls{
+        .routed = [this](int slot, clock::time_point deadline, Attempt attempt) {
+            return routed(slot, deadline, std::move(attempt));
+        },
+        .peek = [this](const policy::Policy& p, std::string key) { return peek(p, std::move(key)); },
+        .timeout = timeout_,
+        .refunds = &refunds_,
+        .refunds_failed = &refunds_failed_,
+    };
+    CrossSlotCheck check(std::move(calls), std::move(checks));
+    co_return co_await check.run();
+}
+
 net::awaitable<result<check::Verdict>> ClusterStore::apply_all(std::vector<LimitCheck> checks) {
     const int slot = key_slot(checks.front().key);
     const bool one_slot =

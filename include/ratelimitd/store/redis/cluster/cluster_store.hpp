@@ -4,6 +4,7 @@
 
 #include "ratelimitd/store/redis/cluster/cluster_endpoint.hpp"
 #include "ratelimitd/store/redis/cluster/cluster_node.hpp"
+#include "ratelimitd/store/redis/cluster/cross_slot_check.hpp"
 #include "ratelimitd/store/redis/cluster/key_slot.hpp"
 #include "ratelimitd/store/redis/cluster/slot_map.hpp"
 #include "ratelimitd/store/redis/coalescer.hpp"
@@ -38,7 +39,7 @@ struct RedirectCounts {
 /// batches of one slot). A MOVED reply updates the slot and
 /// retries on the named node; ASK retries once there behind ASKING; TRYAGAIN and CLUSTERDOWN are
 /// retried shortly; all within the one store deadline of the call. A layered check whose keys
-/// lie in several slots is decided slot by slot, with refunds (cross_slot_check.cpp).
+/// lie in several slots is decided slot by slot, with refunds (CrossSlotCheck).
 /// @par Thread Safety
 /// Used only on the executor given at construction, except the members marked thread-safe.
 class ClusterStore final : public Store {
@@ -81,33 +82,17 @@ public:
         return {moved_.load(std::memory_order_relaxed), ask_.load(std::memory_order_relaxed)};
     }
 
-    /// The checks of one hash slot of a cross-slot layered check (cross_slot_check.cpp).
-    struct SlotGroup;
-
 private:
     using clock = NodeClient::clock;
-    /// One try of a call on `node`; `asking` after an ASK redirect.
-    using Attempt = std::function<boost::asio::awaitable<result<Value>>(ClusterNode& node, bool asking)>;
+    using Attempt = ClusterCalls::Attempt;
 
     /// Runs `attempt` on the owner of `slot`, following redirects until `deadline`.
     boost::asio::awaitable<result<Value>> routed(int slot, clock::time_point deadline, Attempt attempt);
     /// PUBLISH of a reset (or refunded) `key` of `slot` on its reset channel; a failure is
     /// logged, the change stands.
     boost::asio::awaitable<void> publish_reset(int slot, const std::string& key, clock::time_point deadline);
-    /// A layered check over several slots: slot groups in ascending order, refunds when one
-    /// denies (cross_slot_check.cpp).
+    /// A layered check over several slots: a CrossSlotCheck over this store's routed calls.
     boost::asio::awaitable<result<check::Verdict>> apply_cross_slot(std::vector<LimitCheck> checks);
-    /// One group's lua/multi.lua on its node; `g.sent` keeps what a charge sent.
-    boost::asio::awaitable<result<check::Verdict>> charge_group(SlotGroup& g, const std::vector<LimitCheck>& all,
-                                                                clock::time_point deadline);
-    /// lua/refund.lua for groups [0, charged); their windows become the state after it.
-    boost::asio::awaitable<void> refund_groups(std::vector<SlotGroup>& groups, std::size_t charged,
-                                               const std::vector<LimitCheck>& all,
-                                               check::WindowStates& windows, clock::time_point started);
-    /// Peeks the checks of groups [from, end), never asked because an earlier group denied.
-    boost::asio::awaitable<void> peek_groups(const std::vector<SlotGroup>& groups, std::size_t from,
-                                             const std::vector<LimitCheck>& all,
-                                             check::WindowStates& windows);
     /// The node at `address`, made (and connecting) on first use.
     ClusterNode& node_at(const NodeAddress& address);
     /// Asks CLUSTER SLOTS again soon, unless a refresh is running or ran a moment ago.
