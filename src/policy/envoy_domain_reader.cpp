@@ -113,11 +113,11 @@ void EnvoyDomainReader::read_match(const Json& item, const std::string& path, Rl
     if (rule.value.size() > envoy_bounds::max_part_bytes) {
         fail(value_path, "expected at most " + std::to_string(envoy_bounds::max_part_bytes) + " bytes");
     }
-    // envoyproxy/ratelimit treats an empty value as no value, and only a trailing '*' as a wildcard.
+    // envoyproxy/ratelimit treats an empty value as no value, and a '*' anywhere as a wildcard.
     if (rule.value.empty()) return;
-    if (rule.value.back() == '*') {
-        rule.match = RlsRule::ValueMatch::prefix;
-        rule.value_prefix = rule.value.substr(0, rule.value.size() - 1);
+    if (rule.value.find('*') != std::string::npos) {
+        rule.match = RlsRule::ValueMatch::wildcard;
+        rule.wildcard.emplace(rule.value);
     } else {
         rule.match = RlsRule::ValueMatch::exact;
     }
@@ -238,7 +238,7 @@ void EnvoyDomainReader::index_rule(RlsLevel& level, std::size_t index, const std
         const auto [it, added] = level.exact.emplace(RlsLevel::exact_index(rule.key, rule.value), index);
         fresh = added;
         earlier = it->second;
-        if (added && rule.match == RlsRule::ValueMatch::prefix) level.wildcards.push_back(index);
+        if (added && rule.match == RlsRule::ValueMatch::wildcard) level.wildcards.push_back(index);
     }
     if (!fresh) {
         fail(path, "duplicate descriptor: key " + quote(rule.key) +

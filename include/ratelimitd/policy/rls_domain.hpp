@@ -4,6 +4,7 @@
 
 #include "ratelimitd/policy/policy.hpp"
 #include "ratelimitd/policy/rls_plan.hpp"
+#include "ratelimitd/policy/wildcard_pattern.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +22,7 @@ struct RlsRule;
 struct RlsLevel {
     std::vector<RlsRule> rules;                             ///< in file order
     std::map<std::string, std::size_t, std::less<>> exact;  ///< RlsLevel::exact_index(key, value) -> rule
-    std::vector<std::size_t> wildcards;                     ///< `value: "prefix*"` rules, in file order
+    std::vector<std::size_t> wildcards;                     ///< rules whose value holds a '*', in file order
     std::map<std::string, std::size_t, std::less<>> key_only;  ///< key -> the rule without a value
 
     /// The index key of an exact rule: the key's length, ':', the key, the value.
@@ -31,12 +32,12 @@ struct RlsLevel {
 /// One `descriptors:` item of an envoyproxy/ratelimit config.
 struct RlsRule {
     std::string key;
-    /// What `value` the rule has: none (each value counts on its own), exact, or a prefix
-    /// (`value: "prefix*"`, `value_prefix` then holds "prefix").
-    enum class ValueMatch { any, exact, prefix };
+    /// What `value` the rule has: none (each value counts on its own), exact, or a wildcard
+    /// (a '*' anywhere: `value: "foo*"`, `"bar*b"`, `"foo*bar*baz"`; `wildcard` matches it).
+    enum class ValueMatch { any, exact, wildcard };
     ValueMatch match = ValueMatch::any;
-    std::string value;         ///< as written (with the '*' of a prefix rule)
-    std::string value_prefix;  ///< ValueMatch::prefix: the value without its '*'
+    std::string value;                        ///< as written (with its '*')
+    std::optional<WildcardPattern> wildcard;  ///< ValueMatch::wildcard: the value as a pattern
 
     /// What `rate_limit` says: nothing (the rule only leads to deeper ones), a limit, or
     /// `unlimited: true`.

@@ -56,8 +56,10 @@ TEST(EnvoyConfig, LoadsEveryFeatureOfTheFormat) {
     EXPECT_EQ(login.policy.window, 60s);
     EXPECT_TRUE(login.aligned);
     const RlsRule& api = rule_at(tenant.children, 2);
-    EXPECT_EQ(api.match, RlsRule::ValueMatch::prefix);
-    EXPECT_EQ(api.value_prefix, "/api");
+    EXPECT_EQ(api.match, RlsRule::ValueMatch::wildcard);
+    EXPECT_EQ(api.value, "/api*");
+    ASSERT_TRUE(api.wildcard);
+    EXPECT_TRUE(api.wildcard->matches("/api/v1"));
     EXPECT_EQ(api.label, "features.tenant_acme.path_/api*");
 
     EXPECT_EQ(rule_at(d->root, 1).unit, RlsUnit::second);  // "SECOND": any case
