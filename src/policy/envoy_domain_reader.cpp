@@ -12,13 +12,18 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 namespace ratelimitd::policy {
 namespace {
 
 using config::describe;
 
-constexpr std::string_view unit_words[] = {"second", "minute", "hour", "day", "month", "year"};
+/// The units as the config writes them, in the order messages list them.
+constexpr std::pair<std::string_view, RlsUnit> unit_words[] = {
+    {"second", RlsUnit::second}, {"minute", RlsUnit::minute}, {"hour", RlsUnit::hour}, {"day", RlsUnit::day},
+    {"week", RlsUnit::week},     {"month", RlsUnit::month},   {"year", RlsUnit::year}};
+constexpr const char* unit_list = "second, minute, hour, day, week, month, year";
 // A rule's algorithm when it names none: a fixed window, aligned to Envoy's unit.
 constexpr Algorithm default_algorithm = Algorithm::fixed_window;
 
@@ -132,14 +137,16 @@ void EnvoyDomainReader::read_rate_limit(const Json& v, const std::string& path, 
     const std::string unit_path = join(path, "unit");
     if (unlimited && unit != nullptr) fail(unit_path, "not allowed with unlimited: true (an unlimited rule has no unit)");
     if (!unlimited) {
-        if (unit == nullptr) fail(unit_path, "missing (expected one of second, minute, hour, day, month, year)");
-        if (!unit->is_string()) fail(unit_path, "expected one of second, minute, hour, day, month, year, got " + describe(*unit));
+        if (unit == nullptr) fail(unit_path, std::string("missing (expected one of ") + unit_list + ")");
+        if (!unit->is_string()) fail(unit_path, std::string("expected one of ") + unit_list + ", got " + describe(*unit));
         // envoyproxy/ratelimit reads the unit in any case ("SECOND", "Second").
-        const auto* word = std::find(std::begin(unit_words), std::end(unit_words), lower(unit->get<std::string>()));
-        if (word == std::end(unit_words)) {
-            fail(unit_path, "expected one of second, minute, hour, day, month, year, got " + describe(*unit));
+        const std::string word = lower(unit->get<std::string>());
+        const auto* found = std::find_if(std::begin(unit_words), std::end(unit_words),
+                                         [&](const auto& w) { return w.first == word; });
+        if (found == std::end(unit_words)) {
+            fail(unit_path, std::string("expected one of ") + unit_list + ", got " + describe(*unit));
         }
-        rule.unit = static_cast<RlsUnit>(1 + (word - std::begin(unit_words)));
+        rule.unit = found->second;
         const std::string rpu_path = join(path, "requests_per_unit");
         const Json* rpu = find(v, "requests_per_unit");
         // As in envoyproxy/ratelimit, a missing count is 0: every request is over the limit.

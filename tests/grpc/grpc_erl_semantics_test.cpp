@@ -34,6 +34,8 @@ const char* const config = R"(domains:
         rate_limit: {unit: hour, requests_per_unit: 7, name: exact}
       - key: multi
         rate_limit: {unit: hour, requests_per_unit: 9, name: default}
+      - key: weekly
+        rate_limit: {unit: week, requests_per_unit: 2}
 )";
 
 Descriptor one(const std::string& key, const std::string& value, std::optional<std::uint64_t> hits = {}) {
@@ -86,6 +88,20 @@ TEST(GrpcErlSemantics, MiddleAndMultipleWildcardsMatchAndEachValueCountsOnItsOwn
     EXPECT_EQ(s.call(rls_request("erl", {one("multi", "foo1bar1baz")})).statuses(0).current_limit().name(), "exact");
     EXPECT_EQ(s.call(rls_request("erl", {one("multi", "foo123bar456baz")})).statuses(0).current_limit().name(), "multi");
     EXPECT_EQ(s.call(rls_request("erl", {one("multi", "foo123baz")})).statuses(0).current_limit().name(), "default");
+}
+
+TEST(GrpcErlSemantics, AWeekIsReportedAsWeekAndCountsItsLimit) {
+    RedisServer redis;
+    Sidecar s(redis.url());
+    const auto first = s.call(rls_request("erl", {one("weekly", "w")}));
+    ASSERT_EQ(first.statuses_size(), 1);
+    EXPECT_EQ(first.statuses(0).current_limit().unit(), RlsResponse::RateLimit::WEEK);
+    EXPECT_EQ(static_cast<int>(first.statuses(0).current_limit().unit()), 7);
+    EXPECT_EQ(first.statuses(0).limit_remaining(), 1u);
+    EXPECT_GT(first.statuses(0).duration_until_reset().seconds(), 0);
+    EXPECT_LE(first.statuses(0).duration_until_reset().seconds(), 7 * 86400);
+    EXPECT_EQ(s.client.code(rls_request("erl", {one("weekly", "w")})), RlsResponse::OK);
+    EXPECT_EQ(s.client.code(rls_request("erl", {one("weekly", "w")})), RlsResponse::OVER_LIMIT);
 }
 
 TEST(GrpcErlSemantics, AWildcardLimitAdmitsExactlyItsLimitUnderConcurrentCalls) {

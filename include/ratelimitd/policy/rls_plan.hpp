@@ -16,10 +16,10 @@
 
 namespace ratelimitd::policy {
 
-/// envoy.service.ratelimit.v3.RateLimitResponse.RateLimit.Unit, same numbers. The published
-/// proto (and envoy.type.v3.RateLimitUnit) ends at YEAR: there is no WEEK, so `unit: week` is
-/// refused like any unknown unit.
-enum class RlsUnit : int { unknown = 0, second = 1, minute = 2, hour = 3, day = 4, month = 5, year = 6 };
+/// envoy.service.ratelimit.v3.RateLimitResponse.RateLimit.Unit, same numbers (and those of
+/// envoy.type.v3.RateLimitUnit, which a descriptor's `limit` override carries): WEEK came last,
+/// so it is 7, after YEAR, as in Envoy's API and envoyproxy/ratelimit's config proto.
+enum class RlsUnit : int { unknown = 0, second = 1, minute = 2, hour = 3, day = 4, month = 5, year = 6, week = 7 };
 
 /// One descriptor of the call.
 struct RlsDescriptorPlan {

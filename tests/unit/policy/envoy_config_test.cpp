@@ -143,11 +143,11 @@ TEST_P(EnvoyConfigRefusal, NamesTheFieldAndWhatWasExpected) {
 INSTANTIATE_TEST_SUITE_P(
     EveryRule, EnvoyConfigRefusal,
     ::testing::Values(
-        Refusal{"      - {key: k, rate_limit: {unit: week, requests_per_unit: 1}}\n",
-                "domains[0].descriptors[0].rate_limit.unit: expected one of second, minute, hour, day, month, "
-                "year, got \"week\""},
+        Refusal{"      - {key: k, rate_limit: {unit: fortnight, requests_per_unit: 1}}\n",
+                "domains[0].descriptors[0].rate_limit.unit: expected one of second, minute, hour, day, week, month, "
+                "year, got \"fortnight\""},
         Refusal{"      - {key: k, rate_limit: {requests_per_unit: 1}}\n",
-                "domains[0].descriptors[0].rate_limit.unit: missing (expected one of second, minute, hour, day, "
+                "domains[0].descriptors[0].rate_limit.unit: missing (expected one of second, minute, hour, day, week, "
                 "month, year)"},
         Refusal{"      - {key: k, rate_limit: {unlimited: true, unit: day, requests_per_unit: 25}}\n",
                 "domains[0].descriptors[0].rate_limit.unit: not allowed with unlimited: true (an unlimited rule "

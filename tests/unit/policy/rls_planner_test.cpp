@@ -28,6 +28,7 @@ domains:
       - {key: trial, shadow_mode: true, rate_limit: {unit: hour, requests_per_unit: 2}}
       - {key: user, detailed_metric: true, rate_limit: {unit: day, requests_per_unit: 100}}
       - {key: bucket, algorithm: token_bucket, on_store_error: deny, rate_limit: {unit: second, requests_per_unit: 4}}
+      - {key: weekly, rate_limit: {unit: WEEK, requests_per_unit: 3}}
 )";
 
 // 2025-12-01T12:34:56Z
@@ -118,6 +119,18 @@ TEST_F(RlsPlanner, KeysAreAlignedToTheUnitAsEnvoyproxyRatelimitCounts) {
     EXPECT_EQ(l.windows.at(0).limit, l.policy);
     auto next = plan(reg, RlsRequest{"edge", {one("ip", "192.0.2.1")}, 0}, noon + std::chrono::seconds(4));
     EXPECT_EQ(next->check.limits.at(0).windows.at(0).key, "rl:envoy/edge.ip:192%2E0%2E2%2E1:1764592500");
+}
+
+// envoyproxy/ratelimit's week: 7 days from the epoch (a Thursday), reported as WEEK (7).
+TEST_F(RlsPlanner, AWeekIsSevenDaysAlignedToTheEpoch) {
+    auto p = run({one("weekly", "w")});
+    ASSERT_TRUE(p) << p.error().detail;
+    EXPECT_EQ(p->descriptors[0].unit, RlsUnit::week);
+    EXPECT_EQ(static_cast<int>(p->descriptors[0].unit), 7);
+    // 2025-12-01 (a Monday) lies in the week that started on Thursday 2025-11-27 00:00 UTC.
+    EXPECT_EQ(p->check.limits.at(0).windows.at(0).key, "rl:envoy/edge.weekly:w:1764201600");
+    EXPECT_EQ(p->descriptors[0].window_end_s, 1764201600 + 7 * 86400);
+    EXPECT_EQ(p->check.limits.at(0).policy->window, std::chrono::seconds(7 * 86400));
 }
 
 TEST_F(RlsPlanner, OtherAlgorithmsKeepOneKeyAndTheirFailureMode) {
