@@ -115,7 +115,9 @@ RlsDescriptorPlan describe_rule(const RlsDomain& domain, const RlsRule* rule,
 }
 
 /// The rule's limit for this descriptor into the plan: a new PlannedLimit, or the cost added to
-/// the one another descriptor of the call already has with the same key.
+/// the one another descriptor of the call already has with the same key. A cost of 0 (a
+/// descriptor's own hits_addend 0) asks without charging; beside a charged descriptor of the
+/// same key it adds nothing, and the limit is charged (and decided) as the other asks.
 void add_limit(RlsPlan& out, RlsDescriptorPlan& dp, const RlsRule& rule, std::span<const RlsEntry> entries,
                std::uint32_t cost, std::int64_t now_s) {
     std::string values = key_values(entries);
@@ -128,12 +130,14 @@ void add_limit(RlsPlan& out, RlsDescriptorPlan& dp, const RlsRule& rule, std::sp
     std::string key = make_descriptor_key(out.check.registry->prefix, rule.key_name, values, window_start);
     for (std::size_t i = 0; i < out.check.limits.size(); ++i) {
         if (out.check.limits[i].windows.front().key == key) {
-            out.check.limits[i].cost += cost;  // at most max_descriptors * max_cost: no overflow
+            PlannedLimit& same = out.check.limits[i];
+            same.cost += cost;  // at most max_descriptors * max_cost: no overflow
+            same.check_only = same.check_only && cost == 0;
             dp.limit = i;
             return;
         }
     }
-    PlannedLimit limit{&rule.policy, std::move(values), {}, cost};
+    PlannedLimit limit{&rule.policy, std::move(values), {}, cost, cost == 0};
     limit.windows.push_back(KeyedWindow{&rule.policy, std::move(key)});
     dp.limit = out.check.limits.size();
     out.check.limits.push_back(std::move(limit));
@@ -197,7 +201,8 @@ result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest&
         const RlsDescriptor& d = req.descriptors[i];
         RlsDescriptorPlan dp = describe_rule(**domain, rules[i], replaced);
         if (dp.kind == RlsDescriptorPlan::Kind::limited) {
-            const std::uint32_t cost = d.hits_addend.value_or(0) != 0 ? cost_of(*d.hits_addend) : request_cost;
+            // A descriptor's own hits_addend, 0 included (check without charging), else the request's.
+            const std::uint32_t cost = d.hits_addend ? cost_of(*d.hits_addend) : request_cost;
             add_limit(out, dp, *rules[i], d.entries, cost, now_s);
             if (rules[i]->detailed_metric) dp.detailed_label = dp.label + "_" + escape_label_part(d.entries.back().value);
         }

@@ -76,8 +76,8 @@ struct RlsPlan {
 /// check::max_cost, 2^64-1 included) is no error but a denial: that descriptor is
 /// never_admitted, and so is the plan; a shadow limit is charged at most what it can admit.
 /// hits_addend 0 on the request means 1; a descriptor's
-/// own hits_addend, when set and not 0, replaces the request's for that descriptor (0 there
-/// means "the request's", so a descriptor is never decided without being charged).
+/// own hits_addend, when set, replaces the request's for that descriptor, and 0 there asks
+/// without charging (PlannedLimit::check_only: over the limit once nothing is left).
 /// Descriptors whose counters share a key become one limit charged their summed cost.
 result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest& req);
 

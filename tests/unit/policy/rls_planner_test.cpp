@@ -180,11 +180,27 @@ TEST_F(RlsPlanner, HitsAddendIsTheCost) {
     EXPECT_EQ(p->check.cost, 1u);  // 0 on the request means 1
     EXPECT_EQ(p->check.limits[0].cost, 1u);
     EXPECT_EQ(p->check.limits[1].cost, 4u);
-    EXPECT_EQ(p->check.limits[2].cost, 1u);  // 0 on a descriptor means the request's
+    // 0 on a descriptor asks without charging (as envoyproxy/ratelimit reads it).
+    EXPECT_EQ(p->check.limits[2].cost, 0u);
+    EXPECT_TRUE(p->check.limits[2].check_only);
+    EXPECT_FALSE(p->check.limits[0].check_only);
+    EXPECT_FALSE(p->check.limits[1].check_only);
     auto q = run({one("ip", "a"), one("ip", "b", 2)}, 7);
     ASSERT_TRUE(q);
     EXPECT_EQ(q->check.limits[0].cost, 7u);
     EXPECT_EQ(q->check.limits[1].cost, 2u);
+}
+
+TEST_F(RlsPlanner, ACheckOnlyDescriptorBesideAChargedOneOfTheSameKeyIsCharged) {
+    auto p = run({one("ip", "a", 0), one("ip", "a", 2)});
+    ASSERT_TRUE(p);
+    ASSERT_EQ(p->check.limits.size(), 1u);
+    EXPECT_EQ(p->check.limits[0].cost, 2u);
+    EXPECT_FALSE(p->check.limits[0].check_only);
+    auto q = run({one("ip", "a", 0), one("ip", "a", 0)}, 5);
+    ASSERT_TRUE(q);
+    EXPECT_TRUE(q->check.limits[0].check_only);
+    EXPECT_FALSE(q->never_admitted);
 }
 
 // Issue 31: a cost a limit can never admit is a denial, never an error (Envoy passes errors).
