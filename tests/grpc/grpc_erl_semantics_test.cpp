@@ -42,6 +42,17 @@ Descriptor one(const std::string& key, const std::string& value, std::optional<s
     return Descriptor{{{key, value}}, hits};
 }
 
+/// One descriptor that sends its own limit (RateLimitDescriptor.limit, as Envoy's rate limit
+/// action's `limit` override does).
+RlsRequest with_limit(const std::string& key, const std::string& value, std::uint32_t per_unit,
+                      RlsResponse::RateLimit::Unit unit) {
+    RlsRequest req = rls_request("erl", {one(key, value)});
+    auto* limit = req.mutable_descriptors(0)->mutable_limit();
+    limit->set_requests_per_unit(per_unit);
+    limit->set_unit(static_cast<std::uint32_t>(unit));
+    return req;
+}
+
 struct Sidecar {
     explicit Sidecar(const std::string& redis_url, const std::vector<std::string>& extra = {})
         : server(config, redis_url, with_grpc(extra)),
@@ -102,6 +113,42 @@ TEST(GrpcErlSemantics, AWeekIsReportedAsWeekAndCountsItsLimit) {
     EXPECT_LE(first.statuses(0).duration_until_reset().seconds(), 7 * 86400);
     EXPECT_EQ(s.client.code(rls_request("erl", {one("weekly", "w")})), RlsResponse::OK);
     EXPECT_EQ(s.client.code(rls_request("erl", {one("weekly", "w")})), RlsResponse::OVER_LIMIT);
+}
+
+// envoyproxy/ratelimit's GetLimit: the limit a descriptor sends decides it, for a descriptor no
+// rule names and for an unlimited one alike; another limit sent later counts on the same counter.
+TEST(GrpcErlSemantics, ADescriptorsOwnLimitDecidesItExactlyUnderConcurrentCalls) {
+    RedisServer redis;
+    std::vector<std::unique_ptr<Sidecar>> fleet;
+    for (int i = 0; i < 3; ++i) fleet.push_back(std::make_unique<Sidecar>(redis.url()));
+    std::atomic<int> ok{0}, over{0}, failed{0};
+    std::vector<std::thread> callers;
+    for (int i = 0; i < 30; ++i) {
+        callers.emplace_back([&, i] {
+            const auto code = fleet[static_cast<std::size_t>(i % 3)]->client.code(
+                with_limit("user", "u1", 4, RlsResponse::RateLimit::HOUR));
+            (code == RlsResponse::OK ? ok : code == RlsResponse::OVER_LIMIT ? over : failed)++;
+        });
+    }
+    for (auto& t : callers) t.join();
+    EXPECT_EQ(ok.load(), 4);
+    EXPECT_EQ(over.load(), 26);
+    EXPECT_EQ(failed.load(), 0);
+    auto& s = *fleet[0];
+    const auto more = s.call(with_limit("user", "u1", 6, RlsResponse::RateLimit::HOUR));
+    EXPECT_EQ(more.overall_code(), RlsResponse::OK);
+    EXPECT_EQ(more.statuses(0).current_limit().requests_per_unit(), 6u);
+    EXPECT_EQ(more.statuses(0).current_limit().unit(), RlsResponse::RateLimit::HOUR);
+    EXPECT_EQ(more.statuses(0).limit_remaining(), 1u) << "the same counter: 4 + 1 of 6";
+    const auto open = s.call(with_limit("open", "x", 1, RlsResponse::RateLimit::HOUR));
+    EXPECT_EQ(open.statuses(0).limit_remaining(), 0u) << "an unlimited rule is overridden too";
+    EXPECT_EQ(s.client.code(with_limit("open", "x", 1, RlsResponse::RateLimit::HOUR)), RlsResponse::OVER_LIMIT);
+    RlsResponse refused;
+    auto bad = with_limit("user", "u2", 1, RlsResponse::RateLimit::HOUR);
+    bad.mutable_descriptors(0)->mutable_limit()->set_unit(9);
+    const auto status = s.client.call(bad, refused);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_NE(status.error_message().find("descriptors[0].limit.unit"), std::string::npos) << status.error_message();
 }
 
 TEST(GrpcErlSemantics, AWildcardLimitAdmitsExactlyItsLimitUnderConcurrentCalls) {

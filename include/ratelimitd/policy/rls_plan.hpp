@@ -67,6 +67,9 @@ struct RlsPlan {
     std::vector<RlsDescriptorPlan> descriptors; ///< one per request descriptor, in order
     /// Some descriptor is never_admitted: the call is OVER_LIMIT and charges nothing.
     bool never_admitted = false;
+    /// The limits of descriptors that sent their own (RlsDescriptor::limit): made for this
+    /// call, kept here (on the heap, so moving the plan keeps check's pointers valid).
+    std::vector<std::unique_ptr<const Policy>> override_policies;
 };
 
 /// Plans a ShouldRateLimit call on the registry's `domains` (docs/envoy-config.md): an
@@ -79,6 +82,12 @@ struct RlsPlan {
 /// own hits_addend, when set, replaces the request's for that descriptor, and 0 there asks
 /// without charging (PlannedLimit::check_only: over the limit once nothing is left).
 /// Descriptors whose counters share a key become one limit charged their summed cost.
+/// A descriptor that sends its own limit (RlsDescriptor::limit) is decided by it, as
+/// envoyproxy/ratelimit decides it: whatever rule it matches or not (none, unlimited, another
+/// limit), a fixed window of that many per unit aligned to the unit, never shadow, unnamed,
+/// replacing nothing and never replaced, counted per domain, entry keys and values (the
+/// same counter whatever the limit sent); an unknown unit (outside 1..7) or more than
+/// envoy_bounds::max_requests_per_unit per unit is an invalid_request naming the field.
 result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest& req);
 
 /// The same at `now` (the clock that places aligned windows), for tests.
