@@ -31,8 +31,12 @@ struct CheckGroup {
 
     /// Moves the limit's keys into the checks; the limit keeps its policy and tenant.
     void add(policy::PlannedLimit& limit, std::size_t limit_index, std::uint32_t cost, const policy::CheckPlan& plan) {
+        // A report charges every limit the plan's report_cost, unless the limit carries its own
+        // (an Envoy call denied under envoy_denied_calls: charge: each descriptor's cost).
+        const std::int64_t report_cost =
+            plan.mode == policy::Mode::report && limit.cost != 0 ? limit.cost : plan.report_cost;
         for (auto& w : limit.windows) {
-            checks.push_back(store::LimitCheck{w.limit, std::move(w.key), cost, plan.mode, plan.report_cost});
+            checks.push_back(store::LimitCheck{w.limit, std::move(w.key), cost, plan.mode, report_cost});
             owner.push_back(limit_index);
         }
         fail_closed = fail_closed || limit.fail_closed();

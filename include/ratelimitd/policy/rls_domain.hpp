@@ -77,6 +77,10 @@ struct RlsDomains {
     std::map<std::string, RlsDomain, std::less<>> by_name;
     /// The envoy_config files read, in order (the registry's own file for `domains:`).
     std::vector<std::string> files;
+    /// `envoy_denied_calls: charge`: a call denied (OVER_LIMIT) is charged its cost anyway,
+    /// as a report (into debt, at most the limit's debt bound), so response-phase costs are
+    /// metered past the limit; `refuse` (the default): a denied call charges nothing.
+    bool charge_denied = false;
 
     [[nodiscard]] const RlsDomain* find(std::string_view name) const {
         auto it = by_name.find(name);

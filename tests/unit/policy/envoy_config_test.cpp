@@ -229,6 +229,21 @@ TEST(EnvoyConfig, DescriptorsNestAtMostSixteenLevels) {
     EXPECT_NE(msg.find("descriptors nest deeper than 16 levels"), std::string::npos) << msg;
 }
 
+TEST(EnvoyConfig, DeniedCallsAreRefusedByDefaultAndChargedWhenAsked) {
+    const auto charge_of = [](const std::string& text) {
+        return parse_config(text + with_descriptors("      - {key: k, rate_limit: {unit: second, requests_per_unit: 1}}\n"),
+                            "r.yaml")
+            .registry.domains->charge_denied;
+    };
+    EXPECT_FALSE(charge_of(""));
+    EXPECT_FALSE(charge_of("envoy_denied_calls: refuse\n"));
+    EXPECT_TRUE(charge_of("envoy_denied_calls: charge\n"));
+    EXPECT_EQ(refusal("envoy_denied_calls: always\n" + with_descriptors("      - {key: k}\n")),
+              "r.yaml: envoy_denied_calls: expected one of refuse, charge, got \"always\"");
+    EXPECT_EQ(refusal("envoy_denied_calls: charge\npolicies: {a: {algorithm: gcra, limit: 1, window: 1s}}\n"),
+              "r.yaml: envoy_denied_calls: only allowed with domains: or envoy_config: (no Envoy rules here)");
+}
+
 /// envoyproxy/ratelimit's own example configs, unchanged: each loads, but for the one it
 /// refuses itself (unlimited beside a unit).
 TEST(EnvoyConfig, LoadsEnvoyproxyRatelimitsOwnExamples) {
