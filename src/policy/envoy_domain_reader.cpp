@@ -76,7 +76,7 @@ RlsRule EnvoyDomainReader::read_rule(const Json& item, const std::string& path, 
     if (!item.is_object()) fail(path, "expected a map with key (and value, rate_limit, descriptors), got " + describe(item));
     check_keys(item, path,
                {"key", "value", "rate_limit", "descriptors", "shadow_mode", "detailed_metric", "quota_mode", "metadata",
-                "algorithm", "on_store_error"});
+                "value_to_metric", "share_threshold", "algorithm", "on_store_error"});
     RlsRule rule;
     read_match(item, path, rule);
     rule.label = parent.label + "." + escape_label_part(rule.key);
@@ -91,8 +91,7 @@ RlsRule EnvoyDomainReader::read_rule(const Json& item, const std::string& path, 
     bool shadow = false;
     if (const Json* v = find(item, "shadow_mode")) shadow = need_bool(*v, join(path, "shadow_mode"));
     if (const Json* v = find(item, "detailed_metric")) rule.detailed_metric = need_bool(*v, join(path, "detailed_metric"));
-    // Accepted so that envoyproxy/ratelimit's files load unchanged; neither changes a decision here.
-    if (const Json* v = find(item, "quota_mode")) (void)need_bool(*v, join(path, "quota_mode"));
+    refuse_unsupported(item, path);
     if (const Json* v = find(item, "metadata"); v != nullptr && !v->is_object() && !v->is_null()) {
         fail(join(path, "metadata"), "expected a map, got " + describe(*v));
     }
@@ -102,6 +101,24 @@ RlsRule EnvoyDomainReader::read_rule(const Json& item, const std::string& path, 
         read_level(*list, join(path, "descriptors"), RulePath{rule.label, rule.key_name}, depth + 1, rule.children);
     }
     return rule;
+}
+
+void EnvoyDomainReader::refuse_unsupported(const Json& item, const std::string& path) const {
+    // envoyproxy/ratelimit keys whose `true` would change what a call decides, counts or
+    // names, and which ratelimitd does not do: refused by name rather than ignored (`false`,
+    // their default, changes nothing and loads).
+    static constexpr std::pair<const char*, const char*> unsupported[] = {
+        {"quota_mode", "a descriptor over its limit denying only when every quota descriptor of the call is"},
+        {"share_threshold", "one counter shared by every value a wildcard matches"},
+        {"value_to_metric", "stat names holding the values callers send (detailed_metric: true labels the last one)"},
+    };
+    for (const auto& [key, what] : unsupported) {
+        const Json* v = find(item, key);
+        if (v != nullptr && need_bool(*v, join(path, key))) {
+            fail(join(path, key), std::string("true is not supported by ratelimitd (in envoyproxy/ratelimit: ") + what +
+                                      "); remove it or set it to false");
+        }
+    }
 }
 
 void EnvoyDomainReader::read_match(const Json& item, const std::string& path, RlsRule& rule) const {
