@@ -72,6 +72,26 @@ std::vector<std::string> reset_keys(const policy::Policy& p, const std::string& 
             key};
 }
 
+/// A plan without limits: allowed, not limited (an unmatched auth subrequest is counted).
+Decision not_limited(Decision d, const policy::CheckPlan& plan, Metrics& metrics) {
+    if (plan.unmatched) metrics.count_auth_unmatched();
+    d.policy = policy::no_policy;
+    d.tenant = plan.tenant;
+    d.limited = false;
+    d.verdict.allowed = true;
+    return d;
+}
+
+/// The plan's charged limits into the enforced and the shadow group (check_only ones are read
+/// apart), each with its cost.
+void split_checks(policy::CheckPlan& plan, CheckGroup& enforced, CheckGroup& shadow) {
+    for (std::size_t i = 0; i < plan.limits.size(); ++i) {
+        if (plan.limits[i].check_only) continue;
+        const std::uint32_t cost = plan.limits[i].cost != 0 ? plan.limits[i].cost : plan.cost;
+        (plan.limits[i].shadow() ? shadow : enforced).add(plan.limits[i], i, cost, plan);
+    }
+}
+
 /// The check_only limits' windows after the decided ones, so the answer reports their numbers.
 void add_check_only(Decision& d, CheckOnlyRead& asked) {
     for (auto& w : asked.windows) d.verdict.windows.push_back(std::move(w));
@@ -135,14 +155,7 @@ net::awaitable<result<CheckOnlyRead>> CheckService::read_check_only(const policy
 net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
     Decision d = named_decision(plan);
     d.report = plan.mode == policy::Mode::report;
-    if (plan.limits.empty()) {
-        if (plan.unmatched) metrics_.count_auth_unmatched();
-        d.policy = policy::no_policy;
-        d.tenant = plan.tenant;
-        d.limited = false;
-        d.verdict.allowed = true;
-        co_return d;
-    }
+    if (plan.limits.empty()) co_return not_limited(std::move(d), plan, metrics_);
     CheckOnlyRead asked;
     if (has_check_only(plan)) {
         auto read = co_await read_check_only(plan);
@@ -158,11 +171,7 @@ net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
     }
     CheckGroup enforced;
     CheckGroup shadow;
-    for (std::size_t i = 0; i < plan.limits.size(); ++i) {
-        if (plan.limits[i].check_only) continue;
-        const std::uint32_t cost = plan.limits[i].cost != 0 ? plan.limits[i].cost : plan.cost;
-        (plan.limits[i].shadow() ? shadow : enforced).add(plan.limits[i], i, cost, plan);
-    }
+    split_checks(plan, enforced, shadow);
 
     // Enforced limits first: when they deny, the shadow ones are neither charged nor asked
     // (a denied request counts nowhere). Shadow limits are decided apart, so that their
