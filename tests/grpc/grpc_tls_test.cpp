@@ -190,6 +190,24 @@ TEST(GrpcTls, AStalledTlsHandshakeIsClosedByTheDeadlineWhileOthersAreServed) {
     EXPECT_TRUE(TlsClient(server.port, certs.ca().cert, &certs.client()).call().ok());
 }
 
+TEST(GrpcTls, TheConnectionCapHoldsWithTls) {
+    GrpcTlsCerts certs;
+    auto args = mtls_args(certs);
+    args.insert(args.end(), {"--grpc-max-connections", "2", "--grpc-handshake-timeout", "6s"});
+    TlsServer server(args);
+    // Both say nothing: they hold the cap until the deadline, past the 3 s of a call's deadline.
+    RawConnection first(server.port);
+    RawConnection second(server.port);
+    RawConnection third(server.port);
+    EXPECT_TRUE(third.closed_within(3s)) << "over the cap: closed at once, not at the deadline";
+    EXPECT_FALSE(first.closed_within(0ms));
+    EXPECT_FALSE(second.closed_within(0ms));
+    EXPECT_FALSE(TlsClient(server.port, certs.ca().cert, &certs.client()).call().ok()) << "the cap is reached";
+    EXPECT_TRUE(first.closed_within(10s));
+    EXPECT_TRUE(second.closed_within(10s));
+    EXPECT_TRUE(TlsClient(server.port, certs.ca().cert, &certs.client()).call().ok()) << server.child.log();
+}
+
 // The process exits non-zero at start with a line holding `expected`, and no key material.
 void expect_refused(const std::vector<std::string>& extra, const std::string& expected, const GrpcTlsCerts& certs,
                     bool grpc = true) {
