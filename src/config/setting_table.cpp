@@ -195,7 +195,7 @@ constexpr SettingRow rows[] = {
      .field = both<&Settings::grpc_max_connections, &FileSettings::grpc_max_connections>()},
     {.file_key = "grpc_handshake_timeout", .flag = "grpc-handshake-timeout", .env = "RATELIMITD_GRPC_HANDSHAKE_TIMEOUT",
      .type = T::duration, .lo = 100, .hi = 120'000, .value_name = "DURATION", .default_text = "10s",
-     .help = "for a new gRPC connection to send the HTTP/2 preface and SETTINGS; then it is closed",
+     .help = "for a new gRPC connection to finish TLS (grpc_tls) and send the HTTP/2 preface; then it is closed",
      .field = both<&Settings::grpc_handshake_timeout, &FileSettings::grpc_handshake_timeout>()},
     // Envoy reopens a closed connection on its next call: a short idle timeout costs a handshake.
     {.file_key = "grpc_idle_timeout", .flag = "grpc-idle-timeout", .env = "RATELIMITD_GRPC_IDLE_TIMEOUT",

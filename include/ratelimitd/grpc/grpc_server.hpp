@@ -38,7 +38,8 @@ struct GrpcServerOptions {
     ResponseHeaders headers = ResponseHeaders::ietf;
     /// Connections open at once; one more is closed at once (grpc_max_connections).
     std::size_t max_connections = 1'000;
-    /// To send the HTTP/2 preface and SETTINGS after connecting (grpc_handshake_timeout).
+    /// To finish TLS (with tls.enabled) and send the HTTP/2 preface and SETTINGS after
+    /// connecting (grpc_handshake_timeout).
     std::chrono::milliseconds handshake_timeout{10'000};
     /// A connection without a call for this long gets GOAWAY (grpc_idle_timeout).
     std::chrono::milliseconds idle_timeout{300'000};
