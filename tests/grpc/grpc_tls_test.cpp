@@ -2,7 +2,7 @@
 // (TLS channel credentials) against the real binary: a client certificate the CA signed, with
 // the SAN asked for, is served; none, one from another CA, one without the SAN and plaintext
 // are refused; server-only TLS serves any TLS client and refuses plaintext; certificates
-// replaced on disk are served without a restart; a client stalled in the TLS handshake is
+// and client CAs replaced on disk are used without a restart; a client stalled in the TLS handshake is
 // closed by the handshake deadline while others are served; bad settings stop the start.
 #include "grpc/grpc_tls_certs.hpp"
 #include "support/processes.hpp"
@@ -171,6 +171,21 @@ TEST(GrpcTls, CertificatesReplacedOnDiskAreServedWithoutARestart) {
     EXPECT_TRUE(wait_until([&] { return TlsClient(server.port, certs.other_ca().cert).call().ok(); }, 20s, 200ms))
         << server.child.log();
     EXPECT_FALSE(TlsClient(server.port, certs.ca().cert).call().ok()) << "the old certificate is no longer served";
+}
+
+TEST(GrpcTls, AClientCaReplacedOnDiskIsTrustedWithoutARestart) {
+    GrpcTlsCerts certs;
+    const auto client_ca = certs.dir() + "/client-ca.crt";
+    std::filesystem::copy_file(certs.ca().cert, client_ca);
+    TlsServer server({"--grpc-tls", "on", "--grpc-tls-cert", certs.server().cert, "--grpc-tls-key", certs.server().key,
+                      "--grpc-tls-client-ca", client_ca, "--grpc-tls-reload-interval", "1s"});
+    ASSERT_TRUE(TlsClient(server.port, certs.ca().cert, &certs.client()).call().ok()) << server.child.log();
+    ASSERT_FALSE(TlsClient(server.port, certs.ca().cert, &certs.other_ca_client()).call().ok());
+    replace(certs.other_ca().cert, client_ca);
+    EXPECT_TRUE(wait_until([&] { return TlsClient(server.port, certs.ca().cert, &certs.other_ca_client()).call().ok(); },
+                           20s, 200ms))
+        << server.child.log();
+    EXPECT_FALSE(TlsClient(server.port, certs.ca().cert, &certs.client()).call().ok()) << "the old CA is no longer trusted";
 }
 
 TEST(GrpcTls, AStalledTlsHandshakeIsClosedByTheDeadlineWhileOthersAreServed) {
