@@ -58,7 +58,8 @@ std::vector<std::string> to_strings(const std::vector<grpc::string_ref>& refs) {
 bool carries_san(const SubjectAltNames& names, std::string_view wanted) {
     if (wanted.empty()) return false;
     if (const auto ip = ip_bytes(wanted)) {
-        return std::any_of(names.ips.begin(), names.ips.end(), [&](const std::string& san) { return ip_bytes(san) == ip; });
+        return std::any_of(names.ips.begin(), names.ips.end(),
+                           [&](const std::string& san) { return ip_bytes(san) == ip; });
     }
     if (wanted.find(':') != std::string_view::npos) {
         return std::find(names.uris.begin(), names.uris.end(), wanted) != names.uris.end();

@@ -18,7 +18,8 @@ namespace gx = grpc::experimental;
 
 ListenerCredentials make_listener_credentials(const GrpcTlsOptions& options) {
     if (!options.enabled) return {grpc::InsecureServerCredentials(), nullptr};
-    const auto interval = static_cast<unsigned int>(std::max<std::chrono::seconds::rep>(options.reload_interval.count(), 1));
+    const auto seconds = std::max<std::chrono::seconds::rep>(options.reload_interval.count(), 1);
+    const auto interval = static_cast<unsigned int>(std::min<std::chrono::seconds::rep>(seconds, 86'400));
     auto provider = std::make_shared<gx::FileWatcherCertificateProvider>(options.key_file, options.cert_file,
                                                                          options.client_ca_file, interval);
     gx::TlsServerCredentialsOptions tls(provider);

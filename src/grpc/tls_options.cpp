@@ -72,7 +72,9 @@ std::optional<std::string> pairing_refusal(const GrpcTlsOptions& o) {
         return std::nullopt;
     }
     if (o.cert_file.empty()) return "grpc_tls is on but grpc_tls_cert is not set: TLS needs the server's certificate";
-    if (o.key_file.empty()) return "grpc_tls is on but grpc_tls_key is not set: TLS needs the certificate's private key";
+    if (o.key_file.empty()) {
+        return "grpc_tls is on but grpc_tls_key is not set: TLS needs the certificate's private key";
+    }
     if (!o.client_san.empty() && o.client_ca_file.empty()) {
         return "grpc_tls_client_san needs grpc_tls_client_ca: without a client CA no client certificate is asked "
                "for, so its name cannot be checked";

@@ -1,9 +1,10 @@
 // Issue 35 item 4: TLS on the gRPC listener, with client certificates. A real grpc++ client
 // (TLS channel credentials) against the real binary: a client certificate the CA signed, with
 // the SAN asked for, is served; none, one from another CA, one without the SAN and plaintext
-// are refused; server-only TLS serves any TLS client and refuses plaintext; certificates
-// and client CAs replaced on disk are used without a restart; a client stalled in the TLS handshake is
-// closed by the handshake deadline while others are served; bad settings stop the start.
+// are refused; server-only TLS serves any TLS client and refuses plaintext; certificates and
+// client CAs replaced on disk are used without a restart; a client stalled in the TLS
+// handshake is closed by the handshake deadline while others are served, and the connection
+// cap holds; bad settings stop the start.
 #include "grpc/grpc_tls_certs.hpp"
 #include "support/processes.hpp"
 #include "support/raw_connection.hpp"
@@ -132,7 +133,8 @@ TEST(GrpcTls, TheSanMayBeAUri) {
 
 TEST(GrpcTls, ServerOnlyTlsServesTlsClientsAndRefusesPlaintext) {
     GrpcTlsCerts certs;
-    TlsServer server({"--grpc-tls", "on", "--grpc-tls-cert", certs.server().cert, "--grpc-tls-key", certs.server().key});
+    TlsServer server(
+        {"--grpc-tls", "on", "--grpc-tls-cert", certs.server().cert, "--grpc-tls-key", certs.server().key});
     const auto status = TlsClient(server.port, certs.ca().cert).call();
     EXPECT_TRUE(status.ok()) << describe(status) << "\n" << server.child.log();
     EXPECT_TRUE(TlsClient(server.port, certs.ca().cert, &certs.other_ca_client()).call().ok())
@@ -182,10 +184,13 @@ TEST(GrpcTls, AClientCaReplacedOnDiskIsTrustedWithoutARestart) {
     ASSERT_TRUE(TlsClient(server.port, certs.ca().cert, &certs.client()).call().ok()) << server.child.log();
     ASSERT_FALSE(TlsClient(server.port, certs.ca().cert, &certs.other_ca_client()).call().ok());
     replace(certs.other_ca().cert, client_ca);
-    EXPECT_TRUE(wait_until([&] { return TlsClient(server.port, certs.ca().cert, &certs.other_ca_client()).call().ok(); },
-                           20s, 200ms))
+    const auto other_ca_client_served = [&] {
+        return TlsClient(server.port, certs.ca().cert, &certs.other_ca_client()).call().ok();
+    };
+    EXPECT_TRUE(wait_until(other_ca_client_served, 20s, 200ms))
         << server.child.log();
-    EXPECT_FALSE(TlsClient(server.port, certs.ca().cert, &certs.client()).call().ok()) << "the old CA is no longer trusted";
+    EXPECT_FALSE(TlsClient(server.port, certs.ca().cert, &certs.client()).call().ok())
+        << "the old CA is no longer trusted";
 }
 
 TEST(GrpcTls, AStalledTlsHandshakeIsClosedByTheDeadlineWhileOthersAreServed) {
