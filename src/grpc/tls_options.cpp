@@ -10,7 +10,6 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
-#include <sstream>
 
 namespace ratelimitd::rls {
 
@@ -19,6 +18,9 @@ namespace {
 using Bio = std::unique_ptr<BIO, decltype(&BIO_free)>;
 using Cert = std::unique_ptr<X509, decltype(&X509_free)>;
 using Key = std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)>;
+
+// Far above any certificate bundle; a path naming a device (/dev/zero) is not read forever.
+constexpr std::size_t max_file_bytes = 1024 * 1024;
 
 // An encrypted key is refused, not prompted for on the terminal: there is no passphrase setting.
 int no_passphrase(char*, int, int, void*) { return -1; }
@@ -30,13 +32,18 @@ std::optional<std::string> read_file(const std::string& path, std::string& reaso
         reason = std::strerror(errno);
         return std::nullopt;
     }
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
+    std::string bytes(max_file_bytes + 1, '\0');
+    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     if (in.bad()) {
         reason = std::strerror(errno);
         return std::nullopt;
     }
-    return bytes.str();
+    bytes.resize(static_cast<std::size_t>(in.gcount()));
+    if (bytes.size() > max_file_bytes) {
+        reason = "larger than 1 MiB";
+        return std::nullopt;
+    }
+    return bytes;
 }
 
 Bio memory_bio(const std::string& bytes) {

@@ -265,6 +265,8 @@ TEST(GrpcTls, BadSettingsAreRefusedAtStartByName) {
     expect_refused({"--grpc-tls", on, "--grpc-tls-cert", s.cert, "--grpc-tls-key", s.key, "--grpc-tls-client-ca",
                     s.key},
                    "grpc_tls_client_ca: " + s.key + " holds no PEM certificate", certs);
+    expect_refused({"--grpc-tls", on, "--grpc-tls-cert", "/dev/zero", "--grpc-tls-key", s.key},
+                   "grpc_tls_cert: cannot read /dev/zero: larger than 1 MiB", certs);
     expect_refused({"--grpc-tls-client-ca", certs.ca().cert}, "grpc_tls_client_ca is set but grpc_tls is off", certs);
     expect_refused({"--grpc-tls-cert", s.cert, "--grpc-tls-key", s.key}, "grpc_tls_cert is set but grpc_tls is off",
                    certs);

@@ -28,8 +28,8 @@ struct GrpcTlsOptions {
 /// Why these options cannot serve, naming the setting and the file (never a file's content):
 /// a certificate without its key or the other way round, a client CA or SAN without TLS, a
 /// SAN without a client CA (no certificate would be asked for, so none could be checked),
-/// an unreadable file, a file without a PEM certificate or key, a key that does not match
-/// the certificate. Nothing when TLS is off and nothing is set, or when they can serve.
+/// an unreadable file (or one over 1 MiB), a file without a PEM certificate or key, a key
+/// that does not match the certificate. Nothing when TLS is off and nothing is set, or when they can serve.
 std::optional<std::string> tls_refusal(const GrpcTlsOptions& options);
 
 }  // namespace ratelimitd::rls
