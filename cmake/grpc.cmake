@@ -46,4 +46,6 @@ target_link_libraries(rl_grpc_proto PUBLIC gRPC::grpc++ protobuf::libprotobuf)
 # The sanitizer and fuzz builds instrument it like the rest (add_compile_options above).
 
 rl_module(rl_grpc grpc)
-target_link_libraries(rl_grpc PUBLIC rl_door rl_headers rl_grpc_proto PRIVATE spdlog::spdlog fmt::fmt)
+# OpenSSL::Crypto: the start-time check of the grpc_tls files (tls_options.cpp); the TLS
+# itself is gRPC's.
+target_link_libraries(rl_grpc PUBLIC rl_door rl_headers rl_grpc_proto PRIVATE spdlog::spdlog fmt::fmt OpenSSL::Crypto)

@@ -142,9 +142,24 @@ void watch_config(net::io_context& main, const Settings& settings, std::optional
 // The gRPC server when grpc_listen is set (nullptr when it is not), or an error line and
 // false when it cannot listen. Bound before HTTP accepts, announced after it (its line comes
 // second, so "listening on" first names the HTTP address, as it always has).
+rls::GrpcTlsOptions grpc_tls_options(const Settings& settings) {
+    return {.enabled = settings.grpc_tls,
+            .cert_file = settings.grpc_tls_cert,
+            .key_file = settings.grpc_tls_key,
+            .client_ca_file = settings.grpc_tls_client_ca,
+            .client_san = settings.grpc_tls_client_san,
+            // The file watcher counts whole seconds: round up, never to 0.
+            .reload_interval = std::chrono::ceil<std::chrono::seconds>(settings.grpc_tls_reload_interval)};
+}
+
 bool start_grpc(net::io_context& main, const Settings& settings, std::size_t max_connections,
                 const ServerThreads& threads, rls::GrpcMetrics& metrics, std::unique_ptr<rls::GrpcServer>& out) {
-    if (!settings.grpc_listen) return true;
+    const auto tls = grpc_tls_options(settings);
+    if (!settings.grpc_listen) {
+        if (!tls.any_set()) return true;
+        spdlog::error("grpc_tls settings are set but grpc_listen is not: there is no gRPC listener to secure");
+        return false;
+    }
     const auto host_port = parse_listen(*settings.grpc_listen, "grpc_listen");  // checked when read
     rls::GrpcServerOptions options;
     if (settings.grpc_x_ratelimit_headers) options.headers = rls::ResponseHeaders::ietf_and_x;
@@ -154,6 +169,7 @@ bool start_grpc(net::io_context& main, const Settings& settings, std::size_t max
     options.max_connection_age = settings.grpc_max_connection_age;
     // Long enough for a call in flight to finish (each ends within the store deadline).
     options.max_connection_age_grace = settings.store_timeout + std::chrono::seconds(10);
+    options.tls = tls;
     auto server = rls::GrpcServer::start(main.get_executor(), host_port->first, host_port->second,
                                          threads.service_lanes(), metrics, options);
     if (!server) {
@@ -217,7 +233,10 @@ int run(const Settings& settings, policy::Config config) {
     if (!start_grpc(main_ioc, settings, budget.grpc, *threads, grpc_metrics, grpc)) return 1;
     server->start();
     announce(*server, threads->backend(), *registry.current(), settings);
-    if (grpc) spdlog::info("grpc listening on {}", grpc->address());
+    if (grpc) {
+        spdlog::info("grpc listening on {} tls={}{}", grpc->address(), settings.grpc_tls ? "on" : "off",
+                     settings.grpc_tls_client_ca.empty() ? "" : " client_certificates=required");
+    }
 
     SignalHandler signals(main_ioc, *server, [&] {
         reload_config(settings.config_path, registry, threads->backend(), metrics, warning_context(settings));

@@ -195,7 +195,7 @@ constexpr SettingRow rows[] = {
      .field = both<&Settings::grpc_max_connections, &FileSettings::grpc_max_connections>()},
     {.file_key = "grpc_handshake_timeout", .flag = "grpc-handshake-timeout", .env = "RATELIMITD_GRPC_HANDSHAKE_TIMEOUT",
      .type = T::duration, .lo = 100, .hi = 120'000, .value_name = "DURATION", .default_text = "10s",
-     .help = "for a new gRPC connection to send the HTTP/2 preface and SETTINGS; then it is closed",
+     .help = "for a new gRPC connection to finish TLS (grpc_tls) and send the HTTP/2 preface; then it is closed",
      .field = both<&Settings::grpc_handshake_timeout, &FileSettings::grpc_handshake_timeout>()},
     // Envoy reopens a closed connection on its next call: a short idle timeout costs a handshake.
     {.file_key = "grpc_idle_timeout", .flag = "grpc-idle-timeout", .env = "RATELIMITD_GRPC_IDLE_TIMEOUT",
@@ -207,6 +207,32 @@ constexpr SettingRow rows[] = {
      .value_name = "DURATION", .default_text = "1h",
      .help = "a gRPC connection this old gets GOAWAY (Envoy reconnects), closed 10s later",
      .field = both<&Settings::grpc_max_connection_age, &FileSettings::grpc_max_connection_age>()},
+    // TLS on the gRPC listener (docs/envoy.md, "TLS and client certificates"); each row is one
+    // of envoyproxy/ratelimit's GRPC_SERVER_USE_TLS, _TLS_CERT, _TLS_KEY, GRPC_CLIENT_TLS_CACERT
+    // and _SAN. The key is a path, not a secret: a flag is fine, its content is never logged.
+    {.file_key = "grpc_tls", .flag = "grpc-tls", .env = "RATELIMITD_GRPC_TLS", .type = T::on_off,
+     .default_text = "off", .help = "the gRPC listener speaks TLS only (needs grpc_tls_cert and grpc_tls_key)",
+     .field = both<&Settings::grpc_tls, &FileSettings::grpc_tls>()},
+    {.file_key = "grpc_tls_cert", .flag = "grpc-tls-cert", .env = "RATELIMITD_GRPC_TLS_CERT", .type = T::path,
+     .value_name = "FILE", .default_text = "none", .help = "grpc_tls: the server's certificate chain (PEM)",
+     .field = both<&Settings::grpc_tls_cert, &FileSettings::grpc_tls_cert>()},
+    {.file_key = "grpc_tls_key", .flag = "grpc-tls-key", .env = "RATELIMITD_GRPC_TLS_KEY", .type = T::path,
+     .value_name = "FILE", .default_text = "none", .help = "grpc_tls: the server certificate's private key (PEM)",
+     .field = both<&Settings::grpc_tls_key, &FileSettings::grpc_tls_key>()},
+    {.file_key = "grpc_tls_client_ca", .flag = "grpc-tls-client-ca", .env = "RATELIMITD_GRPC_TLS_CLIENT_CA",
+     .type = T::path, .value_name = "FILE", .default_text = "none: no client certificate asked",
+     .help = "grpc_tls: clients must show a certificate this CA bundle (PEM) signed",
+     .field = both<&Settings::grpc_tls_client_ca, &FileSettings::grpc_tls_client_ca>()},
+    {.file_key = "grpc_tls_client_san", .flag = "grpc-tls-client-san", .env = "RATELIMITD_GRPC_TLS_CLIENT_SAN",
+     .type = T::path, .value_name = "NAME", .default_text = "none: any certificate the CA signed",
+     .help = "grpc_tls_client_ca: the client certificate must carry this DNS name, IP or URI (SAN)",
+     .field = both<&Settings::grpc_tls_client_san, &FileSettings::grpc_tls_client_san>()},
+    // Read again this often (gRPC's file watcher): a renewed certificate needs no restart.
+    {.file_key = "grpc_tls_reload_interval", .flag = "grpc-tls-reload-interval",
+     .env = "RATELIMITD_GRPC_TLS_RELOAD_INTERVAL", .type = T::duration, .lo = 1'000, .hi = 3'600'000,
+     .value_name = "DURATION", .default_text = "10s",
+     .help = "grpc_tls: how often the certificate, key and client CA files are read again",
+     .field = both<&Settings::grpc_tls_reload_interval, &FileSettings::grpc_tls_reload_interval>()},
 };
 
 }  // namespace

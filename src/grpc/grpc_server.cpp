@@ -4,6 +4,7 @@
 
 #include "ratelimitd/grpc/health_service.hpp"
 #include "ratelimitd/grpc/rate_limit_service.hpp"
+#include "ratelimitd/grpc/tls_credentials.hpp"
 
 #include <grpcpp/grpcpp.h>
 
@@ -25,7 +26,8 @@ int as_channel_ms(std::chrono::milliseconds d) {
 
 // The bounds on each connection's life, as gRPC's channel arguments.
 void bound_connections(grpc::ServerBuilder& builder, const GrpcServerOptions& options) {
-    // A peer that connects and never completes the HTTP/2 preface and SETTINGS is closed.
+    // A peer that connects and never completes the TLS handshake (with grpc_tls) and the
+    // HTTP/2 preface and SETTINGS is closed.
     builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, as_channel_ms(options.handshake_timeout));
     // No call for this long: GOAWAY, then closed (Envoy opens a new one when it needs it).
     builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, as_channel_ms(options.idle_timeout));
@@ -43,6 +45,7 @@ result<std::unique_ptr<GrpcServer>> GrpcServer::start(boost::asio::any_io_execut
                                                        const std::string& host, unsigned short port,
                                                        std::vector<ServiceLane> lanes, GrpcMetrics& metrics,
                                                        GrpcServerOptions options) {
+    if (auto refusal = tls_refusal(options.tls)) return Problem{errc::invalid_request, *refusal};
     std::unique_ptr<GrpcServer> s(new GrpcServer());
     s->lanes_ = std::make_unique<LaneRing>(std::move(lanes));
     s->rls_ = std::make_unique<RateLimitService>(*s->lanes_, metrics, RequestLimits{}, options.headers);
@@ -52,11 +55,14 @@ result<std::unique_ptr<GrpcServer>> GrpcServer::start(boost::asio::any_io_execut
     auto listener = GrpcListener::bind(std::move(accept_executor), host, port, options.max_connections, metrics);
     if (!listener) return listener.error();
     grpc::ServerBuilder builder;
-    // Plaintext, as Envoy's rate limit filter talks to a sidecar or an in-cluster service;
-    // TLS, where wanted, is the mesh's (docs/envoy.md).
+    // Plaintext by default, as Envoy's rate limit filter talks to a sidecar or an in-cluster
+    // service; TLS (and client certificates) with grpc_tls. The connections we hand over go
+    // through the credentials' handshake, under the same handshake deadline.
+    auto credentials = make_listener_credentials(options.tls);
+    s->certificates_ = std::move(credentials.provider);
     std::shared_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor =
         builder.experimental().AddExternalConnectionAcceptor(
-            grpc::ServerBuilder::experimental_type::ExternalConnectionType::FROM_FD, grpc::InsecureServerCredentials());
+            grpc::ServerBuilder::experimental_type::ExternalConnectionType::FROM_FD, credentials.credentials);
     builder.SetMaxReceiveMessageSize(options.max_receive_bytes);
     bound_connections(builder, options);
     builder.RegisterService(s->rls_.get());

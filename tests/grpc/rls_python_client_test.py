@@ -4,7 +4,9 @@ test time from proto/ by grpc_tools.protoc, against the real binary and a real r
 
 Checks: health SERVING, a malformed message (bytes that are no RateLimitRequest) answered
 with an error and nothing charged, a bad request answered INVALID_ARGUMENT, and, with the
-Envoy config of the test, an exact count of admitted calls and the answer's fields.
+Envoy config of the test, an exact count of admitted calls and the answer's fields. Then,
+with grpc_tls and a client CA (certificates made by the openssl command): a TLS client showing
+a certificate the CA signed is served, one without a certificate and a plaintext one are not.
 
 usage: rls_python_client_test.py RATELIMITD_BINARY PROTO_DIR
 """
@@ -90,7 +92,7 @@ def generate_stubs(proto_dir, out_dir):
 
 
 class Servers:
-    def __init__(self, binary, work):
+    def __init__(self, binary, work, extra_args=()):
         self.redis_port = free_port()
         self.redis = subprocess.Popen(["redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1",
                                        "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL)
@@ -107,7 +109,7 @@ class Servers:
         self.proc = subprocess.Popen([binary, "--config", config, "--listen", "127.0.0.1:0", "--redis",
                                       "redis://127.0.0.1:%d" % self.redis_port, "--grpc-listen", "127.0.0.1:0",
                                       # exact counts: a slow call on a loaded machine must not be a degraded OK
-                                      "--store-timeout", "2s"],
+                                      "--store-timeout", "2s"] + list(extra_args),
                                      stdout=self.log, stderr=subprocess.STDOUT)
         line = wait_for(lambda: re.search(r"grpc listening on 127\.0\.0\.1:(\d+)", self.read_log()), 15,
                         "grpc listening on (log: %s)" % self.log_path)
@@ -138,6 +140,52 @@ class Servers:
         assert code == 0, "ratelimitd exited with %d after SIGTERM; its log:\n%s" % (code, log)
         for report in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:", "UndefinedBehaviorSanitizer"):
             assert report not in log, "ratelimitd logged a sanitizer report:\n" + log
+
+
+def make_certificates(work):
+    """A CA, a server certificate (localhost) and a client certificate (clientAuth) it signed."""
+    def openssl(*args):
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                        "-nodes", "-days", "3"] + list(args), check=True, capture_output=True)
+    paths = {name: (os.path.join(work, name + ".crt"), os.path.join(work, name + ".key"))
+             for name in ("ca", "server", "client")}
+    openssl("-subj", "/CN=ca", "-keyout", paths["ca"][1], "-out", paths["ca"][0])
+    for name, usage, san in (("server", "serverAuth", "DNS:localhost"), ("client", "clientAuth", "DNS:envoy.test")):
+        openssl("-subj", "/CN=" + name, "-CA", paths["ca"][0], "-CAkey", paths["ca"][1],
+                "-addext", "extendedKeyUsage=" + usage, "-addext", "subjectAltName=" + san,
+                "-keyout", paths[name][1], "-out", paths[name][0])
+    return paths
+
+
+def check_mutual_tls(binary, work, grpc, health_pb2, health_pb2_grpc):
+    certs = make_certificates(work)
+    tls_work = os.path.join(work, "tls")
+    os.makedirs(tls_work)
+    servers = Servers(binary, tls_work,
+                      ["--grpc-tls", "on", "--grpc-tls-cert", certs["server"][0], "--grpc-tls-key", certs["server"][1],
+                       "--grpc-tls-client-ca", certs["ca"][0], "--grpc-tls-client-san", "envoy.test"])
+    read = lambda path: open(path, "rb").read()  # noqa: E731
+    target = "127.0.0.1:%d" % servers.grpc_port
+    options = [("grpc.ssl_target_name_override", "localhost"), ("grpc.use_local_subchannel_pool", 1)]
+
+    def serving(credentials):
+        channel = grpc.secure_channel(target, credentials, options) if credentials else grpc.insecure_channel(target)
+        try:
+            status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5).status
+            return status == health_pb2.HealthCheckResponse.SERVING
+        except grpc.RpcError as e:
+            assert e.code() == grpc.StatusCode.UNAVAILABLE, e
+            return False
+        finally:
+            channel.close()
+    try:
+        ca = read(certs["ca"][0])
+        assert serving(grpc.ssl_channel_credentials(ca, read(certs["client"][1]), read(certs["client"][0]))), \
+            servers.read_log()
+        assert not serving(grpc.ssl_channel_credentials(ca)), "served without a client certificate"
+        assert not serving(None), "served in plaintext"
+    finally:
+        servers.stop()
 
 
 def run(binary, proto_dir):
@@ -191,7 +239,8 @@ def run(binary, proto_dir):
         assert {"RateLimit", "RateLimit-Policy"} <= keys, keys
     finally:
         servers.stop()
-    print("ok: python grpcio client against ratelimitd")
+    check_mutual_tls(binary, work, grpc, health_pb2, health_pb2_grpc)
+    print("ok: python grpcio client against ratelimitd (plaintext and mutual TLS)")
 
 
 if __name__ == "__main__":

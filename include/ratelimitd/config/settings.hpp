@@ -45,6 +45,12 @@ struct Settings {
     std::chrono::milliseconds grpc_handshake_timeout{10'000};  ///< to send the HTTP/2 preface
     std::chrono::milliseconds grpc_idle_timeout{300'000};      ///< no call for this long: GOAWAY
     std::chrono::milliseconds grpc_max_connection_age{3'600'000};  ///< this old: GOAWAY
+    bool grpc_tls = false;                      ///< the gRPC listener speaks TLS (needs cert and key)
+    std::string grpc_tls_cert;                  ///< its certificate chain (PEM file)
+    std::string grpc_tls_key;                   ///< its private key (PEM file)
+    std::string grpc_tls_client_ca;             ///< set: a client certificate it signed is required
+    std::string grpc_tls_client_san;            ///< set: the client certificate must name it
+    std::chrono::milliseconds grpc_tls_reload_interval{10'000};  ///< how often the files are read again
 
     bool operator==(const Settings&) const = default;
 };
@@ -78,6 +84,12 @@ struct FileSettings {
     std::optional<std::chrono::milliseconds> grpc_handshake_timeout;
     std::optional<std::chrono::milliseconds> grpc_idle_timeout;
     std::optional<std::chrono::milliseconds> grpc_max_connection_age;
+    std::optional<bool> grpc_tls;
+    std::optional<std::string> grpc_tls_cert;
+    std::optional<std::string> grpc_tls_key;
+    std::optional<std::string> grpc_tls_client_ca;
+    std::optional<std::string> grpc_tls_client_san;
+    std::optional<std::chrono::milliseconds> grpc_tls_reload_interval;
 
     bool operator==(const FileSettings&) const = default;
 };

@@ -6,6 +6,7 @@
 #include "ratelimitd/grpc/grpc_metrics.hpp"
 #include "ratelimitd/grpc/response_headers.hpp"
 #include "ratelimitd/grpc/service_lane.hpp"
+#include "ratelimitd/grpc/tls_options.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 
@@ -17,7 +18,10 @@
 
 namespace grpc {
 class Server;
+namespace experimental {
+class CertificateProviderInterface;
 }
+}  // namespace grpc
 
 namespace ratelimitd::rls {
 
@@ -34,7 +38,8 @@ struct GrpcServerOptions {
     ResponseHeaders headers = ResponseHeaders::ietf;
     /// Connections open at once; one more is closed at once (grpc_max_connections).
     std::size_t max_connections = 1'000;
-    /// To send the HTTP/2 preface and SETTINGS after connecting (grpc_handshake_timeout).
+    /// To finish TLS (with tls.enabled) and send the HTTP/2 preface and SETTINGS after
+    /// connecting (grpc_handshake_timeout).
     std::chrono::milliseconds handshake_timeout{10'000};
     /// A connection without a call for this long gets GOAWAY (grpc_idle_timeout).
     std::chrono::milliseconds idle_timeout{300'000};
@@ -43,6 +48,9 @@ struct GrpcServerOptions {
     std::chrono::milliseconds max_connection_age{3'600'000};
     /// ... and is closed this long after, whatever is still in flight.
     std::chrono::milliseconds max_connection_age_grace{10'000};
+    /// Plaintext unless tls.enabled; the bounds above hold alike (the handshake deadline
+    /// covers the TLS handshake too).
+    GrpcTlsOptions tls;
 };
 
 /// Envoy's rate limit service and grpc.health.v1 on one address, with every connection's
@@ -53,7 +61,8 @@ struct GrpcServerOptions {
 /// connections are accepted on `accept_executor` (the main thread's).
 class GrpcServer {
 public:
-    /// Binds HOST:PORT (port 0: a free one) and starts serving, or fails naming the address.
+    /// Binds HOST:PORT (port 0: a free one) and starts serving, or fails naming the address
+    /// or what is wrong with the TLS settings and files (tls_refusal).
     static result<std::unique_ptr<GrpcServer>> start(boost::asio::any_io_executor accept_executor,
                                                      const std::string& host, unsigned short port,
                                                      std::vector<ServiceLane> lanes, GrpcMetrics& metrics,
@@ -75,6 +84,7 @@ private:
     std::unique_ptr<LaneRing> lanes_;
     std::unique_ptr<RateLimitService> rls_;
     std::unique_ptr<HealthService> health_;
+    std::shared_ptr<grpc::experimental::CertificateProviderInterface> certificates_;  // null in plaintext
     std::unique_ptr<grpc::Server> server_;  // after the services: destroyed before them
     std::unique_ptr<GrpcListener> listener_;
     std::string address_;

@@ -217,8 +217,36 @@ TEST(SettingsTable, FileKeysAreTheTableRowsInOrder) {
                                                  "redis_tls_insecure_skip_verify", "grpc_listen",
                                                  "grpc_x_ratelimit_headers", "grpc_max_connections",
                                                  "grpc_handshake_timeout", "grpc_idle_timeout",
-                                                 "grpc_max_connection_age"};
+                                                 "grpc_max_connection_age", "grpc_tls", "grpc_tls_cert",
+                                                 "grpc_tls_key", "grpc_tls_client_ca", "grpc_tls_client_san",
+                                                 "grpc_tls_reload_interval"};
     EXPECT_EQ(file_setting_keys(), expected);
+}
+
+// One row per variable of envoyproxy/ratelimit's gRPC TLS (GRPC_SERVER_USE_TLS, _TLS_CERT,
+// _TLS_KEY, GRPC_CLIENT_TLS_CACERT, _SAN), so its environment maps onto them one to one.
+TEST(SettingsTable, GrpcTlsSettingsAreOffByDefaultAndReadFromEverySource) {
+    auto defaults = resolve({}, {});
+    ASSERT_TRUE(defaults) << defaults.error().detail;
+    EXPECT_FALSE(defaults->grpc_tls);
+    EXPECT_EQ(defaults->grpc_tls_cert, "");
+    EXPECT_EQ(defaults->grpc_tls_client_san, "");
+    EXPECT_EQ(defaults->grpc_tls_reload_interval, std::chrono::seconds(10));
+    auto file = read_file_settings(ConfigTree{{"grpc_tls", true}, {"grpc_tls_cert", "/f/tls.crt"},
+                                              {"grpc_tls_key", "/f/tls.key"}, {"grpc_tls_client_ca", "/f/ca.crt"},
+                                              {"grpc_tls_client_san", "envoy.test"}, {"grpc_tls_reload_interval", "2s"}});
+    ASSERT_TRUE(file) << file.error().detail;
+    auto s = resolve({"--grpc-tls-key", "/flag/tls.key"}, {{"RATELIMITD_GRPC_TLS_CLIENT_SAN", "spiffe://x/envoy"}}, *file);
+    ASSERT_TRUE(s) << s.error().detail;
+    EXPECT_TRUE(s->grpc_tls);
+    EXPECT_EQ(s->grpc_tls_cert, "/f/tls.crt");
+    EXPECT_EQ(s->grpc_tls_key, "/flag/tls.key");
+    EXPECT_EQ(s->grpc_tls_client_ca, "/f/ca.crt");
+    EXPECT_EQ(s->grpc_tls_client_san, "spiffe://x/envoy");
+    EXPECT_EQ(s->grpc_tls_reload_interval, std::chrono::seconds(2));
+    auto interval = resolve({"--grpc-tls-reload-interval", "100ms"}, {});
+    ASSERT_FALSE(interval);
+    EXPECT_EQ(interval.error().detail.rfind("grpc-tls-reload-interval: expected", 0), 0u) << interval.error().detail;
 }
 
 }  // namespace
