@@ -47,9 +47,8 @@ struct Sidecar {
     RlsClient client;
 };
 
-TEST(GrpcCheckOnly, HitsAddendZeroChargesNothingAndDeniesOnceNothingIsLeft) {
-    RedisServer redis;
-    Sidecar s(redis.url());
+/// Spends u1's 5 tokens with check-only calls between: each answers as the counter stands.
+void check_only_sequence(Sidecar& s) {
     for (int i = 0; i < 3; ++i) {
         const auto res = s.call(rls_request("llm", {one("tokens", "u1", 0)}));
         EXPECT_EQ(res.overall_code(), RlsResponse::OK);
@@ -63,6 +62,17 @@ TEST(GrpcCheckOnly, HitsAddendZeroChargesNothingAndDeniesOnceNothingIsLeft) {
     EXPECT_EQ(spent.overall_code(), RlsResponse::OVER_LIMIT);
     EXPECT_EQ(spent.statuses(0).code(), RlsResponse::OVER_LIMIT);
     EXPECT_EQ(spent.statuses(0).limit_remaining(), 0u);
+}
+
+TEST(GrpcCheckOnly, HitsAddendZeroChargesNothingAndDeniesOnceNothingIsLeft) {
+    RedisServer redis;
+    Sidecar s(redis.url());
+    check_only_sequence(s);
+}
+
+TEST(GrpcCheckOnly, TheEmbeddedStoreAnswersCheckOnlyDescriptorsTheSame) {
+    Sidecar s("");
+    check_only_sequence(s);
 }
 
 TEST(GrpcCheckOnly, ASpentCheckOnlyDescriptorDeniesTheCallAndChargesNoneOfTheOthers) {
