@@ -6,6 +6,7 @@
 #include "ratelimitd/door/hash_secret.hpp"
 #include "ratelimitd/policy/algorithm.hpp"
 #include "ratelimitd/policy/planner.hpp"
+#include "ratelimitd/policy/rls_domain.hpp"
 
 #include <openssl/sha.h>
 #include <spdlog/spdlog.h>
@@ -96,11 +97,32 @@ net::awaitable<result<RlsOutcome>> Doors::rls(const policy::RlsRequest& req) con
     auto plan = policy::plan(registry_.current(), req);
     if (!plan) co_return std::move(plan.error());
     RlsOutcome out{std::move(*plan), {}};
+    const bool charge_denied = out.plan.check.registry->domains && out.plan.check.registry->domains->charge_denied;
     // A cost no window can ever admit is a denial decided without the store.
-    if (out.plan.never_admitted) co_return out;
+    if (out.plan.never_admitted) {
+        if (charge_denied) co_await charge(out.plan);
+        co_return out;
+    }
     // A copy: the answer reads every descriptor's limit after the decision.
     out.decision = co_await service_.decide(out.plan.check);
+    if (charge_denied && !out.decision.verdict.allowed && !out.decision.degraded) co_await charge(out.plan);
     co_return out;
+}
+
+net::awaitable<void> Doors::charge(const policy::RlsPlan& plan) const {
+    // envoy_denied_calls: charge. The call was denied and charged nothing: charge each
+    // descriptor's cost as a report (without asking, into debt up to the limit's bound), so
+    // what was spent (the tokens of a streamed response) is metered past the limit. Limits
+    // asked without charging (hits_addend 0) spend nothing here either.
+    policy::CheckPlan report{plan.check.registry, {}, plan.check.tenant, plan.check.scope, 1, policy::Mode::report, 0, false};
+    for (const auto& l : plan.check.limits) {
+        if (l.check_only) continue;
+        report.limits.push_back(l);
+        if (report.limits.back().cost == 0) report.limits.back().cost = plan.check.cost;
+    }
+    if (report.limits.empty()) co_return;
+    const service::Decision charged = co_await service_.decide(std::move(report));
+    if (charged.degraded) spdlog::warn("envoy_denied_calls: charge: the store failed, the denied call is not charged");
 }
 
 }  // namespace ratelimitd::door

@@ -35,6 +35,7 @@ result<policy::RlsDescriptor> decode_descriptor(const Descriptor& d, const std::
     }
     // A wrapper, so "unset" (the request's hits_addend) differs from an explicit 0.
     if (d.has_hits_addend()) out.hits_addend = d.hits_addend().value();
+    if (d.has_limit()) out.limit = policy::RlsLimitOverride{d.limit().requests_per_unit(), d.limit().unit()};
     return out;
 }
 

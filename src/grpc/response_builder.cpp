@@ -78,6 +78,13 @@ void fill_limited(const service::Decision& d, const policy::RlsPlan& plan, const
     set_duration(*w, dp.window_end_s, now_s, *status.mutable_duration_until_reset());
 }
 
+// An unlimited descriptor: OK with no current_limit and, as envoyproxy/ratelimit answers it,
+// limit_remaining UINT32_MAX (no limit is ever reached).
+void fill_unlimited(Response::DescriptorStatus& status) {
+    status.set_code(Response::OK);
+    status.set_limit_remaining(std::numeric_limits<std::uint32_t>::max());
+}
+
 // Envoy adds these to the client's response: the values an HTTP check answer carries.
 class AddedHeaders final : public headers::HeaderSink {
 public:
@@ -109,6 +116,8 @@ void build_response(const service::Decision& decision, const policy::RlsPlan& pl
         auto& status = *out.add_statuses();
         if (dp.kind == policy::RlsDescriptorPlan::Kind::limited) {
             fill_limited(decision, plan, dp, now_s, status);
+        } else if (dp.kind == policy::RlsDescriptorPlan::Kind::unlimited) {
+            fill_unlimited(status);
         } else {
             status.set_code(Response::OK);
         }
@@ -126,6 +135,7 @@ void build_never_admitted_response(const policy::RlsPlan& plan, std::int64_t now
     for (const auto& dp : plan.descriptors) {
         auto& status = *out.add_statuses();
         status.set_code(dp.never_admitted ? Response::OVER_LIMIT : Response::OK);
+        if (dp.kind == policy::RlsDescriptorPlan::Kind::unlimited) fill_unlimited(status);
         if (dp.kind != policy::RlsDescriptorPlan::Kind::limited) continue;
         set_current_limit(dp, status);
         if (!dp.never_admitted) continue;  // not decided, as behind any other denial

@@ -38,10 +38,15 @@ bool EnvoyConfigSection::present(const ConfigTree& root) {
 void EnvoyConfigSection::read(const ConfigTree& root, Registry& reg) const {
     const ConfigTree* list = find(root, "domains");
     const ConfigTree* files = find(root, "envoy_config");
-    if ((list == nullptr || list->is_null()) && (files == nullptr || files->is_null())) return;
+    const ConfigTree* denied = find(root, "envoy_denied_calls");
+    if ((list == nullptr || list->is_null()) && (files == nullptr || files->is_null())) {
+        if (denied != nullptr) fail("envoy_denied_calls", "only allowed with domains: or envoy_config: (no Envoy rules here)");
+        return;
+    }
     auto domains = std::make_shared<RlsDomains>();
     if (list != nullptr && !list->is_null()) read_inline(*list, *domains);
     if (files != nullptr && !files->is_null()) read_files(*files, *domains);
+    if (denied != nullptr) domains->charge_denied = need_one_of(*denied, "envoy_denied_calls", {"refuse", "charge"}) == "charge";
     reg.domains = std::move(domains);
 }
 

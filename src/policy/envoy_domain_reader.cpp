@@ -12,13 +12,18 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 namespace ratelimitd::policy {
 namespace {
 
 using config::describe;
 
-constexpr std::string_view unit_words[] = {"second", "minute", "hour", "day", "month", "year"};
+/// The units as the config writes them, in the order messages list them.
+constexpr std::pair<std::string_view, RlsUnit> unit_words[] = {
+    {"second", RlsUnit::second}, {"minute", RlsUnit::minute}, {"hour", RlsUnit::hour}, {"day", RlsUnit::day},
+    {"week", RlsUnit::week},     {"month", RlsUnit::month},   {"year", RlsUnit::year}};
+constexpr const char* unit_list = "second, minute, hour, day, week, month, year";
 // A rule's algorithm when it names none: a fixed window, aligned to Envoy's unit.
 constexpr Algorithm default_algorithm = Algorithm::fixed_window;
 
@@ -71,7 +76,7 @@ RlsRule EnvoyDomainReader::read_rule(const Json& item, const std::string& path, 
     if (!item.is_object()) fail(path, "expected a map with key (and value, rate_limit, descriptors), got " + describe(item));
     check_keys(item, path,
                {"key", "value", "rate_limit", "descriptors", "shadow_mode", "detailed_metric", "quota_mode", "metadata",
-                "algorithm", "on_store_error"});
+                "value_to_metric", "share_threshold", "algorithm", "on_store_error"});
     RlsRule rule;
     read_match(item, path, rule);
     rule.label = parent.label + "." + escape_label_part(rule.key);
@@ -86,8 +91,7 @@ RlsRule EnvoyDomainReader::read_rule(const Json& item, const std::string& path, 
     bool shadow = false;
     if (const Json* v = find(item, "shadow_mode")) shadow = need_bool(*v, join(path, "shadow_mode"));
     if (const Json* v = find(item, "detailed_metric")) rule.detailed_metric = need_bool(*v, join(path, "detailed_metric"));
-    // Accepted so that envoyproxy/ratelimit's files load unchanged; neither changes a decision here.
-    if (const Json* v = find(item, "quota_mode")) (void)need_bool(*v, join(path, "quota_mode"));
+    refuse_unsupported(item, path);
     if (const Json* v = find(item, "metadata"); v != nullptr && !v->is_object() && !v->is_null()) {
         fail(join(path, "metadata"), "expected a map, got " + describe(*v));
     }
@@ -97,6 +101,24 @@ RlsRule EnvoyDomainReader::read_rule(const Json& item, const std::string& path, 
         read_level(*list, join(path, "descriptors"), RulePath{rule.label, rule.key_name}, depth + 1, rule.children);
     }
     return rule;
+}
+
+void EnvoyDomainReader::refuse_unsupported(const Json& item, const std::string& path) const {
+    // envoyproxy/ratelimit keys whose `true` would change what a call decides, counts or
+    // names, and which ratelimitd does not do: refused by name rather than ignored (`false`,
+    // their default, changes nothing and loads).
+    static constexpr std::pair<const char*, const char*> unsupported[] = {
+        {"quota_mode", "a descriptor over its limit denying only when every quota descriptor of the call is"},
+        {"share_threshold", "one counter shared by every value a wildcard matches"},
+        {"value_to_metric", "stat names holding the values callers send (detailed_metric: true labels the last one)"},
+    };
+    for (const auto& [key, what] : unsupported) {
+        const Json* v = find(item, key);
+        if (v != nullptr && need_bool(*v, join(path, key))) {
+            fail(join(path, key), std::string("true is not supported by ratelimitd (in envoyproxy/ratelimit: ") + what +
+                                      "); remove it or set it to false");
+        }
+    }
 }
 
 void EnvoyDomainReader::read_match(const Json& item, const std::string& path, RlsRule& rule) const {
@@ -113,11 +135,11 @@ void EnvoyDomainReader::read_match(const Json& item, const std::string& path, Rl
     if (rule.value.size() > envoy_bounds::max_part_bytes) {
         fail(value_path, "expected at most " + std::to_string(envoy_bounds::max_part_bytes) + " bytes");
     }
-    // envoyproxy/ratelimit treats an empty value as no value, and only a trailing '*' as a wildcard.
+    // envoyproxy/ratelimit treats an empty value as no value, and a '*' anywhere as a wildcard.
     if (rule.value.empty()) return;
-    if (rule.value.back() == '*') {
-        rule.match = RlsRule::ValueMatch::prefix;
-        rule.value_prefix = rule.value.substr(0, rule.value.size() - 1);
+    if (rule.value.find('*') != std::string::npos) {
+        rule.match = RlsRule::ValueMatch::wildcard;
+        rule.wildcard.emplace(rule.value);
     } else {
         rule.match = RlsRule::ValueMatch::exact;
     }
@@ -132,14 +154,16 @@ void EnvoyDomainReader::read_rate_limit(const Json& v, const std::string& path, 
     const std::string unit_path = join(path, "unit");
     if (unlimited && unit != nullptr) fail(unit_path, "not allowed with unlimited: true (an unlimited rule has no unit)");
     if (!unlimited) {
-        if (unit == nullptr) fail(unit_path, "missing (expected one of second, minute, hour, day, month, year)");
-        if (!unit->is_string()) fail(unit_path, "expected one of second, minute, hour, day, month, year, got " + describe(*unit));
+        if (unit == nullptr) fail(unit_path, std::string("missing (expected one of ") + unit_list + ")");
+        if (!unit->is_string()) fail(unit_path, std::string("expected one of ") + unit_list + ", got " + describe(*unit));
         // envoyproxy/ratelimit reads the unit in any case ("SECOND", "Second").
-        const auto* word = std::find(std::begin(unit_words), std::end(unit_words), lower(unit->get<std::string>()));
-        if (word == std::end(unit_words)) {
-            fail(unit_path, "expected one of second, minute, hour, day, month, year, got " + describe(*unit));
+        const std::string word = lower(unit->get<std::string>());
+        const auto* found = std::find_if(std::begin(unit_words), std::end(unit_words),
+                                         [&](const auto& w) { return w.first == word; });
+        if (found == std::end(unit_words)) {
+            fail(unit_path, std::string("expected one of ") + unit_list + ", got " + describe(*unit));
         }
-        rule.unit = static_cast<RlsUnit>(1 + (word - std::begin(unit_words)));
+        rule.unit = found->second;
         const std::string rpu_path = join(path, "requests_per_unit");
         const Json* rpu = find(v, "requests_per_unit");
         // As in envoyproxy/ratelimit, a missing count is 0: every request is over the limit.
@@ -238,7 +262,7 @@ void EnvoyDomainReader::index_rule(RlsLevel& level, std::size_t index, const std
         const auto [it, added] = level.exact.emplace(RlsLevel::exact_index(rule.key, rule.value), index);
         fresh = added;
         earlier = it->second;
-        if (added && rule.match == RlsRule::ValueMatch::prefix) level.wildcards.push_back(index);
+        if (added && rule.match == RlsRule::ValueMatch::wildcard) level.wildcards.push_back(index);
     }
     if (!fresh) {
         fail(path, "duplicate descriptor: key " + quote(rule.key) +

@@ -32,7 +32,7 @@ using config::type_name;
 // The registry's own top-level keys; the process settings' keys follow, from the table.
 constexpr std::string_view registry_keys[] = {
     "prefix", "default_policy", "policies", "plans", "tenants", "routes", "case_insensitive", "identity",
-    "trusted_proxies", "auth", "domains", "envoy_config", "hash_secret"};
+    "trusted_proxies", "auth", "domains", "envoy_config", "envoy_denied_calls", "hash_secret"};
 
 std::vector<std::string_view> top_level_keys() {
     std::vector<std::string_view> keys(std::begin(registry_keys), std::end(registry_keys));

@@ -29,6 +29,7 @@ std::int64_t unit_seconds(RlsUnit unit) noexcept {
     case RlsUnit::minute: return 60;
     case RlsUnit::hour: return 60 * 60;
     case RlsUnit::day: return 24 * 60 * 60;
+    case RlsUnit::week: return 7 * 24 * 60 * 60;  // from the epoch, a Thursday, as there
     case RlsUnit::month: return 30 * 24 * 60 * 60;  // envoyproxy/ratelimit's month: 30 days
     case RlsUnit::year: return 365 * 24 * 60 * 60;  // and its year: 365 days
     case RlsUnit::unknown: break;
@@ -42,6 +43,7 @@ const char* to_string(RlsUnit unit) noexcept {
     case RlsUnit::minute: return "minute";
     case RlsUnit::hour: return "hour";
     case RlsUnit::day: return "day";
+    case RlsUnit::week: return "week";
     case RlsUnit::month: return "month";
     case RlsUnit::year: return "year";
     case RlsUnit::unknown: break;

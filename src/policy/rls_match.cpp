@@ -11,7 +11,7 @@ const RlsRule* match_entry(const RlsLevel& level, const RlsEntry& entry) {
         const RlsRule& rule = level.rules[i];
         // Key and value apart: envoyproxy/ratelimit compares "key_value" strings, where key
         // "a" with value "b_c*" would also take key "a_b" with value "c..."; nothing here does.
-        if (rule.key == entry.key && entry.value.starts_with(rule.value_prefix)) return &rule;
+        if (rule.key == entry.key && rule.wildcard->matches(entry.value)) return &rule;
     }
     if (auto it = level.key_only.find(entry.key); it != level.key_only.end()) return &level.rules[it->second];
     return nullptr;

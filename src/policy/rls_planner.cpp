@@ -8,6 +8,7 @@
 #include "ratelimitd/policy/key.hpp"
 #include "ratelimitd/policy/rls_domain.hpp"
 #include "ratelimitd/policy/rls_match.hpp"
+#include "ratelimitd/policy/rls_override.hpp"
 
 #include <openssl/sha.h>
 
@@ -44,6 +45,7 @@ result<void> validate_descriptor(const RlsDescriptor& d, std::size_t i) {
                                std::to_string(rls_bounds::max_value_bytes) + " allowed");
         }
     }
+    if (d.limit) return validate_override(*d.limit, i);
     return {};
 }
 
@@ -114,29 +116,64 @@ RlsDescriptorPlan describe_rule(const RlsDomain& domain, const RlsRule* rule,
     return out;
 }
 
+/// What an overridden descriptor counts under, as envoyproxy/ratelimit keys it: every entry's
+/// key and value (escaped, so "k.v" pairs stay apart), the rule it matches playing no part.
+std::string override_values(std::span<const RlsEntry> entries) {
+    std::vector<RlsEntry> parts;
+    for (const auto& e : entries) {
+        parts.push_back(RlsEntry{"", e.key});
+        parts.push_back(RlsEntry{"", e.value});
+    }
+    return key_values(parts);
+}
+
+/// The counter a limited descriptor spends: its limit, the rule part of its key, its values.
+struct Counter {
+    const Policy* policy;
+    std::string_view key_name;
+    std::string values;
+    RlsUnit unit;
+    bool aligned;
+};
+
 /// The rule's limit for this descriptor into the plan: a new PlannedLimit, or the cost added to
-/// the one another descriptor of the call already has with the same key.
-void add_limit(RlsPlan& out, RlsDescriptorPlan& dp, const RlsRule& rule, std::span<const RlsEntry> entries,
-               std::uint32_t cost, std::int64_t now_s) {
-    std::string values = key_values(entries);
+/// the one another descriptor of the call already has with the same key. A cost of 0 (a
+/// descriptor's own hits_addend 0) asks without charging; beside a charged descriptor of the
+/// same key it adds nothing, and the limit is charged (and decided) as the other asks.
+void add_limit(RlsPlan& out, RlsDescriptorPlan& dp, Counter counter, std::uint32_t cost, std::int64_t now_s) {
     std::int64_t window_start = -1;
-    if (rule.aligned) {
-        const std::int64_t unit = unit_seconds(rule.unit);
+    if (counter.aligned) {
+        const std::int64_t unit = unit_seconds(counter.unit);
         window_start = now_s / unit * unit;
         dp.window_end_s = window_start + unit;
     }
-    std::string key = make_descriptor_key(out.check.registry->prefix, rule.key_name, values, window_start);
+    std::string key = make_descriptor_key(out.check.registry->prefix, counter.key_name, counter.values, window_start);
     for (std::size_t i = 0; i < out.check.limits.size(); ++i) {
         if (out.check.limits[i].windows.front().key == key) {
-            out.check.limits[i].cost += cost;  // at most max_descriptors * max_cost: no overflow
+            PlannedLimit& same = out.check.limits[i];
+            same.cost += cost;  // at most max_descriptors * max_cost: no overflow
+            same.check_only = same.check_only && cost == 0;
             dp.limit = i;
             return;
         }
     }
-    PlannedLimit limit{&rule.policy, std::move(values), {}, cost};
-    limit.windows.push_back(KeyedWindow{&rule.policy, std::move(key)});
+    PlannedLimit limit{counter.policy, std::move(counter.values), {}, cost, cost == 0};
+    limit.windows.push_back(KeyedWindow{counter.policy, std::move(key)});
     dp.limit = out.check.limits.size();
     out.check.limits.push_back(std::move(limit));
+}
+
+/// A descriptor that sends its own limit: decided by it, whatever rule it matches.
+Counter describe_override(RlsPlan& out, RlsDescriptorPlan& dp, std::string_view domain, const RlsDescriptor& d,
+                          std::string& key_name) {
+    out.override_policies.push_back(std::make_unique<const Policy>(override_policy(*d.limit, override_label(domain))));
+    const Policy* policy = out.override_policies.back().get();
+    dp.kind = RlsDescriptorPlan::Kind::limited;
+    dp.label = policy->name;
+    dp.requests_per_unit = d.limit->requests_per_unit;
+    dp.unit = static_cast<RlsUnit>(d.limit->unit);
+    key_name = override_key_name(domain);
+    return Counter{policy, key_name, override_values(d.entries), dp.unit, true};
 }
 
 /// The most one call may spend on `l`: what its policy can ever admit, within 1..max_cost.
@@ -185,7 +222,10 @@ result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest&
     const std::uint32_t request_cost = cost_of(req.hits_addend == 0 ? 1 : req.hits_addend);
 
     std::vector<const RlsRule*> rules;
-    for (const auto& d : req.descriptors) rules.push_back(match_descriptor(**domain, d.entries));
+    for (const auto& d : req.descriptors) {
+        // A descriptor with its own limit matches no rule: it neither replaces nor is replaced.
+        rules.push_back(d.limit ? nullptr : match_descriptor(**domain, d.entries));
+    }
     const auto replaced = replaced_names(rules);
 
     RlsPlan out;
@@ -195,11 +235,21 @@ result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest&
     const std::int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
     for (std::size_t i = 0; i < req.descriptors.size(); ++i) {
         const RlsDescriptor& d = req.descriptors[i];
-        RlsDescriptorPlan dp = describe_rule(**domain, rules[i], replaced);
+        // A descriptor's own hits_addend, 0 included (check without charging), else the request's.
+        const std::uint32_t cost = d.hits_addend ? cost_of(*d.hits_addend) : request_cost;
+        RlsDescriptorPlan dp;
+        if (d.limit) {
+            std::string key_name;
+            add_limit(out, dp, describe_override(out, dp, req.domain, d, key_name), cost, now_s);
+            out.descriptors.push_back(std::move(dp));
+            continue;
+        }
+        dp = describe_rule(**domain, rules[i], replaced);
         if (dp.kind == RlsDescriptorPlan::Kind::limited) {
-            const std::uint32_t cost = d.hits_addend.value_or(0) != 0 ? cost_of(*d.hits_addend) : request_cost;
-            add_limit(out, dp, *rules[i], d.entries, cost, now_s);
-            if (rules[i]->detailed_metric) dp.detailed_label = dp.label + "_" + escape_label_part(d.entries.back().value);
+            const RlsRule& rule = *rules[i];
+            add_limit(out, dp, Counter{&rule.policy, rule.key_name, key_values(d.entries), rule.unit, rule.aligned},
+                      cost, now_s);
+            if (rule.detailed_metric) dp.detailed_label = dp.label + "_" + escape_label_part(d.entries.back().value);
         }
         out.descriptors.push_back(std::move(dp));
     }

@@ -31,8 +31,12 @@ struct CheckGroup {
 
     /// Moves the limit's keys into the checks; the limit keeps its policy and tenant.
     void add(policy::PlannedLimit& limit, std::size_t limit_index, std::uint32_t cost, const policy::CheckPlan& plan) {
+        // A report charges every limit the plan's report_cost, unless the limit carries its own
+        // (an Envoy call denied under envoy_denied_calls: charge: each descriptor's cost).
+        const std::int64_t report_cost =
+            plan.mode == policy::Mode::report && limit.cost != 0 ? limit.cost : plan.report_cost;
         for (auto& w : limit.windows) {
-            checks.push_back(store::LimitCheck{w.limit, std::move(w.key), cost, plan.mode, plan.report_cost});
+            checks.push_back(store::LimitCheck{w.limit, std::move(w.key), cost, plan.mode, report_cost});
             owner.push_back(limit_index);
         }
         fail_closed = fail_closed || limit.fail_closed();
@@ -68,6 +72,43 @@ std::vector<std::string> reset_keys(const policy::Policy& p, const std::string& 
             key};
 }
 
+/// A plan without limits: allowed, not limited (an unmatched auth subrequest is counted).
+Decision not_limited(Decision d, const policy::CheckPlan& plan, Metrics& metrics) {
+    if (plan.unmatched) metrics.count_auth_unmatched();
+    d.policy = policy::no_policy;
+    d.tenant = plan.tenant;
+    d.limited = false;
+    d.verdict.allowed = true;
+    return d;
+}
+
+/// The plan's charged limits into the enforced and the shadow group (check_only ones are read
+/// apart), each with its cost.
+void split_checks(policy::CheckPlan& plan, CheckGroup& enforced, CheckGroup& shadow) {
+    for (std::size_t i = 0; i < plan.limits.size(); ++i) {
+        if (plan.limits[i].check_only) continue;
+        const std::uint32_t cost = plan.limits[i].cost != 0 ? plan.limits[i].cost : plan.cost;
+        (plan.limits[i].shadow() ? shadow : enforced).add(plan.limits[i], i, cost, plan);
+    }
+}
+
+/// The check_only limits' windows after the decided ones, so the answer reports their numbers.
+void add_check_only(Decision& d, CheckOnlyRead& asked) {
+    for (auto& w : asked.windows) d.verdict.windows.push_back(std::move(w));
+    d.owner.insert(d.owner.end(), asked.owner.begin(), asked.owner.end());
+    d.shadow_denied = d.shadow_denied || asked.shadow_denied;
+}
+
+bool has_check_only(const policy::CheckPlan& plan) {
+    return std::any_of(plan.limits.begin(), plan.limits.end(), [](const auto& l) { return l.check_only; });
+}
+
+/// on_store_error of the check_only limits: deny when an enforced one says so.
+bool check_only_fail_closed(const policy::CheckPlan& plan) {
+    return std::any_of(plan.limits.begin(), plan.limits.end(),
+                       [](const auto& l) { return l.check_only && !l.shadow() && l.fail_closed(); });
+}
+
 }  // namespace
 
 net::awaitable<result<check::Verdict>> CheckService::ask_store(LimitChecks checks) {
@@ -86,23 +127,51 @@ net::awaitable<result<check::Verdict>> CheckService::ask_store(LimitChecks check
     co_return verdict;
 }
 
+
+net::awaitable<result<CheckOnlyRead>> CheckService::read_check_only(const policy::CheckPlan& plan) {
+    CheckOnlyRead out;
+    for (std::size_t i = 0; i < plan.limits.size(); ++i) {
+        const policy::PlannedLimit& l = plan.limits[i];
+        if (!l.check_only) continue;
+        for (const auto& w : l.windows) {
+            const auto started = std::chrono::steady_clock::now();
+            auto verdict = co_await store_.peek(*w.limit, w.key);
+            metrics_.observe_store_latency(std::chrono::steady_clock::now() - started);
+            if (!verdict) {
+                metrics_.count_store_error(verdict.error().code);
+                co_return verdict.error();
+            }
+            // Peek allows while at least one unit is left: nothing left is over the limit.
+            (l.shadow() ? out.shadow_denied : out.denied) |= !verdict->allowed;
+            for (auto& one : verdict->windows) {
+                out.windows.push_back(std::move(one));
+                out.owner.push_back(i);
+            }
+        }
+    }
+    co_return out;
+}
+
 net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
     Decision d = named_decision(plan);
     d.report = plan.mode == policy::Mode::report;
-    if (plan.limits.empty()) {
-        if (plan.unmatched) metrics_.count_auth_unmatched();
-        d.policy = policy::no_policy;
-        d.tenant = plan.tenant;
-        d.limited = false;
-        d.verdict.allowed = true;
-        co_return d;
+    if (plan.limits.empty()) co_return not_limited(std::move(d), plan, metrics_);
+    CheckOnlyRead asked;
+    if (has_check_only(plan)) {
+        auto read = co_await read_check_only(plan);
+        if (!read) co_return degrade(std::move(d), plan.limits, check_only_fail_closed(plan), read.error());
+        asked = std::move(*read);
+        if (asked.denied) {
+            // Nothing charged: the charged limits are not asked (a denied call counts nowhere).
+            d.verdict.allowed = false;
+            add_check_only(d, asked);
+            count(d, plan, d.owner);
+            co_return d;
+        }
     }
     CheckGroup enforced;
     CheckGroup shadow;
-    for (std::size_t i = 0; i < plan.limits.size(); ++i) {
-        const std::uint32_t cost = plan.limits[i].cost != 0 ? plan.limits[i].cost : plan.cost;
-        (plan.limits[i].shadow() ? shadow : enforced).add(plan.limits[i], i, cost, plan);
-    }
+    split_checks(plan, enforced, shadow);
 
     // Enforced limits first: when they deny, the shadow ones are neither charged nor asked
     // (a denied request counts nowhere). Shadow limits are decided apart, so that their
@@ -114,6 +183,7 @@ net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
         d.verdict = std::move(*verdict);
         owner = std::move(enforced.owner);
         if (!d.verdict.allowed) {
+            add_check_only(d, asked);
             count(d, plan, owner);
             co_return d;
         }
@@ -133,6 +203,7 @@ net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
             owner.insert(owner.end(), shadow.owner.begin(), shadow.owner.end());
         }
     }
+    add_check_only(d, asked);
     count(d, plan, owner);
     co_return d;
 }
@@ -183,7 +254,7 @@ void CheckService::count(const Decision& d, const policy::CheckPlan& plan, const
         if (!seen) continue;  // a shadow limit not asked because the enforced ones denied
         const policy::Policy& p = *limits[i].policy;
         const Outcome outcome = allowed ? Outcome::allowed : p.shadow ? Outcome::shadow_denied : Outcome::denied;
-        const std::uint32_t cost = limits[i].cost != 0 ? limits[i].cost : plan_cost;
+        const std::uint32_t cost = limits[i].check_only ? 0 : limits[i].cost != 0 ? limits[i].cost : plan_cost;
         metrics_.count_verdict(p.name, outcome, allowed && near, cost, d.verdict.from_denial_cache);
         if (top_ != nullptr && outcome != Outcome::shadow_denied) {
             // Denied checks count one each; admitted ones count their units.

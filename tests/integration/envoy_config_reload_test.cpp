@@ -46,7 +46,7 @@ TEST(EnvoyConfigFiles, ABrokenFileIsRefusedAtStartNamingItAndTheField) {
     write_file(dir / "config.yaml", "envoy_config: rules\n");
     const std::string expected = (dir / "rules" / "a.yaml").string() +
                                  ": descriptors[0].rate_limit.unit: expected one of second, minute, hour, day, "
-                                 "month, year, got \"fortnight\"";
+                                 "week, month, year, got \"fortnight\"";
     std::string out;
     EXPECT_EQ(run_binary({"--check-config", (dir / "config.yaml").string()}, &out), 1) << out;
     EXPECT_NE(out.find(expected), std::string::npos) << out;

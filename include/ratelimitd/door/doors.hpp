@@ -91,10 +91,13 @@ public:
     boost::asio::awaitable<result<service::Decision>> release(ReleaseRequest req) const;
 
     /// ShouldRateLimit: policy::plan of the call's descriptors, then decide unless the plan
-    /// is never_admitted.
+    /// is never_admitted; a denied call is then charged under envoy_denied_calls: charge.
     boost::asio::awaitable<result<RlsOutcome>> rls(const policy::RlsRequest& req) const;
 
 private:
+    /// envoy_denied_calls: charge: the denied call's costs charged as a report.
+    boost::asio::awaitable<void> charge(const policy::RlsPlan& plan) const;
+
     const policy::RegistryHandle& registry_;
     service::CheckService& service_;
 };

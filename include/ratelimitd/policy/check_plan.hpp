@@ -32,6 +32,10 @@ struct PlannedLimit {
     /// Units this limit spends when it is not the check's (an Envoy descriptor's own
     /// hits_addend); 0: CheckPlan::cost.
     std::uint32_t cost = 0;
+    /// Asked, never charged (an Envoy descriptor whose own hits_addend is 0): the limit denies
+    /// the check when nothing of it is left, else admits, and spends nothing either way. It is
+    /// read on its own before the charged limits are decided (a read needs no atomicity).
+    bool check_only = false;
 
     /// Evaluated and counted, but never denies (Policy::shadow).
     [[nodiscard]] bool shadow() const noexcept { return policy->shadow; }

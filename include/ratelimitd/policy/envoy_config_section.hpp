@@ -22,8 +22,9 @@ public:
     /// Whether the root has either key (the registry then needs no `policies`).
     static bool present(const ConfigTree& root);
 
-    /// `domains` and `envoy_config` into reg.domains (left null when neither is set). A
-    /// domain defined twice, in the registry or across files, is an error.
+    /// `domains` and `envoy_config` into reg.domains (left null when neither is set), with
+    /// `envoy_denied_calls` (refuse | charge; an error without either). A domain defined
+    /// twice, in the registry or across files, is an error.
     void read(const ConfigTree& root, Registry& reg) const;
 
 private:

@@ -4,6 +4,7 @@
 
 #include "ratelimitd/policy/policy.hpp"
 #include "ratelimitd/policy/rls_plan.hpp"
+#include "ratelimitd/policy/wildcard_pattern.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +22,7 @@ struct RlsRule;
 struct RlsLevel {
     std::vector<RlsRule> rules;                             ///< in file order
     std::map<std::string, std::size_t, std::less<>> exact;  ///< RlsLevel::exact_index(key, value) -> rule
-    std::vector<std::size_t> wildcards;                     ///< `value: "prefix*"` rules, in file order
+    std::vector<std::size_t> wildcards;                     ///< rules whose value holds a '*', in file order
     std::map<std::string, std::size_t, std::less<>> key_only;  ///< key -> the rule without a value
 
     /// The index key of an exact rule: the key's length, ':', the key, the value.
@@ -31,12 +32,12 @@ struct RlsLevel {
 /// One `descriptors:` item of an envoyproxy/ratelimit config.
 struct RlsRule {
     std::string key;
-    /// What `value` the rule has: none (each value counts on its own), exact, or a prefix
-    /// (`value: "prefix*"`, `value_prefix` then holds "prefix").
-    enum class ValueMatch { any, exact, prefix };
+    /// What `value` the rule has: none (each value counts on its own), exact, or a wildcard
+    /// (a '*' anywhere: `value: "foo*"`, `"bar*b"`, `"foo*bar*baz"`; `wildcard` matches it).
+    enum class ValueMatch { any, exact, wildcard };
     ValueMatch match = ValueMatch::any;
-    std::string value;         ///< as written (with the '*' of a prefix rule)
-    std::string value_prefix;  ///< ValueMatch::prefix: the value without its '*'
+    std::string value;                        ///< as written (with its '*')
+    std::optional<WildcardPattern> wildcard;  ///< ValueMatch::wildcard: the value as a pattern
 
     /// What `rate_limit` says: nothing (the rule only leads to deeper ones), a limit, or
     /// `unlimited: true`.
@@ -76,6 +77,10 @@ struct RlsDomains {
     std::map<std::string, RlsDomain, std::less<>> by_name;
     /// The envoy_config files read, in order (the registry's own file for `domains:`).
     std::vector<std::string> files;
+    /// `envoy_denied_calls: charge`: a call denied (OVER_LIMIT) is charged its cost anyway,
+    /// as a report (into debt, at most the limit's debt bound), so response-phase costs are
+    /// metered past the limit; `refuse` (the default): a denied call charges nothing.
+    bool charge_denied = false;
 
     [[nodiscard]] const RlsDomain* find(std::string_view name) const {
         auto it = by_name.find(name);

@@ -9,8 +9,9 @@
 namespace ratelimitd::policy {
 
 /// The rule of `level` one entry leads to: the rule with that key and value, else the first
-/// (in file order) whose `value: "prefix*"` the value starts with, else the rule with that key
-/// and no value; nullptr when none has the key.
+/// (in file order) whose wildcard value (`"foo*"`, `"bar*b"`, ...) the value matches, else the
+/// rule with that key and no value; nullptr when none has the key. Each wildcard rule of the
+/// level costs at most O(|value| + |pattern|) (WildcardPattern).
 [[nodiscard]] const RlsRule* match_entry(const RlsLevel& level, const RlsEntry& entry);
 
 /// The rule the descriptor's last entry reaches, each entry walking one level down from the

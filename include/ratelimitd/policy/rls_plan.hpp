@@ -16,10 +16,10 @@
 
 namespace ratelimitd::policy {
 
-/// envoy.service.ratelimit.v3.RateLimitResponse.RateLimit.Unit, same numbers. The published
-/// proto (and envoy.type.v3.RateLimitUnit) ends at YEAR: there is no WEEK, so `unit: week` is
-/// refused like any unknown unit.
-enum class RlsUnit : int { unknown = 0, second = 1, minute = 2, hour = 3, day = 4, month = 5, year = 6 };
+/// envoy.service.ratelimit.v3.RateLimitResponse.RateLimit.Unit, same numbers (and those of
+/// envoy.type.v3.RateLimitUnit, which a descriptor's `limit` override carries): WEEK came last,
+/// so it is 7, after YEAR, as in Envoy's API and envoyproxy/ratelimit's config proto.
+enum class RlsUnit : int { unknown = 0, second = 1, minute = 2, hour = 3, day = 4, month = 5, year = 6, week = 7 };
 
 /// One descriptor of the call.
 struct RlsDescriptorPlan {
@@ -67,6 +67,9 @@ struct RlsPlan {
     std::vector<RlsDescriptorPlan> descriptors; ///< one per request descriptor, in order
     /// Some descriptor is never_admitted: the call is OVER_LIMIT and charges nothing.
     bool never_admitted = false;
+    /// The limits of descriptors that sent their own (RlsDescriptor::limit): made for this
+    /// call, kept here (on the heap, so moving the plan keeps check's pointers valid).
+    std::vector<std::unique_ptr<const Policy>> override_policies;
 };
 
 /// Plans a ShouldRateLimit call on the registry's `domains` (docs/envoy-config.md): an
@@ -76,9 +79,15 @@ struct RlsPlan {
 /// check::max_cost, 2^64-1 included) is no error but a denial: that descriptor is
 /// never_admitted, and so is the plan; a shadow limit is charged at most what it can admit.
 /// hits_addend 0 on the request means 1; a descriptor's
-/// own hits_addend, when set and not 0, replaces the request's for that descriptor (0 there
-/// means "the request's", so a descriptor is never decided without being charged).
+/// own hits_addend, when set, replaces the request's for that descriptor, and 0 there asks
+/// without charging (PlannedLimit::check_only: over the limit once nothing is left).
 /// Descriptors whose counters share a key become one limit charged their summed cost.
+/// A descriptor that sends its own limit (RlsDescriptor::limit) is decided by it, as
+/// envoyproxy/ratelimit decides it: whatever rule it matches or not (none, unlimited, another
+/// limit), a fixed window of that many per unit aligned to the unit, never shadow, unnamed,
+/// replacing nothing and never replaced, counted per domain, entry keys and values (the
+/// same counter whatever the limit sent); an unknown unit (outside 1..7) or more than
+/// envoy_bounds::max_requests_per_unit per unit is an invalid_request naming the field.
 result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest& req);
 
 /// The same at `now` (the clock that places aligned windows), for tests.

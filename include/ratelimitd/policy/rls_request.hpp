@@ -16,10 +16,19 @@ struct RlsEntry {
     std::string value;
 };
 
-/// One descriptor: its entries in order, and its own hits_addend when the caller set one.
+/// A limit the caller sends for one descriptor (RateLimitDescriptor.limit), as sent: the unit
+/// is RlsUnit's number, checked by the planner.
+struct RlsLimitOverride {
+    std::uint32_t requests_per_unit = 0;
+    std::uint32_t unit = 0;
+};
+
+/// One descriptor: its entries in order, its own hits_addend when the caller set one, and
+/// the limit it sends instead of the config's, if any.
 struct RlsDescriptor {
     std::vector<RlsEntry> entries;
     std::optional<std::uint64_t> hits_addend;
+    std::optional<RlsLimitOverride> limit;
 };
 
 /// One ShouldRateLimit call: a domain and its descriptors, decided together.

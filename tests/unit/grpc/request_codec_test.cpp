@@ -37,6 +37,19 @@ TEST(RequestCodec, CarriesDomainEntriesAndBothHitsAddends) {
     EXPECT_EQ(r->descriptors[1].hits_addend, 7u);
 }
 
+TEST(RequestCodec, CarriesADescriptorsLimitOverrideOnlyWhenSet) {
+    auto msg = request("edge", 2, 1);
+    auto* limit = msg.mutable_descriptors(1)->mutable_limit();
+    limit->set_requests_per_unit(42);
+    limit->set_unit(7);
+    const auto r = decode_request(msg);
+    ASSERT_TRUE(r) << r.error().detail;
+    EXPECT_FALSE(r->descriptors[0].limit);
+    ASSERT_TRUE(r->descriptors[1].limit);
+    EXPECT_EQ(r->descriptors[1].limit->requests_per_unit, 42u);
+    EXPECT_EQ(r->descriptors[1].limit->unit, 7u);
+}
+
 TEST(RequestCodec, ExplicitZeroDescriptorHitsAddendIsKeptApartFromUnset) {
     auto msg = request("edge", 1, 1);
     msg.mutable_descriptors(0)->mutable_hits_addend()->set_value(0);

@@ -92,6 +92,21 @@ TEST(ResponseBuilder, UnlimitedAndNoMatchAnswerOkWithoutALimit) {
     EXPECT_FALSE(r.statuses(2).has_current_limit());
     EXPECT_EQ(r.statuses(3).code(), Response::OK);
     EXPECT_FALSE(r.statuses(3).has_current_limit());
+    // As envoyproxy/ratelimit answers: unlimited has UINT32_MAX left, no match has 0.
+    EXPECT_EQ(r.statuses(2).limit_remaining(), 4'294'967'295u);
+    EXPECT_EQ(r.statuses(3).limit_remaining(), 0u);
+}
+
+TEST(ResponseBuilder, UnlimitedReportsUint32MaxBehindAnyDenial) {
+    Fixture f;
+    f.plan.descriptors[0].never_admitted = true;
+    Response never;
+    build_never_admitted_response(f.plan, now_s, never);
+    EXPECT_EQ(never.statuses(2).code(), Response::OK);
+    EXPECT_EQ(never.statuses(2).limit_remaining(), 4'294'967'295u);
+    Response denied;
+    build_response(decision(false, {window("per-ip", false, 0)}, {0}), f.plan, now_s, denied);
+    EXPECT_EQ(denied.statuses(2).limit_remaining(), 4'294'967'295u);
 }
 
 TEST(ResponseBuilder, EnforcedDenialIsOverLimitWithRetryAsResetTime) {

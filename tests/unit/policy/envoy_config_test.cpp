@@ -56,8 +56,10 @@ TEST(EnvoyConfig, LoadsEveryFeatureOfTheFormat) {
     EXPECT_EQ(login.policy.window, 60s);
     EXPECT_TRUE(login.aligned);
     const RlsRule& api = rule_at(tenant.children, 2);
-    EXPECT_EQ(api.match, RlsRule::ValueMatch::prefix);
-    EXPECT_EQ(api.value_prefix, "/api");
+    EXPECT_EQ(api.match, RlsRule::ValueMatch::wildcard);
+    EXPECT_EQ(api.value, "/api*");
+    ASSERT_TRUE(api.wildcard);
+    EXPECT_TRUE(api.wildcard->matches("/api/v1"));
     EXPECT_EQ(api.label, "features.tenant_acme.path_/api*");
 
     EXPECT_EQ(rule_at(d->root, 1).unit, RlsUnit::second);  // "SECOND": any case
@@ -141,11 +143,11 @@ TEST_P(EnvoyConfigRefusal, NamesTheFieldAndWhatWasExpected) {
 INSTANTIATE_TEST_SUITE_P(
     EveryRule, EnvoyConfigRefusal,
     ::testing::Values(
-        Refusal{"      - {key: k, rate_limit: {unit: week, requests_per_unit: 1}}\n",
-                "domains[0].descriptors[0].rate_limit.unit: expected one of second, minute, hour, day, month, "
-                "year, got \"week\""},
+        Refusal{"      - {key: k, rate_limit: {unit: fortnight, requests_per_unit: 1}}\n",
+                "domains[0].descriptors[0].rate_limit.unit: expected one of second, minute, hour, day, week, month, "
+                "year, got \"fortnight\""},
         Refusal{"      - {key: k, rate_limit: {requests_per_unit: 1}}\n",
-                "domains[0].descriptors[0].rate_limit.unit: missing (expected one of second, minute, hour, day, "
+                "domains[0].descriptors[0].rate_limit.unit: missing (expected one of second, minute, hour, day, week, "
                 "month, year)"},
         Refusal{"      - {key: k, rate_limit: {unlimited: true, unit: day, requests_per_unit: 25}}\n",
                 "domains[0].descriptors[0].rate_limit.unit: not allowed with unlimited: true (an unlimited rule "
@@ -227,6 +229,33 @@ TEST(EnvoyConfig, DescriptorsNestAtMostSixteenLevels) {
     EXPECT_NE(msg.find("descriptors nest deeper than 16 levels"), std::string::npos) << msg;
 }
 
+TEST(EnvoyConfig, KeysThatWouldChangeADecisionWeDoNotMakeAreRefusedByName) {
+    for (const std::string key : {"quota_mode", "share_threshold", "value_to_metric"}) {
+        const std::string msg =
+            refusal(with_descriptors("      - {key: k, value: 'a*', " + key + ": true, rate_limit: {unit: second, requests_per_unit: 1}}\n"));
+        EXPECT_EQ(msg.rfind("r.yaml: domains[0].descriptors[0]." + key + ": true is not supported by ratelimitd (", 0), 0u)
+            << msg;
+        EXPECT_EQ(refusal(with_descriptors("      - {key: k, " + key + ": false, rate_limit: {unit: second, requests_per_unit: 1}}\n")),
+                  "")
+            << key << ": false changes nothing";
+    }
+}
+
+TEST(EnvoyConfig, DeniedCallsAreRefusedByDefaultAndChargedWhenAsked) {
+    const auto charge_of = [](const std::string& text) {
+        return parse_config(text + with_descriptors("      - {key: k, rate_limit: {unit: second, requests_per_unit: 1}}\n"),
+                            "r.yaml")
+            .registry.domains->charge_denied;
+    };
+    EXPECT_FALSE(charge_of(""));
+    EXPECT_FALSE(charge_of("envoy_denied_calls: refuse\n"));
+    EXPECT_TRUE(charge_of("envoy_denied_calls: charge\n"));
+    EXPECT_EQ(refusal("envoy_denied_calls: always\n" + with_descriptors("      - {key: k}\n")),
+              "r.yaml: envoy_denied_calls: expected one of refuse, charge, got \"always\"");
+    EXPECT_EQ(refusal("envoy_denied_calls: charge\npolicies: {a: {algorithm: gcra, limit: 1, window: 1s}}\n"),
+              "r.yaml: envoy_denied_calls: only allowed with domains: or envoy_config: (no Envoy rules here)");
+}
+
 /// envoyproxy/ratelimit's own example configs, unchanged: each loads, but for the one it
 /// refuses itself (unlimited beside a unit).
 TEST(EnvoyConfig, LoadsEnvoyproxyRatelimitsOwnExamples) {
@@ -239,12 +268,16 @@ TEST(EnvoyConfig, LoadsEnvoyproxyRatelimitsOwnExamples) {
             EXPECT_EQ(msg, entry.path().string() +
                                ": descriptors[0].rate_limit.unit: not allowed with unlimited: true (an unlimited "
                                "rule has no unit)");
+        } else if (entry.path().filename() == "example.yaml") {
+            // Its service descriptors use quota_mode: true, which ratelimitd refuses by name.
+            EXPECT_NE(msg.find(": descriptors[5].quota_mode: true is not supported by ratelimitd"), std::string::npos)
+                << msg;
         } else {
             EXPECT_EQ(msg, "") << entry.path();
             ++loaded;
         }
     }
-    EXPECT_GE(loaded, 7);
+    EXPECT_GE(loaded, 6);
 }
 
 }  // namespace

@@ -2,8 +2,11 @@
 #include "ratelimitd/policy/registry_loader.hpp"
 #include "ratelimitd/policy/rls_domain.hpp"
 #include "ratelimitd/policy/rls_match.hpp"
+#include "ratelimitd/policy/wildcard_pattern.hpp"
 
 #include <gtest/gtest.h>
+
+#include <chrono>
 
 namespace {
 
@@ -52,11 +55,14 @@ TEST_F(Match, ExactValueBeatsWildcardBeatsKeyOnly) {
     EXPECT_EQ(reach({{"ip", ""}}), 1);  // an empty value is just a value: the key-only rule
 }
 
-TEST_F(Match, AStarAloneTakesEveryValueAndOnlyATrailingStarIsAWildcard) {
+TEST_F(Match, AStarAloneTakesEveryValueAndAStarAnywhereIsAWildcard) {
     EXPECT_EQ(reach({{"any", "whatever"}}), 5);
     EXPECT_EQ(reach({{"any", ""}}), 5);
-    EXPECT_EQ(reach({{"mid", "axb"}}), -1);
-    EXPECT_EQ(reach({{"mid", "a*b"}}), 6);  // the literal value
+    EXPECT_EQ(reach({{"mid", "axb"}}), 6);
+    EXPECT_EQ(reach({{"mid", "ab"}}), 6);   // '*' takes the empty run
+    EXPECT_EQ(reach({{"mid", "a*b"}}), 6);  // the literal value too
+    EXPECT_EQ(reach({{"mid", "ba"}}), -1);
+    EXPECT_EQ(reach({{"mid", "abx"}}), -1);
 }
 
 TEST_F(Match, KeyAndValueAreComparedApart) {
@@ -83,6 +89,51 @@ TEST_F(Match, EntriesAreMatchedInOrder) {
     EXPECT_EQ(reach({{"path", "/x"}, {"tenant", "acme"}}), -1);
     EXPECT_EQ(reach({{"unknown", "v"}}), -1);
     EXPECT_EQ(reach({}), -1);
+}
+
+TEST(Wildcard, MiddleAndMultipleStarsMatchAsEnvoyproxyRatelimitDoes) {
+    const WildcardPattern mid("bar*b");
+    for (const char* v : {"barab", "bar123b", "barb"}) EXPECT_TRUE(mid.matches(v)) << v;
+    for (const char* v : {"bara", "xbarb", "bar", "ba"}) EXPECT_FALSE(mid.matches(v)) << v;
+    const WildcardPattern multi("foo*bar*baz");
+    for (const char* v : {"foo123bar456baz", "foobarbaz", "foobarbarbaz", "foobazbarbaz"}) {
+        EXPECT_TRUE(multi.matches(v)) << v;
+    }
+    for (const char* v : {"foo123baz", "bar456baz", "foobaz", "foobarba", "foobazbar"}) EXPECT_FALSE(multi.matches(v)) << v;
+    EXPECT_TRUE(WildcardPattern("*").matches(""));
+    EXPECT_TRUE(WildcardPattern("a**b").matches("ab"));
+    EXPECT_TRUE(WildcardPattern("*x*").matches("yyxyy"));
+    EXPECT_FALSE(WildcardPattern("*x*").matches("yyyy"));
+    // Head and tail never share bytes: "aba" is not "ab" + anything + "ba".
+    EXPECT_FALSE(WildcardPattern("ab*ba").matches("aba"));
+    EXPECT_TRUE(WildcardPattern("ab*ba").matches("abba"));
+    // A part that overlaps itself is found where it starts (KMP's fallback).
+    EXPECT_TRUE(WildcardPattern("*aab*").matches("aaab"));
+    EXPECT_TRUE(WildcardPattern("*abab*c").matches("ababaababc"));
+}
+
+// The hostile side: a caller picks the value (up to rls_bounds::max_value_bytes), the operator
+// the pattern (up to 1024 bytes). A naive search costs |value| x |part| comparisons per part
+// for "aaa...ab" parts in a value of 'a's; this one stays linear, so the worst pair below
+// (4096-byte value, 1000-byte pattern of many parts, 1000 rules' worth of them) is quick.
+TEST(Wildcard, AHostilePatternAndValueCostLinearTime) {
+    const std::string value = std::string(4095, 'a') + "z";
+    std::string many_parts = "a";
+    while (many_parts.size() < 1000) many_parts += "*a";
+    many_parts += "*b*z";  // head and tail match, 499 parts are found, the last scans the rest
+    const std::string long_part = "*" + std::string(1000, 'a') + "b*";  // naive: ~4M comparisons
+    const WildcardPattern parts(many_parts);
+    const WildcardPattern part(long_part);
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < 1000; ++i) {
+        EXPECT_FALSE(parts.matches(value));
+        EXPECT_FALSE(part.matches(value));
+    }
+    const auto took = std::chrono::steady_clock::now() - start;
+    // ~2 x 1000 x (4096 + 1000) steps: tens of milliseconds; quadratic would be seconds.
+    EXPECT_LT(took, std::chrono::seconds(2));
+    EXPECT_TRUE(part.matches(std::string(5000, 'a') + "b"));
+    EXPECT_TRUE(parts.matches(std::string(600, 'a') + "bz"));
 }
 
 }  // namespace

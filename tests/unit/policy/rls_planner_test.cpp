@@ -28,6 +28,7 @@ domains:
       - {key: trial, shadow_mode: true, rate_limit: {unit: hour, requests_per_unit: 2}}
       - {key: user, detailed_metric: true, rate_limit: {unit: day, requests_per_unit: 100}}
       - {key: bucket, algorithm: token_bucket, on_store_error: deny, rate_limit: {unit: second, requests_per_unit: 4}}
+      - {key: weekly, rate_limit: {unit: WEEK, requests_per_unit: 3}}
 )";
 
 // 2025-12-01T12:34:56Z
@@ -38,7 +39,7 @@ protected:
     std::shared_ptr<const Registry> reg = std::make_shared<const Registry>(parse_config(rules, "r.yaml").registry);
 
     static RlsDescriptor one(std::string key, std::string value, std::optional<std::uint64_t> hits = std::nullopt) {
-        return RlsDescriptor{{RlsEntry{std::move(key), std::move(value)}}, hits};
+        return RlsDescriptor{{RlsEntry{std::move(key), std::move(value)}}, hits, {}};
     }
     result<RlsPlan> run(std::vector<RlsDescriptor> ds, std::uint64_t hits = 0, std::string domain = "edge") const {
         return plan(reg, RlsRequest{std::move(domain), std::move(ds), hits}, noon);
@@ -120,6 +121,76 @@ TEST_F(RlsPlanner, KeysAreAlignedToTheUnitAsEnvoyproxyRatelimitCounts) {
     EXPECT_EQ(next->check.limits.at(0).windows.at(0).key, "rl:envoy/edge.ip:192%2E0%2E2%2E1:1764592500");
 }
 
+// envoyproxy/ratelimit's week: 7 days from the epoch (a Thursday), reported as WEEK (7).
+TEST_F(RlsPlanner, AWeekIsSevenDaysAlignedToTheEpoch) {
+    auto p = run({one("weekly", "w")});
+    ASSERT_TRUE(p) << p.error().detail;
+    EXPECT_EQ(p->descriptors[0].unit, RlsUnit::week);
+    EXPECT_EQ(static_cast<int>(p->descriptors[0].unit), 7);
+    // 2025-12-01 (a Monday) lies in the week that started on Thursday 2025-11-27 00:00 UTC.
+    EXPECT_EQ(p->check.limits.at(0).windows.at(0).key, "rl:envoy/edge.weekly:w:1764201600");
+    EXPECT_EQ(p->descriptors[0].window_end_s, 1764201600 + 7 * 86400);
+    EXPECT_EQ(p->check.limits.at(0).policy->window, std::chrono::seconds(7 * 86400));
+}
+
+// envoyproxy/ratelimit's TestConfigLimitOverride, and the rest of its GetLimit: a limit the
+// descriptor sends decides it, whatever rule it matches (a limit, unlimited, none, replaced).
+TEST_F(RlsPlanner, ADescriptorsOwnLimitDecidesItWhateverTheConfigSays) {
+    const auto with_limit = [](RlsDescriptor d, std::uint32_t per_unit, RlsUnit unit) {
+        d.limit = RlsLimitOverride{per_unit, static_cast<std::uint32_t>(unit)};
+        return d;
+    };
+    for (const auto& d : {one("ip", "192.0.2.1"), one("free", "x"), one("nothing", "x"), one("ip", "10.0.0.1")}) {
+        auto p = run({with_limit(d, 10, RlsUnit::day)});
+        ASSERT_TRUE(p) << p.error().detail;
+        const auto& dp = p->descriptors.at(0);
+        EXPECT_EQ(dp.kind, Kind::limited) << d.entries[0].key;
+        EXPECT_EQ(dp.requests_per_unit, 10u);
+        EXPECT_EQ(dp.unit, RlsUnit::day);
+        EXPECT_EQ(dp.name, "");
+        EXPECT_EQ(dp.label, "edge (limit override)");
+        const auto& l = p->check.limits.at(0);
+        EXPECT_EQ(l.policy->limit, 10);
+        EXPECT_EQ(l.policy->window, std::chrono::hours(24));
+        EXPECT_FALSE(l.shadow());
+        // Counted per domain, keys and values, aligned to the unit: 2025-12-01 00:00 UTC.
+        EXPECT_EQ(l.windows.at(0).key, "rl:envoy/edge.%o:" + d.entries[0].key + "." +
+                                           (d.entries[0].key == "ip" ? d.entries[0].value == "10.0.0.1"
+                                                                             ? std::string("10%2E0%2E0%2E1")
+                                                                             : std::string("192%2E0%2E2%2E1")
+                                                                     : std::string("x")) +
+                                           ":1764547200");
+    }
+    // Another limit sent for the same descriptor counts on the same counter, as there.
+    auto a = run({with_limit(one("ip", "a"), 10, RlsUnit::hour)});
+    auto b = run({with_limit(one("ip", "a"), 42, RlsUnit::hour)});
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(a->check.limits[0].windows[0].key, b->check.limits[0].windows[0].key);
+    EXPECT_EQ(b->descriptors[0].requests_per_unit, 42u);
+    // A sent limit neither replaces nor is replaced: /login keeps its own beside it.
+    auto kept = run({one("path", "/login"), with_limit(one("path", "/admin"), 5, RlsUnit::minute)});
+    ASSERT_TRUE(kept);
+    EXPECT_EQ(kept->descriptors[0].kind, Kind::limited);
+    EXPECT_EQ(kept->descriptors[0].name, "login");
+    // An unknown domain still limits nothing, as there.
+    auto none = run({with_limit(one("ip", "a"), 10, RlsUnit::day)}, 0, "core");
+    ASSERT_TRUE(none);
+    EXPECT_EQ(none->descriptors[0].kind, Kind::no_match);
+}
+
+TEST_F(RlsPlanner, ASentLimitWithAnUnknownUnitOrTooLargeIsRefusedNamingTheField) {
+    RlsDescriptor d = one("ip", "a");
+    d.limit = RlsLimitOverride{10, 0};
+    EXPECT_EQ(refusal({one("ip", "b"), d}), "invalid_request: descriptors[1].limit.unit: expected 1 (SECOND) .. 7 (WEEK), got 0");
+    d.limit = RlsLimitOverride{10, 8};
+    EXPECT_EQ(refusal({d}), "invalid_request: descriptors[0].limit.unit: expected 1 (SECOND) .. 7 (WEEK), got 8");
+    d.limit = RlsLimitOverride{4'000'000'000u, 1};
+    EXPECT_EQ(refusal({d}),
+              "invalid_request: descriptors[0].limit.requests_per_unit: 4000000000, at most 1000000000 allowed");
+    d.limit = RlsLimitOverride{0, 7};
+    EXPECT_EQ(refusal({d}), "planned") << "0 blocks, as a rule of 0 does";
+}
+
 TEST_F(RlsPlanner, OtherAlgorithmsKeepOneKeyAndTheirFailureMode) {
     auto p = run({one("bucket", "b")});
     ASSERT_TRUE(p);
@@ -167,11 +238,27 @@ TEST_F(RlsPlanner, HitsAddendIsTheCost) {
     EXPECT_EQ(p->check.cost, 1u);  // 0 on the request means 1
     EXPECT_EQ(p->check.limits[0].cost, 1u);
     EXPECT_EQ(p->check.limits[1].cost, 4u);
-    EXPECT_EQ(p->check.limits[2].cost, 1u);  // 0 on a descriptor means the request's
+    // 0 on a descriptor asks without charging (as envoyproxy/ratelimit reads it).
+    EXPECT_EQ(p->check.limits[2].cost, 0u);
+    EXPECT_TRUE(p->check.limits[2].check_only);
+    EXPECT_FALSE(p->check.limits[0].check_only);
+    EXPECT_FALSE(p->check.limits[1].check_only);
     auto q = run({one("ip", "a"), one("ip", "b", 2)}, 7);
     ASSERT_TRUE(q);
     EXPECT_EQ(q->check.limits[0].cost, 7u);
     EXPECT_EQ(q->check.limits[1].cost, 2u);
+}
+
+TEST_F(RlsPlanner, ACheckOnlyDescriptorBesideAChargedOneOfTheSameKeyIsCharged) {
+    auto p = run({one("ip", "a", 0), one("ip", "a", 2)});
+    ASSERT_TRUE(p);
+    ASSERT_EQ(p->check.limits.size(), 1u);
+    EXPECT_EQ(p->check.limits[0].cost, 2u);
+    EXPECT_FALSE(p->check.limits[0].check_only);
+    auto q = run({one("ip", "a", 0), one("ip", "a", 0)}, 5);
+    ASSERT_TRUE(q);
+    EXPECT_TRUE(q->check.limits[0].check_only);
+    EXPECT_FALSE(q->never_admitted);
 }
 
 // Issue 31: a cost a limit can never admit is a denial, never an error (Envoy passes errors).
