@@ -177,16 +177,6 @@ result<SettingValue> file_fraction(const ConfigTree& v) {
 
 }  // namespace
 
-std::span<const std::string_view> store_url_schemes() noexcept {
-    // The schemes of every store backend (store/backend_factory.cpp lists them; its unit test
-    // fails when this list and theirs differ). Here because the config file is checked below
-    // the store module, where no backend is linked.
-    static constexpr std::array<std::string_view, 6> schemes{"redis://", "rediss://", "redis-sentinel://",
-                                                             "rediss-sentinel://", "redis-cluster://",
-                                                             "rediss-cluster://"};
-    return schemes;
-}
-
 result<SettingValue> text_value(const SettingRow& row, const std::string& text) {
     switch (row.type) {
     case SettingType::path: return SettingValue(text);

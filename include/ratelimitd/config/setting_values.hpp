@@ -21,7 +21,8 @@ result<SettingValue> text_value(const SettingRow& row, const std::string& text);
 /// `v` from the config file under row.file_key, checked against `row`.
 result<SettingValue> file_value(const SettingRow& row, const ConfigTree& v);
 
-/// The store URL schemes a `redis` value may start with (file, flag and variable alike).
+/// The store URL schemes a `redis` value may start with (file, flag and variable alike): every
+/// backend's, generated from their sources by cmake/store_url_schemes.cmake.
 std::span<const std::string_view> store_url_schemes() noexcept;
 
 /// Splits "HOST:PORT" or "[V6]:PORT". Fails naming the setting (`name`). Never throws.

@@ -136,8 +136,9 @@ TEST_F(BackendFactoryTest, BadUrlsFailNamingTheSchemeWithoutThePassword) {
     }
 }
 
-// The config file and the flags check store URLs below the store module (config/), against a
-// list of their own: it must be every backend's schemes, no more, no fewer.
+// The config file and the flags check store URLs below the store module (config/), against the
+// schemes the build reads from the backends' sources (cmake/store_url_schemes.cmake): every
+// listed backend's, no more (a backend left out of the list), no fewer.
 TEST(BackendKinds, TheSettingsTakeExactlyTheBackendsSchemes) {
     std::set<std::string_view> backends;
     for (const BackendKind* kind : backend_kinds()) backends.insert(kind->schemes.begin(), kind->schemes.end());
