@@ -8,6 +8,9 @@ ratelimitd_pids=()   # checked at exit: SIGTERM must end each with 0 and no sani
 ratelimitd_logs=()
 cleanup() {
   local status=$? p i code
+  # Every step below runs whatever the one before did: with errexit on, a failing command here
+  # would end the trap early and turn the test's status into its own, saying nothing.
+  set +e
   # ratelimitd first, as an operator stops it; a test that fails its shutdown fails.
   for i in "${!ratelimitd_pids[@]}"; do
     p=${ratelimitd_pids[$i]}
@@ -29,7 +32,8 @@ cleanup() {
   # would not act on SIGTERM.
   for p in "${started_pids[@]}"; do kill -CONT "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
-  rm -rf "$work"
+  rm -rf "$work" || echo "note: $work could not be removed" >&2
+  [ "$status" = 0 ] || echo "exit status $status" >&2
   exit "$status"
 }
 trap cleanup EXIT
