@@ -97,7 +97,10 @@ std::span<const Endpoint> endpoint_table() noexcept {
 
 GrpcDoor grpc_door() noexcept {
     return {"envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit",
-            {can::spend, Access::anyone, "one script call over the call's descriptors (at most 64)", Road::rls}};
+            {can::spend, Access::anyone,
+             "one script call over the call's descriptors (at most 64); each check-only descriptor (hits_addend 0) "
+             "adds one read of its counter, and a denied call under envoy_denied_calls: charge one more script call",
+             Road::rls}};
 }
 
 const Endpoint* find_endpoint(std::string_view path) noexcept {
