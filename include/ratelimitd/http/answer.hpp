@@ -13,6 +13,7 @@ namespace ratelimitd::http {
 
 class Answer {
 public:
+    Answer() = default;  // an empty Response: what co_spawn needs of a result type
     Answer(Response res) : held_(std::move(res)) {}        // NOLINT: every handler's Beast answer
     Answer(RenderedAnswer res) : held_(std::move(res)) {}  // NOLINT: a check's bytes
 
