@@ -52,15 +52,6 @@ void write_failure_mode(JsonWriter& w, const service::Decision& d) {
     if (d.fail_closed) w.key("on_store_error").string("deny");
 }
 
-// A JSON answer begun as json_response() begins one: its body and the same two fields.
-RenderedAnswer json_answer(bhttp::status status, PooledString body, unsigned version, bool keep_alive) {
-    RenderedAnswer res(status, version, keep_alive);
-    res.add_field("Content-Type", "application/json");
-    res.add_field("Cache-Control", "no-store");
-    res.body(std::move(body));
-    return res;
-}
-
 RenderedAnswer make_degraded_answer(const service::Decision& d, unsigned version, bool keep_alive) {
     const bool allowed = d.verdict.allowed;
     JsonWriter w;

@@ -132,9 +132,9 @@ net::awaitable<Answer> Router::auth(const EndpointCall& call) {
     const door::AuthRequest asked{query->method, query->uri, input, query->deny_status, options_.hash_secret};
     const auto outcome = co_await doors_.auth(asked);
     if (!outcome) co_return make_error_response(outcome.error(), req.version(), req.keep_alive());
-    auto res = make_auth_response(outcome->decision, outcome->deny_status, req.version(), req.keep_alive(),
-                                  req.method() == bhttp::verb::head);
-    access_log(outcome->decision, res.result_int(), call.request_id);
+    auto res = make_auth_answer(outcome->decision, outcome->deny_status, req.version(), req.keep_alive(),
+                                req.method() == bhttp::verb::head);
+    access_log(outcome->decision, res.status(), call.request_id);
     co_return res;
 }
 
