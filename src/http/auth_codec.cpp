@@ -6,7 +6,6 @@
 #include "ratelimitd/http/json_writer.hpp"
 #include "ratelimitd/http/rate_limit_headers.hpp"
 
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 
