@@ -2,9 +2,10 @@
 #include "ratelimitd/http/auth_codec.hpp"
 
 #include "ratelimitd/headers/rate_limit_fields.hpp"
+#include "ratelimitd/http/json_response.hpp"
+#include "ratelimitd/http/json_writer.hpp"
 #include "ratelimitd/http/rate_limit_headers.hpp"
 
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 
@@ -108,30 +109,33 @@ policy::IdentityInput identity_input(const Request& req, std::string_view peer) 
 
 Response make_auth_response(const service::Decision& d, int deny_status, unsigned version, bool keep_alive,
                             bool head) {
-    const bool allowed = d.verdict.allowed;
-    Response res{allowed ? bhttp::status::ok : static_cast<bhttp::status>(deny_status), version};
-    res.set(bhttp::field::content_type, "application/json");
-    res.set(bhttp::field::cache_control, "no-store");
-    res.keep_alive(keep_alive);
+    return make_auth_answer(d, deny_status, version, keep_alive, head).to_response();
+}
 
-    nlohmann::ordered_json body = {{"allowed", allowed}};
+Answer make_auth_answer(const service::Decision& d, int deny_status, unsigned version, bool keep_alive, bool head) {
+    const bool allowed = d.verdict.allowed;
+    const auto status = allowed ? bhttp::status::ok : static_cast<bhttp::status>(deny_status);
+    const bool numbers = !d.degraded && d.limited && !d.verdict.windows.empty();
+    JsonWriter body;
+    body.begin_object();
+    body.key("allowed").boolean(allowed);
     if (d.degraded) {
-        res.set("X-RateLimit-Degraded", to_string(d.store_error));
-        if (!allowed) {
-            res.set(bhttp::field::retry_after, "1");
-            body["retry_after"] = 1;
-        }
-        body["degraded"] = true;
-    } else if (d.limited && !d.verdict.windows.empty()) {
-        set_rate_limit_headers(d.verdict, res);
-        if (!allowed) {
-            const auto& w = d.verdict.reported();
-            body["policy"] = w.policy;
-            body["retry_after"] = headers::retry_after_of(w);
-        }
+        if (!allowed) body.key("retry_after").number(1);
+        body.key("degraded").boolean(true);
+    } else if (numbers && !allowed) {
+        const auto& w = d.verdict.reported();
+        body.key("policy").string(w.policy);
+        body.key("retry_after").number(headers::retry_after_of(w));
     }
-    if (!head) res.body() = body.dump();
-    res.prepare_payload();
+    body.end_object();
+    // A HEAD answer has no body; its Content-Length is 0, as it always was.
+    RenderedAnswer res = json_answer(status, head ? PooledString() : body.take(), version, keep_alive);
+    if (d.degraded) {
+        res.add_field("X-RateLimit-Degraded", to_string(d.store_error));
+        if (!allowed) res.add_field("Retry-After", "1");
+    } else if (numbers) {
+        set_rate_limit_headers(d.verdict, res);
+    }
     return res;
 }
 

@@ -52,7 +52,7 @@ void write_failure_mode(JsonWriter& w, const service::Decision& d) {
     if (d.fail_closed) w.key("on_store_error").string("deny");
 }
 
-Response make_degraded_response(const service::Decision& d, unsigned version, bool keep_alive) {
+RenderedAnswer make_degraded_answer(const service::Decision& d, unsigned version, bool keep_alive) {
     const bool allowed = d.verdict.allowed;
     JsonWriter w;
     write_identity(w, d, allowed, d.policy);
@@ -69,9 +69,9 @@ Response make_degraded_response(const service::Decision& d, unsigned version, bo
     write_failure_mode(w, d);
     w.end_object();
     const auto status = allowed ? bhttp::status::ok : bhttp::status::service_unavailable;
-    Response res = json_response(status, w.take(), version, keep_alive);
-    res.set("X-RateLimit-Degraded", to_string(d.store_error));
-    if (!allowed) res.set(bhttp::field::retry_after, "1");
+    RenderedAnswer res = json_answer(status, w.take(), version, keep_alive);
+    res.add_field("X-RateLimit-Degraded", to_string(d.store_error));
+    if (!allowed) res.add_field("Retry-After", "1");
     return res;
 }
 
@@ -100,13 +100,17 @@ Response make_error_response(const Problem& p, unsigned version, bool keep_alive
 }
 
 Response make_check_response(const service::Decision& d, unsigned version, bool keep_alive) {
+    return make_check_answer(d, version, keep_alive).to_response();
+}
+
+Answer make_check_answer(const service::Decision& d, unsigned version, bool keep_alive) {
     if (!d.limited) {
         JsonWriter w;
         write_identity(w, d, true, policy::no_policy);
         w.end_object();
-        return json_response(bhttp::status::ok, w.take(), version, keep_alive);
+        return json_answer(bhttp::status::ok, w.take(), version, keep_alive);
     }
-    if (d.degraded) return make_degraded_response(d, version, keep_alive);
+    if (d.degraded) return make_degraded_answer(d, version, keep_alive);
 
     const check::Verdict& v = d.verdict;
     if (v.windows.empty()) {
@@ -145,11 +149,10 @@ Response make_check_response(const service::Decision& d, unsigned version, bool 
     write_failure_mode(w, d);
     w.end_object();
 
-    Response res = json_response(
-        v.allowed ? bhttp::status::ok : bhttp::status::too_many_requests, w.take(), version,
-        keep_alive);
+    RenderedAnswer res =
+        json_answer(v.allowed ? bhttp::status::ok : bhttp::status::too_many_requests, w.take(), version, keep_alive);
     set_rate_limit_headers(v, res);
-    if (d.shadow_denied) res.set("X-RateLimit-Shadow", "deny");
+    if (d.shadow_denied) res.add_field("X-RateLimit-Shadow", "deny");
     return res;
 }
 

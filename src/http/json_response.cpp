@@ -22,4 +22,12 @@ Response json_response(const Request& req, bhttp::status status, std::string_vie
     return json_response(status, body, req.version(), req.keep_alive());
 }
 
+RenderedAnswer json_answer(bhttp::status status, PooledString body, unsigned version, bool keep_alive) {
+    RenderedAnswer res(status, version, keep_alive);
+    res.add_field("Content-Type", "application/json");
+    res.add_field("Cache-Control", "no-store");
+    res.body(std::move(body));
+    return res;
+}
+
 }  // namespace ratelimitd::http

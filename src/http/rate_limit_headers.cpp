@@ -29,6 +29,20 @@ private:
     FieldsT& fields_;
 };
 
+// A rendered answer's lines. Every rendered answer carries Cache-Control: no-store from the
+// start (JSON answers are never cached), so a denial's copy of it is not added twice.
+class RenderedSink final : public headers::HeaderSink {
+public:
+    explicit RenderedSink(RenderedAnswer& answer) : answer_(answer) {}
+    void set(std::string_view name, std::string_view value) override {
+        if (name == headers::header_name(RateLimitHeader::no_store)) return;
+        answer_.add_field(name, value);
+    }
+
+private:
+    RenderedAnswer& answer_;
+};
+
 template <class FieldsT>
 void set_headers(const check::Verdict& v, FieldsT& out) {
     FieldsSink<FieldsT> sink(out);
@@ -40,5 +54,10 @@ void set_headers(const check::Verdict& v, FieldsT& out) {
 void set_rate_limit_headers(const check::Verdict& v, bhttp::fields& out) { set_headers(v, out); }
 
 void set_rate_limit_headers(const check::Verdict& v, Fields& out) { set_headers(v, out); }
+
+void set_rate_limit_headers(const check::Verdict& v, RenderedAnswer& out) {
+    RenderedSink sink(out);
+    headers::set_rate_limit_headers(v, http_lines, sink);
+}
 
 }  // namespace ratelimitd::http

@@ -46,7 +46,7 @@ Response not_found(const Request& req, std::string_view path) {
 
 }  // namespace
 
-net::awaitable<Response> Router::handle(Request req, RequestContext ctx) {
+net::awaitable<Answer> Router::handle(Request req, RequestContext ctx) {
     const std::string_view target = req.target();
     const std::string_view path = target.substr(0, target.find('?'));
     // The id lives in this frame (the caller's in the request, a new one in fresh_id): no
@@ -60,7 +60,7 @@ net::awaitable<Response> Router::handle(Request req, RequestContext ctx) {
 
     metrics_.request_started();
     const auto started = std::chrono::steady_clock::now();  // ratelimitd's own answer time
-    std::optional<Response> routed;
+    std::optional<Answer> routed;
     try {
         routed = co_await route(EndpointCall{req, path, ctx, request_id});
     } catch (const std::exception& e) {
@@ -71,15 +71,15 @@ net::awaitable<Response> Router::handle(Request req, RequestContext ctx) {
         routed = json_response(req, bhttp::status::internal_server_error,
                                R"({"error":"internal_error","detail":"the request could not be handled"})");
     }
-    Response res = std::move(*routed);
+    Answer res = std::move(*routed);
     metrics_.request_finished();
-    metrics_.count_http(route_label(path), res.result_int());
+    metrics_.count_http(route_label(path), res.status());
     metrics_.observe_answer_time(route_label(path), std::chrono::steady_clock::now() - started);
-    res.set("X-Request-Id", request_id);
+    res.add_field("X-Request-Id", request_id);
     co_return res;
 }
 
-net::awaitable<Response> Router::route(const EndpointCall& call) {
+net::awaitable<Answer> Router::route(const EndpointCall& call) {
     const Endpoint* endpoint = find_endpoint(call.path);
     if (endpoint == nullptr) co_return not_found(call.req, call.path);
     // Access first: a caller without the token learns nothing about an admin endpoint's methods.
@@ -106,7 +106,7 @@ std::optional<Response> Router::give_back_refusal(const EndpointCall& call) cons
     return admin_refusal(call.req, options_.admin_token, call.ctx.peer, AdminAct::give_back);
 }
 
-net::awaitable<Response> Router::check(const EndpointCall& call) {
+net::awaitable<Answer> Router::check(const EndpointCall& call) {
     const Request& req = call.req;
     const std::string_view target = req.target();
     result<check::CheckRequest> parsed;
@@ -119,12 +119,12 @@ net::awaitable<Response> Router::check(const EndpointCall& call) {
     if (!parsed) co_return make_error_response(parsed.error(), req.version(), req.keep_alive());
     const auto decision = co_await doors_.check(*parsed);
     if (!decision) co_return make_error_response(decision.error(), req.version(), req.keep_alive());
-    auto res = make_check_response(*decision, req.version(), req.keep_alive());
-    access_log(*decision, res.result_int(), call.request_id);
+    auto res = make_check_answer(*decision, req.version(), req.keep_alive());
+    access_log(*decision, res.status(), call.request_id);
     co_return res;
 }
 
-net::awaitable<Response> Router::auth(const EndpointCall& call) {
+net::awaitable<Answer> Router::auth(const EndpointCall& call) {
     const Request& req = call.req;
     auto query = parse_auth_request(req, call.path);
     if (!query) co_return make_error_response(query.error(), req.version(), req.keep_alive());
@@ -132,15 +132,15 @@ net::awaitable<Response> Router::auth(const EndpointCall& call) {
     const door::AuthRequest asked{query->method, query->uri, input, query->deny_status, options_.hash_secret};
     const auto outcome = co_await doors_.auth(asked);
     if (!outcome) co_return make_error_response(outcome.error(), req.version(), req.keep_alive());
-    auto res = make_auth_response(outcome->decision, outcome->deny_status, req.version(), req.keep_alive(),
-                                  req.method() == bhttp::verb::head);
-    access_log(outcome->decision, res.result_int(), call.request_id);
+    auto res = make_auth_answer(outcome->decision, outcome->deny_status, req.version(), req.keep_alive(),
+                                req.method() == bhttp::verb::head);
+    access_log(outcome->decision, res.status(), call.request_id);
     co_return res;
 }
 
 // A report is planned as a check, decided in report mode and answered as a check (always 200:
 // a report is charged without asking).
-net::awaitable<Response> Router::report(const EndpointCall& call) {
+net::awaitable<Answer> Router::report(const EndpointCall& call) {
     const Request& req = call.req;
     auto parsed = parse_report_json(req.body());
     if (!parsed) co_return make_error_response(parsed.error(), req.version(), req.keep_alive());
@@ -152,16 +152,16 @@ net::awaitable<Response> Router::report(const EndpointCall& call) {
     const door::Caller caller{call.ctx.peer, call.request_id};
     const auto decision = co_await doors_.report(*parsed, caller);
     if (!decision) co_return make_error_response(decision.error(), req.version(), req.keep_alive());
-    auto res = make_check_response(*decision, req.version(), req.keep_alive());
-    access_log(*decision, res.result_int(), call.request_id);
+    auto res = make_check_answer(*decision, req.version(), req.keep_alive());
+    access_log(*decision, res.status(), call.request_id);
     co_return res;
 }
 
-net::awaitable<Response> Router::healthz(const EndpointCall& call) {
+net::awaitable<Answer> Router::healthz(const EndpointCall& call) {
     co_return json_response(call.req, bhttp::status::ok, R"({"status":"ok"})");
 }
 
-net::awaitable<Response> Router::readyz(const EndpointCall& call) {
+net::awaitable<Answer> Router::readyz(const EndpointCall& call) {
     const Request& req = call.req;
     const std::string_view target = req.target();
     const auto q = target.find('?');
@@ -182,40 +182,40 @@ net::awaitable<Response> Router::readyz(const EndpointCall& call) {
                             ok ? R"({"status":"ready"})" : R"({"status":"not_ready"})");
 }
 
-net::awaitable<Response> Router::metrics_text(const EndpointCall& call) {
+net::awaitable<Answer> Router::metrics_text(const EndpointCall& call) {
     auto text = metrics_.render(options_.version, options_.store_name);
     if (options_.extra_metrics) text += options_.extra_metrics();
     co_return make_response(bhttp::status::ok, "text/plain; version=0.0.4; charset=utf-8", std::move(text),
                             call.req.version(), call.req.keep_alive());
 }
 
-net::awaitable<Response> Router::policies(const EndpointCall& call) {
+net::awaitable<Answer> Router::policies(const EndpointCall& call) {
     co_return answer_policies(call.req, service_);
 }
 
-net::awaitable<Response> Router::top(const EndpointCall& call) { co_return co_await answer_top(call.req, service_); }
+net::awaitable<Answer> Router::top(const EndpointCall& call) { co_return co_await answer_top(call.req, service_); }
 
-net::awaitable<Response> Router::peek(const EndpointCall& call) {
+net::awaitable<Answer> Router::peek(const EndpointCall& call) {
     co_return co_await answer_peek(call.req, service_);
 }
 
-net::awaitable<Response> Router::reset(const EndpointCall& call) {
+net::awaitable<Answer> Router::reset(const EndpointCall& call) {
     co_return co_await answer_reset(call.req, service_);
 }
 
-net::awaitable<Response> Router::release(const EndpointCall& call) {
+net::awaitable<Answer> Router::release(const EndpointCall& call) {
     co_return co_await answer_release(call.req, doors_);
 }
 
-net::awaitable<Response> Router::status_page(const EndpointCall& call) {
+net::awaitable<Answer> Router::status_page(const EndpointCall& call) {
     co_return answer_status_page(call.req, options_.admin_token, call.ctx.peer);
 }
 
-net::awaitable<Response> Router::envoy_peek(const EndpointCall& call) {
+net::awaitable<Answer> Router::envoy_peek(const EndpointCall& call) {
     co_return co_await answer_envoy_peek(call.req, service_);
 }
 
-net::awaitable<Response> Router::envoy_reset(const EndpointCall& call) {
+net::awaitable<Answer> Router::envoy_reset(const EndpointCall& call) {
     co_return co_await answer_envoy_reset(call.req, service_);
 }
 

@@ -84,14 +84,22 @@ std::optional<Response> answer_for_read_error(const beast::error_code& ec, const
     return std::nullopt;  // socket errors and timeouts
 }
 
-/// Renders `res` into the session's `wire` buffer and sends it with one plain write.
-net::awaitable<beast::error_code> write_answer(tcp::socket& socket, const Response& res, std::string& wire) {
+/// Renders `res` into the session's `wire` buffer and sends it: first with one plain
+/// non-blocking send (the socket almost always has room for a check's few hundred bytes, and
+/// then no completion goes through the scheduler), and what did not fit with async_write.
+net::awaitable<beast::error_code> write_answer(tcp::socket& socket, const Answer& res, std::string& wire) {
     // An answer far larger than a check's (a big /metrics page) is not kept for the rest of
     // the connection.
     constexpr std::size_t kept_capacity = 64 * 1024;
     wire.clear();
-    render_response(res, wire);
-    auto [ec, n] = co_await net::async_write(socket, net::buffer(wire), use_tuple);
+    res.render(wire);
+    beast::error_code ec;
+    const std::size_t sent = socket.write_some(net::buffer(wire), ec);
+    if (ec == net::error::would_block || ec == net::error::try_again) ec = {};
+    if (!ec && sent < wire.size()) {
+        auto [wec, n] = co_await net::async_write(socket, net::buffer(wire) + sent, use_tuple);
+        ec = wec;
+    }
     if (wire.capacity() > kept_capacity) std::string().swap(wire);
     co_return ec;
 }
@@ -128,6 +136,18 @@ net::awaitable<beast::error_code> read_header_block(tcp::socket& stream, beast::
     co_return beast::error_code{};
 }
 
+/// Feeds `parser` what `buffer` holds and consumes what it used: up to the end of the header
+/// on the first call (the parser stops there, so Expect can be answered before the body), the
+/// body's bytes on the next. "Needs more" is not an error: the caller reads on.
+beast::error_code parse_buffered(RequestParser& parser, beast::flat_buffer& buffer) {
+    if (buffer.size() == 0) return {};
+    beast::error_code ec;
+    const std::size_t used = parser.put(buffer.data(), ec);
+    buffer.consume(used);
+    if (ec == bhttp::error::need_more) return {};
+    return ec;
+}
+
 /// After an error answer to a request that was not read to its end (431, 413, 400): stop
 /// sending, then read and drop what the peer still sends until it closes (at most
 /// linger_time / linger_bytes). Closing with unread bytes would reset the connection, and a
@@ -157,14 +177,22 @@ net::awaitable<beast::error_code> read_request(tcp::socket& stream, Deadline& de
     if (auto ec = co_await read_header_block(stream, buffer, limits.max_header_bytes)) co_return ec;
     parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
     parser.body_limit(limits.max_body_bytes);
-    auto [ec, n] = co_await bhttp::async_read_header(stream, buffer, parser, use_tuple);
-    if (ec || parser.is_done()) co_return ec;
+    // The header block is in the buffer: parse it here rather than through an Asio read,
+    // which would complete through the scheduler. Only what is still missing is awaited.
+    if (auto ec = parse_buffered(parser, buffer)) co_return ec;
+    if (!parser.is_header_done()) {
+        auto [ec, n] = co_await bhttp::async_read_header(stream, buffer, parser, use_tuple);
+        if (ec) co_return ec;
+    }
+    if (parser.is_done()) co_return beast::error_code{};
     // curl and others wait (about 1 s) for this before sending a body. RFC 9110 §10.1.1: the
     // expectation is case-insensitive.
     if (beast::iequals(parser.get()[bhttp::field::expect], "100-continue")) {
         const Response cont{bhttp::status::continue_, parser.get().version()};
         if (auto wec = co_await write_answer(stream, cont, wire)) co_return wec;
     }
+    if (auto ec = parse_buffered(parser, buffer)) co_return ec;
+    if (parser.is_done()) co_return beast::error_code{};
     auto [bec, bn] = co_await bhttp::async_read(stream, buffer, parser, use_tuple);
     co_return bec;
 }
@@ -186,6 +214,12 @@ net::awaitable<void> run_session(tcp::socket socket, Lane& lane, const ServerLim
         beast::error_code ec;
         const auto peer = socket.remote_endpoint(ec);
         if (!ec) ctx.peer = peer.address().to_string();
+    }
+
+    // Answers are sent first with a plain send that must not block (write_answer).
+    {
+        beast::error_code ec;
+        socket.non_blocking(true, ec);
     }
 
     std::size_t served = 0;
@@ -214,7 +248,7 @@ net::awaitable<void> run_session(tcp::socket socket, Lane& lane, const ServerLim
             break;
         }
 
-        Response res = co_await lane.router.handle(parser.release(), ctx);
+        Answer res = co_await lane.router.handle(parser.release(), ctx);
         // Connection: close while shutting down, and on the last request a connection may
         // carry (so no client stays pinned to one thread forever, and a proxy reconnects).
         ++served;

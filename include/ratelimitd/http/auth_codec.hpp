@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ratelimitd/core/error.hpp"
+#include "ratelimitd/http/answer.hpp"
 #include "ratelimitd/http/types.hpp"
 #include "ratelimitd/policy/identity.hpp"
 #include "ratelimitd/policy/policy.hpp"
@@ -43,6 +44,9 @@ policy::IdentityInput identity_input(const Request& req, std::string_view peer);
 /// X-RateLimit-Degraded: 200 when failing open, `deny_status` with Retry-After: 1 when failing
 /// closed. Always Cache-Control: no-store (a cached allow would not be counted). The body is
 /// a short JSON object, empty for HEAD.
+Answer make_auth_answer(const service::Decision& d, int deny_status, unsigned version, bool keep_alive, bool head);
+
+/// make_auth_answer as a Beast message, for tests and tools that read its fields.
 Response make_auth_response(const service::Decision& d, int deny_status, unsigned version,
                             bool keep_alive, bool head);
 

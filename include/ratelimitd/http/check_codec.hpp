@@ -3,6 +3,7 @@
 
 #include "ratelimitd/check/check_request.hpp"
 #include "ratelimitd/core/error.hpp"
+#include "ratelimitd/http/answer.hpp"
 #include "ratelimitd/http/types.hpp"
 #include "ratelimitd/service/check_service.hpp"
 
@@ -62,6 +63,10 @@ Response make_error_response(const Problem& p, unsigned version, bool keep_alive
 /// and on_store_error answered) and the rate-limit headers. A `policy: none` decision is a
 /// 200 with {"allowed": true, "policy": "none", ...} and no limit headers. A degraded deny
 /// (fail closed) is a 503 with Retry-After: 1.
+/// Written straight as wire bytes (a RenderedAnswer), except the error answers.
+Answer make_check_answer(const service::Decision& d, unsigned version, bool keep_alive);
+
+/// make_check_answer as a Beast message, for tests and tools that read its fields.
 Response make_check_response(const service::Decision& d, unsigned version, bool keep_alive);
 
 }  // namespace ratelimitd::http

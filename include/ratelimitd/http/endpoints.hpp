@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ratelimitd/http/door.hpp"
+#include "ratelimitd/http/answer.hpp"
 #include "ratelimitd/http/types.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -32,7 +33,7 @@ inline constexpr unsigned any = ~0u;  ///< every method (the auth subrequest kee
 }  // namespace methods
 
 struct Endpoint {
-    using Handler = boost::asio::awaitable<Response> (Router::*)(const EndpointCall&);
+    using Handler = boost::asio::awaitable<Answer> (Router::*)(const EndpointCall&);
 
     std::string_view path;  ///< also the route label of its requests in metrics
     bool subpaths;          ///< path + "/<anything>" is this endpoint too

@@ -2,6 +2,7 @@
 // every answer carries.
 #pragma once
 
+#include "ratelimitd/http/rendered_answer.hpp"
 #include "ratelimitd/http/types.hpp"
 
 #include <string_view>
@@ -18,5 +19,9 @@ Response json_response(bhttp::status status, std::string_view body, unsigned ver
 
 /// json_response answering `req` (its version and keep-alive).
 Response json_response(const Request& req, bhttp::status status, std::string_view body);
+
+/// The same fields and body as json_response, written straight as bytes: the check and auth
+/// doors' answers, which add their rate-limit lines to it.
+RenderedAnswer json_answer(bhttp::status status, PooledString body, unsigned version, bool keep_alive);
 
 }  // namespace ratelimitd::http

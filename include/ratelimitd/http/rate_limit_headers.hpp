@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ratelimitd/check/verdict.hpp"
+#include "ratelimitd/http/rendered_answer.hpp"
 #include "ratelimitd/http/types.hpp"
 
 #include <boost/beast/http/fields.hpp>
@@ -17,5 +18,8 @@ void set_rate_limit_headers(const check::Verdict& v, boost::beast::http::fields&
 
 /// The same, on an answer's own fields.
 void set_rate_limit_headers(const check::Verdict& v, Fields& out);
+
+/// The same, appended to a rendered answer (which carries Cache-Control: no-store already).
+void set_rate_limit_headers(const check::Verdict& v, RenderedAnswer& out);
 
 }  // namespace ratelimitd::http

@@ -56,12 +56,12 @@ public:
         : service_(service), doors_(service), metrics_(metrics), options_(options) {}
 
     /// Answers one request. Never throws; completes on the caller's executor.
-    boost::asio::awaitable<Response> handle(Request req, RequestContext ctx = {});
+    boost::asio::awaitable<Answer> handle(Request req, RequestContext ctx = {});
 
 private:
     friend std::span<const Endpoint> endpoint_table() noexcept;  // names the handlers below
 
-    boost::asio::awaitable<Response> route(const EndpointCall& call);
+    boost::asio::awaitable<Answer> route(const EndpointCall& call);
 
     /// The refusal a door's `who` gives this caller before its handler runs, or nothing.
     std::optional<Response> door_refusal(Access who, const EndpointCall& call) const;
@@ -69,20 +69,20 @@ private:
     std::optional<Response> give_back_refusal(const EndpointCall& call) const;
 
     // The handlers of the endpoint table; each is called with a method its row allows.
-    boost::asio::awaitable<Response> check(const EndpointCall& call);
-    boost::asio::awaitable<Response> auth(const EndpointCall& call);
-    boost::asio::awaitable<Response> healthz(const EndpointCall& call);
-    boost::asio::awaitable<Response> readyz(const EndpointCall& call);
-    boost::asio::awaitable<Response> metrics_text(const EndpointCall& call);
-    boost::asio::awaitable<Response> policies(const EndpointCall& call);
-    boost::asio::awaitable<Response> peek(const EndpointCall& call);
-    boost::asio::awaitable<Response> reset(const EndpointCall& call);
-    boost::asio::awaitable<Response> status_page(const EndpointCall& call);
-    boost::asio::awaitable<Response> top(const EndpointCall& call);  // top_endpoint.hpp
-    boost::asio::awaitable<Response> report(const EndpointCall& call);
-    boost::asio::awaitable<Response> release(const EndpointCall& call);  // release_endpoint.hpp
-    boost::asio::awaitable<Response> envoy_peek(const EndpointCall& call);   // envoy_admin_endpoints.hpp
-    boost::asio::awaitable<Response> envoy_reset(const EndpointCall& call);
+    boost::asio::awaitable<Answer> check(const EndpointCall& call);
+    boost::asio::awaitable<Answer> auth(const EndpointCall& call);
+    boost::asio::awaitable<Answer> healthz(const EndpointCall& call);
+    boost::asio::awaitable<Answer> readyz(const EndpointCall& call);
+    boost::asio::awaitable<Answer> metrics_text(const EndpointCall& call);
+    boost::asio::awaitable<Answer> policies(const EndpointCall& call);
+    boost::asio::awaitable<Answer> peek(const EndpointCall& call);
+    boost::asio::awaitable<Answer> reset(const EndpointCall& call);
+    boost::asio::awaitable<Answer> status_page(const EndpointCall& call);
+    boost::asio::awaitable<Answer> top(const EndpointCall& call);  // top_endpoint.hpp
+    boost::asio::awaitable<Answer> report(const EndpointCall& call);
+    boost::asio::awaitable<Answer> release(const EndpointCall& call);  // release_endpoint.hpp
+    boost::asio::awaitable<Answer> envoy_peek(const EndpointCall& call);   // envoy_admin_endpoints.hpp
+    boost::asio::awaitable<Answer> envoy_reset(const EndpointCall& call);
 
     void access_log(const service::Decision& d, unsigned status, std::string_view request_id);
 

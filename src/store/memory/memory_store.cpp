@@ -134,10 +134,6 @@ check::Verdict MemoryStore::decide(const policy::Policy& p, const std::string& k
             const auto written = [&key](const std::string& k) { return k == key; };
             impl_->evictions.fetch_add(trim(shard, now, written), std::memory_order_relaxed);
         }
-        for (std::size_t i = 0; i < sweep_buckets_per_check; ++i) {
-            if (shard.sweep_cursor >= shard.map.bucket_count()) shard.sweep_cursor = 0;
-            sweep_bucket(shard.map, shard.sweep_cursor++, now);
-        }
     }
     return to_verdict(p, r, now);
 }

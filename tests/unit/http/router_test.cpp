@@ -32,7 +32,7 @@ protected:
         Request req{method, target, 11};
         req.body() = std::move(body);
         req.prepare_payload();
-        return test::run_on_io(router_.handle(std::move(req), RequestContext{"127.0.0.1"}));
+        return test::run_on_io(router_.handle(std::move(req), RequestContext{"127.0.0.1"})).to_response();
     }
 
     Response send_admin(bhttp::verb method, std::string target, std::string_view authorization,
@@ -41,7 +41,7 @@ protected:
         if (!authorization.empty()) req.set(bhttp::field::authorization, authorization);
         if (method == bhttp::verb::post) req.body() = R"({"policy":"login","tenant":"t1"})";
         req.prepare_payload();
-        return test::run_on_io(router_.handle(std::move(req), RequestContext{std::move(peer)}));
+        return test::run_on_io(router_.handle(std::move(req), RequestContext{std::move(peer)})).to_response();
     }
 
     /// The value of one ratelimitd_http_requests_total series, 0 when absent.
@@ -100,11 +100,11 @@ TEST_F(RouterTest, AnUnknownPathIs404AndNeverReachesTheStore) {
 TEST_F(RouterTest, ASaneCallerRequestIdIsEchoedAndAnyOtherIsReplaced) {
     Request req{bhttp::verb::get, "/healthz", 11};
     req.set("X-Request-Id", "abc-123_x.y:z");
-    auto echoed = test::run_on_io(router_.handle(req, {}));
+    auto echoed = test::run_on_io(router_.handle(req, {})).to_response();
     EXPECT_EQ(echoed["X-Request-Id"], "abc-123_x.y:z");
 
     req.set("X-Request-Id", "evil\"id with spaces");
-    auto replaced = test::run_on_io(router_.handle(req, {}));
+    auto replaced = test::run_on_io(router_.handle(req, {})).to_response();
     const std::string id(replaced["X-Request-Id"]);
     EXPECT_EQ(id.size(), 16u);
     EXPECT_EQ(id.find_first_not_of("0123456789abcdef"), std::string::npos);
@@ -275,13 +275,13 @@ TEST_F(RouterTest, InsaneCallerIdsAreReplacedOnEveryKindOfAnswer) {
             SCOPED_TRACE(std::string(target) + " id " + bad.substr(0, 20));
             Request req{bhttp::verb::get, target, 11};
             req.set("X-Request-Id", bad);
-            const std::string id(test::run_on_io(router_.handle(req, {}))["X-Request-Id"]);
+            const std::string id(test::run_on_io(router_.handle(req, {})).to_response()["X-Request-Id"]);
             EXPECT_EQ(id.size(), 16u);
             EXPECT_EQ(id.find_first_not_of("0123456789abcdef"), std::string::npos);
         }
         Request req{bhttp::verb::put, target, 11};  // a 405 echoes it too
         req.set("X-Request-Id", longest);
-        EXPECT_EQ(test::run_on_io(router_.handle(req, {}))["X-Request-Id"], longest);
+        EXPECT_EQ(test::run_on_io(router_.handle(req, {})).to_response()["X-Request-Id"], longest);
     }
 }
 

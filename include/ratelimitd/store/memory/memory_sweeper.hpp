@@ -10,9 +10,9 @@
 
 namespace ratelimitd::store::memory {
 
-/// How often the app sweeps the embedded store. Checks already drop expired keys of their
-/// own shard a few buckets at a time; the sweep catches keys that nothing visits any more,
-/// so an idle key outlives its TTL by at most this long.
+/// How often the app sweeps the embedded store: the one place expired keys are dropped (a
+/// check only trims a shard over its share of memory_max_keys), so an idle key outlives its
+/// TTL by at most this long, and a check spends nothing on visiting other keys.
 inline constexpr std::chrono::milliseconds memory_sweep_interval{5'000};
 
 /// Calls MemoryStore::sweep_expired() every `interval` on `executor`, from start() until

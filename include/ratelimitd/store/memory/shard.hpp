@@ -16,9 +16,6 @@ namespace ratelimitd::store::memory::detail {
 // 64 shards keep two threads on different keys off each other's lock (see
 // bench/memory_store_bytes.md); each shard sits on its own cache lines.
 constexpr std::size_t shard_count = 64;
-// Buckets of its shard that each apply() inspects for expired entries: enough to visit the
-// whole map once per (buckets / 2) checks of the shard, cheap enough not to show.
-constexpr std::size_t sweep_buckets_per_check = 2;
 
 // Entries a full shard looks at to choose what to drop: a sample, as Redis's eviction does,
 // so a new key costs a bounded number of steps however large the shard is.

@@ -1,0 +1,38 @@
+// Answer: what a door's handler gives the session to send. Most doors answer with a Beast
+// Response; the check doors answer with a RenderedAnswer, written straight as bytes.
+#pragma once
+
+#include "ratelimitd/http/rendered_answer.hpp"
+#include "ratelimitd/http/types.hpp"
+
+#include <string>
+#include <string_view>
+#include <variant>
+
+namespace ratelimitd::http {
+
+class Answer {
+public:
+    Answer() = default;  // an empty Response: what co_spawn needs of a result type
+    Answer(Response res) : held_(std::move(res)) {}        // NOLINT: every handler's Beast answer
+    Answer(RenderedAnswer res) : held_(std::move(res)) {}  // NOLINT: a check's bytes
+
+    [[nodiscard]] unsigned status() const noexcept;
+    [[nodiscard]] bool keep_alive() const noexcept;
+    void keep_alive(bool on);
+
+    /// Adds one field (X-Request-Id): appended to a rendered answer, set on a Response.
+    void add_field(std::string_view name, std::string_view value);
+
+    /// Appends the answer as it goes on the wire to `out` (see render_response).
+    void render(std::string& out) const;
+
+    /// The answer as a Beast message (parsed back from its bytes when it was rendered): for
+    /// tests and tools that read fields, never on the request path.
+    [[nodiscard]] Response to_response() const;
+
+private:
+    std::variant<Response, RenderedAnswer> held_;
+};
+
+}  // namespace ratelimitd::http

@@ -1,0 +1,47 @@
+// An answer written straight as wire bytes: the check doors' hot path, which needs no field
+// container built, searched and walked again (Beast's `set` is a lookup, an erase and two
+// inserts per field; rendering then copies every field once more).
+#pragma once
+
+#include "ratelimitd/http/types.hpp"
+
+#include <boost/beast/http/status.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace ratelimitd::http {
+
+/// Status, field lines and body of one answer, kept as the text that goes on the wire. The
+/// framing fields (Content-Length, Connection) are written by render() from the body and the
+/// keep-alive flag, as Beast's prepare_payload() and keep_alive() would set them.
+class RenderedAnswer {
+public:
+    RenderedAnswer(bhttp::status status, unsigned version, bool keep_alive) noexcept
+        : status_(status), version_(version), keep_alive_(keep_alive) {}
+
+    /// Appends one field line. Names and values are ours (constants and numbers, or text the
+    /// request parser already accepted), never raw input with line breaks.
+    void add_field(std::string_view name, std::string_view value);
+
+    void body(PooledString text) noexcept { body_ = std::move(text); }
+    [[nodiscard]] std::string_view body() const noexcept { return body_; }
+
+    [[nodiscard]] bhttp::status status() const noexcept { return status_; }
+    [[nodiscard]] unsigned version() const noexcept { return version_; }
+    [[nodiscard]] bool keep_alive() const noexcept { return keep_alive_; }
+    void keep_alive(bool on) noexcept { keep_alive_ = on; }
+
+    /// Appends the status line, the field lines, Content-Length, Connection where HTTP needs
+    /// it (close on 1.1, keep-alive on 1.0), the empty line and the body to `out`.
+    void render(std::string& out) const;
+
+private:
+    bhttp::status status_;
+    unsigned version_;
+    bool keep_alive_;
+    PooledString fields_;  // "Name: value\r\n" lines, recycled per thread
+    PooledString body_;
+};
+
+}  // namespace ratelimitd::http
