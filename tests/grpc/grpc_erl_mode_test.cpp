@@ -143,6 +143,37 @@ TEST_F(ErlDeployment, ServesAnErlDeploymentStartedAsRatelimit) {
     EXPECT_EQ(debug.get("/v1/policies").status, 404);
 }
 
+long long script_calls(const RedisServer& redis) {
+    const std::string stats = redis.command({"INFO", "commandstats"});
+    long long calls = 0;
+    for (const std::string name : {"cmdstat_evalsha:calls=", "cmdstat_eval:calls="}) {
+        if (const auto at = stats.find(name); at != std::string::npos) calls += std::stoll(stats.substr(at + name.size()));
+    }
+    return calls;
+}
+
+// POST /json, a door for anyone: the gRPC call's bounds (descriptors), a 16 KiB body, and one
+// script call per call; a refused call reaches no Redis.
+TEST_F(ErlDeployment, JsonIsBoundedLikeTheGrpcCall) {
+    write_file(config_dir() / "rules.yaml", rules("erl", 100));
+    start_serving(link());
+    HttpClient http(port("PORT"));
+    const std::string one = R"({"entries":[{"key":"user","value":"gina"}]})";
+    const auto before = script_calls(redis_);
+    EXPECT_EQ(http.post("/json", R"({"domain":"erl","descriptors":[)" + one + "]}").status, 200);
+    EXPECT_EQ(script_calls(redis_) - before, 1);
+    std::string many = R"({"domain":"erl","descriptors":[)" + one;
+    for (int i = 0; i < 64; ++i) many += "," + one;
+    many += "]}";
+    const auto keys = redis_.keys().size();
+    EXPECT_EQ(http.post("/json", many).status, 400) << "65 descriptors: over the gRPC call's 64";
+    HttpClient fresh(port("PORT"));
+    const std::string padded = R"({"domain":")" + std::string(17 * 1024, 'x') + R"(","descriptors":[)" + one + "]}";
+    EXPECT_EQ(fresh.post("/json", padded).status, 413);
+    EXPECT_EQ(script_calls(redis_) - before, 1) << "a refused call reaches no Redis";
+    EXPECT_EQ(redis_.keys().size(), keys);
+}
+
 // A file replaced in the runtime directory (written aside, renamed over) is served at once.
 TEST_F(ErlDeployment, AReplacedFileIsReloaded) {
     write_file(config_dir() / "rules.yaml", rules("erl", 2));
