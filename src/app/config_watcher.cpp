@@ -30,7 +30,9 @@ std::optional<std::string> identity_of(const std::filesystem::path& file) {
 // Closed after writing, renamed into place, or a symlink created over it complete a version.
 // IN_MODIFY never does (a file being written is only complete when it is closed); on the file
 // itself it only says that a write is still going on.
-constexpr std::uint32_t watched_events = IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_MODIFY;
+// A file deleted or moved away completes a version too: a runtime directory (ERL mode) without it.
+constexpr std::uint32_t watched_events =
+    IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_MODIFY | IN_DELETE | IN_MOVED_FROM;
 
 /// What a batch of events says about the file.
 enum class Activity {
@@ -48,7 +50,7 @@ Activity activity_of(const std::filesystem::path& dir, const std::string& own_na
         std::memcpy(&event, events + at, sizeof event);
         const char* name = events + at + sizeof(inotify_event);
         std::error_code ec;
-        if ((event.mask & (IN_CLOSE_WRITE | IN_MOVED_TO | IN_Q_OVERFLOW)) ||
+        if ((event.mask & (IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | IN_Q_OVERFLOW)) ||
             ((event.mask & IN_CREATE) && event.len > 0 && std::filesystem::is_symlink(dir / name, ec))) {
             seen = Activity::complete;
         } else if ((event.mask & IN_MODIFY) && event.len > 0 && own_name == name && seen == Activity::none) {
@@ -83,7 +85,8 @@ struct ConfigWatcher::State {
         self->inotify.async_read_some(boost::asio::buffer(self->buffer),
                                       [self](boost::system::error_code ec, std::size_t length) {
                                           if (ec || self->stopped) return;  // closed by the destructor
-                                          const auto seen = activity_of(self->dir, self->own_name, self->buffer.data(), length);
+                                          const auto seen =
+                                              activity_of(self->dir, self->own_name, self->buffer.data(), length);
                                           if (seen == Activity::complete || (seen == Activity::writing && self->pending)) {
                                               wait_for_quiet(self);
                                           }

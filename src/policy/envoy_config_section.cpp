@@ -42,7 +42,9 @@ void EnvoyConfigSection::read(const ConfigTree& root, Registry& reg) {
     const ConfigTree* merge = find(root, "envoy_merge_domains");
     if ((list == nullptr || list->is_null()) && (files == nullptr || files->is_null())) {
         if (denied != nullptr) fail("envoy_denied_calls", "only allowed with domains: or envoy_config: (no Envoy rules here)");
-        if (merge != nullptr) fail("envoy_merge_domains", "only allowed with domains: or envoy_config: (no Envoy rules here)");
+        if (merge != nullptr) {
+            fail("envoy_merge_domains", "only allowed with domains: or envoy_config: (no Envoy rules here)");
+        }
         return;
     }
     if (merge != nullptr) merge_domains_ = need_bool(*merge, "envoy_merge_domains");
@@ -75,7 +77,9 @@ void EnvoyConfigSection::read_files(const ConfigTree& v, RlsDomains& out) const 
         }
         for (std::size_t i = 0; i < v.size(); ++i) {
             std::string name = need_string(v[i], join("envoy_config", i), "a file path");
-            if (fs::path(name).is_relative()) name = (fs::path(file()).parent_path() / name).lexically_normal().string();
+            if (fs::path(name).is_relative()) {
+                name = (fs::path(file()).parent_path() / name).lexically_normal().string();
+            }
             read_file(name, out);
         }
         return;

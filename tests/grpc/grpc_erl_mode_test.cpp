@@ -187,6 +187,9 @@ TEST_F(ErlDeployment, AReplacedFileIsReloaded) {
     write_file(dir_ / "more.yaml", rules("other", 7));
     fs::rename(dir_ / "more.yaml", config_dir() / "more.yaml");
     EXPECT_TRUE(wait_until([&] { return served_limit(client, "other", "dave") == 7; }, 10s)) << process_.log();
+    // A file removed takes its domain with it.
+    fs::remove(config_dir() / "more.yaml");
+    EXPECT_TRUE(wait_until([&] { return served_limit(client, "other", "dave") == 0; }, 10s)) << process_.log();
 }
 
 // A ConfigMap update: the files are links through `..data`, which is swapped (a new link renamed
