@@ -210,6 +210,22 @@ TEST_F(ErlDeployment, AConfigMapSymlinkSwapIsReloaded) {
     EXPECT_NE(process_.log().find("reloaded"), std::string::npos);
 }
 
+// RUNTIME_WATCH_ROOT=true (envoyproxy/ratelimit's default): RUNTIME_ROOT is a symlink, swapped
+// to a new tree by a deploy; the swap reloads.
+TEST_F(ErlDeployment, ASwappedRootSymlinkIsReloadedWhenWatchingTheRoot) {
+    write_file(dir_ / "v1" / "ratelimit" / "config" / "rules.yaml", rules("erl", 4));
+    write_file(dir_ / "v2" / "ratelimit" / "config" / "rules.yaml", rules("erl", 6));
+    fs::remove_all(dir_ / "runtime");
+    fs::create_directory_symlink(dir_ / "v1", dir_ / "runtime");
+    vars_["RUNTIME_WATCH_ROOT"] = "true";
+    start_serving(link());
+    RlsClient client(port("GRPC_PORT"));
+    EXPECT_EQ(served_limit(client, "erl", "hank"), 4u);
+    fs::create_directory_symlink(dir_ / "v2", dir_ / "runtime.next");
+    fs::rename(dir_ / "runtime.next", dir_ / "runtime");
+    EXPECT_TRUE(wait_until([&] { return served_limit(client, "erl", "hank") == 6; }, 10s)) << process_.log();
+}
+
 // Each refusal exits non-zero before serving, naming the variable; --erl-env is the same road.
 TEST_F(ErlDeployment, RefusalsExitNamingTheVariable) {
     write_file(config_dir() / "rules.yaml", rules("erl", 2));
