@@ -127,7 +127,8 @@ TEST_F(ErlDeployment, ServesAnErlDeploymentStartedAsRatelimit) {
     EXPECT_EQ(first.status, 200) << first.body;
     EXPECT_NE(first.body.find(R"("overallCode":"OK")"), std::string::npos) << first.body;
     EXPECT_NE(first.body.find(R"("limitRemaining":19)"), std::string::npos) << first.body;
-    const auto over = http.post("/json", R"({"domain":"erl","descriptors":[{"entries":[{"key":"user","value":"alice"}]}]})");
+    const auto over =
+        http.post("/json", R"({"domain":"erl","descriptors":[{"entries":[{"key":"user","value":"alice"}]}]})");
     EXPECT_EQ(over.status, 429);
     EXPECT_NE(over.body.find(R"("overallCode":"OVER_LIMIT")"), std::string::npos) << over.body;
     EXPECT_EQ(http.post("/json", R"({"domain":"erl","descriptors":[{"entries":[{"key":"user"}]}],"bogus":1})").status,
@@ -147,7 +148,8 @@ long long script_calls(const RedisServer& redis) {
     const std::string stats = redis.command({"INFO", "commandstats"});
     long long calls = 0;
     for (const std::string name : {"cmdstat_evalsha:calls=", "cmdstat_eval:calls="}) {
-        if (const auto at = stats.find(name); at != std::string::npos) calls += std::stoll(stats.substr(at + name.size()));
+        const auto at = stats.find(name);
+        if (at != std::string::npos) calls += std::stoll(stats.substr(at + name.size()));
     }
     return calls;
 }
@@ -229,10 +231,8 @@ TEST_F(ErlDeployment, ASwappedRootSymlinkIsReloadedWhenWatchingTheRoot) {
 // Each refusal exits non-zero before serving, naming the variable; --erl-env is the same road.
 TEST_F(ErlDeployment, RefusalsExitNamingTheVariable) {
     write_file(config_dir() / "rules.yaml", rules("erl", 2));
-    const std::vector<std::pair<std::string, std::string>> refused{{"BACKEND_TYPE", "memcache"},
-                                                                   {"REDIS_PERSECOND", "true"},
-                                                                   {"PORT", "http"},
-                                                                   {"REDIS_SOCKET_TYPE", "unix"}};
+    const std::vector<std::pair<std::string, std::string>> refused{
+        {"BACKEND_TYPE", "memcache"}, {"REDIS_PERSECOND", "true"}, {"PORT", "http"}, {"REDIS_SOCKET_TYPE", "unix"}};
     for (const auto& program : {link(), std::vector<std::string>{RATELIMITD_BINARY, "--erl-env"}}) {
         for (const auto& [name, value] : refused) {
             SCOPED_TRACE(name + "=" + value + " " + program.back());

@@ -10,9 +10,10 @@ namespace ratelimitd::erl::testing {
 
 /// The variables of a typical ERL Deployment (Istio's and envoyproxy/ratelimit's examples).
 inline std::map<std::string, std::string> deployment_env() {
-    return {{"REDIS_SOCKET_TYPE", "tcp"}, {"REDIS_URL", "redis:6379"},      {"RUNTIME_ROOT", "/data"},
-            {"RUNTIME_SUBDIRECTORY", "ratelimit"}, {"RUNTIME_WATCH_ROOT", "false"}, {"RUNTIME_IGNOREDOTFILES", "true"},
-            {"USE_STATSD", "false"},      {"LOG_LEVEL", "debug"}};
+    return {{"REDIS_SOCKET_TYPE", "tcp"},    {"REDIS_URL", "redis:6379"},
+            {"RUNTIME_ROOT", "/data"},       {"RUNTIME_SUBDIRECTORY", "ratelimit"},
+            {"RUNTIME_WATCH_ROOT", "false"}, {"RUNTIME_IGNOREDOTFILES", "true"},
+            {"USE_STATSD", "false"},         {"LOG_LEVEL", "debug"}};
 }
 
 /// `vars` as a lookup; `vars` must outlive it.

@@ -61,8 +61,9 @@ TEST_F(RuntimeDirectory, EveryFileBelowTheConfigDirectoryWhateverItsName) {
     write("ratelimit/config.d.yaml", "d");  // its runtime key starts with "config." too
     EXPECT_EQ(names(layout(false, false)),
               (std::vector<std::string>{"ratelimit/config/a.yaml", "ratelimit/config/nested/b.conf"}));
-    EXPECT_EQ(names(layout(true, false)), (std::vector<std::string>{"ratelimit/config.d.yaml", "ratelimit/config/a.yaml",
-                                                                    "ratelimit/config/nested/b.conf"}));
+    EXPECT_EQ(names(layout(true, false)),
+              (std::vector<std::string>{"ratelimit/config.d.yaml", "ratelimit/config/a.yaml",
+                                        "ratelimit/config/nested/b.conf"}));
 }
 
 // A ConfigMap volume: files are symlinks through ..data to a timestamped directory.
