@@ -1,9 +1,13 @@
 # Installation layout and the Debian package (cpack -G DEB in a Release build directory):
-#   /usr/bin/ratelimitd, /etc/ratelimitd/config.yaml (a conffile), /etc/default/ratelimitd,
+#   /usr/bin/ratelimitd (and /usr/bin/ratelimit, a link: ERL mode), /etc/ratelimitd/config.yaml (a conffile), /etc/default/ratelimitd,
 #   /lib/systemd/system/ratelimitd.service. See docs/deployment.md.
 include(GNUInstallDirs)
 
 install(TARGETS ratelimitd RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# `ratelimit`, a link to the binary: started under envoyproxy/ratelimit's name, ratelimitd reads
+# its environment (ERL mode, docs/envoy.md). /bin is /usr/bin on Debian 12.
+file(CREATE_LINK ratelimitd ${PROJECT_BINARY_DIR}/ratelimit SYMBOLIC)
+install(FILES ${PROJECT_BINARY_DIR}/ratelimit DESTINATION ${CMAKE_INSTALL_BINDIR})
 # Absolute destinations: a packaged service's config and unit live where Debian expects them,
 # whatever the prefix.
 install(FILES config/example.yaml DESTINATION /etc/ratelimitd RENAME config.yaml)

@@ -83,8 +83,10 @@ std::unique_ptr<store::Backend> open_backend(const Settings& settings, const pol
 }
 
 http::RouterOptions router_options(const Settings& settings, const store::Backend& backend,
-                                   const policy::Registry& registry) {
+                                   const policy::Registry& registry, const RunOptions& run) {
     http::RouterOptions options;
+    options.rls_json = run.rls_json;
+    options.healthcheck = run.healthcheck;
     options.version = RATELIMITD_VERSION;
     options.store_name = std::string(backend.kind());
     options.admin_token = settings.admin_token;
@@ -128,15 +130,54 @@ void announce(const http::Server& server, const store::Backend& backend, const p
 
 // A changed file (an edit, a ConfigMap update) is reloaded by SIGHUP's own path, so both
 // refuse and apply exactly alike.
-void watch_config(net::io_context& main, const Settings& settings, std::optional<ConfigWatcher>& watcher) {
-    if (!settings.watch_config || settings.config_path.empty()) return;
-    watcher.emplace(main.get_executor(), settings.config_path, [&settings] {
-        spdlog::info("{} changed on disk: reloading", settings.config_path);
-        ::kill(::getpid(), SIGHUP);
-    });
-    if (!watcher->start()) {
-        spdlog::warn("cannot watch {} for changes (inotify); reload it with SIGHUP", settings.config_path);
+void watch_config(net::io_context& main, const Settings& settings, const RunOptions& run,
+                  std::optional<ConfigWatcher>& watcher) {
+    if (!settings.watch_config) return;
+    if (run.watch) {
+        watcher.emplace(main.get_executor(), run.watch->directory, run.watch->fingerprint, [&run] {
+            spdlog::info("{} changed on disk: reloading", run.watch->directory);
+            ::kill(::getpid(), SIGHUP);
+        });
+    } else {
+        if (settings.config_path.empty()) return;
+        watcher.emplace(main.get_executor(), settings.config_path, [&settings] {
+            spdlog::info("{} changed on disk: reloading", settings.config_path);
+            ::kill(::getpid(), SIGHUP);
+        });
     }
+    if (!watcher->start()) {
+        spdlog::warn("cannot watch {} for changes (inotify); reload it with SIGHUP",
+                     run.watch ? run.watch->directory : settings.config_path);
+    }
+}
+
+// The listeners beside the main one (ERL mode's debug and Prometheus ports), each serving its
+// own routes on the same lanes; false after an error line when one cannot listen.
+bool start_extra_listeners(net::io_context& main, const Settings& settings, const RunOptions& run,
+                           const ServerThreads& threads, std::vector<std::unique_ptr<http::Server>>& out) {
+    for (const auto& extra : run.listeners) {
+        const auto host_port = parse_listen(extra.address, extra.name);
+        if (!host_port) {
+            spdlog::error("{}", host_port.error().detail);
+            return false;
+        }
+        try {
+            http::ServerLimits limits;
+            limits.request_timeout = settings.request_timeout;
+            limits.max_connections = extra.max_connections;
+            limits.routes = extra.routes;
+            auto server = std::make_unique<http::Server>(
+                main, tcp::endpoint(net::ip::make_address(host_port->first), host_port->second), threads.lanes(),
+                limits);
+            server->start();
+            spdlog::info("{} listening on {}", extra.name, format_endpoint(server->local_endpoint()));
+            out.push_back(std::move(server));
+        } catch (const boost::system::system_error& e) {
+            spdlog::error("cannot listen on {} ({}): {}", extra.address, extra.name, e.code().message());
+            return false;
+        }
+    }
+    return true;
 }
 
 // The gRPC server when grpc_listen is set (nullptr when it is not), or an error line and
@@ -185,7 +226,7 @@ constexpr std::chrono::milliseconds grpc_grace{5'000};
 
 // After the accept loop stopped: close the listener, stop and join the threads, free them.
 int shut_down(net::io_context& main, std::optional<http::Server>& server, std::unique_ptr<ServerThreads>& threads,
-              std::unique_ptr<rls::GrpcServer>& grpc) {
+              std::unique_ptr<rls::GrpcServer>& grpc, std::vector<std::unique_ptr<http::Server>>& extras) {
     // Calls in flight finish on the lanes, so the gRPC server stops while they still run.
     if (grpc) grpc->stop(grpc_grace);
     grpc.reset();
@@ -194,7 +235,9 @@ int shut_down(net::io_context& main, std::optional<http::Server>& server, std::u
     // still exist, instead of at main's destruction after theirs.
     main.restart();
     server->drain();
+    for (auto& extra : extras) extra->drain();
     main.poll();
+    extras.clear();
     threads->stop_and_join();
     const auto left = server->live_sessions();
     server.reset();
@@ -205,7 +248,7 @@ int shut_down(net::io_context& main, std::optional<http::Server>& server, std::u
 
 }  // namespace
 
-int run(const Settings& settings, policy::Config config) {
+int run(const Settings& settings, policy::Config config, const RunOptions& run) {
     log_settings(settings);
     // Both listeners take descriptors from one open-file limit: each gets its share.
     const auto budget = budget_connections(settings.max_connections,
@@ -218,7 +261,7 @@ int run(const Settings& settings, policy::Config config) {
     report_backend_stats(metrics, *backend);
     // Heavy hitters (GET /v1/top); top_k 0 keeps them off the hot path entirely.
     service::TopBoard top({.k = settings.top_k, .window = settings.top_window});
-    auto options = router_options(settings, *backend, *registry.current());
+    auto options = router_options(settings, *backend, *registry.current(), run);
     rls::GrpcMetrics grpc_metrics;
     if (settings.grpc_listen) options.extra_metrics = [&grpc_metrics] { return grpc_metrics.render(); };
 
@@ -233,19 +276,26 @@ int run(const Settings& settings, policy::Config config) {
     if (!start_grpc(main_ioc, settings, budget.grpc, *threads, grpc_metrics, grpc)) return 1;
     server->start();
     announce(*server, threads->backend(), *registry.current(), settings);
+    std::vector<std::unique_ptr<http::Server>> extras;
+    if (!start_extra_listeners(main_ioc, settings, run, *threads, extras)) return 1;
+    for (const auto& warning : run.warnings) spdlog::warn("{}", warning);
     if (grpc) {
         spdlog::info("grpc listening on {} tls={}{}", grpc->address(), settings.grpc_tls ? "on" : "off",
                      settings.grpc_tls_client_ca.empty() ? "" : " client_certificates=required");
     }
 
     SignalHandler signals(main_ioc, *server, [&] {
-        reload_config(settings.config_path, registry, threads->backend(), metrics, warning_context(settings));
+        if (run.load) {
+            reload_config(run.config_name, run.load, registry, threads->backend(), metrics, warning_context(settings));
+        } else {
+            reload_config(settings.config_path, registry, threads->backend(), metrics, warning_context(settings));
+        }
     });
     signals.start();
     std::optional<ConfigWatcher> watcher;
-    watch_config(main_ioc, settings, watcher);
+    watch_config(main_ioc, settings, run, watcher);
     main_ioc.run();
-    return shut_down(main_ioc, server, threads, grpc);
+    return shut_down(main_ioc, server, threads, grpc, extras);
 }
 
 }  // namespace ratelimitd::app

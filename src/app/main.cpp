@@ -3,6 +3,9 @@
 #include "ratelimitd/app/config_warnings.hpp"
 #include "ratelimitd/app/logging.hpp"
 #include "ratelimitd/app/settings.hpp"
+#include "ratelimitd/erl/erl_environment.hpp"
+#include "ratelimitd/erl/runtime_directory.hpp"
+#include "ratelimitd/grpc/json_call.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
 #include "ratelimitd/store/backend_factory.hpp"
 
@@ -10,6 +13,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 using namespace ratelimitd;
 
@@ -44,6 +48,63 @@ int check_config(const app::CommandLine& cl, const app::EnvLookup& env) {
     }
 }
 
+// ERL mode's watch: the runtime directory's files, each through its symlinks; a swap of the
+// root or of a ConfigMap's ..data, a file added, removed or rewritten gives another print.
+app::ConfigWatcher::Fingerprint runtime_fingerprint(erl::RuntimeLayout layout) {
+    return [layout]() -> std::optional<std::string> {
+        try {
+            std::string print;
+            for (const auto& file : erl::runtime_config_files(layout)) {
+                print += file + "=" + app::ConfigWatcher::file_identity(file).value_or("gone") + "\n";
+            }
+            return print;
+        } catch (const policy::ConfigError&) {
+            return std::nullopt;  // mid-swap: wait for the next event
+        }
+    };
+}
+
+app::RunOptions erl_run_options(const erl::ErlMode& mode, const app::Settings& settings) {
+    app::RunOptions run;
+    run.load = [&mode] { return erl::load_erl_config(mode); };
+    run.config_name = mode.runtime ? mode.runtime->config_directory() : std::string("xDS");
+    if (mode.runtime) run.watch = {erl::watched_directory(*mode.runtime), runtime_fingerprint(*mode.runtime)};
+    run.listeners.push_back({"debug", mode.debug_listen, {"/rlconfig", "/metrics", "/healthcheck"}});
+    if (mode.prometheus_listen) run.listeners.push_back({"prometheus", *mode.prometheus_listen, {"/metrics"}});
+    run.rls_json = rls::make_rls_json(
+        {}, settings.grpc_x_ratelimit_headers ? rls::ResponseHeaders::ietf_and_x : rls::ResponseHeaders::ietf);
+    run.healthcheck = {.pings_store = mode.healthcheck_pings_store, .needs_domain = mode.healthcheck_needs_domain};
+    run.warnings = mode.warnings;
+    return run;
+}
+
+// Started as `ratelimit` or with --erl-env: envoyproxy/ratelimit's environment is the whole
+// configuration (docs/envoy.md, "Replacing envoyproxy/ratelimit").
+int serve_erl(const app::CommandLine& cl, const app::EnvLookup& process_env) {
+    std::error_code ec;
+    const auto cwd = std::filesystem::current_path(ec);
+    const auto mode = erl::map_erl_environment(process_env, ec ? std::string("/") : cwd.string());
+    if (!mode) {
+        std::fprintf(stderr, "ratelimitd (ERL mode): %s\n", mode.error().detail.c_str());
+        return 1;
+    }
+    const auto env = erl::overlay_lookup(*mode, process_env);
+    policy::Config config;
+    try {
+        config = erl::load_erl_config(*mode);
+    } catch (const policy::ConfigError& e) {
+        std::fprintf(stderr, "ratelimitd (ERL mode): %s\n", e.what());
+        return 1;
+    }
+    auto settings = app::resolve_settings(cl, config.settings, env);
+    if (!settings) {
+        std::fprintf(stderr, "ratelimitd (ERL mode): %s\n", settings.error().detail.c_str());
+        return 2;
+    }
+    app::setup_logging(settings->log_level, settings->log_format);
+    return app::run(*settings, std::move(config), erl_run_options(*mode, *settings));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -65,6 +126,7 @@ int main(int argc, char** argv) {
     case app::Command::serve:
         break;
     }
+    if (cl->erl_env || erl::started_as_ratelimit(argv[0])) return serve_erl(*cl, env);
 
     // Log set-up needs the settings, which need the file: report early problems on stderr.
     auto path = app::config_path(*cl, env);

@@ -14,8 +14,14 @@ namespace ratelimitd::app {
 
 void reload_config(const std::string& path, policy::RegistryHandle& registry, const store::Backend& backend,
                    service::Metrics& metrics, const WarningContext& warnings) {
+    reload_config(path, [&path] { return policy::load_config(path); }, registry, backend, metrics, warnings);
+}
+
+void reload_config(const std::string& path, const std::function<policy::Config()>& load,
+                   policy::RegistryHandle& registry, const store::Backend& backend, service::Metrics& metrics,
+                   const WarningContext& warnings) {
     try {
-        auto next = policy::load_config(path);
+        auto next = load();
         if (auto refusal = backend.refusal(next.registry)) {
             metrics.count_reload(false);
             spdlog::error("reload refused, the previous config keeps serving: {}: {}", path, *refusal);

@@ -24,6 +24,10 @@ result<CommandLine> parse_command_line(int argc, const char* const* argv) {
             cl.command = Command::help;
             continue;
         }
+        if (arg == "--erl-env") {
+            cl.erl_env = true;
+            continue;
+        }
         if (arg == "--version") {
             cl.command = Command::version;
             continue;

@@ -10,6 +10,7 @@ namespace {
 constexpr const char* commands =
     "usage: ratelimitd --config FILE [--SETTING VALUE]...\n"
     "       ratelimitd --check-config FILE   validate FILE, print what is wrong, exit 0 or 1\n"
+    "       ratelimitd --erl-env             configured by envoyproxy/ratelimit's environment (as /bin/ratelimit)\n"
     "       ratelimitd --version | --help\n"
     "\n"
     "Settings: a flag wins over its RATELIMITD_* variable, the variable over the config file's\n"

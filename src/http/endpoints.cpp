@@ -58,7 +58,7 @@ constexpr bool every_row_chooses(const std::array<Endpoint, N>& table) {
 
 // A friend of Router: the handlers are its private members.
 std::span<const Endpoint> endpoint_table() noexcept {
-    static constexpr std::array<Endpoint, 14> table{{
+    static constexpr std::array<Endpoint, 17> table{{
         {"/v1/check", false, methods::get | methods::post, &Router::check,
          {can::spend, Access::anyone, one_decision, Road::check}},
         {"/v1/report", false, methods::post, &Router::report,
@@ -90,6 +90,14 @@ std::span<const Endpoint> endpoint_table() noexcept {
          {can::read_state, Access::admin, "one read-only script call on one key", Road::own}},
         {"/v1/envoy/reset", false, methods::post, &Router::envoy_reset,
          {can::give_back | can::change_shared, Access::admin, "one DEL and one PUBLISH on one key", Road::own}},
+        // envoyproxy/ratelimit's own doors (ERL mode, docs/envoy.md "Replacing envoyproxy/ratelimit").
+        {"/healthcheck", false, methods::get, &Router::healthcheck,
+         {0, Access::anyone, "none; one PING with REDIS_HEALTH_CHECK_ACTIVE_CONNECTION=true", Road::own}},
+        // ShouldRateLimit in JSON: the gRPC call's bounds (descriptors, entries, bytes) and road.
+        {"/json", false, methods::post, &Router::rls_json,
+         {can::spend, Access::anyone, "as ShouldRateLimit: one script call over the call's descriptors (at most 64)",
+          Road::rls}},
+        {"/rlconfig", false, methods::get, &Router::rlconfig, {can::read_settings, Access::admin, no_redis, Road::own}},
     }};
     static_assert(every_row_chooses(table), "every endpoint chooses its door and road (endpoints.hpp, door.hpp)");
     return table;

@@ -44,6 +44,15 @@ Response not_found(const Request& req, std::string_view path) {
         req.version(), req.keep_alive());
 }
 
+// A listener with its own set of routes (ServerLimits::routes) answers only those.
+bool served_here(const Endpoint& e, const RequestContext& ctx) {
+    if (ctx.routes == nullptr) return true;
+    for (const auto& path : *ctx.routes) {
+        if (path == e.path) return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 net::awaitable<Answer> Router::handle(Request req, RequestContext ctx) {
@@ -81,7 +90,7 @@ net::awaitable<Answer> Router::handle(Request req, RequestContext ctx) {
 
 net::awaitable<Answer> Router::route(const EndpointCall& call) {
     const Endpoint* endpoint = find_endpoint(call.path);
-    if (endpoint == nullptr) co_return not_found(call.req, call.path);
+    if (endpoint == nullptr || !served_here(*endpoint, call.ctx)) co_return not_found(call.req, call.path);
     // Access first: a caller without the token learns nothing about an admin endpoint's methods.
     if (auto refusal = door_refusal(endpoint->door.who, call)) co_return std::move(*refusal);
     if (!allows(*endpoint, call.req.method())) co_return method_not_allowed(call.req, *endpoint, call.path);

@@ -210,6 +210,7 @@ net::awaitable<void> run_session(tcp::socket socket, Lane& lane, const ServerLim
     beast::flat_buffer buffer;  // requests are read into it, for the whole connection
     std::string wire;           // answers are rendered into it, for the whole connection
     RequestContext ctx;  // the peer address: /v1/auth believes proxy headers only from trusted peers
+    if (!limits.routes.empty()) ctx.routes = &limits.routes;
     {
         beast::error_code ec;
         const auto peer = socket.remote_endpoint(ec);

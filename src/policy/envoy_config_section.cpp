@@ -35,14 +35,19 @@ bool EnvoyConfigSection::present(const ConfigTree& root) {
     return root.is_object() && (find(root, "domains") != nullptr || find(root, "envoy_config") != nullptr);
 }
 
-void EnvoyConfigSection::read(const ConfigTree& root, Registry& reg) const {
+void EnvoyConfigSection::read(const ConfigTree& root, Registry& reg) {
     const ConfigTree* list = find(root, "domains");
     const ConfigTree* files = find(root, "envoy_config");
     const ConfigTree* denied = find(root, "envoy_denied_calls");
+    const ConfigTree* merge = find(root, "envoy_merge_domains");
     if ((list == nullptr || list->is_null()) && (files == nullptr || files->is_null())) {
         if (denied != nullptr) fail("envoy_denied_calls", "only allowed with domains: or envoy_config: (no Envoy rules here)");
+        if (merge != nullptr) {
+            fail("envoy_merge_domains", "only allowed with domains: or envoy_config: (no Envoy rules here)");
+        }
         return;
     }
+    if (merge != nullptr) merge_domains_ = need_bool(*merge, "envoy_merge_domains");
     auto domains = std::make_shared<RlsDomains>();
     if (list != nullptr && !list->is_null()) read_inline(*list, *domains);
     if (files != nullptr && !files->is_null()) read_files(*files, *domains);
@@ -64,16 +69,33 @@ void EnvoyConfigSection::read_inline(const ConfigTree& list, RlsDomains& out) co
 }
 
 void EnvoyConfigSection::read_files(const ConfigTree& v, RlsDomains& out) const {
+    if (v.is_array()) {
+        // The files themselves, already chosen (ERL mode lists its runtime directory as
+        // envoyproxy/ratelimit does); none at all is a config without domains.
+        if (v.size() > envoy_bounds::max_files) {
+            fail("envoy_config", "more than " + std::to_string(envoy_bounds::max_files) + " config files");
+        }
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            std::string name = need_string(v[i], join("envoy_config", i), "a file path");
+            if (fs::path(name).is_relative()) {
+                name = (fs::path(file()).parent_path() / name).lexically_normal().string();
+            }
+            read_file(name, out);
+        }
+        return;
+    }
     std::string path = need_string(v, "envoy_config", "a file or a directory of envoyproxy/ratelimit configs");
     if (path.empty()) fail("envoy_config", "expected a file or a directory, got an empty path");
     // A relative path is relative to the registry file, wherever the process was started.
     if (fs::path(path).is_relative()) path = (fs::path(file()).parent_path() / path).lexically_normal().string();
-    for (const auto& name : list_files(path)) {
-        const std::string text = read_config_file(name);
-        const ConfigTree doc = read_config_tree(text, name);
-        add(EnvoyDomainReader(name).read(doc, ""), name, "domain", out);
-        out.files.push_back(name);
-    }
+    for (const auto& name : list_files(path)) read_file(name, out);
+}
+
+void EnvoyConfigSection::read_file(const std::string& name, RlsDomains& out) const {
+    const std::string text = read_config_file(name);
+    const ConfigTree doc = read_config_tree(text, name);
+    add(EnvoyDomainReader(name).read(doc, ""), name, "domain", out);
+    out.files.push_back(name);
 }
 
 std::vector<std::string> EnvoyConfigSection::list_files(const std::string& path) const {
@@ -98,6 +120,10 @@ std::vector<std::string> EnvoyConfigSection::list_files(const std::string& path)
 
 void EnvoyConfigSection::add(RlsDomain domain, const std::string& file, const std::string& path,
                              RlsDomains& out) const {
+    if (auto it = out.by_name.find(domain.name); it != out.by_name.end() && merge_domains_) {
+        EnvoyDomainReader(file).merge(it->second, std::move(domain));
+        return;
+    }
     if (const RlsDomain* earlier = out.find(domain.name)) {
         throw ConfigError(file + ": " + path + ": duplicate domain " + quote(domain.name) + " (already defined in " +
                           earlier->source_file + ")");

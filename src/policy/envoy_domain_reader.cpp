@@ -249,6 +249,13 @@ void EnvoyDomainReader::check_exactness(const Policy& p, const std::string& path
     }
 }
 
+void EnvoyDomainReader::merge(RlsDomain& into, RlsDomain more) const {
+    for (auto& rule : more.root.rules) {
+        into.root.rules.push_back(std::move(rule));
+        index_rule(into.root, into.root.rules.size() - 1, "descriptors");
+    }
+}
+
 void EnvoyDomainReader::index_rule(RlsLevel& level, std::size_t index, const std::string& list_path) const {
     const RlsRule& rule = level.rules[index];
     const std::string path = join(list_path, index);

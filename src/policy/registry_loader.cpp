@@ -32,7 +32,8 @@ using config::type_name;
 // The registry's own top-level keys; the process settings' keys follow, from the table.
 constexpr std::string_view registry_keys[] = {
     "prefix", "default_policy", "policies", "plans", "tenants", "routes", "case_insensitive", "identity",
-    "trusted_proxies", "auth", "domains", "envoy_config", "envoy_denied_calls", "hash_secret"};
+    "trusted_proxies", "auth", "domains", "envoy_config", "envoy_denied_calls", "envoy_merge_domains",
+    "hash_secret"};
 
 std::vector<std::string_view> top_level_keys() {
     std::vector<std::string_view> keys(std::begin(registry_keys), std::end(registry_keys));
@@ -80,7 +81,8 @@ Config RegistryValidator::run(const Json& root) const {
     if (const Json* v = find(root, "trusted_proxies")) identity.read_trusted_proxies(*v, reg);
     read_auth(root, reg);
     read_hash_secret(root, reg);
-    EnvoyConfigSection(file()).read(root, reg);
+    EnvoyConfigSection envoy(file());
+    envoy.read(root, reg);
 
     cfg.settings = read_process_settings(root);
     return cfg;

@@ -126,6 +126,12 @@ const std::map<std::string, Probe> probes = {
     {"/", get("/")},
     {"/v1/envoy/peek", get("/v1/envoy/peek?domain=edge&remote_address=192.0.2.7")},
     {"/v1/envoy/reset", post("/v1/envoy/reset?domain=edge&remote_address=192.0.2.7", "", false)},
+    {"/healthcheck", get("/healthcheck")},
+    // envoyproxy/ratelimit's /json is served in ERL mode only (tests/grpc/grpc_erl_mode_test.cpp):
+    // here, as any other caller would, the probe finds no door.
+    {"/json", {"POST", "/json", R"({"domain":"edge","descriptors":[{"entries":[{"key":"k","value":"v"}]}]})", 404,
+               false, ""}},
+    {"/rlconfig", get("/rlconfig")},
 };
 
 // A refund: the one act of /v1/report that is an operator's.

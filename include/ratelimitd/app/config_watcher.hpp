@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 
 namespace ratelimitd::app {
 
@@ -32,6 +34,17 @@ class ConfigWatcher {
 public:
     ConfigWatcher(boost::asio::any_io_executor executor, std::filesystem::path file, std::function<void()> on_change,
                   std::chrono::milliseconds quiet_time = config_quiet_time);
+
+    /// What tells one version of what is watched from the next; nothing while it cannot be read.
+    using Fingerprint = std::function<std::optional<std::string>()>;
+
+    /// Watches `directory` (ERL mode's runtime directory: its files, or the symlink of its root)
+    /// and calls `on_change` as above once `fingerprint` differs from the version last seen.
+    ConfigWatcher(boost::asio::any_io_executor executor, std::filesystem::path directory, Fingerprint fingerprint,
+                  std::function<void()> on_change, std::chrono::milliseconds quiet_time = config_quiet_time);
+
+    /// A file's fingerprint: device, inode, size and modification time, through symlinks.
+    static std::optional<std::string> file_identity(const std::filesystem::path& file);
     ~ConfigWatcher();
     ConfigWatcher(const ConfigWatcher&) = delete;
     ConfigWatcher& operator=(const ConfigWatcher&) = delete;

@@ -6,6 +6,7 @@
 #include "ratelimitd/service/metrics.hpp"
 #include "ratelimitd/store/backend.hpp"
 
+#include <functional>
 #include <string>
 
 namespace ratelimitd::app {
@@ -17,5 +18,11 @@ namespace ratelimitd::app {
 /// config must not end on a bad reload.
 void reload_config(const std::string& path, policy::RegistryHandle& registry, const store::Backend& backend,
                    service::Metrics& metrics, const WarningContext& warnings);
+
+/// The same with the registry read by `load` (ERL mode's runtime directory), named `name` in
+/// the log lines.
+void reload_config(const std::string& name, const std::function<policy::Config()>& load,
+                   policy::RegistryHandle& registry, const store::Backend& backend, service::Metrics& metrics,
+                   const WarningContext& warnings);
 
 }  // namespace ratelimitd::app

@@ -19,6 +19,20 @@ namespace ratelimitd::http {
 /// Which checks the access log records (one line per check, rate-limited).
 enum class AccessLogMode { off, denied, all };
 
+/// What `POST /json` answers (envoyproxy/ratelimit's HTTP form of ShouldRateLimit).
+struct RlsJsonAnswer {
+    unsigned status = 200;  ///< 200 OK, 429 OVER_LIMIT, 400 a malformed call, 500 UNKNOWN
+    std::string body;       ///< RateLimitResponse as protobuf JSON, or the error's text
+};
+/// Decides one `POST /json` body on the lane's doors (the gRPC module provides it: its codec).
+using RlsJson = std::function<boost::asio::awaitable<RlsJsonAnswer>(const door::Doors&, std::string_view body)>;
+
+/// `GET /healthcheck` as envoyproxy/ratelimit answers it: 200 "OK", else 500.
+struct HealthcheckOptions {
+    bool pings_store = false;   ///< REDIS_HEALTH_CHECK_ACTIVE_CONNECTION: 500 while the store does not answer
+    bool needs_domain = false;  ///< HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED: 500 until a domain is loaded
+};
+
 /// Process settings the endpoints need.
 struct RouterOptions {
     std::string version = "0";
@@ -30,6 +44,9 @@ struct RouterOptions {
     std::optional<std::string> hash_secret;    ///< RATELIMITD_HASH_SECRET: wins over the file's hash_secret
     /// More Prometheus text appended to /metrics (the gRPC transport's series); unset: none.
     std::function<std::string()> extra_metrics;
+    /// `POST /json`; unset: the path answers 404 (ERL mode sets it).
+    RlsJson rls_json;
+    HealthcheckOptions healthcheck;
 };
 
 /// The endpoints of one server thread (the table is in endpoints.cpp, with each door's access,
@@ -47,6 +64,7 @@ struct RouterOptions {
 ///            POST /v1/envoy/reset                          admin (bearer token when configured,
 ///                                                          else loopback peers only)
 ///   GET      /             the status page (status_page.hpp)
+///   GET      /healthcheck, POST /json, GET /rlconfig   envoyproxy/ratelimit's (erl_endpoints.cpp)
 /// Anything else: 404 not_found, or 405 method_not_allowed (with Allow) on a known path.
 /// Every response carries X-Request-Id: the caller's (when it is a sane token) or a new one.
 class Router {
@@ -83,6 +101,9 @@ private:
     boost::asio::awaitable<Answer> release(const EndpointCall& call);  // release_endpoint.hpp
     boost::asio::awaitable<Answer> envoy_peek(const EndpointCall& call);   // envoy_admin_endpoints.hpp
     boost::asio::awaitable<Answer> envoy_reset(const EndpointCall& call);
+    boost::asio::awaitable<Answer> healthcheck(const EndpointCall& call);  // erl_endpoints.cpp
+    boost::asio::awaitable<Answer> rls_json(const EndpointCall& call);
+    boost::asio::awaitable<Answer> rlconfig(const EndpointCall& call);
 
     void access_log(const service::Decision& d, unsigned status, std::string_view request_id);
 

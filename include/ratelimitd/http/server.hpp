@@ -32,6 +32,9 @@ struct ServerLimits {
     std::size_t max_connections = 10'000;
     /// Requests served on one connection; the response to the last carries Connection: close.
     std::size_t max_requests_per_connection = 10'000;
+    /// The endpoints this listener serves (their table paths); empty: every endpoint. ERL
+    /// mode's debug and Prometheus listeners serve a few read-only ones.
+    std::vector<std::string> routes;
 };
 
 /// One live connection, as its lane sees it. Touched only on the lane's thread.

@@ -8,6 +8,7 @@
 #include <boost/beast/http/string_body.hpp>
 
 #include <string>
+#include <vector>
 
 namespace ratelimitd::http {
 
@@ -29,6 +30,9 @@ using Response = bhttp::response<Body, Fields>;
 /// What the connection knows about a request that the message itself does not carry.
 struct RequestContext {
     std::string peer;  ///< the direct peer's address ("127.0.0.1", "::1"), empty when unknown
+    /// The paths the listener that took the request serves (ServerLimits::routes); null: every
+    /// endpoint. A path outside them is answered 404, as if it did not exist.
+    const std::vector<std::string>* routes = nullptr;
 };
 
 }  // namespace ratelimitd::http

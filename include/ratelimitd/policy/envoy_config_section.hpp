@@ -23,16 +23,21 @@ public:
     static bool present(const ConfigTree& root);
 
     /// `domains` and `envoy_config` into reg.domains (left null when neither is set), with
-    /// `envoy_denied_calls` (refuse | charge; an error without either). A domain defined
-    /// twice, in the registry or across files, is an error.
-    void read(const ConfigTree& root, Registry& reg) const;
+    /// `envoy_denied_calls` (refuse | charge; an error without either). `envoy_config` is a
+    /// file, a directory, or a list of files (ERL mode's runtime directory). A domain defined
+    /// twice, in the registry or across files, is an error, unless `envoy_merge_domains: true`
+    /// (envoyproxy/ratelimit's MERGE_DOMAIN_CONFIG) merges the files' rules of one domain.
+    void read(const ConfigTree& root, Registry& reg);
 
 private:
     void read_inline(const ConfigTree& list, RlsDomains& out) const;
     void read_files(const ConfigTree& v, RlsDomains& out) const;
     /// The files `path` names: itself, or the sorted *.yaml / *.yml files of the directory.
     std::vector<std::string> list_files(const std::string& path) const;
+    void read_file(const std::string& name, RlsDomains& out) const;
     void add(RlsDomain domain, const std::string& file, const std::string& path, RlsDomains& out) const;
+
+    bool merge_domains_ = false;  // set by read() from envoy_merge_domains
 };
 
 }  // namespace ratelimitd::policy

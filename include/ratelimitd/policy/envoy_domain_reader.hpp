@@ -24,6 +24,11 @@ public:
     /// The document at `path` ("" for a file of its own, "domains[0]" inside the registry).
     RlsDomain read(const ConfigTree& doc, const std::string& path) const;
 
+    /// envoyproxy/ratelimit's MERGE_DOMAIN_CONFIG: the top-level rules of `more` (read from this
+    /// reader's file) appended to `into`, the same domain read earlier. A key and value `into`
+    /// already has is an error, as it is within one file.
+    void merge(RlsDomain& into, RlsDomain more) const;
+
 private:
     using Json = ConfigTree;
     /// The label and key name of the rule a level hangs from (the domain's at the top).

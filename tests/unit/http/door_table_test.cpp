@@ -60,7 +60,8 @@ TEST(DoorTable, TheDoorsThatSpendOrReleaseTakeTheOneRoad) {
     }
     const auto n = [](door::Road r) { return std::to_string(static_cast<int>(r)); };
     EXPECT_EQ(roads, "/v1/check=" + n(door::Road::check) + " /v1/report=" + n(door::Road::report) + " /v1/auth=" +
-                         n(door::Road::auth) + " /v1/release=" + n(door::Road::release) + " ");
+                         n(door::Road::auth) + " /v1/release=" + n(door::Road::release) + " /json=" +
+                         n(door::Road::rls) + " ");
     EXPECT_EQ(grpc_door().door.road, door::Road::rls);
 }
 

@@ -204,7 +204,12 @@ TEST_F(RouterTest, NeighboursOfEveryPathInTheTableAre404) {
 TEST_F(RouterTest, TheTableDerivesAllowAndRouteLabels) {
     std::map<std::string, std::string> allow;
     for (const Endpoint& e : endpoint_table()) allow[std::string(e.path)] = allow_header(e);
-    EXPECT_EQ(allow.size(), 14u);  // /v1/top (heavy hitters), / (the status page), /v1/report, /v1/release, /v1/envoy/*
+    // /v1/top (heavy hitters), / (the status page), /v1/report, /v1/release, /v1/envoy/*, and
+    // envoyproxy/ratelimit's /healthcheck, /json, /rlconfig
+    EXPECT_EQ(allow.size(), 17u);
+    EXPECT_EQ(allow["/healthcheck"], "GET");
+    EXPECT_EQ(allow["/json"], "POST");
+    EXPECT_EQ(allow["/rlconfig"], "GET");
     EXPECT_EQ(allow["/v1/release"], "POST");
     EXPECT_EQ(allow["/v1/report"], "POST");
     EXPECT_EQ(allow["/"], "GET");

@@ -1,0 +1,19 @@
+// envoyproxy/ratelimit's `POST /json`: a RateLimitRequest in protobuf JSON,
+// decided by the same road as ShouldRateLimit (door::Doors::rls) and answered
+// with the RateLimitResponse in JSON.
+#pragma once
+
+#include "ratelimitd/grpc/request_codec.hpp"
+#include "ratelimitd/grpc/response_headers.hpp"
+#include "ratelimitd/http/router.hpp"
+
+namespace ratelimitd::rls {
+
+/// The handler http::RouterOptions::rls_json takes: the body parsed as protobuf
+/// JSON (unknown fields refused, as envoyproxy/ratelimit's protojson does),
+/// checked against `limits` like a gRPC call, decided, and answered 200 (OK),
+/// 429 (OVER_LIMIT) or 500 (UNKNOWN) with the response in protobuf JSON; 400
+/// "Bad Request" for a body that is no valid call.
+http::RlsJson make_rls_json(RequestLimits limits = {}, ResponseHeaders headers = ResponseHeaders::ietf);
+
+}  // namespace ratelimitd::rls

@@ -1,0 +1,61 @@
+// POST /json: protobuf JSON in, the rls road, protobuf JSON out.
+#include "ratelimitd/grpc/json_call.hpp"
+
+#include "ratelimitd/door/doors.hpp"
+#include "ratelimitd/grpc/response_builder.hpp"
+
+#include <google/protobuf/util/json_util.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+namespace ratelimitd::rls {
+
+namespace net = boost::asio;
+using envoy::service::ratelimit::v3::RateLimitRequest;
+using envoy::service::ratelimit::v3::RateLimitResponse;
+
+namespace {
+
+http::RlsJsonAnswer bad_request(std::string_view why) {
+    spdlog::debug("POST /json refused: {}", why);
+    return {400, "Bad Request\n"};
+}
+
+net::awaitable<http::RlsJsonAnswer> answer_json(const door::Doors& doors, std::string body, RequestLimits limits,
+                                                ResponseHeaders headers) {
+    RateLimitRequest request;
+    const auto parsed = google::protobuf::util::JsonStringToMessage(body, &request);
+    if (!parsed.ok()) co_return bad_request(std::string(parsed.message()));
+    auto decoded = decode_request(request, limits);
+    if (!decoded) co_return bad_request(decoded.error().detail);
+    auto outcome = co_await doors.rls(*decoded);
+    if (!outcome) co_return bad_request(outcome.error().detail);
+    const auto now_s =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    RateLimitResponse response;
+    if (outcome->plan.never_admitted) {
+        build_never_admitted_response(outcome->plan, now_s, response);
+    } else {
+        build_response(outcome->decision, outcome->plan, now_s, response, headers);
+    }
+    http::RlsJsonAnswer answer;
+    if (!google::protobuf::util::MessageToJsonString(response, &answer.body).ok())
+        co_return http::RlsJsonAnswer{500, ""};
+    answer.status = response.overall_code() == RateLimitResponse::OVER_LIMIT ? 429
+                    : response.overall_code() == RateLimitResponse::OK       ? 200
+                                                                             : 500;
+    co_return answer;
+}
+
+}  // namespace
+
+http::RlsJson make_rls_json(RequestLimits limits, ResponseHeaders headers) {
+    return [limits, headers](const door::Doors& doors, std::string_view body) {
+        // The body is copied into the coroutine: it outlives nothing it points
+        // into.
+        return answer_json(doors, std::string(body), limits, headers);
+    };
+}
+
+}  // namespace ratelimitd::rls

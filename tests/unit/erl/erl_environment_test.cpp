@@ -1,0 +1,190 @@
+// ERL's environment -> ratelimitd's settings: the overlay the precedence code reads, the runtime
+// layout, the listeners, and the warnings said at start.
+#include "erl_env_fixture.hpp"
+
+#include "ratelimitd/config/command_line.hpp"
+#include "ratelimitd/erl/erl_environment.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace ratelimitd::erl {
+namespace {
+
+ErlMode mapped(const std::map<std::string, std::string>& vars) {
+    auto mode = map_erl_environment(testing::lookup(vars), "/srv");
+    EXPECT_TRUE(mode.has_value()) << (mode ? "" : mode.error().detail);
+    return mode ? *mode : ErlMode{};
+}
+
+// A Deployment manifest's variables give ERL's defaults wherever it sets nothing.
+TEST(ErlEnvironment, ADeploymentsVariablesMapToOurSettingsWithErlsDefaults) {
+    const auto vars = testing::deployment_env();
+    const ErlMode mode = mapped(vars);
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_REDIS_URL"), "redis://redis:6379");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_LISTEN"), "0.0.0.0:8080");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_GRPC_LISTEN"), "0.0.0.0:8081");
+    EXPECT_EQ(mode.debug_listen, "0.0.0.0:6070");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_LOG_LEVEL"), "debug");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_LOG_FORMAT"), "text");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_GRPC_MAX_CONNECTION_AGE"), "86400000ms");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_DENIAL_CACHE"), "off");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_ENVOY_KEY_LAYOUT"), "envoyproxy-ratelimit");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_ENVOY_EXPIRATION_JITTER"), "300s");
+    EXPECT_EQ(mode.overlay.count("RATELIMITD_GRPC_TLS"), 0u);
+    EXPECT_TRUE(mode.charge_denied) << "STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT defaults to false";
+    ASSERT_TRUE(mode.runtime.has_value());
+    EXPECT_EQ(mode.runtime->config_directory(), "/data/ratelimit/config");
+    EXPECT_FALSE(mode.runtime->watch_root);
+    EXPECT_TRUE(mode.runtime->ignore_dot_files);
+    EXPECT_FALSE(mode.prometheus_listen.has_value());
+    EXPECT_TRUE(mode.warnings.empty()) << mode.warnings.front();
+}
+
+// The overlay goes through the ordinary precedence code: its values are checked there.
+TEST(ErlEnvironment, TheOverlayFeedsTheOrdinaryPrecedence) {
+    const auto vars = testing::deployment_env();
+    const ErlMode mode = mapped(vars);
+    const std::map<std::string, std::string> process{{"RATELIMITD_ADMIN_TOKEN", "0123456789abcdef0123"}};
+    const auto env = overlay_lookup(mode, testing::lookup(process));
+    const auto settings = config::apply_precedence(config::CommandLine{}, {}, env);
+    ASSERT_TRUE(settings.has_value()) << settings.error().detail;
+    EXPECT_EQ(settings->listen_host, "0.0.0.0");
+    EXPECT_EQ(settings->listen_port, 8080);
+    EXPECT_EQ(settings->grpc_listen, "0.0.0.0:8081");
+    EXPECT_EQ(settings->redis_url, "redis://redis:6379");
+    EXPECT_EQ(settings->log_level, "debug");
+    EXPECT_FALSE(settings->denial_cache);
+    EXPECT_EQ(settings->admin_token, "0123456789abcdef0123") << "ordinary RATELIMITD_* variables still apply";
+}
+
+TEST(ErlEnvironment, UseStatsdAtItsDefaultWarnsAndStarts) {
+    auto vars = testing::deployment_env();
+    vars.erase("USE_STATSD");
+    const ErlMode mode = mapped(vars);
+    ASSERT_EQ(mode.warnings.size(), 1u);
+    EXPECT_NE(mode.warnings[0].find("USE_STATSD=true (its default): statsd is not supported"), std::string::npos);
+}
+
+TEST(ErlEnvironment, RedisTypesAuthAndTlsMakeOurUrls) {
+    auto vars = testing::deployment_env();
+    vars["REDIS_AUTH"] = "p@ss:w/rd";
+    vars["REDIS_TLS"] = "true";
+    vars["REDIS_TLS_CACERT"] = "/certs/ca.crt";
+    EXPECT_EQ(mapped(vars).overlay.at("RATELIMITD_REDIS_URL"), "rediss://p%40ss:w%2Frd@redis:6379");
+    EXPECT_EQ(mapped(vars).overlay.at("RATELIMITD_REDIS_TLS_CA"), "/certs/ca.crt");
+    vars.erase("REDIS_TLS");
+    vars["REDIS_AUTH"] = "secret";
+    vars["REDIS_TYPE"] = "cluster";
+    vars["REDIS_URL"] = "10.0.0.1:7000, 10.0.0.2:7000";
+    EXPECT_EQ(mapped(vars).overlay.at("RATELIMITD_REDIS_URL"), "redis-cluster://:secret@10.0.0.1:7000,10.0.0.2:7000");
+    vars["REDIS_TYPE"] = "SENTINEL";
+    vars["REDIS_URL"] = "mymaster,10.0.0.1:26379,10.0.0.2:26379";
+    vars["REDIS_SENTINEL_AUTH"] = "s3";
+    EXPECT_EQ(mapped(vars).overlay.at("RATELIMITD_REDIS_URL"),
+              "redis-sentinel://:secret@10.0.0.1:26379,10.0.0.2:26379/mymaster?sentinel_password=s3");
+    vars["REDIS_URL"] = "10.0.0.1:26379";
+    const auto refused = map_erl_environment(testing::lookup(vars), "/");
+    ASSERT_FALSE(refused.has_value());
+    EXPECT_EQ(refused.error().detail.rfind("REDIS_URL: REDIS_TYPE=sentinel expects", 0), 0u);
+}
+
+TEST(ErlEnvironment, ASecretIsNeverEchoed) {
+    auto vars = testing::deployment_env();
+    vars["REDIS_URL"] = "redis-without-port";
+    vars["REDIS_AUTH"] = "hunter2-secret";
+    const auto refused = map_erl_environment(testing::lookup(vars), "/");
+    ASSERT_FALSE(refused.has_value());
+    EXPECT_EQ(refused.error().detail.find("hunter2"), std::string::npos);
+}
+
+TEST(ErlEnvironment, UnixSocketsAtTheirDefaultAreRefusedByName) {
+    std::map<std::string, std::string> vars{{"USE_STATSD", "false"}};
+    const auto refused = map_erl_environment(testing::lookup(vars), "/");
+    ASSERT_FALSE(refused.has_value());
+    EXPECT_EQ(refused.error().detail.rfind("REDIS_SOCKET_TYPE: unix (its default) is not supported", 0), 0u)
+        << refused.error().detail;
+}
+
+TEST(ErlEnvironment, StopCacheKeyIncrementRefusesDeniedCalls) {
+    auto vars = testing::deployment_env();
+    vars["STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT"] = "true";
+    EXPECT_FALSE(mapped(vars).charge_denied);
+}
+
+TEST(ErlEnvironment, ListenersPrometheusAndLogging) {
+    auto vars = testing::deployment_env();
+    vars["HOST"] = "::";
+    vars["PORT"] = "9080";
+    vars["DEBUG_HOST"] = "127.0.0.1";
+    vars["USE_PROMETHEUS"] = "true";
+    vars["PROMETHEUS_ADDR"] = ":19001";
+    vars["LOG_LEVEL"] = "WARNING";
+    vars["LOG_FORMAT"] = "JSON";
+    vars["RUNTIME_ROOT"] = "runtime";  // relative: from the working directory
+    const ErlMode mode = mapped(vars);
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_LISTEN"), "[::]:9080");
+    EXPECT_EQ(mode.debug_listen, "127.0.0.1:6070");
+    EXPECT_EQ(mode.prometheus_listen, "0.0.0.0:19001");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_LOG_LEVEL"), "warn");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_LOG_FORMAT"), "json");
+    EXPECT_EQ(mode.runtime->root, "/srv/runtime");
+}
+
+// Envoy Gateway's managed rate limit Deployment (internal/infrastructure/kubernetes/ratelimit/
+// resource.go): xDS config, TLS on the gRPC listener and to the control plane, Prometheus.
+TEST(ErlEnvironment, EnvoyGatewaysDeploymentIsAccepted) {
+    const std::map<std::string, std::string> vars{
+        {"RUNTIME_ROOT", "/data"},
+        {"RUNTIME_SUBDIRECTORY", "ratelimit"},
+        {"RUNTIME_IGNOREDOTFILES", "true"},
+        {"RUNTIME_WATCH_ROOT", "false"},
+        {"LOG_LEVEL", "info"},
+        {"USE_STATSD", "false"},
+        {"CONFIG_TYPE", "GRPC_XDS_SOTW"},
+        {"CONFIG_GRPC_XDS_SERVER_URL", "envoy-gateway:18001"},
+        {"CONFIG_GRPC_XDS_NODE_ID", "envoy-ratelimit"},
+        {"GRPC_SERVER_USE_TLS", "true"},
+        {"GRPC_SERVER_TLS_CERT", "/certs/tls.crt"},
+        {"GRPC_SERVER_TLS_KEY", "/certs/tls.key"},
+        {"GRPC_SERVER_TLS_CA_CERT", "/certs/ca.crt"},  // not one of ERL's variables: ERL ignores it too
+        {"CONFIG_GRPC_XDS_SERVER_USE_TLS", "true"},
+        {"CONFIG_GRPC_XDS_CLIENT_TLS_CERT", "/certs/tls.crt"},
+        {"CONFIG_GRPC_XDS_CLIENT_TLS_KEY", "/certs/tls.key"},
+        {"CONFIG_GRPC_XDS_SERVER_TLS_CACERT", "/certs/ca.crt"},
+        {"FORCE_START_WITHOUT_INITIAL_CONFIG", "true"},
+        {"REDIS_SOCKET_TYPE", "tcp"},
+        {"REDIS_URL", "redis.redis-system.svc.cluster.local:6379"},
+        {"USE_PROMETHEUS", "true"},
+        {"PROMETHEUS_ADDR", ":19001"},
+        {"PROMETHEUS_MAPPER_YAML", "/etc/statsd-exporter/conf.yaml"},
+    };
+    const ErlMode mode = mapped(vars);
+    EXPECT_FALSE(mode.runtime.has_value()) << "xDS: no runtime directory";
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_XDS_SERVER"), "envoy-gateway:18001");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_XDS_NODE_ID"), "envoy-ratelimit");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_XDS_TLS"), "on");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_XDS_TLS_CA"), "/certs/ca.crt");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_XDS_TLS_CERT"), "/certs/tls.crt");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_XDS_TLS_KEY"), "/certs/tls.key");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_XDS_RETRY_INTERVAL"), "3000ms");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_GRPC_TLS"), "on");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_GRPC_TLS_CERT"), "/certs/tls.crt");
+    EXPECT_EQ(mode.overlay.count("RATELIMITD_GRPC_TLS_CLIENT_CA"), 0u);
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_REDIS_URL"), "redis://redis.redis-system.svc.cluster.local:6379");
+    EXPECT_EQ(mode.prometheus_listen, "0.0.0.0:19001");
+    ASSERT_EQ(mode.warnings.size(), 1u);
+    EXPECT_NE(mode.warnings[0].find("PROMETHEUS_MAPPER_YAML"), std::string::npos);
+}
+
+TEST(ErlEnvironment, StartedAsRatelimit) {
+    EXPECT_TRUE(started_as_ratelimit("/bin/ratelimit"));
+    EXPECT_TRUE(started_as_ratelimit("ratelimit"));
+    EXPECT_FALSE(started_as_ratelimit("/usr/bin/ratelimitd"));
+    EXPECT_FALSE(started_as_ratelimit("/bin/ratelimit/x"));
+    EXPECT_FALSE(started_as_ratelimit(nullptr));
+}
+
+}  // namespace
+}  // namespace ratelimitd::erl
