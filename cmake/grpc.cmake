@@ -48,4 +48,4 @@ target_link_libraries(rl_grpc_proto PUBLIC gRPC::grpc++ protobuf::libprotobuf)
 rl_module(rl_grpc grpc)
 # OpenSSL::Crypto: the start-time check of the grpc_tls files (tls_options.cpp); the TLS
 # itself is gRPC's.
-target_link_libraries(rl_grpc PUBLIC rl_door rl_headers rl_http rl_grpc_proto PRIVATE spdlog::spdlog fmt::fmt OpenSSL::Crypto)
+target_link_libraries(rl_grpc PUBLIC rl_door rl_headers rl_grpc_proto PRIVATE spdlog::spdlog fmt::fmt OpenSSL::Crypto)

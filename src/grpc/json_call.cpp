@@ -17,12 +17,12 @@ using envoy::service::ratelimit::v3::RateLimitResponse;
 
 namespace {
 
-http::RlsJsonAnswer bad_request(std::string_view why) {
+door::RlsJsonAnswer bad_request(std::string_view why) {
     spdlog::debug("POST /json refused: {}", why);
     return {400, "Bad Request\n"};
 }
 
-net::awaitable<http::RlsJsonAnswer> answer_json(const door::Doors& doors, std::string body, RequestLimits limits,
+net::awaitable<door::RlsJsonAnswer> answer_json(const door::Doors& doors, std::string body, RequestLimits limits,
                                                 ResponseHeaders headers) {
     RateLimitRequest request;
     const auto parsed = google::protobuf::util::JsonStringToMessage(body, &request);
@@ -39,9 +39,9 @@ net::awaitable<http::RlsJsonAnswer> answer_json(const door::Doors& doors, std::s
     } else {
         build_response(outcome->decision, outcome->plan, now_s, response, headers);
     }
-    http::RlsJsonAnswer answer;
+    door::RlsJsonAnswer answer;
     if (!google::protobuf::util::MessageToJsonString(response, &answer.body).ok())
-        co_return http::RlsJsonAnswer{500, ""};
+        co_return door::RlsJsonAnswer{500, ""};
     answer.status = response.overall_code() == RateLimitResponse::OVER_LIMIT ? 429
                     : response.overall_code() == RateLimitResponse::OK       ? 200
                                                                              : 500;
@@ -50,7 +50,7 @@ net::awaitable<http::RlsJsonAnswer> answer_json(const door::Doors& doors, std::s
 
 }  // namespace
 
-http::RlsJson make_rls_json(RequestLimits limits, ResponseHeaders headers) {
+door::RlsJson make_rls_json(RequestLimits limits, ResponseHeaders headers) {
     return [limits, headers](const door::Doors& doors, std::string_view body) {
         // The body is copied into the coroutine: it outlives nothing it points
         // into.

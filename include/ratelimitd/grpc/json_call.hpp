@@ -5,15 +5,15 @@
 
 #include "ratelimitd/grpc/request_codec.hpp"
 #include "ratelimitd/grpc/response_headers.hpp"
-#include "ratelimitd/http/router.hpp"
+#include "ratelimitd/door/rls_json.hpp"
 
 namespace ratelimitd::rls {
 
-/// The handler http::RouterOptions::rls_json takes: the body parsed as protobuf
+/// The handler the HTTP router's rls_json option takes: the body parsed as protobuf
 /// JSON (unknown fields refused, as envoyproxy/ratelimit's protojson does),
 /// checked against `limits` like a gRPC call, decided, and answered 200 (OK),
 /// 429 (OVER_LIMIT) or 500 (UNKNOWN) with the response in protobuf JSON; 400
 /// "Bad Request" for a body that is no valid call.
-http::RlsJson make_rls_json(RequestLimits limits = {}, ResponseHeaders headers = ResponseHeaders::ietf);
+door::RlsJson make_rls_json(RequestLimits limits = {}, ResponseHeaders headers = ResponseHeaders::ietf);
 
 }  // namespace ratelimitd::rls

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ratelimitd/door/doors.hpp"
+#include "ratelimitd/door/rls_json.hpp"
 #include "ratelimitd/http/endpoints.hpp"
 #include "ratelimitd/http/types.hpp"
 #include "ratelimitd/service/check_service.hpp"
@@ -19,13 +20,8 @@ namespace ratelimitd::http {
 /// Which checks the access log records (one line per check, rate-limited).
 enum class AccessLogMode { off, denied, all };
 
-/// What `POST /json` answers (envoyproxy/ratelimit's HTTP form of ShouldRateLimit).
-struct RlsJsonAnswer {
-    unsigned status = 200;  ///< 200 OK, 429 OVER_LIMIT, 400 a malformed call, 500 UNKNOWN
-    std::string body;       ///< RateLimitResponse as protobuf JSON, or the error's text
-};
-/// Decides one `POST /json` body on the lane's doors (the gRPC module provides it: its codec).
-using RlsJson = std::function<boost::asio::awaitable<RlsJsonAnswer>(const door::Doors&, std::string_view body)>;
+using door::RlsJson;
+using door::RlsJsonAnswer;
 
 /// `GET /healthcheck` as envoyproxy/ratelimit answers it: 200 "OK", else 500.
 struct HealthcheckOptions {
