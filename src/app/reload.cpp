@@ -13,9 +13,11 @@
 namespace ratelimitd::app {
 
 void reload_config(const std::string& path, policy::RegistryHandle& registry, const store::Backend& backend,
-                   service::Metrics& metrics, const WarningContext& warnings) {
+                   service::Metrics& metrics, const WarningContext& warnings, const policy::LoadOptions& load,
+                   const std::function<void(policy::Registry&)>& overlay) {
     try {
-        auto next = policy::load_config(path);
+        auto next = policy::load_config(path, load);
+        if (overlay) overlay(next.registry);
         if (auto refusal = backend.refusal(next.registry)) {
             metrics.count_reload(false);
             spdlog::error("reload refused, the previous config keeps serving: {}: {}", path, *refusal);
