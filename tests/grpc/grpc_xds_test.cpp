@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <csignal>
 #include <thread>
 
 namespace ratelimitd::test {
@@ -120,6 +121,14 @@ TEST(GrpcXds, TheFirstConfigIsAwaitedThenServedAndEnforcedExactly) {
     ASSERT_TRUE(wait_until([&] { return s.ready(); }, 10s)) << s.server.process().log();
     expect_exact(s.fire("user", "u1"), 5);
     EXPECT_EQ(redis.integer({"DBSIZE"}), 1) << "one counter: one user";
+
+    // A reload of the file (SIGHUP) keeps the control plane's domains in force.
+    s.server.write_config("prefix: rl\npolicies:\n  p: {algorithm: fixed_window, limit: 1, window: 1s}\n");
+    s.server.process().signal(SIGHUP);
+    ASSERT_FALSE(s.server.process().wait_for_log("reloaded path=", 10s).empty()) << s.server.process().log();
+    EXPECT_EQ(s.limit_of("probe", "v1"), 1000u);
+    expect_exact(s.fire("user", "u2"), 5);
+    EXPECT_TRUE(s.ready());
 }
 
 TEST(GrpcXds, UpdatesInvalidConfigsAndAControlPlaneThatGoesAwayAndComesBack) {
