@@ -184,6 +184,29 @@ TEST(GrpcXds, UpdatesInvalidConfigsAndAControlPlaneThatGoesAwayAndComesBack) {
     expect_exact(s.fire("user", "u5"), 2);
 }
 
+// A control plane sending more than xds_max_message_bytes: the stream ends before the message is
+// parsed, the config in force keeps serving, and the reconnections are paced by the backoff.
+TEST(GrpcXds, AnOversizedMessageEndsTheStreamAndTheConfigInForceStays) {
+    RedisServer redis;
+    XdsControlPlane cp;
+    cp.set("v1", {edge_at("v1", 3)});
+    XdsSidecar s(cp, redis.url(), {"--xds-max-message-bytes", "1024"});
+    ASSERT_TRUE(cp.await_reply(cp.current_nonce(), 10s)) << s.server.process().log();
+    ASSERT_TRUE(wait_until([&] { return s.limit_of("probe", "v1") == 1000; }, 10s));
+    std::vector<std::tuple<std::string, std::string, std::uint32_t>> many;
+    for (int i = 0; i < 200; ++i) many.emplace_back("k", "value-" + std::to_string(i), 1);
+    const auto sent = std::chrono::steady_clock::now();
+    cp.set("v2", {rls_config("edge", many)});
+    EXPECT_FALSE(s.server.process().wait_for_log("larger than max", 10s).empty()) << s.server.process().log();
+    // The streams opened again are answered the same message: none is ever taken, and they are
+    // paced: at least xds_backoff_initial (100ms) before each of the three after the first.
+    EXPECT_GE(cp.await_streams(4, 10s).size(), 4u);
+    EXPECT_GE(std::chrono::steady_clock::now() - sent, 300ms);
+    EXPECT_FALSE(cp.await_reply(cp.current_nonce(), 10ms));
+    expect_exact(s.fire("user", "u1"), 3);
+    EXPECT_EQ(s.limit_of("probe", "v1"), 1000u);
+}
+
 TEST(GrpcXds, TheControlPlaneIsReachedOverTlsWithAClientCertificate) {
     GrpcTlsCerts certs;
     RedisServer redis;
