@@ -55,7 +55,8 @@ void log_settings(const Settings& settings) {
 
 WarningContext warning_context(const Settings& settings) {
     return {.secret_from_environment = settings.hash_secret.has_value(),
-            .grpc_serving = settings.grpc_listen.has_value()};
+            .grpc_serving = settings.grpc_listen.has_value(),
+            .domains_from_xds = settings.xds_server.has_value()};
 }
 
 // The store the settings name, or nothing after an error line (a bad URL, a config the store refuses).

@@ -36,7 +36,8 @@ int check_config(const app::CommandLine& cl, const app::EnvLookup& env) {
         // Valid, but maybe limiting less than it seems to: said here as at start.
         const app::WarningContext context{
             .secret_from_environment = settings && settings->hash_secret.has_value(),
-            .grpc_serving = settings && settings->grpc_listen.has_value()};
+            .grpc_serving = settings && settings->grpc_listen.has_value(),
+            .domains_from_xds = settings && settings->xds_server.has_value()};
         for (const auto& warning : app::config_warnings(config.registry, context)) {
             std::fprintf(stderr, "%s: warning: %s\n", cl.file.c_str(), warning.c_str());
         }
