@@ -13,9 +13,14 @@ set(grpc_protos
   envoy/config/core/v3/base.proto
   envoy/extensions/common/ratelimit/v3/ratelimit.proto
   envoy/service/ratelimit/v3/rls.proto
-  grpc/health/v1/health.proto)
-# Messages only for the two imported files; services (and their .grpc.pb.*) for the others.
-set(grpc_service_protos envoy/service/ratelimit/v3/rls.proto grpc/health/v1/health.proto)
+  grpc/health/v1/health.proto
+  google/rpc/status.proto
+  envoy/service/discovery/v3/discovery.proto
+  envoy/service/discovery/v3/ads.proto
+  ratelimit/config/ratelimit/v3/rls_conf.proto)
+# Messages only for the imported files; services (and their .grpc.pb.*) for the others.
+set(grpc_service_protos envoy/service/ratelimit/v3/rls.proto grpc/health/v1/health.proto
+  envoy/service/discovery/v3/ads.proto)
 
 set(grpc_gen_sources)
 foreach(proto ${grpc_protos})
@@ -49,3 +54,8 @@ rl_module(rl_grpc grpc)
 # OpenSSL::Crypto: the start-time check of the grpc_tls files (tls_options.cpp); the TLS
 # itself is gRPC's.
 target_link_libraries(rl_grpc PUBLIC rl_door rl_headers rl_grpc_proto PRIVATE spdlog::spdlog fmt::fmt OpenSSL::Crypto)
+
+# The xDS config source (src/xds/): an ADS client of the control plane, and the conversion of
+# its RateLimitConfig resources into the registry's Envoy domains.
+rl_module(rl_xds xds)
+target_link_libraries(rl_xds PUBLIC rl_policy rl_grpc_proto PRIVATE spdlog::spdlog fmt::fmt)

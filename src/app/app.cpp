@@ -7,6 +7,7 @@
 #include "ratelimitd/app/reload.hpp"
 #include "ratelimitd/app/server_threads.hpp"
 #include "ratelimitd/app/signals.hpp"
+#include "ratelimitd/app/xds_source.hpp"
 
 #include "ratelimitd/core/clock.hpp"
 #include "ratelimitd/grpc/grpc_server.hpp"
@@ -17,6 +18,7 @@
 #include <spdlog/spdlog.h>
 
 #include <csignal>
+#include <functional>
 #include <optional>
 #include <random>
 
@@ -53,7 +55,8 @@ void log_settings(const Settings& settings) {
 
 WarningContext warning_context(const Settings& settings) {
     return {.secret_from_environment = settings.hash_secret.has_value(),
-            .grpc_serving = settings.grpc_listen.has_value()};
+            .grpc_serving = settings.grpc_listen.has_value(),
+            .domains_from_xds = settings.xds_server.has_value()};
 }
 
 // The store the settings name, or nothing after an error line (a bad URL, a config the store refuses).
@@ -250,6 +253,20 @@ int shut_down(net::io_context& main, std::optional<http::Server>& server, std::u
 
 int run(const Settings& settings, policy::Config config, const RunOptions& run) {
     log_settings(settings);
+    // xds_server: the Envoy domains wait for the control plane (the loader allowed a file without them).
+    std::optional<xds::XdsClientOptions> xds_options;
+    if (settings.xds_server) {
+        auto o = xds_client_options(settings);
+        if (!o) {
+            spdlog::error("{}", o.error().detail);
+            return 1;
+        }
+        xds_options = std::move(*o);
+        config.registry.awaiting_xds = true;
+    } else if (auto o = xds_client_options(settings); !o && o.error().detail != "xds_server: not set") {
+        spdlog::error("{}", o.error().detail);
+        return 1;
+    }
     // Both listeners take descriptors from one open-file limit: each gets its share.
     const auto budget = budget_connections(settings.max_connections,
                                            settings.grpc_listen ? settings.grpc_max_connections : 0);
@@ -263,10 +280,16 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     service::TopBoard top({.k = settings.top_k, .window = settings.top_window});
     auto options = router_options(settings, *backend, *registry.current(), run);
     rls::GrpcMetrics grpc_metrics;
-    if (settings.grpc_listen) options.extra_metrics = [&grpc_metrics] { return grpc_metrics.render(); };
+    std::unique_ptr<XdsSource> xds;
+    options.ready_before_xds_config = settings.xds_force_start;
+    options.extra_metrics = [&grpc_metrics, &xds, grpc = settings.grpc_listen.has_value()] {
+        return (grpc ? grpc_metrics.render() : std::string()) + (xds ? xds->metrics().render() : std::string());
+    };
 
     // The main thread accepts connections and handles signals; the server threads serve sessions.
     net::io_context main_ioc(1);
+    // Made before the threads read `xds` (the metrics); the backend object outlives the move below.
+    if (xds_options) xds = std::make_unique<XdsSource>(main_ioc, std::move(*xds_options), registry, *backend);
     auto threads = std::make_unique<ServerThreads>(std::move(backend), settings.threads,
                                                    Serving{registry, metrics, options, settings.top_k > 0 ? &top : nullptr});
     auto server = listen(main_ioc, settings, threads->lanes(), budget.http);
@@ -284,17 +307,31 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
                      settings.grpc_tls_client_ca.empty() ? "" : " client_certificates=required");
     }
 
+    if (xds) {
+        xds->start();
+        spdlog::info("xds: the Envoy domains come from {} node={} tls={}{}", *settings.xds_server,
+                     settings.xds_node_id, settings.xds_tls ? "on" : "off",
+                     settings.xds_force_start ? "" : " (not ready until its first config)");
+    }
+
+    const policy::LoadOptions load{.envoy_rules_from_xds = settings.xds_server.has_value()};
     SignalHandler signals(main_ioc, *server, [&] {
+        std::function<void(policy::Registry&)> overlay;
+        if (xds) overlay = [&xds](policy::Registry& r) { xds->overlay(r); };
         if (run.load) {
-            reload_config(run.config_name, run.load, registry, threads->backend(), metrics, warning_context(settings));
+            reload_config(run.config_name, run.load, registry, threads->backend(), metrics, warning_context(settings),
+                          overlay);
         } else {
-            reload_config(settings.config_path, registry, threads->backend(), metrics, warning_context(settings));
+            reload_config(settings.config_path, registry, threads->backend(), metrics, warning_context(settings),
+                          load, overlay);
         }
     });
     signals.start();
     std::optional<ConfigWatcher> watcher;
     watch_config(main_ioc, settings, run, watcher);
     main_ioc.run();
+    // The client's thread posts to main_ioc: stopped before anything it names goes.
+    if (xds) xds->stop();
     return shut_down(main_ioc, server, threads, grpc, extras);
 }
 

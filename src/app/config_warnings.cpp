@@ -35,7 +35,7 @@ std::vector<std::string> config_warnings(const policy::Registry& registry, const
             "per-process key, so one key is a different tenant on each ratelimitd instance and after every "
             "restart; set the same secret everywhere for shared limits");
     }
-    if (context.grpc_serving && (!registry.domains || registry.domains->by_name.empty())) {
+    if (context.grpc_serving && !context.domains_from_xds && (!registry.domains || registry.domains->by_name.empty())) {
         out.emplace_back(
             "grpc_listen is set but the config defines no Envoy domain (domains: or envoy_config:): every "
             "ShouldRateLimit call is answered OK without any limit");

@@ -19,11 +19,16 @@ using namespace ratelimitd;
 
 namespace {
 
+// What the file is read with: xds_server set by a flag or the environment lets it hold no rules.
+policy::LoadOptions load_options(const app::CommandLine& cl, const app::EnvLookup& env) {
+    return {.envoy_rules_from_xds = config::setting_text("xds-server", cl, env).has_value()};
+}
+
 // --check-config FILE: exit 0 (with the config's warnings on stderr) when it would be served,
 // 1 naming the refusal otherwise.
 int check_config(const app::CommandLine& cl, const app::EnvLookup& env) {
     try {
-        auto config = policy::load_config(cl.file);
+        auto config = policy::load_config(cl.file, load_options(cl, env));
         // The store the file (or RATELIMITD_REDIS_URL) names decides what the registry may ask.
         const auto settings = app::resolve_settings(cl, config.settings, env);
         if (settings) {
@@ -35,7 +40,8 @@ int check_config(const app::CommandLine& cl, const app::EnvLookup& env) {
         // Valid, but maybe limiting less than it seems to: said here as at start.
         const app::WarningContext context{
             .secret_from_environment = settings && settings->hash_secret.has_value(),
-            .grpc_serving = settings && settings->grpc_listen.has_value()};
+            .grpc_serving = settings && settings->grpc_listen.has_value(),
+            .domains_from_xds = settings && settings->xds_server.has_value()};
         for (const auto& warning : app::config_warnings(config.registry, context)) {
             std::fprintf(stderr, "%s: warning: %s\n", cl.file.c_str(), warning.c_str());
         }
@@ -136,7 +142,7 @@ int main(int argc, char** argv) {
     }
     policy::Config config;
     try {
-        config = policy::load_config(*path);
+        config = policy::load_config(*path, load_options(*cl, env));
     } catch (const policy::ConfigError& e) {
         std::fprintf(stderr, "ratelimitd: %s\n", e.what());
         return 1;

@@ -13,15 +13,19 @@
 namespace ratelimitd::app {
 
 void reload_config(const std::string& path, policy::RegistryHandle& registry, const store::Backend& backend,
-                   service::Metrics& metrics, const WarningContext& warnings) {
-    reload_config(path, [&path] { return policy::load_config(path); }, registry, backend, metrics, warnings);
+                   service::Metrics& metrics, const WarningContext& warnings, const policy::LoadOptions& load,
+                   const std::function<void(policy::Registry&)>& overlay) {
+    reload_config(
+        path, [&path, &load] { return policy::load_config(path, load); }, registry, backend, metrics, warnings,
+        overlay);
 }
 
 void reload_config(const std::string& path, const std::function<policy::Config()>& load,
                    policy::RegistryHandle& registry, const store::Backend& backend, service::Metrics& metrics,
-                   const WarningContext& warnings) {
+                   const WarningContext& warnings, const std::function<void(policy::Registry&)>& overlay) {
     try {
         auto next = load();
+        if (overlay) overlay(next.registry);
         if (auto refusal = backend.refusal(next.registry)) {
             metrics.count_reload(false);
             spdlog::error("reload refused, the previous config keeps serving: {}: {}", path, *refusal);

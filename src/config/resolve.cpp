@@ -66,6 +66,12 @@ result<Settings> apply_precedence(const CommandLine& cl, const FileSettings& fil
     return s;
 }
 
+std::optional<std::string> setting_text(std::string_view flag, const CommandLine& cl, const EnvLookup& env) {
+    const SettingRow* row = find_setting_by_flag(flag);
+    if (row == nullptr) return std::nullopt;
+    return text_of(*row, cl, env);
+}
+
 std::optional<std::string> config_path(const CommandLine& cl, const EnvLookup& env) {
     if (cl.command == Command::check_config) return cl.file;
     const SettingRow* row = find_setting_by_flag("config");

@@ -175,7 +175,88 @@ result<SettingValue> file_fraction(const ConfigTree& v) {
     return SettingValue(v.get<double>());
 }
 
+result<SettingValue> text_number(const SettingRow& row, const std::string& text) {
+    double x = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+    if (ec != std::errc{} || end != text.data() + text.size() || !(x >= static_cast<double>(row.lo)) ||
+        !(x <= static_cast<double>(row.hi))) {
+        return bad(std::string(row.label()) + ": expected a number " + std::to_string(row.lo) + ".." +
+                   std::to_string(row.hi) + ", got \"" + text + "\"");
+    }
+    return SettingValue(x);
+}
+
+result<SettingValue> file_number(const SettingRow& row, const ConfigTree& v) {
+    if (!v.is_number() || !(v.get<double>() >= static_cast<double>(row.lo)) ||
+        !(v.get<double>() <= static_cast<double>(row.hi))) {
+        return bad("expected a number " + std::to_string(row.lo) + ".." + std::to_string(row.hi) + ", got " +
+                   describe(v));
+    }
+    return SettingValue(v.get<double>());
+}
+
+char pair_separator(const SettingRow& row) { return row.type == SettingType::headers ? ':' : '='; }
+
+result<SettingValue> text_pairs(const SettingRow& row, const std::string& text) {
+    auto pairs = parse_pairs(text, pair_separator(row), row.label());
+    if (!pairs) return pairs.error();
+    return SettingValue(text);
+}
+
+result<SettingValue> file_pairs(const SettingRow& row, const ConfigTree& v) {
+    if (!v.is_string()) return bad("expected text such as \"a" + std::string(1, pair_separator(row)) + "b\", got " + describe(v));
+    // The caller names the key: the message drops the name parse_pairs puts first.
+    auto pairs = parse_pairs(v.get_ref<const std::string&>(), pair_separator(row), "");
+    if (!pairs) return bad(pairs.error().detail.substr(2));
+    return SettingValue(v.get<std::string>());
+}
+
+bool is_header_name_byte(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+}
+
+bool is_printable(std::string_view s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
+}
+
 }  // namespace
+
+result<std::vector<std::pair<std::string, std::string>>> parse_pairs(std::string_view text, char separator,
+                                                                     std::string_view name) {
+    const bool header = separator == ':';
+    const std::string what = header ? "NAME:VALUE" : "KEY=VALUE";
+    std::vector<std::pair<std::string, std::string>> out;
+    std::size_t start = 0;
+    for (std::size_t index = 0; start <= text.size(); ++index) {
+        auto comma = text.find(',', start);
+        if (comma == std::string_view::npos) comma = text.size();
+        const std::string_view item = text.substr(start, comma - start);
+        start = comma + 1;
+        if (item.find_first_not_of(" \t") == std::string_view::npos) continue;
+        const std::string at = std::string(name) + ": item " + std::to_string(index + 1) + ": ";
+        const auto sep = item.find(separator);
+        if (sep == std::string_view::npos || sep == 0) {
+            return bad(at + "expected " + what + " (items separated by ','), got no " +
+                       (sep == 0 ? std::string(header ? "name" : "key") : "'" + std::string(1, separator) + "'"));
+        }
+        std::string key(item.substr(0, sep));
+        const std::string value(item.substr(sep + 1));
+        if (header) {
+            std::transform(key.begin(), key.end(), key.begin(),
+                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+            if (key.size() > 64 || !std::all_of(key.begin(), key.end(), is_header_name_byte) || key.starts_with("grpc-")) {
+                return bad(at + "expected a header name of 1..64 bytes of a-z, 0-9, '-', '_', '.' (not grpc-*)");
+            }
+        } else if (key.size() > 256 || !is_printable(key)) {
+            return bad(at + "expected a key of 1..256 printable bytes");
+        }
+        if (value.size() > 4096 || !is_printable(value)) {
+            return bad(at + "expected a value of at most 4096 printable ASCII bytes");
+        }
+        out.emplace_back(std::move(key), value);
+    }
+    return out;
+}
 
 result<SettingValue> text_value(const SettingRow& row, const std::string& text) {
     switch (row.type) {
@@ -195,6 +276,9 @@ result<SettingValue> text_value(const SettingRow& row, const std::string& text) 
             return bad(std::string(row.label()) + ": expected at least " + std::to_string(row.lo) + " bytes");
         }
         return SettingValue(text);
+    case SettingType::number: return text_number(row, text);
+    case SettingType::key_values:
+    case SettingType::headers: return text_pairs(row, text);
     case SettingType::fraction: break;
     }
     return bad(std::string(row.label()) + ": cannot be set from text");
@@ -213,6 +297,9 @@ result<SettingValue> file_value(const SettingRow& row, const ConfigTree& v) {
     }
     case SettingType::secret: return file_secret(row, v);
     case SettingType::fraction: return file_fraction(v);
+    case SettingType::number: return file_number(row, v);
+    case SettingType::key_values:
+    case SettingType::headers: return file_pairs(row, v);
     case SettingType::path:
         if (!v.is_string()) return bad("expected a file path or host name, got " + describe(v));
         return SettingValue(v.get<std::string>());

@@ -19,6 +19,7 @@ std::string_view to_string(errc code) noexcept {
     case errc::bad_script_reply: return "bad_script_reply";
     case errc::too_many_connections: return "too_many_connections";
     case errc::header_too_large: return "header_too_large";
+    case errc::config_pending: return "config_pending";
     }
     return "unknown_error";
 }

@@ -36,7 +36,9 @@ struct Call {
         reactor->Finish(status);  // the last touch: gRPC may free request and response now
     }
     void refuse(const Problem& why) const {
-        finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, why.detail), RlsAnswer::error);
+        // No config from the control plane yet: UNKNOWN, as envoyproxy/ratelimit's service error.
+        const auto code = why.code == errc::config_pending ? grpc::StatusCode::UNKNOWN : grpc::StatusCode::INVALID_ARGUMENT;
+        finish(grpc::Status(code, why.detail), RlsAnswer::error);
     }
 };
 

@@ -85,6 +85,7 @@ bhttp::status status_for(errc code) noexcept {
     case errc::invalid_cost: return bhttp::status::bad_request;
     case errc::payload_too_large: return bhttp::status::payload_too_large;
     case errc::header_too_large: return bhttp::status::request_header_fields_too_large;
+    case errc::config_pending: return bhttp::status::service_unavailable;
     case errc::not_found: return bhttp::status::not_found;
     case errc::method_not_allowed: return bhttp::status::method_not_allowed;
     case errc::too_many_connections: return bhttp::status::service_unavailable;

@@ -180,6 +180,11 @@ net::awaitable<Answer> Router::readyz(const EndpointCall& call) {
             Problem{errc::invalid_request, "query: /readyz takes mode=shared (the default) or mode=sidecar"},
             req.version(), req.keep_alive());
     }
+    // The Envoy domains come from xds_server and none has arrived: Envoy's calls would fail.
+    if (service_.registry()->awaiting_xds && !options_.ready_before_xds_config) {
+        co_return json_response(req, bhttp::status::service_unavailable,
+                                R"({"status":"not_ready","config":"awaiting_xds"})");
+    }
     const bool ok = co_await service_.store().ready();
     // A sidecar answers its own pod's checks by each policy's on_store_error while the store is
     // down; failing its readiness then would take every app pod out of its Service at once.

@@ -44,7 +44,7 @@ std::vector<std::string_view> top_level_keys() {
 /// The top level of the file: the registry's scalar keys here, its sections in their files.
 class RegistryValidator : SchemaChecks {
 public:
-    using SchemaChecks::SchemaChecks;
+    RegistryValidator(const std::string& file, const LoadOptions& options) : SchemaChecks(file), options_(options) {}
 
     Config run(const Json& root) const;
 
@@ -55,6 +55,10 @@ private:
     void read_auth(const Json& root, Registry& reg) const;
     void read_hash_secret(const Json& root, Registry& reg) const;
     FileSettings read_process_settings(const Json& root) const;
+    /// Whether the Envoy domains come from xds_server (the options, or the file's own key).
+    bool rules_from_xds(const Json& root) const;
+
+    const LoadOptions& options_;
 };
 
 Config RegistryValidator::run(const Json& root) const {
@@ -68,8 +72,15 @@ Config RegistryValidator::run(const Json& root) const {
     reg.source_file = file();
     read_prefix(root, reg);
     const LimitsSection limits(file());
-    // A file of Envoy rules only (envoy_config: or domains:) needs no policies of its own.
-    if (find(root, "policies") != nullptr || !EnvoyConfigSection::present(root)) limits.read_policies(root, reg);
+    const bool from_xds = rules_from_xds(root);
+    if (from_xds && EnvoyConfigSection::present(root)) {
+        fail(find(root, "domains") != nullptr ? "domains" : "envoy_config",
+             "not allowed with xds_server (the Envoy domains come from the control plane)");
+    }
+    // A file of Envoy rules only (envoy_config:, domains: or xds_server) needs no policies of its own.
+    if (find(root, "policies") != nullptr || !(from_xds || EnvoyConfigSection::present(root))) {
+        limits.read_policies(root, reg);
+    }
     read_default_policy(root, reg);
     if (const Json* v = find(root, "plans")) limits.read_plans(*v, reg);
     if (const Json* v = find(root, "tenants")) limits.read_tenants(*v, reg);
@@ -86,6 +97,12 @@ Config RegistryValidator::run(const Json& root) const {
 
     cfg.settings = read_process_settings(root);
     return cfg;
+}
+
+bool RegistryValidator::rules_from_xds(const Json& root) const {
+    if (options_.envoy_rules_from_xds) return true;
+    const Json* v = find(root, "xds_server");
+    return v != nullptr && !v->is_null();
 }
 
 void RegistryValidator::read_prefix(const Json& root, Registry& reg) const {
@@ -160,11 +177,11 @@ std::string sha256_hex(std::string_view text) {
 
 }  // namespace
 
-Config parse_config(std::string_view text, const std::string& file_name) {
+Config parse_config(std::string_view text, const std::string& file_name, const LoadOptions& options) {
     const Json tree = read_config_tree(text, file_name);
     Config config;
     try {
-        config = RegistryValidator(file_name).run(tree);
+        config = RegistryValidator(file_name, options).run(tree);
     } catch (const ConfigError&) {
         throw;
     } catch (const std::exception&) {
@@ -177,6 +194,8 @@ Config parse_config(std::string_view text, const std::string& file_name) {
     return config;
 }
 
-Config load_config(const std::string& path) { return parse_config(read_config_file(path), path); }
+Config load_config(const std::string& path, const LoadOptions& options) {
+    return parse_config(read_config_file(path), path, options);
+}
 
 }  // namespace ratelimitd::policy

@@ -216,6 +216,8 @@ RlsPlan unknown_domain_plan(std::shared_ptr<const Registry> registry, const RlsR
 
 result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest& req,
                      std::chrono::system_clock::time_point now) {
+    // envoyproxy/ratelimit's answer before its first config (its service error, same words).
+    if (registry->awaiting_xds) return Problem{errc::config_pending, "no rate limit configuration loaded"};
     auto domain = validate_request(*registry, req);
     if (!domain) return domain.error();
     if (*domain == nullptr) return unknown_domain_plan(std::move(registry), req);

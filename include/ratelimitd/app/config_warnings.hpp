@@ -13,6 +13,7 @@ namespace ratelimitd::app {
 struct WarningContext {
     bool secret_from_environment = false;  ///< RATELIMITD_HASH_SECRET is set
     bool grpc_serving = false;             ///< --grpc-listen is set: Envoy asks for its domains
+    bool domains_from_xds = false;         ///< xds_server is set: the domains are not the file's
 };
 
 /// The warnings of `registry`, in a fixed order; empty when it limits what it seems to:
@@ -20,8 +21,8 @@ struct WarningContext {
 ///   is answered 200 without a limit (ratelimitd_auth_unmatched_total counts them);
 /// - a hashed identity source but no hash secret: each process hashes with its own random
 ///   key, so one API key is a different tenant on each instance and after each restart;
-/// - the gRPC server on but no Envoy domain (`domains:`, `envoy_config:`): every
-///   ShouldRateLimit call is answered OK without a limit.
+/// - the gRPC server on but no Envoy domain (`domains:`, `envoy_config:`) and no xds_server:
+///   every ShouldRateLimit call is answered OK without a limit.
 std::vector<std::string> config_warnings(const policy::Registry& registry, const WarningContext& context);
 
 /// Logs config_warnings() at warn level.

@@ -3,6 +3,7 @@
 
 #include "ratelimitd/app/config_warnings.hpp"
 #include "ratelimitd/policy/registry_handle.hpp"
+#include "ratelimitd/policy/registry_loader.hpp"
 #include "ratelimitd/service/metrics.hpp"
 #include "ratelimitd/store/backend.hpp"
 
@@ -15,14 +16,17 @@ namespace ratelimitd::app {
 /// the store cannot do (Backend::refusal), is refused with an error line and the previous
 /// registry keeps serving. Counts the outcome in `metrics`; after a swap, logs the new
 /// registry's config_warnings. Catches every exception: the process that serves the old
-/// config must not end on a bad reload.
+/// config must not end on a bad reload. `load` is what start read the file with; `overlay`,
+/// when set, adjusts the new registry before it is checked and swapped (xds_server: the
+/// control plane's domains stay in force over a reloaded file).
 void reload_config(const std::string& path, policy::RegistryHandle& registry, const store::Backend& backend,
-                   service::Metrics& metrics, const WarningContext& warnings);
+                   service::Metrics& metrics, const WarningContext& warnings, const policy::LoadOptions& load = {},
+                   const std::function<void(policy::Registry&)>& overlay = {});
 
 /// The same with the registry read by `load` (ERL mode's runtime directory), named `name` in
 /// the log lines.
 void reload_config(const std::string& name, const std::function<policy::Config()>& load,
                    policy::RegistryHandle& registry, const store::Backend& backend, service::Metrics& metrics,
-                   const WarningContext& warnings);
+                   const WarningContext& warnings, const std::function<void(policy::Registry&)>& overlay = {});
 
 }  // namespace ratelimitd::app

@@ -33,6 +33,10 @@ std::vector<std::string_view> file_setting_keys();
 result<Settings> apply_precedence(const CommandLine& cl, const FileSettings& file, const EnvLookup& env,
                                   const Settings& defaults = {});
 
+/// The text the flag `--<flag>` or its variable gives (not the file), needed before the file is
+/// read; nothing when neither is set.
+std::optional<std::string> setting_text(std::string_view flag, const CommandLine& cl, const EnvLookup& env);
+
 /// The config path alone (--check-config, else --config, else RATELIMITD_CONFIG), needed
 /// before the file is read.
 std::optional<std::string> config_path(const CommandLine& cl, const EnvLookup& env);

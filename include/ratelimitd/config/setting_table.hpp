@@ -28,6 +28,9 @@ enum class SettingType {
     on_off,     ///< on/off, yes/no, true/false in any case (the file: also a YAML boolean), a bool
     secret,     ///< at least lo bytes; the value is never echoed
     fraction,   ///< a number from 0 to 1 (file only)
+    number,     ///< a decimal number lo..hi (whole-number bounds)
+    key_values, ///< "KEY=VALUE,KEY=VALUE" (xDS node metadata, envoyproxy/ratelimit's format)
+    headers,    ///< "NAME:VALUE,NAME:VALUE": gRPC metadata names and printable values
 };
 
 /// One setting's value once read: text, whole number, duration, number or switch.

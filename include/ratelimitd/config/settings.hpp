@@ -51,6 +51,23 @@ struct Settings {
     std::string grpc_tls_client_ca;             ///< set: a client certificate it signed is required
     std::string grpc_tls_client_san;            ///< set: the client certificate must name it
     std::chrono::milliseconds grpc_tls_reload_interval{10'000};  ///< how often the files are read again
+    // The xDS config source (docs/envoy.md, "Rules from an xDS control plane").
+    std::optional<std::string> xds_server;      ///< "HOST:PORT" of the control plane; set: domains come from it
+    std::string xds_node_id = "default";        ///< Node.id the control plane keys its snapshot by
+    std::string xds_node_metadata;              ///< "k=v,k2=v2": Node.metadata, string values
+    bool xds_tls = false;                       ///< TLS to the control plane
+    std::string xds_tls_ca;                     ///< CA bundle that signs its certificate; empty: the system's
+    std::string xds_tls_cert;                   ///< client certificate (PEM) shown to it
+    std::string xds_tls_key;                    ///< the client certificate's private key
+    std::string xds_tls_server_san;             ///< name verified in its certificate; empty: the host
+    std::chrono::milliseconds xds_retry_interval{3'000};   ///< one connection attempt's deadline
+    std::chrono::milliseconds xds_backoff_initial{10'000}; ///< least wait before a new stream
+    std::chrono::milliseconds xds_backoff_max{60'000};     ///< most wait before a new stream
+    double xds_backoff_random_factor = 0.5;     ///< the wait's growth per attempt (envoyproxy/ratelimit's)
+    bool xds_backoff_jitter = true;             ///< each wait drawn between the least and its grown value
+    std::size_t xds_max_message_bytes = 4 * 1024 * 1024;  ///< largest DiscoveryResponse taken
+    std::string xds_headers;                    ///< "name:value,...": gRPC metadata on the stream
+    bool xds_force_start = false;               ///< ready (/readyz) before the first config
 
     bool operator==(const Settings&) const = default;
 };
@@ -90,6 +107,22 @@ struct FileSettings {
     std::optional<std::string> grpc_tls_client_ca;
     std::optional<std::string> grpc_tls_client_san;
     std::optional<std::chrono::milliseconds> grpc_tls_reload_interval;
+    std::optional<std::string> xds_server;
+    std::optional<std::string> xds_node_id;
+    std::optional<std::string> xds_node_metadata;
+    std::optional<bool> xds_tls;
+    std::optional<std::string> xds_tls_ca;
+    std::optional<std::string> xds_tls_cert;
+    std::optional<std::string> xds_tls_key;
+    std::optional<std::string> xds_tls_server_san;
+    std::optional<std::chrono::milliseconds> xds_retry_interval;
+    std::optional<std::chrono::milliseconds> xds_backoff_initial;
+    std::optional<std::chrono::milliseconds> xds_backoff_max;
+    std::optional<double> xds_backoff_random_factor;
+    std::optional<bool> xds_backoff_jitter;
+    std::optional<std::int64_t> xds_max_message_bytes;
+    std::optional<std::string> xds_headers;
+    std::optional<bool> xds_force_start;
 
     bool operator==(const FileSettings&) const = default;
 };

@@ -38,6 +38,9 @@ enum class errc {
     unknown_plan,
     /// The request's header block (request line included) is over max_header_bytes (431).
     header_too_large,
+    /// The Envoy domains come from an xDS control plane (xds_server) that has not given a
+    /// config yet. Retrying later may help.
+    config_pending,
 };
 
 /// The stable lower-case name of a code, as it appears in JSON error bodies and logs.

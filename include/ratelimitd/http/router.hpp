@@ -43,6 +43,9 @@ struct RouterOptions {
     /// `POST /json`; unset: the path answers 404 (ERL mode sets it).
     RlsJson rls_json;
     HealthcheckOptions healthcheck;
+    /// xds_force_start: /readyz answers ready before the control plane's first config (else
+    /// 503 {"status":"not_ready","config":"awaiting_xds"} until it is in force).
+    bool ready_before_xds_config = false;
 };
 
 /// The endpoints of one server thread (the table is in endpoints.cpp, with each door's access,
@@ -50,7 +53,8 @@ struct RouterOptions {
 ///   POST|GET /v1/check     decide a check (contract §2)
 ///   any      /v1/auth[/...] a reverse proxy's auth subrequest (contract §6)
 ///   GET      /healthz      200 while the process runs
-///   GET      /readyz       200 when the store answers, else 503 (shared deployments)
+///   GET      /readyz       200 when the store answers, else 503 (shared deployments); 503 in
+///                          both modes while the xDS control plane's first config is awaited
 ///   GET      /readyz?mode=sidecar   200 while the process answers checks, store up or down
 ///   GET      /metrics      Prometheus text format
 ///   POST     /v1/report    charges units after the fact (docs/policies.md); a negative cost

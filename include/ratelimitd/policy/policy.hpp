@@ -188,6 +188,9 @@ struct Registry {
     std::optional<std::string> hash_secret;     ///< key for hashing secret identities
     /// `domains:` and `envoy_config:` (docs/envoy-config.md); null when neither is set.
     std::shared_ptr<const RlsDomains> domains;
+    /// xds_server is set and the control plane has not given a config yet: Envoy's calls are
+    /// answered as envoyproxy/ratelimit answers them without one (errc::config_pending).
+    bool awaiting_xds = false;
     std::string source_sha256;                  ///< SHA-256 of the file text, for /v1/policies
     std::int64_t loaded_at_epoch_s = 0;         ///< when it was loaded
 

@@ -61,6 +61,8 @@ TEST(ConfigWarnings, TheGrpcServerWithoutEnvoyDomainsLimitsNothing) {
     const std::string domain = "domains:\n  - domain: edge\n    descriptors:\n      - key: remote_address\n"
                                "        rate_limit: {unit: second, requests_per_unit: 10}\n";
     EXPECT_TRUE(warnings_of(domain, {.grpc_serving = true}).empty());
+    // xds_server: the domains come from the control plane, none in the file is expected.
+    EXPECT_TRUE(warnings_of("", {.grpc_serving = true, .domains_from_xds = true}).empty());
 }
 
 TEST(ConfigWarnings, BothComeInAFixedOrder) {

@@ -58,6 +58,9 @@ Samples samples(const SettingRow& row) {
         return {"off", "on", false};
     case SettingType::fraction: return {"", "", 0.5};
     case SettingType::path: return {"/a.yaml", "/b.yaml", "/a.yaml"};
+    case SettingType::number: return {"7.5", "2", 7.5};
+    case SettingType::key_values: return {"a=1", "b=2", "a=1"};
+    case SettingType::headers: return {"x-a:1", "x-b:2", "x-a:1"};
     }
     return {};
 }
@@ -219,7 +222,12 @@ TEST(SettingsTable, FileKeysAreTheTableRowsInOrder) {
                                                  "grpc_handshake_timeout", "grpc_idle_timeout",
                                                  "grpc_max_connection_age", "grpc_tls", "grpc_tls_cert",
                                                  "grpc_tls_key", "grpc_tls_client_ca", "grpc_tls_client_san",
-                                                 "grpc_tls_reload_interval"};
+                                                 "grpc_tls_reload_interval", "xds_server", "xds_node_id",
+                                                 "xds_node_metadata", "xds_tls", "xds_tls_ca", "xds_tls_cert",
+                                                 "xds_tls_key", "xds_tls_server_san", "xds_retry_interval",
+                                                 "xds_backoff_initial", "xds_backoff_max",
+                                                 "xds_backoff_random_factor", "xds_backoff_jitter",
+                                                 "xds_max_message_bytes", "xds_headers", "xds_force_start"};
     EXPECT_EQ(file_setting_keys(), expected);
 }
 
@@ -247,6 +255,85 @@ TEST(SettingsTable, GrpcTlsSettingsAreOffByDefaultAndReadFromEverySource) {
     auto interval = resolve({"--grpc-tls-reload-interval", "100ms"}, {});
     ASSERT_FALSE(interval);
     EXPECT_EQ(interval.error().detail.rfind("grpc-tls-reload-interval: expected", 0), 0u) << interval.error().detail;
+}
+
+// One row per variable of envoyproxy/ratelimit's xDS client (CONFIG_GRPC_XDS_*, XDS_CLIENT_*), with
+// its defaults, so its environment maps onto them one to one.
+TEST(SettingsTable, XdsSettingsHaveEnvoyRatelimitsDefaults) {
+    auto s = resolve({}, {});
+    ASSERT_TRUE(s) << s.error().detail;
+    EXPECT_EQ(s->xds_server, std::nullopt);
+    EXPECT_EQ(s->xds_node_id, "default");
+    EXPECT_EQ(s->xds_retry_interval, std::chrono::seconds(3));
+    EXPECT_EQ(s->xds_backoff_initial, std::chrono::seconds(10));
+    EXPECT_EQ(s->xds_backoff_max, std::chrono::seconds(60));
+    EXPECT_EQ(s->xds_backoff_random_factor, 0.5);
+    EXPECT_TRUE(s->xds_backoff_jitter);
+    EXPECT_FALSE(s->xds_tls);
+    EXPECT_FALSE(s->xds_force_start);
+    EXPECT_EQ(s->xds_max_message_bytes, 4u * 1024 * 1024);
+}
+
+TEST(SettingsTable, XdsSettingsAreReadFromEverySource) {
+    const std::map<std::string, std::string> env{
+        {"RATELIMITD_XDS_SERVER", "xds.example:18000"}, {"RATELIMITD_XDS_NODE_ID", "rl-1"},
+        {"RATELIMITD_XDS_NODE_METADATA", "zone=a,team=edge"}, {"RATELIMITD_XDS_TLS", "true"},
+        {"RATELIMITD_XDS_TLS_CA", "/ca.pem"}, {"RATELIMITD_XDS_TLS_CERT", "/c.pem"}, {"RATELIMITD_XDS_TLS_KEY", "/k.pem"},
+        {"RATELIMITD_XDS_TLS_SERVER_SAN", "cp.test"}, {"RATELIMITD_XDS_RETRY_INTERVAL", "1s"},
+        {"RATELIMITD_XDS_BACKOFF_INITIAL", "200ms"}, {"RATELIMITD_XDS_BACKOFF_MAX", "2s"},
+        {"RATELIMITD_XDS_BACKOFF_RANDOM_FACTOR", "2"}, {"RATELIMITD_XDS_BACKOFF_JITTER", "false"},
+        {"RATELIMITD_XDS_MAX_MESSAGE_BYTES", "65536"}, {"RATELIMITD_XDS_HEADERS", "Authorization:Bearer x,x-a:b"},
+        {"RATELIMITD_XDS_FORCE_START", "on"}};
+    auto s = resolve({}, {env.begin(), env.end()});
+    ASSERT_TRUE(s) << s.error().detail;
+    EXPECT_EQ(s->xds_server, "xds.example:18000");
+    EXPECT_EQ(s->xds_node_id, "rl-1");
+    EXPECT_EQ(s->xds_node_metadata, "zone=a,team=edge");
+    EXPECT_TRUE(s->xds_tls);
+    EXPECT_EQ(s->xds_tls_server_san, "cp.test");
+    EXPECT_EQ(s->xds_backoff_initial, std::chrono::milliseconds(200));
+    EXPECT_EQ(s->xds_backoff_random_factor, 2.0);
+    EXPECT_FALSE(s->xds_backoff_jitter);
+    EXPECT_EQ(s->xds_max_message_bytes, 65536u);
+    EXPECT_EQ(s->xds_headers, "Authorization:Bearer x,x-a:b");
+    EXPECT_TRUE(s->xds_force_start);
+    auto file = read_file_settings(ConfigTree{{"xds_server", "127.0.0.1:18000"}, {"xds_backoff_random_factor", 1.5},
+                                              {"xds_headers", "x-a:b"}});
+    ASSERT_TRUE(file) << file.error().detail;
+    EXPECT_EQ(resolve({}, {}, *file)->xds_backoff_random_factor, 1.5);
+}
+
+TEST(SettingsTable, BadXdsValuesAreRefusedNamingTheSetting) {
+    const std::vector<std::pair<std::string, std::string>> bad{
+        {"RATELIMITD_XDS_SERVER", "no-port"},
+        {"RATELIMITD_XDS_NODE_METADATA", "zone:a"},
+        {"RATELIMITD_XDS_NODE_METADATA", "=a"},
+        {"RATELIMITD_XDS_HEADERS", "x-a=b"},
+        {"RATELIMITD_XDS_HEADERS", "bad header:b"},
+        {"RATELIMITD_XDS_HEADERS", "grpc-timeout:1S"},
+        {"RATELIMITD_XDS_HEADERS", "x-a:line\nbreak"},
+        {"RATELIMITD_XDS_BACKOFF_RANDOM_FACTOR", "-1"},
+        {"RATELIMITD_XDS_BACKOFF_RANDOM_FACTOR", "x"},
+        {"RATELIMITD_XDS_MAX_MESSAGE_BYTES", "10"},
+        {"RATELIMITD_XDS_TLS", "maybe"},
+    };
+    for (const auto& [name, value] : bad) {
+        const auto s = resolve({}, {{name, value}});
+        ASSERT_FALSE(s) << name << "=" << value;
+        // Text is named by its flag: RATELIMITD_XDS_NODE_ID -> xds-node-id.
+        std::string flag;
+        for (const char c : name.substr(std::string("RATELIMITD_").size())) {
+            flag.push_back(c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+        }
+        EXPECT_EQ(s.error().detail.rfind(flag + ": ", 0), 0u) << s.error().detail;
+    }
+    // A header value may be a token: the message never echoes it.
+    const auto token = resolve({}, {{"RATELIMITD_XDS_HEADERS", "x-a:secret\x01"}});
+    ASSERT_FALSE(token);
+    EXPECT_EQ(token.error().detail.find("secret"), std::string::npos) << token.error().detail;
+    const auto file = read_file_settings(ConfigTree{{"xds_node_metadata", "zone"}});
+    ASSERT_FALSE(file);
+    EXPECT_EQ(file.error().detail.rfind("xds_node_metadata: item 1: expected KEY=VALUE", 0), 0u) << file.error().detail;
 }
 
 }  // namespace
