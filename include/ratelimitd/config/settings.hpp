@@ -51,6 +51,11 @@ struct Settings {
     std::string grpc_tls_client_ca;             ///< set: a client certificate it signed is required
     std::string grpc_tls_client_san;            ///< set: the client certificate must name it
     std::chrono::milliseconds grpc_tls_reload_interval{10'000};  ///< how often the files are read again
+    /// Whose Redis keys and accounting Envoy's descriptors use: "ratelimitd" or
+    /// "envoyproxy-ratelimit" (its keys, INCRBY + EXPIRE, its OVER_LIMIT; docs/envoy.md).
+    std::string envoy_key_layout = "ratelimitd";
+    std::string envoy_key_prefix;               ///< envoyproxy-ratelimit: its CACHE_KEY_PREFIX
+    std::chrono::milliseconds envoy_expiration_jitter{0};  ///< its EXPIRATION_JITTER_MAX_SECONDS
 
     bool operator==(const Settings&) const = default;
 };
@@ -90,6 +95,9 @@ struct FileSettings {
     std::optional<std::string> grpc_tls_client_ca;
     std::optional<std::string> grpc_tls_client_san;
     std::optional<std::chrono::milliseconds> grpc_tls_reload_interval;
+    std::optional<std::string> envoy_key_layout;
+    std::optional<std::string> envoy_key_prefix;
+    std::optional<std::chrono::milliseconds> envoy_expiration_jitter;
 
     bool operator==(const FileSettings&) const = default;
 };

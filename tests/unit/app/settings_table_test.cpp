@@ -219,7 +219,8 @@ TEST(SettingsTable, FileKeysAreTheTableRowsInOrder) {
                                                  "grpc_handshake_timeout", "grpc_idle_timeout",
                                                  "grpc_max_connection_age", "grpc_tls", "grpc_tls_cert",
                                                  "grpc_tls_key", "grpc_tls_client_ca", "grpc_tls_client_san",
-                                                 "grpc_tls_reload_interval"};
+                                                 "grpc_tls_reload_interval", "envoy_key_layout", "envoy_key_prefix",
+                                                 "envoy_expiration_jitter"};
     EXPECT_EQ(file_setting_keys(), expected);
 }
 

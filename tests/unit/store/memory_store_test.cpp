@@ -454,7 +454,14 @@ TEST_P(EveryAlgorithm, ExactAdmissionUnderConcurrencyOnManyKeys) {
 }
 
 // Every row of policy::algorithm_table: a new algorithm is covered without a line here.
-INSTANTIATE_TEST_SUITE_P(MemoryStore, EveryAlgorithm, ::testing::ValuesIn(policy::all_algorithms()),
+// (erl_fixed_window, which the Envoy planner alone chooses, charges past the limit by design:
+// tests/grpc/grpc_erl_keys_test.cpp holds it, on this store and on Redis.)
+std::vector<Algorithm> configurable_algorithms() {
+    auto all = policy::all_algorithms();
+    std::erase_if(all, [](Algorithm a) { return !policy::traits(a).configurable; });
+    return all;
+}
+INSTANTIATE_TEST_SUITE_P(MemoryStore, EveryAlgorithm, ::testing::ValuesIn(configurable_algorithms()),
                          [](const auto& info) { return std::string(policy::to_string(info.param)); });
 
 // ---- the rest of the Store interface ----
