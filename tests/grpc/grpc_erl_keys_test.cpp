@@ -277,5 +277,44 @@ TEST(GrpcErlKeys, MonthAndWeekWindowsStartWhereEnvoyproxyRatelimitStartsThem) {
     }
 }
 
+// On a Redis Cluster envoyproxy/ratelimit's keys carry no hash tag, so a call's descriptors lie
+// in several slots and are decided slot group by slot group, in ascending slot order
+// (docs/envoy.md): under charge every group is charged; under refuse a group going past its
+// limit keeps the later groups from being charged, and the groups before it keep theirs.
+struct ClusterCounts {
+    const RedisCluster& cluster;
+    int slot(const std::string& key) const { return static_cast<int>(cluster.integer(0, {"CLUSTER", "KEYSLOT", key})); }
+    long long count(const std::string& key) const {
+        const std::string v = cluster.command(cluster.owner_of(slot(key)), {"GET", key});
+        return v == "(nil)" ? 0 : std::stoll(v);
+    }
+    void pod_charges(const std::string& key, long long hits) const {
+        const int node = cluster.owner_of(slot(key));
+        cluster.command(node, {"INCRBY", key, std::to_string(hits)});
+        cluster.command(node, {"EXPIRE", key, std::to_string(hour)});
+    }
+};
+
+void cross_slot_call(const std::string& denied_calls) {
+    stay_in_one_hour();
+    RedisCluster cluster(3);
+    Sidecar s(cluster.url(), denied_calls);
+    const ClusterCounts c{cluster};
+    const std::string user = erl_key("user", "u1");
+    const std::string org = erl_key("org", "o1");
+    ASSERT_NE(c.slot(user), c.slot(org)) << "the test needs two slots";
+    c.pod_charges(user, 9);
+    const auto res = s.call(rls_request("edge", {one("user", "u1", 2), one("org", "o1", 2)}));
+    EXPECT_EQ(res.overall_code(), RlsResponse::OVER_LIMIT);
+    EXPECT_EQ(res.statuses(0).code(), RlsResponse::OVER_LIMIT);
+    EXPECT_EQ(res.statuses(1).code(), RlsResponse::OK);
+    EXPECT_EQ(c.count(user), 11);
+    const bool org_first = c.slot(org) < c.slot(user);
+    EXPECT_EQ(c.count(org), denied_calls == "charge" || org_first ? 2 : 0) << "org's slot first: " << org_first;
+}
+
+TEST(GrpcErlKeys, OnAClusterChargeChargesEverySlotGroup) { cross_slot_call("charge"); }
+TEST(GrpcErlKeys, OnAClusterRefuseStopsAtTheGroupGoingOverAndKeepsTheOnesBefore) { cross_slot_call("refuse"); }
+
 }  // namespace
 }  // namespace ratelimitd::test
