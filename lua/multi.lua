@@ -5,9 +5,11 @@
 -- ARGV     args_per_check values per limit, limit i at ARGV[args_per_check*(i-1)+1 ..]: the
 --          algorithm's name (a policy::Algorithm), then that algorithm's own ARGV[1..5]:
 --          limit, window_ms, burst, cost, member, then the mode: '' to check,
---          'report:<max_debt>' to charge without asking (the script's ARGV[6];
---          script_args.hpp writes them all)
--- Returns one reply per limit, in order, each exactly what the algorithm's script returns.
+--          'report:<max_debt>' to charge without asking (the script's ARGV[6]),
+--          'ask' to check without charging (cost 0), 'charge' to charge whatever the others
+--          do (policy::Part; script_args.hpp writes them all)
+-- Returns one reply per limit, in order, each exactly what the algorithm's script returns
+-- (an 'ask': its peek, denied when nothing is left).
 --
 -- The build (cmake/embed_lua.cmake, --@algorithms) pastes every policy::Algorithm's script
 -- in below as a function of (KEYS, ARGV), so every number comes from the same code as a
@@ -22,7 +24,11 @@
 -- writes nothing; the others answer with their peek (allowed, state unchanged).
 --
 -- A report (POST /v1/report) asks nothing: every limit of it is charged, each by its
--- script's report mode, and none is peeked.
+-- script's report mode, and none is peeked. A 'charge' limit runs for real like a report,
+-- whatever the others do, but its own verdict stands (envoyproxy/ratelimit's accounting: its
+-- script charges even past the limit). An 'ask' limit (an Envoy descriptor's hits_addend 0)
+-- is only peeked: it fits while at least one unit is left, never runs for real, and a misfit
+-- denies the call like any other (so one call asks every such limit, atomically with the rest).
 -- The keys of one call may hash to different Redis Cluster slots: layered limits need a
 -- single Redis (or keys sharing a hash tag).
 --@algorithms
@@ -38,7 +44,7 @@ end
 local time = redis.call('TIME')
 local now = string.format('%.0f', tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000))
 
-local runs, args, replies, fits = {}, {}, {}, {}
+local runs, args, replies, fits, asks = {}, {}, {}, {}, {}
 local all_fit = true
 for i = 1, n do
   local o = args_per_check * (i - 1)
@@ -47,17 +53,27 @@ for i = 1, n do
     return redis.error_reply('multi: unknown algorithm ' .. tostring(ARGV[o + 1]))
   end
   args[i] = {ARGV[o + 2], ARGV[o + 3], ARGV[o + 4], ARGV[o + 5], ARGV[o + 6], ARGV[o + 7], now}
-  if string.sub(ARGV[o + 7], 1, 6) == 'report' then
+  local mode = ARGV[o + 7]
+  asks[i] = mode == 'ask'
+  if string.sub(mode, 1, 6) == 'report' or mode == 'charge' then
     fits[i] = false -- runs for real below, whatever the others do
   else
     replies[i] = runs[i]({KEYS[i]}, {args[i][1], args[i][2], args[i][3], args[i][4], args[i][5], 'peek', now})
-    fits[i] = replies[i][3] >= tonumber(args[i][4])
+    if asks[i] then
+      fits[i] = replies[i][3] >= 1
+      if not fits[i] then
+        replies[i][1] = 0
+        replies[i][5] = math.max(1, replies[i][6])
+      end
+    else
+      fits[i] = replies[i][3] >= tonumber(args[i][4])
+    end
     all_fit = all_fit and fits[i]
   end
 end
 
 for i = 1, n do
-  if all_fit or not fits[i] then
+  if not asks[i] and (all_fit or not fits[i]) then
     replies[i] = runs[i]({KEYS[i]}, args[i])
   end
 end

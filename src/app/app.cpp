@@ -270,7 +270,8 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     // Both listeners take descriptors from one open-file limit: each gets its share.
     const auto budget = budget_connections(settings.max_connections,
                                            settings.grpc_listen ? settings.grpc_max_connections : 0);
-    policy::RegistryHandle registry(std::make_shared<const policy::Registry>(std::move(config.registry)));
+    policy::RegistryHandle registry(std::make_shared<const policy::Registry>(std::move(config.registry)),
+                                    envoy_keys(settings));
     SystemClock clock;
     auto backend = open_backend(settings, registry, clock);
     if (!backend) return 1;

@@ -11,7 +11,25 @@ namespace ratelimitd::app {
 result<Settings> resolve_settings(const CommandLine& cl, const policy::FileSettings& file, const EnvLookup& env) {
     Settings defaults;
     defaults.threads = available_cpus();
-    return config::apply_precedence(cl, file, env, defaults);
+    auto settings = config::apply_precedence(cl, file, env, defaults);
+    if (!settings) return settings;
+    // Both belong to envoyproxy/ratelimit's keys: without its layout nobody would read them.
+    if (settings->envoy_key_layout != "envoyproxy-ratelimit" &&
+        (!settings->envoy_key_prefix.empty() || settings->envoy_expiration_jitter.count() != 0)) {
+        return Problem{errc::invalid_request,
+                       std::string(!settings->envoy_key_prefix.empty() ? "envoy_key_prefix" : "envoy_expiration_jitter") +
+                           ": only with envoy_key_layout: envoyproxy-ratelimit (the keys it shapes); envoy_key_layout is " +
+                           settings->envoy_key_layout};
+    }
+    return settings;
+}
+
+policy::EnvoyKeys envoy_keys(const Settings& settings) {
+    return policy::EnvoyKeys{
+        .erl = settings.envoy_key_layout == "envoyproxy-ratelimit",
+        .prefix = settings.envoy_key_prefix,
+        .jitter = std::chrono::duration_cast<std::chrono::seconds>(settings.envoy_expiration_jitter),
+    };
 }
 
 const char* usage() {

@@ -77,6 +77,7 @@ void apply_listen(Settings& s, const SettingValue& v) {
 constexpr std::array<std::string_view, 5> log_levels{"trace", "debug", "info", "warn", "error"};
 constexpr std::array<std::string_view, 2> log_formats{"text", "json"};
 constexpr std::array<std::string_view, 3> access_log_modes{"off", "denied", "all"};
+constexpr std::array<std::string_view, 2> envoy_key_layouts{"ratelimitd", "envoyproxy-ratelimit"};
 
 using T = SettingType;
 
@@ -296,6 +297,24 @@ constexpr SettingRow rows[] = {
      .type = T::on_off, .default_text = "off",
      .help = "xds_server: /readyz answers ready before the first config arrives",
      .field = both<&Settings::xds_force_start, &FileSettings::xds_force_start>()},
+    // envoyproxy/ratelimit's keys and accounting for Envoy's descriptors, so its pods and
+    // ratelimitd's count one budget during a rolling swap (docs/envoy.md); ERL mode maps
+    // CACHE_KEY_PREFIX and EXPIRATION_JITTER_MAX_SECONDS onto the other two.
+    {.file_key = "envoy_key_layout", .flag = "envoy-key-layout", .env = "RATELIMITD_ENVOY_KEY_LAYOUT",
+     .type = T::choice, .choices = envoy_key_layouts, .default_text = "ratelimitd",
+     .help = "Redis keys and accounting of Envoy's descriptors: ratelimitd's or envoyproxy-ratelimit's",
+     .field = both<&Settings::envoy_key_layout, &FileSettings::envoy_key_layout>()},
+    {.file_key = "envoy_key_prefix", .flag = "envoy-key-prefix", .env = "RATELIMITD_ENVOY_KEY_PREFIX",
+     .type = T::path, .value_name = "TEXT", .default_text = "none",
+     .help = "envoyproxy-ratelimit layout: the text before every key (its CACHE_KEY_PREFIX)",
+     .field = both<&Settings::envoy_key_prefix, &FileSettings::envoy_key_prefix>()},
+    // A day of jitter is already far past any unit but a month's.
+    {.file_key = "envoy_expiration_jitter", .flag = "envoy-expiration-jitter",
+     .env = "RATELIMITD_ENVOY_EXPIRATION_JITTER", .type = T::duration, .lo = 1'000, .hi = 86'400'000,
+     .zero_allowed = true,
+     .value_name = "DURATION", .default_text = "0s",
+     .help = "envoyproxy-ratelimit layout: most random seconds added to a key's TTL (its EXPIRATION_JITTER_MAX_SECONDS)",
+     .field = both<&Settings::envoy_expiration_jitter, &FileSettings::envoy_expiration_jitter>()},
 };
 
 }  // namespace

@@ -42,8 +42,18 @@ bool count_accepts(const SettingRow& row, std::int64_t n) {
 }
 
 std::string duration_range(const SettingRow& row) {
-    return "a duration from " + format_duration(std::chrono::milliseconds(row.lo)) + " to " +
+    return std::string(row.zero_allowed ? "0s (none) or " : "") + "a duration from " +
+           format_duration(std::chrono::milliseconds(row.lo)) + " to " +
            format_duration(std::chrono::milliseconds(row.hi));
+}
+
+/// "0", "0s", "00ms", ...: no duration at all, which parse_duration refuses (a timeout of 0 is
+/// a typo) and a row with zero_allowed takes ("none").
+bool zero_duration(std::string_view text) {
+    std::size_t digits = 0;
+    while (digits < text.size() && text[digits] == '0') ++digits;
+    if (digits == 0 || (digits < text.size() && text[digits] >= '1' && text[digits] <= '9')) return false;
+    return digits == text.size() || parse_duration("1" + std::string(text.substr(digits))).has_value();
 }
 
 bool duration_accepts(const SettingRow& row, std::chrono::milliseconds d) {
@@ -61,6 +71,7 @@ result<SettingValue> text_count(const SettingRow& row, const std::string& text) 
 }
 
 result<SettingValue> text_duration(const SettingRow& row, const std::string& text) {
+    if (row.zero_allowed && zero_duration(text)) return SettingValue(std::chrono::milliseconds(0));
     const auto d = parse_duration(text);
     if (!d) return bad(std::string(row.label()) + ": " + d.error().detail);
     if (!duration_accepts(row, *d)) {
@@ -154,6 +165,10 @@ result<SettingValue> file_count(const SettingRow& row, const ConfigTree& v) {
 }
 
 result<SettingValue> file_duration(const SettingRow& row, const ConfigTree& v) {
+    if (row.zero_allowed && ((v.is_number_integer() && v.get<std::int64_t>() == 0) ||
+                             (v.is_string() && zero_duration(v.get_ref<const std::string&>())))) {
+        return SettingValue(std::chrono::milliseconds(0));
+    }
     const auto d = duration_of(v);
     if (!d) return d.error();
     if (!duration_accepts(row, *d)) return bad("expected " + duration_range(row) + ", got " + describe(v));

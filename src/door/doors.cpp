@@ -94,10 +94,12 @@ net::awaitable<result<service::Decision>> Doors::release(ReleaseRequest req) con
 }
 
 net::awaitable<result<RlsOutcome>> Doors::rls(const policy::RlsRequest& req) const {
-    auto plan = policy::plan(registry_.current(), req);
+    auto plan = policy::plan(registry_.current(), req, registry_.envoy_keys());
     if (!plan) co_return std::move(plan.error());
     RlsOutcome out{std::move(*plan), {}};
-    const bool charge_denied = out.plan.check.registry->domains && out.plan.check.registry->domains->charge_denied;
+    // envoyproxy/ratelimit's accounting (single_call) charges a denied call in its one call.
+    const bool charge_denied = out.plan.check.registry->domains && out.plan.check.registry->domains->charge_denied &&
+                               !out.plan.check.single_call;
     // A cost no window can ever admit is a denial decided without the store.
     if (out.plan.never_admitted) {
         if (charge_denied) co_await charge(out.plan);

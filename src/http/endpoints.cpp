@@ -106,8 +106,9 @@ std::span<const Endpoint> endpoint_table() noexcept {
 GrpcDoor grpc_door() noexcept {
     return {"envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit",
             {can::spend, Access::anyone,
-             "one script call over the call's descriptors (at most 64); each check-only descriptor (hits_addend 0) "
-             "adds one read of its counter, and a denied call under envoy_denied_calls: charge one more script call",
+             "one script call over the call's descriptors (at most 64), check-only ones (hits_addend 0) included; "
+             "a denied call under envoy_denied_calls: charge one more script call (none with envoy_key_layout: "
+             "envoyproxy-ratelimit)",
              Road::rls}};
 }
 

@@ -10,7 +10,7 @@ const char* to_string(Algorithm a) noexcept {
 
 std::optional<Algorithm> algorithm_named(std::string_view name) noexcept {
     for (const auto& row : algorithm_table) {
-        if (name == row.name) return row.algorithm;
+        if (row.configurable && name == row.name) return row.algorithm;
     }
     return std::nullopt;
 }
@@ -24,7 +24,7 @@ std::vector<Algorithm> all_algorithms() {
 std::vector<std::string_view> algorithm_names(AlgorithmFilter keep) {
     std::vector<std::string_view> names;
     for (const auto& row : algorithm_table) {
-        if (keep == nullptr || keep(row)) names.emplace_back(row.name);
+        if (row.configurable && (keep == nullptr || keep(row))) names.emplace_back(row.name);
     }
     return names;
 }

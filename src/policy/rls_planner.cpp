@@ -5,6 +5,7 @@
 
 #include "ratelimitd/check/check_request.hpp"
 #include "ratelimitd/core/hex.hpp"
+#include "ratelimitd/policy/erl_counter.hpp"
 #include "ratelimitd/policy/key.hpp"
 #include "ratelimitd/policy/rls_domain.hpp"
 #include "ratelimitd/policy/rls_match.hpp"
@@ -13,6 +14,8 @@
 #include <openssl/sha.h>
 
 #include <algorithm>
+#include <limits>
+#include <optional>
 #include <set>
 #include <span>
 
@@ -69,6 +72,17 @@ result<const RlsDomain*> validate_request(const Registry& reg, const RlsRequest&
 /// admits, and what it is beyond that does not matter (64 of them still fit the sum).
 std::uint32_t cost_of(std::uint64_t hits) {
     return static_cast<std::uint32_t>(std::min<std::uint64_t>(hits, check::max_cost + 1));
+}
+
+/// A hits_addend as envoyproxy/ratelimit charges it: whole, within what a check carries.
+std::uint32_t erl_cost_of(std::uint64_t hits) {
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(hits, std::numeric_limits<std::uint32_t>::max()));
+}
+
+/// a + b, at most UINT32_MAX.
+std::uint32_t saturating_add(std::uint32_t a, std::uint32_t b) {
+    return static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(std::uint64_t{a} + b, std::numeric_limits<std::uint32_t>::max()));
 }
 
 /// The descriptor's values as the counter key writes them: each escaped, joined by '.'
@@ -163,6 +177,48 @@ void add_limit(RlsPlan& out, RlsDescriptorPlan& dp, Counter counter, std::uint32
     out.check.limits.push_back(std::move(limit));
 }
 
+/// envoy_key_layout: envoyproxy-ratelimit: the descriptor's counter on envoyproxy/ratelimit's
+/// key (domain, every entry, the window's start), counted as its pods count. Descriptors of one
+/// call that name one key become one limit charged their summed cost (its pods send one INCRBY
+/// each, which ends at the same count).
+void add_erl_limit(RlsPlan& out, RlsDescriptorPlan& dp, const Counter& counter, std::string_view domain,
+                   std::span<const RlsEntry> entries, std::uint32_t cost, std::int64_t now_s, const EnvoyKeys& keys) {
+    dp.window_end_s = erl_window_start(dp.unit, now_s) + unit_seconds(dp.unit);
+    std::string key = erl_key(keys.prefix, domain, entries, dp.unit, now_s);
+    for (std::size_t i = 0; i < out.check.limits.size(); ++i) {
+        if (out.check.limits[i].windows.front().key == key) {
+            PlannedLimit& same = out.check.limits[i];
+            same.cost = saturating_add(same.cost, cost);
+            same.check_only = same.check_only && cost == 0;
+            dp.limit = i;
+            return;
+        }
+    }
+    out.override_policies.push_back(
+        std::make_unique<const Policy>(erl_policy(*counter.policy, dp.requests_per_unit, dp.unit, keys.jitter)));
+    const Policy* policy = out.override_policies.back().get();
+    PlannedLimit limit{policy, counter.values, {}, cost, cost == 0};
+    limit.windows.push_back(KeyedWindow{policy, std::move(key)});
+    dp.limit = out.check.limits.size();
+    out.check.limits.push_back(std::move(limit));
+}
+
+/// How each limit takes part in the store call: envoyproxy/ratelimit's counters as its pods
+/// charge them (envoy_denied_calls: charge: every one whatever the others answer, its
+/// STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=false; refuse: all when none goes past its limit,
+/// else only those that do); ratelimitd's own limits all-or-nothing, check_only ones asked.
+void assign_parts(RlsPlan& out, bool erl_layout) {
+    const bool charge_denied = out.check.registry->domains && out.check.registry->domains->charge_denied;
+    for (auto& l : out.check.limits) {
+        if (erl_layout && l.policy->algorithm == Algorithm::erl_fixed_window) {
+            l.part = charge_denied ? Part::charge : Part::decide;
+        } else {
+            l.part = l.check_only ? Part::ask : Part::decide;
+        }
+    }
+    out.check.single_call = erl_layout;
+}
+
 /// A descriptor that sends its own limit: decided by it, whatever rule it matches.
 Counter describe_override(RlsPlan& out, RlsDescriptorPlan& dp, std::string_view domain, const RlsDescriptor& d,
                           std::string& key_name) {
@@ -190,6 +246,8 @@ void mark_never_admitted(RlsPlan& out) {
     for (auto& dp : out.descriptors) {
         if (dp.kind != RlsDescriptorPlan::Kind::limited) continue;
         PlannedLimit& l = out.check.limits[dp.limit];
+        // envoyproxy/ratelimit's counters take any cost: past the limit, it is charged and over.
+        if (l.policy->algorithm == Algorithm::erl_fixed_window) continue;
         if (l.policy->limit == 0 || static_cast<std::int64_t>(l.cost) <= most_admitted(l)) continue;
         if (l.shadow()) {
             l.cost = static_cast<std::uint32_t>(most_admitted(l));
@@ -214,14 +272,15 @@ RlsPlan unknown_domain_plan(std::shared_ptr<const Registry> registry, const RlsR
 
 }  // namespace
 
-result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest& req,
+result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest& req, const EnvoyKeys& keys,
                      std::chrono::system_clock::time_point now) {
     // envoyproxy/ratelimit's answer before its first config (its service error, same words).
     if (registry->awaiting_xds) return Problem{errc::config_pending, "no rate limit configuration loaded"};
     auto domain = validate_request(*registry, req);
     if (!domain) return domain.error();
     if (*domain == nullptr) return unknown_domain_plan(std::move(registry), req);
-    const std::uint32_t request_cost = cost_of(req.hits_addend == 0 ? 1 : req.hits_addend);
+    const auto cost_fn = keys.erl ? &erl_cost_of : &cost_of;
+    const std::uint32_t request_cost = cost_fn(req.hits_addend == 0 ? 1 : req.hits_addend);
 
     std::vector<const RlsRule*> rules;
     for (const auto& d : req.descriptors) {
@@ -238,25 +297,39 @@ result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest&
     for (std::size_t i = 0; i < req.descriptors.size(); ++i) {
         const RlsDescriptor& d = req.descriptors[i];
         // A descriptor's own hits_addend, 0 included (check without charging), else the request's.
-        const std::uint32_t cost = d.hits_addend ? cost_of(*d.hits_addend) : request_cost;
+        const std::uint32_t cost = d.hits_addend ? cost_fn(*d.hits_addend) : request_cost;
         RlsDescriptorPlan dp;
+        std::string key_name;
+        std::optional<Counter> counter;
         if (d.limit) {
-            std::string key_name;
-            add_limit(out, dp, describe_override(out, dp, req.domain, d, key_name), cost, now_s);
-            out.descriptors.push_back(std::move(dp));
-            continue;
+            counter = describe_override(out, dp, req.domain, d, key_name);
+        } else {
+            dp = describe_rule(**domain, rules[i], replaced);
+            if (dp.kind == RlsDescriptorPlan::Kind::limited) {
+                const RlsRule& rule = *rules[i];
+                counter = Counter{&rule.policy, rule.key_name, key_values(d.entries), rule.unit, rule.aligned};
+                if (rule.detailed_metric) dp.detailed_label = dp.label + "_" + escape_label_part(d.entries.back().value);
+            }
         }
-        dp = describe_rule(**domain, rules[i], replaced);
-        if (dp.kind == RlsDescriptorPlan::Kind::limited) {
-            const RlsRule& rule = *rules[i];
-            add_limit(out, dp, Counter{&rule.policy, rule.key_name, key_values(d.entries), rule.unit, rule.aligned},
-                      cost, now_s);
-            if (rule.detailed_metric) dp.detailed_label = dp.label + "_" + escape_label_part(d.entries.back().value);
+        if (counter && keys.erl && counter->aligned) {
+            add_erl_limit(out, dp, *counter, req.domain, d.entries, cost, now_s, keys);
+        } else if (counter) {
+            add_limit(out, dp, std::move(*counter), cost, now_s);
         }
         out.descriptors.push_back(std::move(dp));
     }
     mark_never_admitted(out);
+    assign_parts(out, keys.erl);
     return out;
+}
+
+result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest& req,
+                     std::chrono::system_clock::time_point now) {
+    return plan(std::move(registry), req, EnvoyKeys{}, now);
+}
+
+result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest& req, const EnvoyKeys& keys) {
+    return plan(std::move(registry), req, keys, std::chrono::system_clock::now());
 }
 
 result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest& req) {

@@ -36,7 +36,7 @@ struct CheckGroup {
         const std::int64_t report_cost =
             plan.mode == policy::Mode::report && limit.cost != 0 ? limit.cost : plan.report_cost;
         for (auto& w : limit.windows) {
-            checks.push_back(store::LimitCheck{w.limit, std::move(w.key), cost, plan.mode, report_cost});
+            checks.push_back(store::LimitCheck{w.limit, std::move(w.key), cost, plan.mode, report_cost, limit.part});
             owner.push_back(limit_index);
         }
         fail_closed = fail_closed || limit.fail_closed();
@@ -82,31 +82,23 @@ Decision not_limited(Decision d, const policy::CheckPlan& plan, Metrics& metrics
     return d;
 }
 
-/// The plan's charged limits into the enforced and the shadow group (check_only ones are read
-/// apart), each with its cost.
+/// The plan's limits into the enforced and the shadow group, each with its cost (0 for a
+/// check_only one, which the store asks without charging: PlannedLimit::part).
 void split_checks(policy::CheckPlan& plan, CheckGroup& enforced, CheckGroup& shadow) {
     for (std::size_t i = 0; i < plan.limits.size(); ++i) {
-        if (plan.limits[i].check_only) continue;
-        const std::uint32_t cost = plan.limits[i].cost != 0 ? plan.limits[i].cost : plan.cost;
+        const std::uint32_t cost = plan.limits[i].check_only ? 0
+                                   : plan.limits[i].cost != 0 ? plan.limits[i].cost
+                                                              : plan.cost;
         (plan.limits[i].shadow() ? shadow : enforced).add(plan.limits[i], i, cost, plan);
     }
 }
 
-/// The check_only limits' windows after the decided ones, so the answer reports their numbers.
-void add_check_only(Decision& d, CheckOnlyRead& asked) {
-    for (auto& w : asked.windows) d.verdict.windows.push_back(std::move(w));
-    d.owner.insert(d.owner.end(), asked.owner.begin(), asked.owner.end());
-    d.shadow_denied = d.shadow_denied || asked.shadow_denied;
-}
-
-bool has_check_only(const policy::CheckPlan& plan) {
-    return std::any_of(plan.limits.begin(), plan.limits.end(), [](const auto& l) { return l.check_only; });
-}
-
-/// on_store_error of the check_only limits: deny when an enforced one says so.
-bool check_only_fail_closed(const policy::CheckPlan& plan) {
-    return std::any_of(plan.limits.begin(), plan.limits.end(),
-                       [](const auto& l) { return l.check_only && !l.shadow() && l.fail_closed(); });
+/// One check that an ordinary Store::apply decides as asked: a check (not a report) of one
+/// window that takes its part as any check does and spends something.
+bool plain_single_check(const LimitChecks& checks) {
+    if (checks.size() != 1) return false;
+    const store::LimitCheck& c = checks.front();
+    return c.mode == policy::Mode::check && c.part == policy::Part::decide && c.cost >= 1;
 }
 
 }  // namespace
@@ -114,8 +106,9 @@ bool check_only_fail_closed(const policy::CheckPlan& plan) {
 net::awaitable<result<check::Verdict>> CheckService::ask_store(LimitChecks checks) {
     const auto started = std::chrono::steady_clock::now();
     result<check::Verdict> verdict = Problem{errc::store_unavailable, ""};
-    // A report always goes through apply_all: that is where the stores take its mode.
-    if (checks.size() == 1 && checks.front().mode == policy::Mode::check) {
+    // A report always goes through apply_all: that is where the stores take its mode; so does
+    // a check that asks without charging or charges whatever (its Part).
+    if (plain_single_check(checks)) {
         // One window of one limit is an ordinary check (and keeps what the store does for those).
         verdict = co_await store_.apply(*checks.front().policy, std::move(checks.front().key), checks.front().cost);
     } else {
@@ -128,47 +121,11 @@ net::awaitable<result<check::Verdict>> CheckService::ask_store(LimitChecks check
 }
 
 
-net::awaitable<result<CheckOnlyRead>> CheckService::read_check_only(const policy::CheckPlan& plan) {
-    CheckOnlyRead out;
-    for (std::size_t i = 0; i < plan.limits.size(); ++i) {
-        const policy::PlannedLimit& l = plan.limits[i];
-        if (!l.check_only) continue;
-        for (const auto& w : l.windows) {
-            const auto started = std::chrono::steady_clock::now();
-            auto verdict = co_await store_.peek(*w.limit, w.key);
-            metrics_.observe_store_latency(std::chrono::steady_clock::now() - started);
-            if (!verdict) {
-                metrics_.count_store_error(verdict.error().code);
-                co_return verdict.error();
-            }
-            // Peek allows while at least one unit is left: nothing left is over the limit.
-            (l.shadow() ? out.shadow_denied : out.denied) |= !verdict->allowed;
-            for (auto& one : verdict->windows) {
-                out.windows.push_back(std::move(one));
-                out.owner.push_back(i);
-            }
-        }
-    }
-    co_return out;
-}
-
 net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
     Decision d = named_decision(plan);
     d.report = plan.mode == policy::Mode::report;
     if (plan.limits.empty()) co_return not_limited(std::move(d), plan, metrics_);
-    CheckOnlyRead asked;
-    if (has_check_only(plan)) {
-        auto read = co_await read_check_only(plan);
-        if (!read) co_return degrade(std::move(d), plan.limits, check_only_fail_closed(plan), read.error());
-        asked = std::move(*read);
-        if (asked.denied) {
-            // Nothing charged: the charged limits are not asked (a denied call counts nowhere).
-            d.verdict.allowed = false;
-            add_check_only(d, asked);
-            count(d, plan, d.owner);
-            co_return d;
-        }
-    }
+    if (plan.single_call) co_return co_await decide_single_call(std::move(d), std::move(plan));
     CheckGroup enforced;
     CheckGroup shadow;
     split_checks(plan, enforced, shadow);
@@ -183,7 +140,6 @@ net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
         d.verdict = std::move(*verdict);
         owner = std::move(enforced.owner);
         if (!d.verdict.allowed) {
-            add_check_only(d, asked);
             count(d, plan, owner);
             co_return d;
         }
@@ -203,8 +159,33 @@ net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
             owner.insert(owner.end(), shadow.owner.begin(), shadow.owner.end());
         }
     }
-    add_check_only(d, asked);
     count(d, plan, owner);
+    co_return d;
+}
+
+net::awaitable<Decision> CheckService::decide_single_call(Decision d, policy::CheckPlan plan) {
+    CheckGroup all;
+    for (std::size_t i = 0; i < plan.limits.size(); ++i) {
+        const policy::PlannedLimit& l = plan.limits[i];
+        all.add(plan.limits[i], i, l.cost != 0 || l.check_only ? l.cost : plan.cost, plan);
+    }
+    bool fail_closed = false;
+    for (const auto& l : plan.limits) fail_closed = fail_closed || (!l.shadow() && l.fail_closed());
+    auto verdict = co_await ask_store(std::move(all.checks));
+    if (!verdict) co_return degrade(std::move(d), plan.limits, fail_closed, verdict.error());
+    d.verdict = std::move(*verdict);
+    d.owner = std::move(all.owner);
+    // Only enforced limits deny; a shadow one over its limit is counted as such.
+    d.verdict.allowed = true;
+    for (std::size_t k = 0; k < d.verdict.windows.size() && k < d.owner.size(); ++k) {
+        if (d.verdict.windows[k].allowed) continue;
+        if (plan.limits[d.owner[k]].shadow()) {
+            d.shadow_denied = true;
+        } else {
+            d.verdict.allowed = false;
+        }
+    }
+    count(d, plan, d.owner);
     co_return d;
 }
 

@@ -93,6 +93,40 @@ TEST(GrpcCheckOnly, ASpentCheckOnlyDescriptorDeniesTheCallAndChargesNoneOfTheOth
     EXPECT_EQ(both.statuses(1).limit_remaining(), 10u);
 }
 
+/// EVAL and EVALSHA calls Redis has served so far (INFO commandstats).
+long long script_calls(const RedisServer& redis) {
+    const std::string stats = redis.command({"INFO", "commandstats"});
+    long long calls = 0;
+    for (const std::string name : {"cmdstat_evalsha:calls=", "cmdstat_eval:calls="}) {
+        const auto at = stats.find(name);
+        if (at != std::string::npos) calls += std::stoll(stats.substr(at + name.size()));
+    }
+    return calls;
+}
+
+// A call's check-only descriptors are asked in the one script call that decides the call,
+// not one read each: 16 of them beside a charged one cost Redis one script call.
+TEST(GrpcCheckOnly, ManyCheckOnlyDescriptorsCostOneScriptCall) {
+    RedisServer redis;
+    Sidecar s(redis.url());
+    ASSERT_EQ(s.call(rls_request("llm", {one("calls", "warm")})).overall_code(), RlsResponse::OK);
+    std::vector<Descriptor> many{one("calls", "c")};
+    for (int i = 0; i < 16; ++i) many.push_back(one("tokens", "t" + std::to_string(i), 0));
+    const long long before = script_calls(redis);
+    const auto res = s.call(rls_request("llm", many));
+    EXPECT_EQ(script_calls(redis) - before, 1) << "one script call for the whole call";
+    EXPECT_EQ(res.overall_code(), RlsResponse::OK);
+    ASSERT_EQ(res.statuses_size(), 17);
+    EXPECT_EQ(res.statuses(0).limit_remaining(), 99u);
+    for (int i = 1; i < 17; ++i) EXPECT_EQ(res.statuses(i).limit_remaining(), 5u) << i;
+    // Check-only alone, all of them: one script call too, and nothing charged.
+    many.erase(many.begin());
+    const long long again = script_calls(redis);
+    EXPECT_EQ(s.call(rls_request("llm", many)).overall_code(), RlsResponse::OK);
+    EXPECT_EQ(script_calls(redis) - again, 1);
+    for (const auto& key : redis.keys()) EXPECT_EQ(key.find("tokens"), std::string::npos) << key << ": nothing charged";
+}
+
 // Exact under concurrency: check-only calls never take a unit the charged ones could have.
 TEST(GrpcCheckOnly, ChargedCallsAdmitExactlyTheLimitAmongConcurrentCheckOnlyCalls) {
     RedisServer redis;

@@ -143,7 +143,7 @@ TEST_P(ScriptsMatchEmbedded, RefundsStopAtCapacity) {
 // Every algorithm that takes reports: the planner refuses them on concurrency (leases).
 std::vector<Algorithm> reporting_algorithms() {
     auto all = store::redis::all_algorithms();
-    std::erase(all, Algorithm::concurrency);
+    std::erase_if(all, [](Algorithm a) { return !policy::traits(a).reports; });
     return all;
 }
 

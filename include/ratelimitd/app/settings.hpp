@@ -28,4 +28,8 @@ result<Settings> resolve_settings(const CommandLine& cl, const policy::FileSetti
 /// The --help text: config::usage(), then each store backend's URL forms.
 const char* usage();
 
+/// The settings of Envoy's keys (envoy_key_layout, envoy_key_prefix, envoy_expiration_jitter
+/// in whole seconds, as envoyproxy/ratelimit counts it).
+policy::EnvoyKeys envoy_keys(const Settings& settings);
+
 }  // namespace ratelimitd::app

@@ -51,7 +51,7 @@ struct SettingRow {
     SettingType type = SettingType::path;
     std::int64_t lo = 0;         ///< count: least; duration: least ms; secret: least bytes
     std::int64_t hi = 0;         ///< count: most; duration: most ms
-    bool zero_allowed = false;   ///< count: 0 is accepted besides lo..hi
+    bool zero_allowed = false;   ///< count, duration: 0 is accepted besides lo..hi
     std::span<const std::string_view> choices{};  ///< choice: the accepted words
     std::string_view value_name{}; ///< for --help: "HOST:PORT", "N", "DURATION"; choices: derived
     std::string_view default_text{};

@@ -68,6 +68,11 @@ struct Settings {
     std::size_t xds_max_message_bytes = 4 * 1024 * 1024;  ///< largest DiscoveryResponse taken
     std::string xds_headers;                    ///< "name:value,...": gRPC metadata on the stream
     bool xds_force_start = false;               ///< ready (/readyz) before the first config
+    /// Whose Redis keys and accounting Envoy's descriptors use: "ratelimitd" or
+    /// "envoyproxy-ratelimit" (its keys, INCRBY + EXPIRE, its OVER_LIMIT; docs/envoy.md).
+    std::string envoy_key_layout = "ratelimitd";
+    std::string envoy_key_prefix;               ///< envoyproxy-ratelimit: its CACHE_KEY_PREFIX
+    std::chrono::milliseconds envoy_expiration_jitter{0};  ///< its EXPIRATION_JITTER_MAX_SECONDS
 
     bool operator==(const Settings&) const = default;
 };
@@ -123,6 +128,9 @@ struct FileSettings {
     std::optional<std::int64_t> xds_max_message_bytes;
     std::optional<std::string> xds_headers;
     std::optional<bool> xds_force_start;
+    std::optional<std::string> envoy_key_layout;
+    std::optional<std::string> envoy_key_prefix;
+    std::optional<std::chrono::milliseconds> envoy_expiration_jitter;
 
     bool operator==(const FileSettings&) const = default;
 };

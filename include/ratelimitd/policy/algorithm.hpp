@@ -15,13 +15,14 @@ namespace ratelimitd::policy {
 /// The algorithms, in the order of algorithm_table's rows. The build (cmake/embed_lua.cmake)
 /// reads both: each enumerator must have its row, each row its script lua/NAME.lua, and each
 /// row with a cluster refund a "refund" mode in that script (which lua/refund.lua runs).
-enum class Algorithm { token_bucket, sliding_log, fixed_window, gcra, sliding_window, concurrency };
+enum class Algorithm { token_bucket, sliding_log, fixed_window, gcra, sliding_window, concurrency, erl_fixed_window };
 
 /// What a check puts in the member argument of its algorithm's script (ARGV[5]).
 enum class ScriptMember {
     none,      ///< nothing: the script ignores it
     per_unit,  ///< a member unique across sidecars: the script keeps one sorted-set member per unit
     lease,     ///< a fresh lease id (store/lease_id.hpp), handed to the client when admitted
+    expiry,    ///< the key's TTL in seconds: the window's, plus a random jitter (Policy::expiration_jitter)
 };
 
 /// How the script's "refund" mode gives back a charge on a Redis Cluster (lua/refund.lua runs
@@ -55,30 +56,40 @@ struct AlgorithmTraits {
     bool aligned;
     /// A limit of 0 denies every request (Envoy's requests_per_unit: 0).
     bool zero_limit;
+    /// A config file may name it (`algorithm:`); false for one the planner alone chooses.
+    bool configurable;
 };
 
 /// One row per Algorithm, in the enum's order (a missing member fails -Wmissing-field-initializers).
 inline constexpr AlgorithmTraits algorithm_table[] = {
     {.algorithm = Algorithm::token_bucket, .name = "token_bucket", .prose = "token bucket", .burst = true,
      .leases = false, .ms_scaled = true, .member = ScriptMember::none, .reports = true, .refunds = true,
-     .cluster_refund = ClusterRefund::by_state, .cacheable_denials = true, .aligned = false, .zero_limit = false},
+     .cluster_refund = ClusterRefund::by_state, .cacheable_denials = true, .aligned = false, .zero_limit = false, .configurable = true},
     {.algorithm = Algorithm::sliding_log, .name = "sliding_log", .prose = "sliding log", .burst = false,
      .leases = false, .ms_scaled = false, .member = ScriptMember::per_unit, .reports = true, .refunds = false,
-     .cluster_refund = ClusterRefund::by_state, .cacheable_denials = true, .aligned = false, .zero_limit = false},
+     .cluster_refund = ClusterRefund::by_state, .cacheable_denials = true, .aligned = false, .zero_limit = false, .configurable = true},
     {.algorithm = Algorithm::fixed_window, .name = "fixed_window", .prose = "fixed window", .burst = false,
      .leases = false, .ms_scaled = false, .member = ScriptMember::none, .reports = true, .refunds = true,
-     .cluster_refund = ClusterRefund::by_reset, .cacheable_denials = true, .aligned = true, .zero_limit = true},
+     .cluster_refund = ClusterRefund::by_reset, .cacheable_denials = true, .aligned = true, .zero_limit = true, .configurable = true},
     {.algorithm = Algorithm::gcra, .name = "gcra", .prose = "GCRA", .burst = true,
      .leases = false, .ms_scaled = true, .member = ScriptMember::none, .reports = true, .refunds = true,
-     .cluster_refund = ClusterRefund::by_state, .cacheable_denials = true, .aligned = false, .zero_limit = false},
+     .cluster_refund = ClusterRefund::by_state, .cacheable_denials = true, .aligned = false, .zero_limit = false, .configurable = true},
     // No cluster refund: the counter keeps counts per window and cannot tell which window a
     // charge went to once it rolled over.
     {.algorithm = Algorithm::sliding_window, .name = "sliding_window", .prose = "sliding window", .burst = false,
      .leases = false, .ms_scaled = true, .member = ScriptMember::none, .reports = true, .refunds = true,
-     .cluster_refund = ClusterRefund::none, .cacheable_denials = true, .aligned = false, .zero_limit = false},
+     .cluster_refund = ClusterRefund::none, .cacheable_denials = true, .aligned = false, .zero_limit = false, .configurable = true},
     {.algorithm = Algorithm::concurrency, .name = "concurrency", .prose = "concurrency limit", .burst = false,
      .leases = true, .ms_scaled = false, .member = ScriptMember::lease, .reports = false, .refunds = false,
-     .cluster_refund = ClusterRefund::by_state, .cacheable_denials = false, .aligned = false, .zero_limit = false},
+     .cluster_refund = ClusterRefund::by_state, .cacheable_denials = false, .aligned = false, .zero_limit = false, .configurable = true},
+    // envoyproxy/ratelimit's own counting on its own keys (envoy_key_layout:
+    // envoyproxy-ratelimit), chosen by the Envoy planner for a rule aligned to its unit: every
+    // charge is INCRBY + EXPIRE, past the limit too, so denials are never cached, and nothing to
+    // give back on a cluster (its charges are kept whatever another slot group answers).
+    {.algorithm = Algorithm::erl_fixed_window, .name = "erl_fixed_window",
+     .prose = "envoyproxy/ratelimit fixed window", .burst = false, .leases = false, .ms_scaled = false,
+     .member = ScriptMember::expiry, .reports = false, .refunds = false, .cluster_refund = ClusterRefund::none,
+     .cacheable_denials = false, .aligned = true, .zero_limit = true, .configurable = false},
 };
 inline constexpr std::size_t algorithm_count = std::size(algorithm_table);
 
@@ -105,7 +116,8 @@ std::vector<Algorithm> all_algorithms();
 /// Which rows a list keeps (a plain function, so a captureless lambda does).
 using AlgorithmFilter = bool (*)(const AlgorithmTraits&);
 
-/// The names of the algorithms `keep` accepts (every one without it), in the table's order.
+/// The names of the configurable algorithms `keep` accepts (every one without it), in the
+/// table's order.
 std::vector<std::string_view> algorithm_names(AlgorithmFilter keep = nullptr);
 
 /// Those names for a message: "token_bucket or gcra".

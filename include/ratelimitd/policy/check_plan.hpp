@@ -23,6 +23,18 @@ struct KeyedWindow {
 /// allocates nothing for it.
 using KeyedWindows = boost::container::small_vector<KeyedWindow, 1>;
 
+/// How one limit takes part in a decision of several (Store::apply_all).
+enum class Part {
+    /// Admits its cost or denies; charged only when every `decide` and `ask` limit admits.
+    decide,
+    /// Cost 0: admits while at least one unit is left, never charged (an Envoy descriptor's own
+    /// hits_addend 0 in ratelimitd's accounting).
+    ask,
+    /// Charged its cost whatever the others do, its own verdict standing (envoyproxy/ratelimit's
+    /// accounting of a call, STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=false).
+    charge,
+};
+
 /// One limit of a check: a policy with the tenant's plan or override applied, and the
 /// tenant whose budget it spends.
 struct PlannedLimit {
@@ -36,6 +48,10 @@ struct PlannedLimit {
     /// the check when nothing of it is left, else admits, and spends nothing either way. It is
     /// read on its own before the charged limits are decided (a read needs no atomicity).
     bool check_only = false;
+    /// How the store decides it beside the others: ask for a check_only limit in ratelimitd's
+    /// accounting, else decide; every limit of an envoyproxy/ratelimit call under
+    /// envoy_denied_calls: charge is charge.
+    Part part = Part::decide;
 
     /// Evaluated and counted, but never denies (Policy::shadow).
     [[nodiscard]] bool shadow() const noexcept { return policy->shadow; }
@@ -65,6 +81,10 @@ struct CheckPlan {
     /// /v1/auth only: no route matched and no default_policy is set, so nothing limits it
     /// (unlike a `policy: none` route, which says so); counted, and warned about at start.
     bool unmatched = false;
+    /// Every limit, shadow ones included, is decided in one store call, and only the enforced
+    /// ones deny: envoyproxy/ratelimit's accounting (envoy_key_layout: envoyproxy-ratelimit),
+    /// where a shadow limit's count takes part in the call as any other.
+    bool single_call = false;
 };
 
 }  // namespace ratelimitd::policy

@@ -54,6 +54,9 @@ struct Policy {
     /// `max_debt:` how many units a report may charge beyond what the limit admits (debt,
     /// repaid by time); absent: the limit. The config loader bounds it (limits_section.cpp).
     std::optional<std::int64_t> max_debt;
+    /// erl_fixed_window only: the most seconds of jitter added to each charge's EXPIRE
+    /// (envoy_expiration_jitter, envoyproxy/ratelimit's EXPIRATION_JITTER_MAX_SECONDS).
+    std::chrono::seconds expiration_jitter{0};
 
     /// The largest cost a single check can ever be admitted with: 1 for an algorithm holding
     /// leases (a lease is one slot, docs/leases.md), else its capacity; the smallest of these
@@ -168,6 +171,16 @@ struct AuthSettings {
 };
 
 struct RlsDomains;  // rls_domain.hpp: the Envoy rate limit service's domains
+
+/// Whose Redis keys and accounting Envoy's descriptors use: process settings
+/// (envoy_key_layout, envoy_key_prefix, envoy_expiration_jitter), the same for every registry.
+struct EnvoyKeys {
+    /// envoy_key_layout: envoyproxy-ratelimit: a rule aligned to its unit is counted on
+    /// envoyproxy/ratelimit's keys, as its pods count (Algorithm::erl_fixed_window).
+    bool erl = false;
+    std::string prefix;                     ///< its CACHE_KEY_PREFIX, before every key
+    std::chrono::seconds jitter{0};         ///< its EXPIRATION_JITTER_MAX_SECONDS
+};
 
 /// The reloadable part of the config file. Immutable once built; shared between requests
 /// through RegistryHandle.

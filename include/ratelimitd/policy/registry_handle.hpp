@@ -14,8 +14,13 @@ namespace ratelimitd::policy {
 /// All members may be called from any thread.
 class RegistryHandle {
 public:
-    explicit RegistryHandle(std::shared_ptr<const Registry> initial)
-        : current_(std::move(initial)) {}
+    /// `envoy_keys`: the process settings every registry's Envoy rules are keyed by (not
+    /// reloadable, so they stay with the handle rather than with a registry).
+    explicit RegistryHandle(std::shared_ptr<const Registry> initial, EnvoyKeys envoy_keys = {})
+        : current_(std::move(initial)), envoy_keys_(std::move(envoy_keys)) {}
+
+    /// Whose keys and accounting Envoy's descriptors use (envoy_key_layout and its settings).
+    [[nodiscard]] const EnvoyKeys& envoy_keys() const noexcept { return envoy_keys_; }
 
     [[nodiscard]] std::shared_ptr<const Registry> current() const {
         std::lock_guard lock(mu_);
@@ -31,6 +36,7 @@ public:
 private:
     mutable std::mutex mu_;  // held for a pointer copy only
     std::shared_ptr<const Registry> current_;
+    const EnvoyKeys envoy_keys_;
 };
 
 }  // namespace ratelimitd::policy

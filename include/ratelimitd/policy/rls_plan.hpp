@@ -94,4 +94,15 @@ result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest&
 result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest& req,
                      std::chrono::system_clock::time_point now);
 
+/// The same with the process's envoy_key_layout: with `keys.erl`, a descriptor counted in a
+/// window aligned to its unit (a rule's default fixed window, or its own limit) is counted on
+/// envoyproxy/ratelimit's key (erl_counter.hpp) as its pods count: any hits_addend is charged
+/// (none is never_admitted), each limit's Part follows envoy_denied_calls, and the plan is
+/// decided in one store call (CheckPlan::single_call).
+result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest& req, const EnvoyKeys& keys);
+
+/// The same at `now`, for tests.
+result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest& req, const EnvoyKeys& keys,
+                     std::chrono::system_clock::time_point now);
+
 }  // namespace ratelimitd::policy

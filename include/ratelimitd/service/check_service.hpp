@@ -28,15 +28,6 @@ using Owners = boost::container::small_vector<std::size_t, 4>;
 /// checks, kept inline so that deciding one allocates nothing for it.
 using LimitChecks = boost::container::small_vector<store::LimitCheck, 2>;
 
-/// The limits of a plan asked without charging (PlannedLimit::check_only), as read: their
-/// windows and each one's limit, and whether an enforced or a shadow one had nothing left.
-struct CheckOnlyRead {
-    check::WindowStates windows;
-    Owners owner;
-    bool denied = false;
-    bool shadow_denied = false;
-};
-
 /// What the HTTP layer renders for a planned check.
 struct Decision {
     std::string policy;   ///< resolved policy name ("none" when not limited)
@@ -72,8 +63,10 @@ public:
     /// Decides every limit of `plan` as one: allowed only when each window of each limit
     /// admits, and a denial by one charges none (one Store::apply_all; a single window goes
     /// through Store::apply). Shadow limits are decided after the enforced ones admitted, and
-    /// never deny (Decision::shadow_denied). Limits asked without charging (check_only) are
-    /// read first: one with nothing left denies the check before anything is charged.
+    /// never deny (Decision::shadow_denied). Limits asked without charging (check_only,
+    /// Part::ask) are asked in the same store call: one with nothing left denies the check,
+    /// and nothing is charged. A single_call plan (envoyproxy/ratelimit's accounting) puts
+    /// every limit, shadow ones too, in one store call, each taking its Part.
     /// `policy` and `tenant` of the Decision list every
     /// limit's, joined by ','. On a store failure it degrades, failing closed when any
     /// enforced limit says on_store_error: deny. No limits: allowed, not limited (an unmatched
@@ -113,9 +106,8 @@ private:
     /// Store::apply for one check, apply_all for several; times it and counts failures.
     boost::asio::awaitable<result<check::Verdict>> ask_store(LimitChecks checks);
 
-    /// One Store::peek per window of each check_only limit of `plan` (nothing is charged, so
-    /// nothing needs to be atomic); times them and counts failures.
-    boost::asio::awaitable<result<CheckOnlyRead>> read_check_only(const policy::CheckPlan& plan);
+    /// CheckPlan::single_call: every limit in one store call; only enforced ones deny.
+    boost::asio::awaitable<Decision> decide_single_call(Decision d, policy::CheckPlan plan);
 
     /// The decision when the store failed: allowed unless `fail_closed`, degraded, counted.
     Decision degrade(Decision d, const policy::PlannedLimits& limits, bool fail_closed,

@@ -22,6 +22,8 @@ struct LimitCheck {
     /// Mode::report: charge `report_cost` signed units without asking (Store::apply_all only).
     policy::Mode mode = policy::Mode::check;
     std::int64_t report_cost = 0;
+    /// Mode::check in apply_all: how this check takes part in the call's decision (ask: cost 0).
+    policy::Part part = policy::Part::decide;
 };
 
 /// True for a report that gives units back (a refund): like a reset, it must reach every
@@ -56,6 +58,9 @@ public:
     /// admits (allowed = true), possibly into debt (remaining 0), and a negative report_cost
     /// refunds, never above capacity; a store that announces resets announces each refunded
     /// key the same way (gives_back).
+    /// A check with Part::ask asks without charging: it denies (and so the call) when nothing
+    /// of its limit is left. A check with Part::charge is charged whatever the others do (its
+    /// algorithm decides whether it admits), and does not keep the others from being charged.
     /// Preconditions: `checks` is not empty, its keys are distinct, each cost fits its policy.
     /// Never throws.
     virtual boost::asio::awaitable<result<check::Verdict>> apply_all(std::vector<LimitCheck> checks) = 0;

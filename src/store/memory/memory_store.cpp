@@ -85,12 +85,23 @@ check::Verdict MemoryStore::decide_all(const std::vector<LimitCheck>& checks) {
             replies[i] = run_report(shards[i]->map, checks[i].key, *checks[i].policy, checks[i].report_cost, now);
             continue;
         }
+        if (checks[i].part == policy::Part::charge) {
+            // Charged whatever the others do; its own verdict stands.
+            replies[i] = run_algorithm(shards[i]->map, checks[i].key, *checks[i].policy,
+                                       static_cast<std::int64_t>(checks[i].cost), now);
+            continue;
+        }
         replies[i] = peek_reply(shards[i]->map, checks[i].key, *checks[i].policy, now);
-        fits[i] = replies[i].remaining >= static_cast<std::int64_t>(checks[i].cost);
+        if (checks[i].part == policy::Part::ask) {
+            // Asked, never charged: it fits while a unit is left.
+            fits[i] = replies[i].allowed = replies[i].remaining >= 1;
+        } else {
+            fits[i] = replies[i].remaining >= static_cast<std::int64_t>(checks[i].cost);
+        }
         all_fit = all_fit && fits[i];
     }
     for (std::size_t i = 0; i < checks.size(); ++i) {
-        if (checks[i].mode == policy::Mode::report) continue;
+        if (checks[i].mode == policy::Mode::report || checks[i].part != policy::Part::decide) continue;
         if (all_fit || !fits[i]) {
             replies[i] = run_algorithm(shards[i]->map, checks[i].key, *checks[i].policy,
                                        static_cast<std::int64_t>(checks[i].cost), now);

@@ -56,8 +56,7 @@ net::awaitable<result<check::Verdict>> RedisStore::apply_all(std::vector<LimitCh
     args.reserve(checks.size());
     std::vector<std::string> leases;
     for (const auto& c : checks) {
-        args.push_back(c.mode == policy::Mode::report ? report_args(*c.policy, c.key, c.report_cost, members_)
-                                                      : check_args(*c.policy, c.key, c.cost, members_));
+        args.push_back(limit_args(c, members_));
         leases.push_back(args.back().member);
     }
     const auto deadline = clock::now() + timeout_;

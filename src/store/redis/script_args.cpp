@@ -3,6 +3,8 @@
 
 #include "ratelimitd/store/lease_id.hpp"
 
+#include <algorithm>
+
 namespace ratelimitd::store::redis {
 
 namespace {
@@ -18,10 +20,19 @@ void append_own_args(std::vector<std::string>& argv, CheckArgs& check) {
 
 }  // namespace
 
+std::int64_t MemberSource::expiry_seconds(const policy::Policy& p) {
+    // envoyproxy/ratelimit: the unit's seconds + rand.Int63n(EXPIRATION_JITTER_MAX_SECONDS).
+    const std::int64_t unit_s = std::max<std::int64_t>(1, p.window.count() / 1000);
+    const std::int64_t most = p.expiration_jitter.count();
+    if (most <= 0) return unit_s;
+    return unit_s + std::uniform_int_distribution<std::int64_t>(0, most - 1)(jitter_);
+}
+
 std::string MemberSource::next(const policy::Policy& p) {
     switch (policy::traits(p.algorithm).member) {
     case policy::ScriptMember::lease: return new_lease_id();
     case policy::ScriptMember::per_unit: return instance_id_ + ":" + std::to_string(++sequence_);
+    case policy::ScriptMember::expiry: return std::to_string(expiry_seconds(p));
     case policy::ScriptMember::none: return {};
     }
     return {};
@@ -42,6 +53,14 @@ CheckArgs report_args(const policy::Policy& p, std::string key, std::int64_t rep
     args.report = true;
     args.report_cost = report_cost;
     args.max_debt = p.debt_bound();
+    return args;
+}
+
+CheckArgs limit_args(const LimitCheck& c, MemberSource& members) {
+    if (c.mode == policy::Mode::report) return report_args(*c.policy, c.key, c.report_cost, members);
+    // An ask is the peek Store::peek sends: of one unit (cost 0 is the plan's "charge nothing").
+    CheckArgs args = check_args(*c.policy, c.key, c.part == policy::Part::ask ? 1 : c.cost, members);
+    args.part = c.part;
     return args;
 }
 
@@ -71,8 +90,12 @@ std::vector<std::string> grouped_checks_argv(std::vector<CheckArgs> checks) {
         argv.emplace_back(policy::to_string(c.algorithm));
         const bool report = c.report;
         const std::int64_t max_debt = c.max_debt;
+        const policy::Part part = c.part;
         append_own_args(argv, c);
-        argv.emplace_back(report ? "report:" + std::to_string(max_debt) : std::string());
+        argv.emplace_back(report                          ? "report:" + std::to_string(max_debt)
+                          : part == policy::Part::ask     ? std::string("ask")
+                          : part == policy::Part::charge ? std::string("charge")
+                                                          : std::string());
     }
     return argv;
 }

@@ -321,4 +321,69 @@ TEST_F(RlsPlanner, DetailedMetricAddsTheValueToItsOwnLabelOnly) {
     EXPECT_EQ(p->descriptors[1].detailed_label, "");
 }
 
+// envoy_key_layout: envoyproxy-ratelimit: its keys, written here from its published
+// cache_key.go (prefix + domain + "_" + key "_" value "_" ... + now / unit * unit).
+class ErlLayout : public RlsPlanner {
+protected:
+    EnvoyKeys keys{.erl = true, .prefix = "pfx_", .jitter = std::chrono::seconds(30)};
+    result<RlsPlan> erl(std::vector<RlsDescriptor> ds, std::uint64_t hits = 0) const {
+        return plan(reg, RlsRequest{"edge", std::move(ds), hits}, keys, noon);
+    }
+};
+
+TEST_F(ErlLayout, KeysAreEnvoyproxyRatelimitsOwn) {
+    // A descriptor's own limit (unit MONTH) over two entries: every entry goes in the key.
+    RlsDescriptor two{{RlsEntry{"any", "x"}, RlsEntry{"path", "/a_b"}}, std::nullopt, RlsLimitOverride{7, 5}};
+    auto p = erl({one("ip", "1.2.3.4"), one("weekly", "w"), one("bucket", "b"), two,
+                  RlsDescriptor{{RlsEntry{"any", "x"}}, std::nullopt, RlsLimitOverride{7, 5}}});
+    ASSERT_TRUE(p);
+    const std::int64_t now = 1764592496;
+    EXPECT_EQ(p->check.limits[0].windows.front().key, "pfx_edge_ip_1.2.3.4_" + std::to_string(now / 60 * 60));
+    EXPECT_EQ(p->check.limits[1].windows.front().key, "pfx_edge_weekly_w_" + std::to_string(now / 604800 * 604800));
+    // Not aligned (token_bucket): ratelimitd's own key and accounting.
+    EXPECT_EQ(p->check.limits[2].windows.front().key.rfind("rl:envoy/", 0), 0u);
+    EXPECT_EQ(p->check.limits[2].policy->algorithm, Algorithm::token_bucket);
+    // Values as sent ("_" and "/" too), a month of 30 days from the epoch (its UnitToDivider).
+    EXPECT_EQ(p->check.limits[3].windows.front().key,
+              "pfx_edge_any_x_path_/a_b_" + std::to_string(now / 2592000 * 2592000));
+    EXPECT_EQ(p->check.limits[4].windows.front().key, "pfx_edge_any_x_" + std::to_string(now / 2592000 * 2592000));
+    EXPECT_EQ(p->descriptors[4].window_end_s, now / 2592000 * 2592000 + 2592000);
+    const Policy& erl_policy = *p->check.limits[0].policy;
+    EXPECT_EQ(erl_policy.algorithm, Algorithm::erl_fixed_window);
+    EXPECT_EQ(erl_policy.limit, 10);
+    EXPECT_EQ(erl_policy.window, std::chrono::seconds(60));
+    EXPECT_EQ(erl_policy.expiration_jitter, std::chrono::seconds(30));
+    EXPECT_TRUE(p->check.single_call);
+}
+
+TEST_F(ErlLayout, ACostPastTheLimitIsChargedNotNeverAdmitted) {
+    auto p = erl({one("ip", "a", 5000000000ull), one("ip", "b", 0)});
+    ASSERT_TRUE(p);
+    EXPECT_FALSE(p->never_admitted);
+    EXPECT_EQ(p->check.limits[0].cost, 4294967295u);
+    EXPECT_EQ(p->check.limits[1].cost, 0u);
+    EXPECT_TRUE(p->check.limits[1].check_only);
+    // envoy_denied_calls: refuse (the default): envoyproxy/ratelimit's fit test, not an ask.
+    EXPECT_EQ(p->check.limits[0].part, Part::decide);
+    EXPECT_EQ(p->check.limits[1].part, Part::decide);
+}
+
+TEST_F(ErlLayout, ChargeMakesEveryLimitChargedWhateverTheOthers) {
+    reg = std::make_shared<const Registry>(parse_config(std::string("envoy_denied_calls: charge\n") + rules, "r.yaml").registry);
+    auto p = erl({one("ip", "a", 0), one("trial", "t"), one("bucket", "b", 0)});
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->check.limits[0].part, Part::charge);
+    EXPECT_EQ(p->check.limits[1].part, Part::charge);
+    EXPECT_TRUE(p->check.limits[1].shadow());
+    EXPECT_EQ(p->check.limits[2].part, Part::ask) << "ratelimitd's own limit keeps its accounting";
+}
+
+TEST_F(RlsPlanner, TheDefaultLayoutAsksCheckOnlyLimitsInTheSameCall) {
+    auto p = run({one("ip", "a", 0), one("ip", "b")});
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->check.limits[0].part, Part::ask);
+    EXPECT_EQ(p->check.limits[1].part, Part::decide);
+    EXPECT_FALSE(p->check.single_call);
+}
+
 }  // namespace

@@ -457,7 +457,14 @@ TEST_P(EveryAlgorithm, ExactAdmissionUnderConcurrencyOnManyKeys) {
 }
 
 // Every row of policy::algorithm_table: a new algorithm is covered without a line here.
-INSTANTIATE_TEST_SUITE_P(MemoryStore, EveryAlgorithm, ::testing::ValuesIn(policy::all_algorithms()),
+// (erl_fixed_window, which the Envoy planner alone chooses, charges past the limit by design:
+// tests/grpc/grpc_erl_keys_test.cpp holds it, on this store and on Redis.)
+std::vector<Algorithm> configurable_algorithms() {
+    auto all = policy::all_algorithms();
+    std::erase_if(all, [](Algorithm a) { return !policy::traits(a).configurable; });
+    return all;
+}
+INSTANTIATE_TEST_SUITE_P(MemoryStore, EveryAlgorithm, ::testing::ValuesIn(configurable_algorithms()),
                          [](const auto& info) { return std::string(policy::to_string(info.param)); });
 
 // ---- the rest of the Store interface ----
@@ -693,6 +700,55 @@ TEST(MemoryStoreCap, LayeredChecksStayWithinTheCapToo) {
         ASSERT_LE(store.key_count(), 128u) << "after check " << i;
     }
     EXPECT_EQ(store.evictions(), 2'000u - store.key_count());
+}
+
+// multi.lua's parts, in process: an ask is read, never charged, and denies the call once
+// nothing is left; a charge is charged whatever the others answer.
+TEST(MemoryStoreParts, AnAskDeniesOnceNothingIsLeftAndIsNeverCharged) {
+    ManualClock clock{T0};
+    MemoryStore store{clock, 0};
+    const Policy p = make_policy("fw", Algorithm::fixed_window, 2, 60'000);
+    const Policy wide = make_policy("wide", Algorithm::fixed_window, 10, 60'000);
+    const auto ask = [&](const std::string& key) {
+        return store.decide_all({LimitCheck{&p, key, 0, policy::Mode::check, 0, policy::Part::ask},
+                                 LimitCheck{&wide, "charged:" + key, 1}});
+    };
+    EXPECT_TRUE(ask("k").allowed);
+    EXPECT_EQ(store.decide(p, "k", 1).windows.front().remaining, 1) << "the asks charged nothing";
+    EXPECT_TRUE(ask("k").allowed);
+    EXPECT_EQ(store.decide(p, "k", 1).windows.front().remaining, 0);
+    const auto spent = ask("k");
+    EXPECT_FALSE(spent.allowed);
+    EXPECT_FALSE(spent.windows[0].allowed);
+    EXPECT_GE(spent.windows[0].retry_after_s, 1);
+    EXPECT_TRUE(spent.windows[1].allowed) << "would have admitted";
+    EXPECT_EQ(store.decide(wide, "charged:k", 1).windows.front().remaining, 7) << "charged twice, not three times";
+}
+
+TEST(MemoryStoreParts, EnvoyproxyRatelimitsCounterIsChargedPastTheLimitWhateverTheOthers) {
+    ManualClock clock{T0};
+    MemoryStore store{clock, 0};
+    const Policy small = make_policy("erl", Algorithm::erl_fixed_window, 2, 60'000);
+    const Policy big = make_policy("erl-big", Algorithm::erl_fixed_window, 100, 60'000);
+    const auto call = [&](policy::Part part) {
+        return store.decide_all({LimitCheck{&small, std::string("s:") + (part == policy::Part::charge ? "c" : "d"), 3,
+                                            policy::Mode::check, 0, part},
+                                 LimitCheck{&big, std::string("b:") + (part == policy::Part::charge ? "c" : "d"), 3,
+                                            policy::Mode::check, 0, part}});
+    };
+    // charge: both charged, the small one over (3 > 2).
+    auto v = call(policy::Part::charge);
+    EXPECT_FALSE(v.windows[0].allowed);
+    EXPECT_TRUE(v.windows[1].allowed);
+    EXPECT_EQ(v.windows[1].remaining, 97);
+    // decide (envoy_denied_calls: refuse): only the one going past its limit is charged.
+    v = call(policy::Part::decide);
+    EXPECT_FALSE(v.windows[0].allowed);
+    EXPECT_TRUE(v.windows[1].allowed);
+    EXPECT_EQ(v.windows[1].remaining, 100) << "not charged";
+    // A cost of 0 asks: over only past the limit (the small one is at 3 of 2 now).
+    EXPECT_FALSE(store.decide(small, "s:d", 0).allowed);
+    EXPECT_TRUE(store.decide(big, "b:d", 0).allowed);
 }
 
 }  // namespace

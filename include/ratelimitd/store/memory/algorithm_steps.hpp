@@ -69,6 +69,11 @@ struct SlidingWindowState {
     std::int64_t window = 0;
 };
 
+// erl_fixed_window.lua's counter (envoyproxy/ratelimit's).
+struct ErlFixedWindowState {
+    std::int64_t count = 0;
+};
+
 // One held lease of concurrency.lua's sorted set: its expiry (the score) and id (the member).
 struct Lease {
     std::int64_t expiry = 0;
@@ -125,8 +130,18 @@ struct Concurrency {
     static Reply report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
 };
 
+struct ErlFixedWindow {
+    static constexpr Algorithm algorithm = Algorithm::erl_fixed_window;
+    using State = ErlFixedWindowState;
+    /// Charges `cost` whatever the count (0: creates the counter, as INCRBY 0 does); admits
+    /// while the count after it is within the limit; `remaining` may be negative.
+    static Reply check(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+    /// The same charge, always admitted.
+    static Reply report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+};
+
 /// Every algorithm's step, in the enum's order.
-using Steps = StepList<TokenBucket, SlidingLog, FixedWindow, Gcra, SlidingWindow, Concurrency>;
+using Steps = StepList<TokenBucket, SlidingLog, FixedWindow, Gcra, SlidingWindow, Concurrency, ErlFixedWindow>;
 static_assert(Steps::size == policy::algorithm_count && Steps::in_enum_order(),
               "every policy::Algorithm needs its step in Steps, in the enum's order");
 

@@ -3,9 +3,11 @@
 #pragma once
 
 #include "ratelimitd/policy/policy.hpp"
+#include "ratelimitd/store/store.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -13,7 +15,8 @@ namespace ratelimitd::store::redis {
 
 /// Arguments of one check in lua/batch.lua and lua/multi.lua: the algorithm's name, then the
 /// algorithm script's own ARGV[1..5] (limit, window_ms, burst, cost, member), then the mode
-/// ('' or "report:<max_debt>", the script's ARGV[6]). The build (cmake/embed_lua.cmake) reads this line
+/// ('', "report:<max_debt>", "ask" or "charge": the script's ARGV[6]; multi.lua reads ask and
+/// charge, policy::Part). The build (cmake/embed_lua.cmake) reads this line
 /// and writes the number into both scripts.
 inline constexpr std::size_t args_per_check = 7;
 
@@ -31,6 +34,7 @@ struct CheckArgs {
     bool report = false;           ///< charge without asking (POST /v1/report)
     std::int64_t report_cost = 0;  ///< a report's signed units, written instead of cost
     std::int64_t max_debt = 0;     ///< a report's bound on debt (Policy::debt_bound), in its mode
+    policy::Part part = policy::Part::decide;  ///< how multi.lua weighs it (not a report)
 };
 
 /// ARGV[5] of fixed_window.lua for a calendar-aligned policy: "cal:1mo:120"; "" otherwise.
@@ -41,12 +45,17 @@ class MemberSource {
 public:
     explicit MemberSource(std::string instance_id) : instance_id_(std::move(instance_id)) {}
     /// A fresh member for a sliding-log policy, a fresh lease id (new_lease_id) for a
-    /// concurrency policy; "" for the other algorithms (they ignore it).
+    /// concurrency policy; the key's TTL in seconds, jitter included, for erl_fixed_window; ""
+    /// for the other algorithms (they ignore it).
     std::string next(const policy::Policy& p);
 
 private:
+    /// erl_fixed_window: the unit's seconds plus a jitter in [0, expiration_jitter).
+    std::int64_t expiry_seconds(const policy::Policy& p);
+
     std::string instance_id_;
     std::uint64_t sequence_ = 0;
+    std::minstd_rand jitter_{std::random_device{}()};
 };
 
 /// The check of policy `p` on `key` (a fresh member from `members` for a sliding log).
@@ -54,6 +63,9 @@ CheckArgs check_args(const policy::Policy& p, std::string key, std::uint32_t cos
 
 /// The report of `report_cost` signed units of policy `p` on `key` (a report mode check).
 CheckArgs report_args(const policy::Policy& p, std::string key, std::int64_t report_cost, MemberSource& members);
+
+/// The arguments of one check of Store::apply_all: a report, or a check taking its part.
+CheckArgs limit_args(const LimitCheck& c, MemberSource& members);
 
 /// EVALSHA arguments (after the digest) of the algorithm's own script:
 /// 1, key, limit, window_ms, burst, cost, member[, "peek"].

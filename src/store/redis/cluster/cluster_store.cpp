@@ -307,8 +307,7 @@ net::awaitable<result<check::Verdict>> ClusterStore::apply_all(std::vector<Limit
         args.reserve(checks.size());
         leases.clear();
         for (const auto& c : checks) {
-            args.push_back(c.mode == policy::Mode::report ? report_args(*c.policy, c.key, c.report_cost, node.members)
-                                                      : check_args(*c.policy, c.key, c.cost, node.members));
+            args.push_back(limit_args(c, node.members));
             leases.push_back(args.back().member);
         }
         return node.client.eval(multi_script(), grouped_checks_argv(std::move(args)), deadline, asking);

@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <utility>
@@ -22,6 +23,7 @@ namespace {
 // naming the charge (refund.lua). A window refunded a whole window after its charge could hit
 // the next window, so then the charge stays ("-1" matches no TTL).
 CheckArgs refund_args(CheckArgs sent, const check::WindowState& charged, std::chrono::milliseconds since_charge) {
+    if (sent.part == policy::Part::ask) sent.cost = 0;  // asked, never charged: nothing to give back
     if (policy::traits(sent.algorithm).cluster_refund == policy::ClusterRefund::by_reset) {
         const bool same_window = since_charge < std::chrono::milliseconds(sent.window_ms);
         sent.member = same_window ? std::to_string(charged.reset_after_ms) : "-1";
@@ -55,12 +57,14 @@ net::awaitable<result<check::Verdict>> CrossSlotCheck::run() {
         }
         if (!one->allowed) {
             denied = true;
-            break;
+            // Checks charged whatever the others do (envoyproxy/ratelimit's accounting): every
+            // group is charged, none given back.
+            if (!charged_whatever()) break;
         }
     }
     check::Verdict v;
     v.allowed = !failure && !denied;
-    if (!v.allowed) {
+    if (!v.allowed && !(charged_whatever() && !failure)) {
         // The denying (or failed) group charged nothing; every group before it did.
         co_await refund_groups(charged, started);
         if (failure) co_return *failure;
@@ -75,6 +79,10 @@ net::awaitable<result<check::Verdict>> CrossSlotCheck::run() {
     co_return v;
 }
 
+bool CrossSlotCheck::charged_whatever() const {
+    return std::all_of(checks_.begin(), checks_.end(), [](const LimitCheck& c) { return c.part == policy::Part::charge; });
+}
+
 std::vector<LimitCheck> CrossSlotCheck::checks_of(const SlotGroup& g) const {
     std::vector<LimitCheck> out;
     for (std::size_t i : g.members) out.push_back(checks_[i]);
@@ -85,7 +93,7 @@ net::awaitable<result<check::Verdict>> CrossSlotCheck::charge_group(SlotGroup& g
     const std::vector<LimitCheck> mine = checks_of(g);
     auto reply = co_await cluster_.routed(g.slot, deadline, [&](ClusterNode& node, bool asking) {
         g.sent.clear();
-        for (const auto& c : mine) g.sent.push_back(check_args(*c.policy, c.key, c.cost, node.members));
+        for (const auto& c : mine) g.sent.push_back(limit_args(c, node.members));
         return node.client.eval(multi_script(), grouped_checks_argv(g.sent), deadline, asking);
     });
     if (!reply) {
@@ -103,6 +111,15 @@ net::awaitable<void> CrossSlotCheck::refund_groups(std::size_t charged, clock::t
     const auto deadline = clock::now() + cluster_.timeout;
     for (std::size_t gi = 0; gi < charged; ++gi) {
         SlotGroup& g = groups_[gi];
+        // envoyproxy/ratelimit's counters keep what they were charged (its pods give nothing
+        // back either): a group of those alone has nothing to send.
+        const bool kept = std::all_of(g.members.begin(), g.members.end(), [this](std::size_t i) {
+            return policy::traits(checks_[i].policy->algorithm).cluster_refund == policy::ClusterRefund::none;
+        });
+        if (kept) {
+            g.sent.clear();
+            continue;
+        }
         std::vector<CheckArgs> args;
         const auto since = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - started);
         for (std::size_t k = 0; k < g.sent.size(); ++k) args.push_back(refund_args(g.sent[k], windows_[g.members[k]], since));

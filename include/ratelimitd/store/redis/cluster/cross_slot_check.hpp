@@ -66,6 +66,9 @@ private:
     boost::asio::awaitable<void> peek_groups(std::size_t from);
     /// The checks of `g`, in its order.
     std::vector<LimitCheck> checks_of(const SlotGroup& g) const;
+    /// Every check is Part::charge (envoyproxy/ratelimit's accounting): each group is charged
+    /// whatever the others answer, and nothing is given back.
+    bool charged_whatever() const;
 
     ClusterCalls cluster_;
     std::vector<LimitCheck> checks_;
