@@ -29,6 +29,7 @@ policy::EnvoyKeys envoy_keys(const Settings& settings) {
         .erl = settings.envoy_key_layout == "envoyproxy-ratelimit",
         .prefix = settings.envoy_key_prefix,
         .jitter = std::chrono::duration_cast<std::chrono::seconds>(settings.envoy_expiration_jitter),
+        .shadow_all = settings.envoy_shadow_mode,
     };
 }
 

@@ -84,8 +84,21 @@ XdsSource::XdsSource(net::io_context& main, xds::XdsClientOptions options, polic
     client_ = std::make_unique<xds::XdsClient>(std::move(options), std::move(sink), metrics_);
 }
 
+namespace {
+
+// The control plane sends the rules; the file says how a denied call is charged.
+std::shared_ptr<const policy::RlsDomains> with_denied_calls(std::shared_ptr<const policy::RlsDomains> domains,
+                                                            bool charge_denied) {
+    if (domains == nullptr || domains->charge_denied == charge_denied) return domains;
+    auto copy = std::make_shared<policy::RlsDomains>(*domains);
+    copy->charge_denied = charge_denied;
+    return copy;
+}
+
+}  // namespace
+
 void XdsSource::overlay(policy::Registry& registry) const {
-    registry.domains = domains_;
+    registry.domains = with_denied_calls(domains_, registry.xds_charge_denied);
     registry.awaiting_xds = domains_ == nullptr;
 }
 
@@ -96,7 +109,7 @@ void XdsSource::stop() { client_->stop(); }
 void XdsSource::apply(std::shared_ptr<const policy::RlsDomains> domains, const std::string& version) {
     try {
         auto next = std::make_shared<policy::Registry>(*registry_.current());
-        next->domains = domains;
+        next->domains = with_denied_calls(domains, next->xds_charge_denied);
         next->awaiting_xds = false;
         domains_ = std::move(domains);
         registry_.replace(std::move(next));

@@ -315,6 +315,11 @@ constexpr SettingRow rows[] = {
      .value_name = "DURATION", .default_text = "0s",
      .help = "envoyproxy-ratelimit layout: most random seconds added to a key's TTL (its EXPIRATION_JITTER_MAX_SECONDS)",
      .field = both<&Settings::envoy_expiration_jitter, &FileSettings::envoy_expiration_jitter>()},
+    // envoyproxy/ratelimit's SHADOW_MODE: its limits count as ever, but no call is refused.
+    {.file_key = "envoy_shadow_mode", .flag = "envoy-shadow-mode", .env = "RATELIMITD_ENVOY_SHADOW_MODE",
+     .type = T::on_off, .default_text = "off",
+     .help = "every ShouldRateLimit call answers OK overall; descriptors still say OVER_LIMIT (its SHADOW_MODE)",
+     .field = both<&Settings::envoy_shadow_mode, &FileSettings::envoy_shadow_mode>()},
 };
 
 }  // namespace

@@ -311,6 +311,7 @@ void map_keys(const ErlReader& r, ErlMode& out) {
         refuse("EXPIRATION_JITTER_MAX_SECONDS", "expected 0 or more seconds, got " + std::to_string(jitter));
     out.overlay["RATELIMITD_ENVOY_EXPIRATION_JITTER"] = std::to_string(jitter) + "s";
     out.charge_denied = !r.flag("STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT");
+    if (r.flag("SHADOW_MODE")) out.overlay["RATELIMITD_ENVOY_SHADOW_MODE"] = "on";
 }
 
 void map_runtime(const ErlReader& r, const std::string& cwd, ErlMode& out) {

@@ -71,16 +71,15 @@ std::string erl_config_text(const ErlMode& mode, const std::vector<std::string>&
     if (mode.runtime) {
         tree["envoy_config"] = files;
         tree["envoy_merge_domains"] = mode.runtime->merge_domains;
-    } else {
-        tree["domains"] = nlohmann::json::array();  // filled by the xDS client
-    }
+    }  // else the domains come from the xDS client (CONFIG_TYPE=GRPC_XDS_SOTW)
     tree["envoy_denied_calls"] = mode.charge_denied ? "charge" : "refuse";
     return tree.dump(2);
 }
 
 policy::Config load_erl_config(const ErlMode& mode) {
     const auto files = mode.runtime ? runtime_config_files(*mode.runtime) : std::vector<std::string>{};
-    return policy::parse_config(erl_config_text(mode, files), erl_config_name);
+    return policy::parse_config(erl_config_text(mode, files), erl_config_name,
+                                policy::LoadOptions{.envoy_rules_from_xds = !mode.runtime.has_value()});
 }
 
 std::string watched_directory(const RuntimeLayout& layout) {

@@ -111,7 +111,8 @@ constexpr std::array ietf_and_x_lines{RateLimitHeader::policy,  RateLimitHeader:
 
 void build_response(const service::Decision& decision, const policy::RlsPlan& plan, std::int64_t now_s,
                     Response& out, ResponseHeaders headers) {
-    out.set_overall_code(decision.verdict.allowed ? Response::OK : Response::OVER_LIMIT);
+    // envoy_shadow_mode: the descriptors say what was decided, the call is let through.
+    out.set_overall_code(decision.verdict.allowed || plan.shadow_all ? Response::OK : Response::OVER_LIMIT);
     for (const auto& dp : plan.descriptors) {
         auto& status = *out.add_statuses();
         if (dp.kind == policy::RlsDescriptorPlan::Kind::limited) {
@@ -131,7 +132,7 @@ void build_response(const service::Decision& decision, const policy::RlsPlan& pl
 }
 
 void build_never_admitted_response(const policy::RlsPlan& plan, std::int64_t now_s, Response& out) {
-    out.set_overall_code(Response::OVER_LIMIT);
+    out.set_overall_code(plan.shadow_all ? Response::OK : Response::OVER_LIMIT);
     for (const auto& dp : plan.descriptors) {
         auto& status = *out.add_statuses();
         status.set_code(dp.never_admitted ? Response::OVER_LIMIT : Response::OK);

@@ -35,13 +35,17 @@ bool EnvoyConfigSection::present(const ConfigTree& root) {
     return root.is_object() && (find(root, "domains") != nullptr || find(root, "envoy_config") != nullptr);
 }
 
-void EnvoyConfigSection::read(const ConfigTree& root, Registry& reg) {
+void EnvoyConfigSection::read(const ConfigTree& root, Registry& reg, bool rules_from_xds) {
     const ConfigTree* list = find(root, "domains");
     const ConfigTree* files = find(root, "envoy_config");
     const ConfigTree* denied = find(root, "envoy_denied_calls");
     const ConfigTree* merge = find(root, "envoy_merge_domains");
     if ((list == nullptr || list->is_null()) && (files == nullptr || files->is_null())) {
-        if (denied != nullptr) fail("envoy_denied_calls", "only allowed with domains: or envoy_config: (no Envoy rules here)");
+        if (denied != nullptr && rules_from_xds) {
+            reg.xds_charge_denied = need_one_of(*denied, "envoy_denied_calls", {"refuse", "charge"}) == "charge";
+        } else if (denied != nullptr) {
+            fail("envoy_denied_calls", "only allowed with domains:, envoy_config: or xds_server (no Envoy rules here)");
+        }
         if (merge != nullptr) {
             fail("envoy_merge_domains", "only allowed with domains: or envoy_config: (no Envoy rules here)");
         }

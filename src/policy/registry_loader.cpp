@@ -93,7 +93,7 @@ Config RegistryValidator::run(const Json& root) const {
     read_auth(root, reg);
     read_hash_secret(root, reg);
     EnvoyConfigSection envoy(file());
-    envoy.read(root, reg);
+    envoy.read(root, reg, from_xds);
 
     cfg.settings = read_process_settings(root);
     return cfg;

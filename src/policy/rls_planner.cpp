@@ -320,6 +320,7 @@ result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest&
     }
     mark_never_admitted(out);
     assign_parts(out, keys.erl);
+    out.shadow_all = keys.shadow_all;
     return out;
 }
 

@@ -310,7 +310,87 @@ def check_compose():
             check_config_text(open(f"{root}/docker/{host}").read(), "compose config")
 
 
+def served_erl(env, config_files, probe_paths):
+    """Starts the binary as `ratelimit` with only `env` (ports moved to free ones, RUNTIME_ROOT to a
+    scratch copy of the mounted files), and GETs each probe path on PORT."""
+    import shutil
+    import socket
+    with tempfile.TemporaryDirectory() as d:
+        os.symlink(os.path.abspath(binary), f"{d}/ratelimit")
+        root_dir = f"{d}/runtime"
+        config_dir = f"{root_dir}/{env.get('RUNTIME_SUBDIRECTORY', '')}/{env.get('RUNTIME_APPDIRECTORY', 'config')}"
+        os.makedirs(config_dir)
+        for name, text in config_files.items():
+            open(f"{config_dir}/{name}", "w").write(text)
+        ports = []
+        for _ in range(3):
+            sock = socket.socket()
+            sock.bind(("127.0.0.1", 0))
+            ports.append(sock.getsockname()[1])
+            sock.close()
+        run_env = {**env, "RUNTIME_ROOT": root_dir, "HOST": "127.0.0.1", "PORT": str(ports[0]),
+                   "GRPC_HOST": "127.0.0.1", "GRPC_PORT": str(ports[1]), "DEBUG_HOST": "127.0.0.1",
+                   "DEBUG_PORT": str(ports[2])}
+        p = subprocess.Popen([f"{d}/ratelimit"], env=run_env, stderr=subprocess.PIPE, text=True)
+        try:
+            for line in p.stderr:
+                if f"listening on 127.0.0.1:{ports[0]}" in line:
+                    break
+            statuses = {}
+            for path in probe_paths:
+                try:
+                    statuses[path] = urllib.request.urlopen(f"http://127.0.0.1:{ports[0]}{path}", timeout=5).status
+                except (urllib.error.HTTPError, urllib.error.URLError) as e:
+                    statuses[path] = getattr(e, "code", str(e))
+            return statuses, p
+        finally:
+            p.terminate()
+            p.wait(timeout=10)
+            shutil.rmtree(root_dir, ignore_errors=True)
+
+
+def check_erl_directory(name):
+    """envoyproxy/ratelimit's Deployment with only the image changed: started as /bin/ratelimit with
+    envoyproxy/ratelimit's variables only, its YAML in the runtime directory, probes served."""
+    folder = f"{root}/deploy/kubernetes/{name}"
+    docs = [d for f in sorted(os.listdir(folder)) if f.endswith(".yaml")
+            for d in yaml.safe_load_all(open(f"{folder}/{f}"))]
+    configmaps = {d["metadata"]["name"]: d for d in docs if d["kind"] == "ConfigMap"}
+    erl_variables = {line.strip() for line in open(f"{root}/tests/data/erl_settings.txt")
+                     if line.strip() and not line.startswith("#")}
+    deployments = [d for d in docs if d["kind"] == "Deployment"]
+    check(deployments, f"{name}: a Deployment")
+    for dep in deployments:
+        where = f"{name} {dep['metadata']['name']}"
+        spec = dep["spec"]["template"]["spec"]
+        (c,) = spec["containers"]
+        check(c["image"] == f"ratelimitd:{version}", f"{where}: image {c['image']}, expected ratelimitd:{version}")
+        check(c.get("command") == ["/bin/ratelimit"], f"{where}: command is not /bin/ratelimit")
+        check("args" not in c, f"{where}: ERL mode takes no arguments")
+        env = {e["name"]: e["value"] for e in c.get("env", [])}
+        for k in env:
+            check(k in erl_variables, f"{where}: {k} is none of envoyproxy/ratelimit's variables")
+        mount = f"{env.get('RUNTIME_ROOT')}/{env.get('RUNTIME_SUBDIRECTORY')}/{env.get('RUNTIME_APPDIRECTORY', 'config')}"
+        volumes = {v["name"]: v for v in spec.get("volumes", [])}
+        files = None
+        for m in c.get("volumeMounts", []):
+            if m["mountPath"] == mount:
+                files = configmaps.get(volumes[m["name"]]["configMap"]["name"], {}).get("data")
+        if not check(files, f"{where}: no ConfigMap mounted at the runtime directory {mount}"):
+            continue
+        paths = []
+        for kind in ("readinessProbe", "livenessProbe"):
+            probe = c.get(kind, {}).get("httpGet")
+            if check(probe, f"{where}: {kind} is no httpGet"):
+                check(probe["port"] == int(env.get("PORT", 8080)), f"{where}: {kind} is not on PORT")
+                paths.append(probe["path"])
+        statuses, _ = served_erl(env, files, paths)
+        for path, status in statuses.items():
+            check(status == 200, f"{where}: /bin/ratelimit answers {path} with {status}, expected 200")
+
+
 check_directory("sidecar", "/readyz?mode=sidecar")
+check_erl_directory("erl")
 check_directory("shared", "/readyz")
 check_directory("envoy", "/readyz")
 check_compose()

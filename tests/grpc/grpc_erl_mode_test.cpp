@@ -2,6 +2,7 @@
 // /bin/ratelimit) with only envoyproxy/ratelimit's variables (`env -i`), a real redis-server, a
 // gRPC client from Envoy's protos; its runtime directory replaced and swapped as Kubernetes
 // swaps a ConfigMap; and every refusal exiting non-zero, naming its variable.
+#include "grpc/xds_control_plane.hpp"
 #include "support/http_client.hpp"
 #include "support/processes.hpp"
 #include "support/rls_client.hpp"
@@ -257,6 +258,66 @@ TEST_F(ErlDeployment, TheErlEnvFlagServesAsTheLinkDoes) {
     EXPECT_EQ(admitted, 3);
     HttpClient http(port("PORT"));
     EXPECT_EQ(http.get("/healthcheck").status, 200);
+}
+
+// Envoy Gateway's way: CONFIG_TYPE=GRPC_XDS_SOTW, the rules from a control plane (written for the
+// tests from the published ADS protocol), no runtime directory. STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT
+// unset is envoyproxy/ratelimit's `charge`: every call counts, past the limit too, in its keys.
+// SHADOW_MODE=true then lets every call through while the descriptor still says OVER_LIMIT.
+TEST_F(ErlDeployment, TakesItsRulesFromAnXdsControlPlaneAsEnvoyGatewayStartsIt) {
+    XdsControlPlane cp;
+    for (const char* name : {"RUNTIME_ROOT", "RUNTIME_SUBDIRECTORY", "RUNTIME_WATCH_ROOT", "RUNTIME_IGNOREDOTFILES"}) {
+        vars_.erase(name);
+    }
+    vars_["CONFIG_TYPE"] = "GRPC_XDS_SOTW";
+    vars_["CONFIG_GRPC_XDS_SERVER_URL"] = cp.address();
+    vars_["CONFIG_GRPC_XDS_NODE_ID"] = "envoy-ratelimit";
+    vars_["XDS_CLIENT_BACKOFF_INITIAL_INTERVAL"] = "100ms";
+    vars_["XDS_CLIENT_BACKOFF_MAX_INTERVAL"] = "400ms";
+    vars_["FORCE_START_WITHOUT_INITIAL_CONFIG"] = "true";
+    start_serving(link());
+    const auto streams = cp.await_streams(1, 10s);
+    ASSERT_EQ(streams.size(), 1u) << process_.log();
+    EXPECT_EQ(streams[0].node().id(), "envoy-ratelimit");
+
+    cp.set("v1", {rls_config("erl", {{"user", "", 20}})});
+    const auto ack = cp.await_reply(cp.current_nonce(), 10s);
+    ASSERT_TRUE(ack && !ack->nack) << process_.log();
+    RlsClient client(port("GRPC_PORT"));
+    ASSERT_TRUE(wait_until([&] { return served_limit(client, "erl", "probe") == 20; }, 10s)) << process_.log();
+
+    std::atomic<int> admitted{0}, denied{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+        threads.emplace_back([&] {
+            RlsClient own(port("GRPC_PORT"));
+            for (int i = 0; i < 6; ++i) {
+                const auto code = own.code(rls_request("erl", {Descriptor{{{"user", "bob"}}, std::nullopt}}));
+                (code == RlsResponse::OK ? admitted : denied)++;
+            }
+        });
+    }
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(admitted.load(), 20);
+    EXPECT_EQ(denied.load(), 28);
+    // envoyproxy/ratelimit's key, charged by every call (charge): 48.
+    const auto hour = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::system_clock::now().time_since_epoch()).count() / 3600 * 3600;
+    const std::string key = "erl_user_bob_" + std::to_string(hour);
+    EXPECT_EQ(redis_.integer({"GET", key}), 48) << "key " << key;
+}
+
+TEST_F(ErlDeployment, ShadowModeLetsEveryCallThroughAndStillCounts) {
+    write_file(config_dir() / "rules.yaml", rules("erl", 2));
+    vars_["SHADOW_MODE"] = "true";
+    start_serving(link());
+    RlsClient client(port("GRPC_PORT"));
+    for (int i = 0; i < 4; ++i) {
+        RlsResponse res;
+        ASSERT_TRUE(client.call(rls_request("erl", {Descriptor{{{"user", "carol"}}, std::nullopt}}), res).ok());
+        EXPECT_EQ(res.overall_code(), RlsResponse::OK) << "call " << i;
+        EXPECT_EQ(res.statuses(0).code(), i < 2 ? RlsResponse::OK : RlsResponse::OVER_LIMIT) << "call " << i;
+    }
 }
 
 }  // namespace

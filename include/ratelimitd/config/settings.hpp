@@ -73,6 +73,7 @@ struct Settings {
     std::string envoy_key_layout = "ratelimitd";
     std::string envoy_key_prefix;               ///< envoyproxy-ratelimit: its CACHE_KEY_PREFIX
     std::chrono::milliseconds envoy_expiration_jitter{0};  ///< its EXPIRATION_JITTER_MAX_SECONDS
+    bool envoy_shadow_mode = false;             ///< every ShouldRateLimit answers OK overall (its SHADOW_MODE)
 
     bool operator==(const Settings&) const = default;
 };
@@ -131,6 +132,7 @@ struct FileSettings {
     std::optional<std::string> envoy_key_layout;
     std::optional<std::string> envoy_key_prefix;
     std::optional<std::chrono::milliseconds> envoy_expiration_jitter;
+    std::optional<bool> envoy_shadow_mode;
 
     bool operator==(const FileSettings&) const = default;
 };

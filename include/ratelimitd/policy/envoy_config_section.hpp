@@ -27,7 +27,9 @@ public:
     /// file, a directory, or a list of files (ERL mode's runtime directory). A domain defined
     /// twice, in the registry or across files, is an error, unless `envoy_merge_domains: true`
     /// (envoyproxy/ratelimit's MERGE_DOMAIN_CONFIG) merges the files' rules of one domain.
-    void read(const ConfigTree& root, Registry& reg);
+    /// `rules_from_xds`: the domains come from xds_server, so envoy_denied_calls alone is kept
+    /// in reg.xds_charge_denied for them (XdsSource applies it).
+    void read(const ConfigTree& root, Registry& reg, bool rules_from_xds = false);
 
 private:
     void read_inline(const ConfigTree& list, RlsDomains& out) const;

@@ -180,6 +180,8 @@ struct EnvoyKeys {
     bool erl = false;
     std::string prefix;                     ///< its CACHE_KEY_PREFIX, before every key
     std::chrono::seconds jitter{0};         ///< its EXPIRATION_JITTER_MAX_SECONDS
+    /// envoy_shadow_mode (its SHADOW_MODE): a call over a limit still answers OK overall.
+    bool shadow_all = false;
 };
 
 /// The reloadable part of the config file. Immutable once built; shared between requests
@@ -212,6 +214,9 @@ struct Registry {
         auto it = policies.find(name);
         return it == policies.end() ? nullptr : &it->second;
     }
+    /// xds_server: the file's envoy_denied_calls, for the domains the control plane sends
+    /// (RlsDomains::charge_denied of each accepted config).
+    bool xds_charge_denied = false;
 };
 
 /// Process settings that may also come from the config file (flags and environment win);

@@ -67,6 +67,9 @@ struct RlsPlan {
     std::vector<RlsDescriptorPlan> descriptors; ///< one per request descriptor, in order
     /// Some descriptor is never_admitted: the call is OVER_LIMIT and charges nothing.
     bool never_admitted = false;
+    /// envoy_shadow_mode: counted and decided as ever, but the call answers OK overall (its
+    /// descriptors still say OVER_LIMIT), as envoyproxy/ratelimit's SHADOW_MODE answers.
+    bool shadow_all = false;
     /// The limits of descriptors that sent their own (RlsDescriptor::limit): made for this
     /// call, kept here (on the heap, so moving the plan keeps check's pointers valid).
     std::vector<std::unique_ptr<const Policy>> override_policies;

@@ -113,6 +113,13 @@ TEST(ErlEnvironment, StopCacheKeyIncrementRefusesDeniedCalls) {
     EXPECT_FALSE(mapped(vars).charge_denied);
 }
 
+TEST(ErlEnvironment, ShadowModeTurnsOnTheGlobalShadowSetting) {
+    auto vars = testing::deployment_env();
+    EXPECT_EQ(mapped(vars).overlay.count("RATELIMITD_ENVOY_SHADOW_MODE"), 0u);
+    vars["SHADOW_MODE"] = "true";
+    EXPECT_EQ(mapped(vars).overlay.at("RATELIMITD_ENVOY_SHADOW_MODE"), "on");
+}
+
 TEST(ErlEnvironment, ListenersPrometheusAndLogging) {
     auto vars = testing::deployment_env();
     vars["HOST"] = "::";

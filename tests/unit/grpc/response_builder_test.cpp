@@ -123,6 +123,23 @@ TEST(ResponseBuilder, EnforcedDenialIsOverLimitWithRetryAsResetTime) {
     EXPECT_FALSE(r.statuses(1).has_duration_until_reset());
 }
 
+TEST(ResponseBuilder, GlobalShadowModeLetsTheCallThroughAndTheDescriptorStillSaysOverLimit) {
+    // envoy_shadow_mode (envoyproxy/ratelimit's SHADOW_MODE): only the overall code changes.
+    Fixture f;
+    f.plan.shadow_all = true;
+    Response r;
+    build_response(decision(false, {window("per-ip", false, 0)}, {0}), f.plan, now_s, r);
+    EXPECT_EQ(r.overall_code(), Response::OK);
+    EXPECT_EQ(r.statuses(0).code(), Response::OVER_LIMIT);
+    EXPECT_EQ(r.statuses(0).limit_remaining(), 0u);
+
+    f.plan.descriptors[0].never_admitted = true;
+    Response never;
+    build_never_admitted_response(f.plan, now_s, never);
+    EXPECT_EQ(never.overall_code(), Response::OK);
+    EXPECT_EQ(never.statuses(0).code(), Response::OVER_LIMIT);
+}
+
 TEST(ResponseBuilder, ShadowDenialAnswersOk) {
     Fixture f;
     Response r;

@@ -253,7 +253,7 @@ TEST(EnvoyConfig, DeniedCallsAreRefusedByDefaultAndChargedWhenAsked) {
     EXPECT_EQ(refusal("envoy_denied_calls: always\n" + with_descriptors("      - {key: k}\n")),
               "r.yaml: envoy_denied_calls: expected one of refuse, charge, got \"always\"");
     EXPECT_EQ(refusal("envoy_denied_calls: charge\npolicies: {a: {algorithm: gcra, limit: 1, window: 1s}}\n"),
-              "r.yaml: envoy_denied_calls: only allowed with domains: or envoy_config: (no Envoy rules here)");
+              "r.yaml: envoy_denied_calls: only allowed with domains:, envoy_config: or xds_server (no Envoy rules here)");
 }
 
 /// envoyproxy/ratelimit's own example configs, unchanged: each loads, but for the one it
