@@ -85,7 +85,7 @@ test_image() {  # [prebuilt-binary]
   [ "$("${engine[@]}" image inspect -f '{{.Config.User}}' localhost/ratelimitd:ci)" = "10001:10001" ] \
     || fail "the image does not run as the numeric user 10001:10001"
   # envoyproxy/ratelimit's Deployments run /bin/ratelimit: ERL mode (docs/envoy.md).
-  "${engine[@]}" run --rm --entrypoint /bin/ratelimit localhost/ratelimitd:ci --version | grep -q '^ratelimitd ' \
+  "${engine[@]}" run --rm --pull=never --no-healthcheck "${limits[@]}" --entrypoint /bin/ratelimit localhost/ratelimitd:ci --version | grep -q '^ratelimitd ' \
     || fail "the image has no /bin/ratelimit running ratelimitd"
   start_redis
   local redis_port=$started_port name=ratelimitd-ci-$$
@@ -150,7 +150,7 @@ test_deb() {  # deb-file
     || fail "apt-get install ./$(basename "$deb")"
   local f
   # /bin/ratelimit: envoyproxy/ratelimit's command, ERL mode (docs/envoy.md).
-  "${engine[@]}" exec "$name" test "$(readlink /bin/ratelimit)" = ratelimitd \
+  "${engine[@]}" exec "$name" sh -c 'test "$(readlink /usr/bin/ratelimit)" = ratelimitd && /bin/ratelimit --version | grep -q "^ratelimitd "' \
     || fail "the package does not link /bin/ratelimit to ratelimitd"
   for f in /usr/bin/ratelimitd /etc/ratelimitd/config.yaml /etc/default/ratelimitd \
            /lib/systemd/system/ratelimitd.service /usr/share/doc/ratelimitd/LICENSE; do
