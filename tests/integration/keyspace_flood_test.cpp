@@ -37,7 +37,9 @@ int flood_size(int fallback) {
 const char* const config = R"(
 policies:
   flood_fw: { algorithm: fixed_window, limit: 10, window: 60s }
-  flood_tb: { algorithm: token_bucket, limit: 10, window: 60s }
+  # limit 1: one admission empties the bucket, so its key lives the whole 60 s (limit 10 gave
+  # 6 s, shorter than a slow flood: keys written first had expired before they were counted)
+  flood_tb: { algorithm: token_bucket, limit: 1, window: 60s }
   flood_sl: { algorithm: sliding_log, limit: 10, window: 60s }
 )";
 
