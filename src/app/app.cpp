@@ -122,13 +122,15 @@ std::optional<http::Server> listen(net::io_context& main, const Settings& settin
 
 void announce(const http::Server& server, const store::Backend& backend, const policy::Registry& registry,
               const Settings& settings) {
-    spdlog::info("listening on {} store={} policies={} threads={}", format_endpoint(server.local_endpoint()),
-                 backend.describe(), registry.policies.size(), settings.threads);
+    // Warned before the "listening on" line: whoever waits for that line to know the server is
+    // up has every start warning in hand by then.
     if (!settings.admin_token && !http::is_loopback_address(server.local_endpoint().address().to_string())) {
-        spdlog::warn("listening on a non-loopback address without an admin token: /v1/policies, /v1/peek and "
+        spdlog::warn("bound to a non-loopback address without an admin token: /v1/policies, /v1/peek and "
                      "/v1/reset answer only loopback peers (others get 403 admin_disabled); set "
                      "RATELIMITD_ADMIN_TOKEN to call them from elsewhere");
     }
+    spdlog::info("listening on {} store={} policies={} threads={}", format_endpoint(server.local_endpoint()),
+                 backend.describe(), registry.policies.size(), settings.threads);
 }
 
 // A changed file (an edit, a ConfigMap update) is reloaded by SIGHUP's own path, so both

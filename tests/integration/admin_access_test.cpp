@@ -23,7 +23,7 @@ policies:
   api: { algorithm: fixed_window, limit: 10, window: 60s }
 )";
 const std::string token = "admin-token-for-access-tests-0123";
-const std::string warning = "listening on a non-loopback address without an admin token";
+const std::string warning = "bound to a non-loopback address without an admin token";
 
 /// An IPv4 address of this machine that is not loopback (eth0's), if it has one.
 std::optional<std::string> non_loopback_address() {
