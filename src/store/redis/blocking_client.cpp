@@ -3,7 +3,7 @@
 
 #include "transport.hpp"
 
-#include <hiredis/hiredis.h>
+#include "ratelimitd/store/redis/resp_command.hpp"
 
 namespace ratelimitd::store::redis {
 
@@ -17,7 +17,6 @@ BlockingClient::~BlockingClient() {
     ioc_.restart();
     ioc_.poll();  // lets the cancelled handlers run before the transport goes
     transport_.reset();
-    if (reader_ != nullptr) redisReaderFree(reader_);
 }
 
 bool BlockingClient::run_until(const bool& done) {
@@ -38,8 +37,7 @@ std::string BlockingClient::connect() {
     ioc_.restart();
     ioc_.poll();
     transport_ = std::make_unique<Transport>(ioc_.get_executor(), endpoint_);
-    if (reader_ != nullptr) redisReaderFree(reader_);
-    reader_ = redisReaderCreate();
+    reader_ = std::make_unique<ValueReader>();
     bool done = false;
     std::string failure;
     transport_->async_open([&](const std::string& f) {
@@ -56,30 +54,19 @@ std::optional<Value> BlockingClient::command(const std::vector<std::string>& arg
         why = "not connected";
         return std::nullopt;
     }
-    std::vector<const char*> args;
-    std::vector<size_t> lens;
-    for (const auto& a : argv) {
-        args.push_back(a.data());
-        lens.push_back(a.size());
-    }
-    char* encoded = nullptr;
-    const int n = redisFormatCommandArgv(&encoded, static_cast<int>(args.size()), args.data(), lens.data());
-    if (n < 0) {
-        why = "cannot encode the command";
-        return std::nullopt;
-    }
-    out_.assign(encoded, static_cast<std::size_t>(n));
-    redisFreeCommand(encoded);
+    out_.clear();
+    append_command(out_, {}, argv);
 
     bool done = false;
     boost::system::error_code failed;
-    void* reply = nullptr;
+    Value reply;
     std::function<void()> read_more;
     read_more = [&] {
         transport_->async_read_some(net::buffer(in_), [&](boost::system::error_code ec, std::size_t got) {
-            if (!ec && redisReaderFeed(reader_, in_.data(), got) == REDIS_OK &&
-                redisReaderGetReply(reader_, &reply) == REDIS_OK) {
-                if (reply == nullptr) return read_more();
+            if (!ec && reader_->feed(in_.data(), got)) {
+                const auto status = reader_->next(reply);
+                if (status == ValueReader::Status::incomplete) return read_more();
+                if (status == ValueReader::Status::malformed) ec = net::error::invalid_argument;
             } else if (!ec) {
                 ec = net::error::invalid_argument;  // not the Redis protocol
             }
@@ -96,25 +83,21 @@ std::optional<Value> BlockingClient::command(const std::vector<std::string>& arg
     if (!in_time || failed) {
         why = !in_time ? "no answer within " + std::to_string(timeout_.count()) + " ms"
                        : Transport::describe_error(failed);
-        if (reply != nullptr) freeReplyObject(reply);
         transport_.reset();
         return std::nullopt;
     }
-    Value v = Value::from_reply(static_cast<const redisReply*>(reply));
-    freeReplyObject(reply);
-    return v;
+    return reply;
 }
 
 std::optional<Value> BlockingClient::take_parsed(std::string& why) {
-    void* reply = nullptr;
-    if (redisReaderGetReply(reader_, &reply) != REDIS_OK) {
-        why = "the server sent something that is not the Redis protocol";
-        return std::nullopt;
+    Value reply;
+    switch (reader_->next(reply)) {
+    case ValueReader::Status::reply: return reply;
+    case ValueReader::Status::incomplete: return std::nullopt;
+    case ValueReader::Status::malformed: break;
     }
-    if (reply == nullptr) return std::nullopt;
-    Value v = Value::from_reply(static_cast<const redisReply*>(reply));
-    freeReplyObject(reply);
-    return v;
+    why = "the server sent something that is not the Redis protocol";
+    return std::nullopt;
 }
 
 std::optional<Value> BlockingClient::receive(std::chrono::milliseconds wait, std::string& why) {
@@ -129,7 +112,7 @@ std::optional<Value> BlockingClient::receive(std::chrono::milliseconds wait, std
         transport_->async_read_some(net::buffer(in_), [this](boost::system::error_code ec, std::size_t got) {
             read_in_flight_ = false;
             if (ec) read_error_ = ec;
-            else if (redisReaderFeed(reader_, in_.data(), got) != REDIS_OK) read_error_ = net::error::no_memory;
+            else if (!reader_->feed(in_.data(), got)) read_error_ = net::error::no_memory;
         });
     }
     ioc_.restart();

@@ -4,6 +4,7 @@
 
 #include "ratelimitd/store/redis/endpoint.hpp"
 #include "ratelimitd/store/redis/value.hpp"
+#include "ratelimitd/store/redis/value_reader.hpp"
 
 #include <boost/asio/io_context.hpp>
 
@@ -12,8 +13,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-struct redisReader;
 
 namespace ratelimitd::store::redis {
 
@@ -49,7 +48,7 @@ private:
     std::chrono::milliseconds timeout_;
     boost::asio::io_context ioc_{1};
     std::unique_ptr<Transport> transport_;
-    redisReader* reader_ = nullptr;
+    std::unique_ptr<ValueReader> reader_;  // a new one per connection: no bytes of the old
     std::string out_;
     std::vector<char> in_;
     bool read_in_flight_ = false;               // receive()'s read, kept across calls

@@ -2,11 +2,11 @@
 // setup on every connection, and reconnect with backoff.
 #include "ratelimitd/store/redis/connection.hpp"
 
+#include "ratelimitd/store/redis/value_reader.hpp"
+
 #include "tls_context.hpp"
 #include "transport.hpp"
 
-#include <boost/container/small_vector.hpp>
-#include <hiredis/hiredis.h>
 #include <spdlog/spdlog.h>
 
 #include <array>
@@ -36,13 +36,6 @@ std::chrono::milliseconds with_jitter(std::chrono::milliseconds d) {
     return d + std::chrono::milliseconds(spread(rng));
 }
 
-struct ReaderFree {
-    void operator()(redisReader* r) const noexcept { redisReaderFree(r); }
-};
-struct ReplyFree {
-    void operator()(void* r) const noexcept { freeReplyObject(r); }
-};
-
 }  // namespace
 
 namespace detail {
@@ -51,9 +44,9 @@ namespace detail {
 /// longer the connection's current one does nothing, so nothing from an old socket is ever
 /// matched to a command sent on a new one.
 struct Link {
-    Link(const net::any_io_executor& ex, const Endpoint& ep) : transport(ex, ep), reader(redisReaderCreate()) {}
+    Link(const net::any_io_executor& ex, const Endpoint& ep) : transport(ex, ep) {}
     Transport transport;
-    std::unique_ptr<redisReader, ReaderFree> reader;
+    ValueReader reader;
     /// One entry per command written or queued, in order: Redis answers in that order. A null
     /// entry is a setup command (AUTH, SELECT, SCRIPT LOAD).
     std::deque<std::shared_ptr<Pending>> expected;
@@ -105,11 +98,6 @@ void Connection::connect() {
         endpoint_ = std::move(*current);
     }
     auto link = std::make_shared<detail::Link>(executor_, endpoint_);
-    if (!link->reader) {
-        spdlog::error("redis: cannot allocate a connection to {}", endpoint_.describe());
-        schedule_reconnect();
-        return;
-    }
     link_ = link;
     linked_.store(true, std::memory_order_relaxed);
     last_reply_ = clock::now();
@@ -154,25 +142,18 @@ void Connection::send_setup() {
     for (const auto& s : scripts()) setup.push_back({"SCRIPT", "LOAD", std::string(s.text)});
 
     setup_pending_ = static_cast<int>(setup.size());
-    for (const auto& argv : setup) enqueue(argv, nullptr);
+    for (const auto& argv : setup) {
+        std::string command;
+        append_command(command, {}, argv);
+        enqueue(std::move(command), nullptr);
+    }
 }
 
-bool Connection::enqueue(const std::vector<std::string>& argv, std::shared_ptr<detail::Pending> p) {
-    // On the stack for every single-limit script; a layered check (lua/multi.lua, 3 + 7 per
-    // limit) may need more.
-    boost::container::small_vector<const char*, 16> args(argv.size());
-    boost::container::small_vector<size_t, 16> lens(argv.size());
-    for (size_t i = 0; i < argv.size(); ++i) {
-        args[i] = argv[i].data();
-        lens[i] = argv[i].size();
-    }
-    char* encoded = nullptr;
-    const int n = redisFormatCommandArgv(&encoded, static_cast<int>(argv.size()), args.data(), lens.data());
-    if (n < 0 || encoded == nullptr) return false;
-    link_->outbox.append(encoded, static_cast<std::size_t>(n));
-    redisFreeCommand(encoded);
+void Connection::enqueue(std::string command, std::shared_ptr<detail::Pending> p) {
+    // The usual case, nothing waiting to be written: the command becomes the outbox.
+    if (link_->outbox.empty()) link_->outbox.swap(command);
+    else link_->outbox.append(command);
     link_->expected.push_back(std::move(p));
-    return true;
 }
 
 // One write at a time; commands sent meanwhile gather in the outbox and go out together.
@@ -201,19 +182,21 @@ void Connection::read(const LinkPtr& link) {
 }
 
 void Connection::on_read(const LinkPtr& link, std::size_t n) {
-    if (redisReaderFeed(link->reader.get(), link->input.data(), n) != REDIS_OK) {
+    if (!link->reader.feed(link->input.data(), n)) {
         teardown("out of memory reading a reply");
         return;
     }
     // Each handler below may end this link (a failed setup, READONLY, a hook): then stop.
     while (link_ == link) {
-        void* raw = nullptr;
-        if (redisReaderGetReply(link->reader.get(), &raw) != REDIS_OK) {
-            teardown("the server sent something that is not the Redis protocol");
+        Value value;
+        const auto status = link->reader.next(value);
+        if (status == ValueReader::Status::malformed) {
+            // Not the protocol, or no memory left to hold the reply: the stream cannot be trusted.
+            const std::string why = "a reply could not be read (" + link->reader.error() + ")";
+            teardown(why.c_str());
             return;
         }
-        if (raw == nullptr) break;  // the rest of this reply has not arrived yet
-        std::unique_ptr<void, ReplyFree> reply(raw);
+        if (status == ValueReader::Status::incomplete) break;  // the rest has not arrived yet
         last_reply_ = clock::now();
         if (link->expected.empty()) {
             teardown("a reply came that no command asked for");
@@ -221,18 +204,6 @@ void Connection::on_read(const LinkPtr& link, std::size_t n) {
         }
         auto p = std::move(link->expected.front());
         link->expected.pop_front();
-        Value value;
-        try {
-            value = Value::from_reply(static_cast<const redisReply*>(raw));
-        } catch (const std::exception& e) {
-            spdlog::error("redis: a reply could not be read ({}); the call fails", e.what());
-            if (p && !p->finished) {
-                p->finished = true;
-                p->deadline.cancel();
-                p->finish(Problem{errc::bad_script_reply, "redis reply could not be read"});
-            }
-            continue;
-        }
         if (p) on_reply(*p, std::move(value));
         else on_setup_reply(value);
     }
@@ -329,18 +300,13 @@ void Connection::schedule_reconnect() {
     });
 }
 
-void Connection::send(std::shared_ptr<detail::Pending> p, const std::vector<std::string>& argv,
-                      clock::time_point deadline) {
+void Connection::send(std::shared_ptr<detail::Pending> p, std::string command, clock::time_point deadline) {
     if (!usable()) {
         p->finished = true;
         p->finish(Problem{errc::store_unavailable, "not connected to " + endpoint_.describe()});
         return;
     }
-    if (!enqueue(argv, p)) {
-        p->finished = true;
-        p->finish(Problem{errc::store_unavailable, "a command for " + endpoint_.describe() + " could not be encoded"});
-        return;
-    }
+    enqueue(std::move(command), p);
     flush(link_);
     p->deadline.expires_at(deadline);
     p->deadline.async_wait([p, w = weak_from_this()](boost::system::error_code ec) {

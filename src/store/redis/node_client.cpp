@@ -109,7 +109,8 @@ net::awaitable<bool> NodeClient::ping() {
     Connection* conn = pick();
     if (conn == nullptr) co_return false;
     auto hold = conn->shared_from_this();
-    std::vector<std::string> ping(1, std::string("PING"));
+    std::string ping;
+    append_command(ping, {"PING"});
     auto reply = co_await conn->async_exec(std::move(ping), clock::now() + timeout_, net::use_awaitable);
     co_return reply.has_value() && reply->type == Value::Type::status && reply->str == "PONG";
 }
@@ -121,7 +122,8 @@ net::awaitable<bool> NodeClient::ready() {
 
 void NodeClient::send_asking(Connection& c, clock::time_point deadline) {
     // Its +OK is not needed: an ASKING that failed makes the command after it answer MOVED.
-    std::vector<std::string> asking(1, std::string("ASKING"));
+    std::string asking;
+    append_command(asking, {"ASKING"});
     c.async_exec(std::move(asking), deadline, [](result<Value>) {});
 }
 
@@ -138,17 +140,19 @@ net::awaitable<result<Value>> NodeClient::eval(const Script& script, std::vector
     // Keep the connection alive across the suspension even if the pool were torn down.
     auto hold = conn->shared_from_this();
 
-    argv.insert(argv.begin(), {std::string("EVALSHA"), script.sha1});
+    // `argv` stays here, unencoded, for the one case that needs it again.
+    std::string evalsha;
+    append_command(evalsha, {"EVALSHA", script.sha1}, argv);
     if (asking) send_asking(*conn, deadline);
-    auto reply = co_await conn->async_exec(argv, deadline, net::use_awaitable);
+    auto reply = co_await conn->async_exec(std::move(evalsha), deadline, net::use_awaitable);
     record(reply);
     if (reply && reply->is_error() && reply->str.rfind("NOSCRIPT", 0) == 0) {
         // The script cache was emptied (restart, failover, SCRIPT FLUSH): EVAL runs the
         // script and caches it again, so later EVALSHAs find it.
-        argv[0] = "EVAL";
-        argv[1] = std::string(script.text);
+        std::string eval;
+        append_command(eval, {"EVAL", script.text}, argv);
         if (asking) send_asking(*conn, deadline);
-        reply = co_await conn->async_exec(std::move(argv), deadline, net::use_awaitable);
+        reply = co_await conn->async_exec(std::move(eval), deadline, net::use_awaitable);
         record(reply);
     }
     co_return reply;
@@ -160,8 +164,10 @@ net::awaitable<result<Value>> NodeClient::command(std::vector<std::string> argv,
     Connection* conn = pick();
     if (conn == nullptr) co_return Problem{errc::store_unavailable, "not connected to " + describe()};
     auto hold = conn->shared_from_this();
+    std::string wire;
+    append_command(wire, {}, argv);
     if (asking) send_asking(*conn, deadline);
-    auto reply = co_await conn->async_exec(std::move(argv), deadline, net::use_awaitable);
+    auto reply = co_await conn->async_exec(std::move(wire), deadline, net::use_awaitable);
     record(reply);
     co_return reply;
 }

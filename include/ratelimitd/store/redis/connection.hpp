@@ -4,6 +4,7 @@
 #include "ratelimitd/core/error.hpp"
 #include "ratelimitd/store/redis/endpoint.hpp"
 #include "ratelimitd/store/redis/endpoint_source.hpp"
+#include "ratelimitd/store/redis/resp_command.hpp"
 #include "ratelimitd/store/redis/scripts.hpp"
 #include "ratelimitd/store/redis/value.hpp"
 
@@ -69,8 +70,8 @@ struct ConnectionStates {
 /// thrown away when it arrives.
 /// @par Thread Safety
 /// Every member must be called on the executor given at construction (one io_context run by
-/// one thread). hiredis serves as the codec only: commands are encoded with
-/// redisFormatCommandArgv and replies parsed with a redisReader; the socket is Asio's.
+/// one thread). Commands are encoded by append_command; hiredis's parser reads replies
+/// (ValueReader); the socket is Asio's.
 class Connection : public std::enable_shared_from_this<Connection> {
 public:
     using clock = std::chrono::steady_clock;
@@ -111,18 +112,19 @@ public:
     /// A context exists (connected or connecting): commands sent now are queued in order.
     [[nodiscard]] bool usable() const noexcept { return link_ != nullptr && !stopped_; }
 
-    /// Sends `argv` and completes with the reply (a Redis error reply is a Value, not a
-    /// failure) or with store_unavailable / store_timeout. Completion signature:
-    /// void(result<Value>). Never completes inside this call.
+    /// Sends `command` (already in RESP: append_command) and completes with the reply (a
+    /// Redis error reply is a Value, not a failure) or with store_unavailable /
+    /// store_timeout. Completion signature: void(result<Value>). Never completes inside
+    /// this call.
     template <class Token>
-    auto async_exec(std::vector<std::string> argv, clock::time_point deadline, Token&& token) {
+    auto async_exec(std::string command, clock::time_point deadline, Token&& token) {
         return boost::asio::async_initiate<Token, void(result<Value>)>(
-            [this](auto handler, std::vector<std::string> args, clock::time_point at) {
+            [this](auto handler, std::string wire, clock::time_point at) {
                 using H = std::decay_t<decltype(handler)>;
                 auto p = std::make_shared<detail::PendingFor<H>>(executor_, std::move(handler));
-                send(std::move(p), args, at);
+                send(std::move(p), std::move(wire), at);
             },
-            token, std::move(argv), deadline);
+            token, std::move(command), deadline);
     }
 
 private:
@@ -135,10 +137,9 @@ private:
     /// Logs one failed attempt to connect or set up: the first of an outage at `level`, then
     /// one line per report interval counting the attempts meanwhile; the rest at debug.
     void report_failed_attempt(spdlog::level::level_enum level, const std::string& what);
-    void send(std::shared_ptr<detail::Pending> p, const std::vector<std::string>& argv,
-              clock::time_point deadline);
-    /// Encodes `argv` onto the link's output, expecting its reply in turn (`p` null: setup).
-    bool enqueue(const std::vector<std::string>& argv, std::shared_ptr<detail::Pending> p);
+    void send(std::shared_ptr<detail::Pending> p, std::string command, clock::time_point deadline);
+    /// Puts `command` (RESP) on the link's output, expecting its reply in turn (`p` null: setup).
+    void enqueue(std::string command, std::shared_ptr<detail::Pending> p);
 
     void on_open(const LinkPtr& link, const std::string& failure);
     void flush(const LinkPtr& link);

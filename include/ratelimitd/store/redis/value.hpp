@@ -1,11 +1,9 @@
-// An owned copy of a Redis reply, made inside the hiredis callback (hiredis frees its own).
+// A Redis reply, owned: ValueReader builds it as the bytes are parsed.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
-
-struct redisReply;
 
 namespace ratelimitd::store::redis {
 
@@ -17,9 +15,6 @@ struct Value {
     std::vector<Value> elements;   ///< array members
 
     [[nodiscard]] bool is_error() const noexcept { return type == Type::error; }
-
-    /// Deep copy of a hiredis reply; nullptr becomes nil.
-    static Value from_reply(const redisReply* r);
 };
 
 }  // namespace ratelimitd::store::redis
