@@ -13,6 +13,8 @@ build_packages=(
   ccache lld
   libboost1.81-dev libhiredis-dev nlohmann-json3-dev libyaml-cpp-dev
   libspdlog-dev libfmt-dev libssl-dev
+  # `ratelimitd simulate` reads .gz access logs.
+  zlib1g-dev
   # The gRPC server (Envoy's rate limit service): linked always, generated from proto/.
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
 )
