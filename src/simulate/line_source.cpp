@@ -16,20 +16,44 @@ namespace {
 
 constexpr std::size_t block_size = 1 << 20;
 
+// A file whose first bytes are not gzip's magic is read with read(2) straight into the
+// buffer: zlib's pass-through would copy every byte once more. Standard input cannot be
+// peeked at without consuming it, so it always goes through zlib.
+bool gzip_magic(int fd) {
+    unsigned char magic[2] = {0, 0};
+    return ::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+}
+
 }  // namespace
 
 struct LineSource::Gz {
     gzFile file = nullptr;
+    int plain_fd = -1;  ///< a plain file, read without zlib
     ~Gz() {
         if (file != nullptr) gzclose(file);
+        if (plain_fd >= 0) ::close(plain_fd);
+    }
+
+    /// Up to `n` bytes into `to`; 0 at the end, -1 on an error.
+    long read(char* to, std::size_t n) {
+        if (plain_fd < 0) return gzread(file, to, static_cast<unsigned>(n));
+        for (;;) {
+            const ssize_t got = ::read(plain_fd, to, n);
+            if (got >= 0 || errno != EINTR) return got;
+        }
     }
 };
 
 LineSource::LineSource(const std::string& path) : gz_(std::make_unique<Gz>()), name_(path == "-" ? "stdin" : path) {
+    buffer_.resize(block_size);
     int fd = 0;
     if (path != "-") {
         fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
         if (fd < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+        if (!gzip_magic(fd)) {
+            gz_->plain_fd = fd;
+            return;
+        }
     } else {
         fd = ::dup(0);
         if (fd < 0) throw std::runtime_error(std::string("cannot read stdin: ") + std::strerror(errno));
@@ -40,7 +64,6 @@ LineSource::LineSource(const std::string& path) : gz_(std::make_unique<Gz>()), n
         throw std::runtime_error("cannot read " + name_ + ": out of memory");
     }
     gzbuffer(gz_->file, block_size);
-    buffer_.resize(block_size);
 }
 
 LineSource::~LineSource() = default;
@@ -53,8 +76,9 @@ bool LineSource::refill() {
     begin_ = 0;
     end_ = left;
     if (buffer_.size() - end_ < block_size / 2) buffer_.resize(buffer_.size() * 2);
-    const int n = gzread(gz_->file, buffer_.data() + end_, static_cast<unsigned>(buffer_.size() - end_));
+    const long n = gz_->read(buffer_.data() + end_, buffer_.size() - end_);
     if (n < 0) {
+        if (gz_->plain_fd >= 0) throw std::runtime_error("cannot read " + name_ + ": " + std::strerror(errno));
         int code = 0;
         const char* what = gzerror(gz_->file, &code);
         throw std::runtime_error("cannot read " + name_ + ": " + (what != nullptr ? what : "read error"));

@@ -13,8 +13,8 @@
 namespace ratelimitd::simulate {
 namespace {
 
-// The embedded store drops expired keys when a shard is full; a replay sweeps them itself once
-// per minute of log time, as the server's sweeper does, so memory follows live tenants.
+// The embedded store drops expired keys when a shard is full; a replay sweeps them itself (as
+// the server's sweeper does on a timer), so memory follows live tenants, not lines.
 constexpr std::int64_t sweep_every_ms = 60'000;
 
 std::vector<std::string> policy_names(const policy::Registry& reg) {
@@ -59,8 +59,13 @@ std::size_t Simulation::policy_index(const policy::Policy* p) {
 
 boost::asio::awaitable<LineVerdict> Simulation::decide(const LogRequest& req) {
     if (clock_.advance_to(req.time_ms) > tolerance_ms_) ++late_;
-    if (clock_.now_ms() >= next_sweep_ms_) {
+    // At most once a minute of log time, and only after as many lines as there were keys left
+    // by the last sweep: each line pays for at most one key visited, and the store holds at
+    // most about twice its live keys (plus one minute's new ones).
+    if (++decided_since_sweep_ >= keys_after_sweep_ && clock_.now_ms() >= next_sweep_ms_) {
         store_.sweep_expired();
+        keys_after_sweep_ = store_.key_count();
+        decided_since_sweep_ = 0;
         next_sweep_ms_ = clock_.now_ms() + sweep_every_ms;
     }
     tally_.request(req.time_ms);

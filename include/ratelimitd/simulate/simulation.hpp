@@ -60,6 +60,8 @@ private:
     std::string secret_;
     std::int64_t tolerance_ms_;
     std::int64_t next_sweep_ms_ = 0;
+    std::size_t decided_since_sweep_ = 0;
+    std::size_t keys_after_sweep_ = 0;
     std::uint64_t late_ = 0;
     std::vector<const policy::Policy*> policies_;  ///< the tally's order
     Tally tally_;

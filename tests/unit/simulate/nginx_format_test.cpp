@@ -12,7 +12,7 @@ TEST(NginxFormat, CombinedGivesClientTimeMethodAndUri) {
     NginxFormat combined(nginx_combined);
     LogRequest r;
     const std::string line = R"(203.0.113.9 - alice [01/Dec/2025:13:00:00 +0100] "POST /login?next=%2F HTTP/1.1" 429 )"
-                             R"(17 "https://example.test/a \x22quoted\x22" "curl/8.0 (x)")";
+                             R"L(17 "https://example.test/a \x22quoted\x22" "curl/8.0 (x)")L";
     ASSERT_EQ(combined.parse(line, r), nullptr);
     EXPECT_EQ(r.client, "203.0.113.9");
     EXPECT_EQ(r.time_ms, 1'764'590'400'000);
