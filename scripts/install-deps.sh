@@ -28,6 +28,8 @@ test_packages=(
   chromium
   # bench/run.sh draws its latency plot with gnuplot.
   gnuplot-nox
+  # bench/simulate.sh times the replay's CPU with /usr/bin/time.
+  time
   # clients/php and its tests: php-cli with curl, Symfony HttpKernel + Routing for the
   # example app, composer to validate and install the package as users do.
   php-cli php-curl php-symfony-http-kernel php-symfony-routing composer

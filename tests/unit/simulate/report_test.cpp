@@ -43,7 +43,9 @@ TEST(SimulateReport, ABaselineAddsItsSummaryAndBothDifferences) {
     const auto j = to_json(r);
     EXPECT_EQ(keys(j), (std::vector<std::string>{"lines", "requests", "unparsed", "policies", "top_denied", "per_minute",
                                                  "baseline", "newly_denied", "no_longer_denied"}));
-    EXPECT_EQ(keys(j["baseline"]), keys(to_json(Report{.config = r.config})));
+    Report alone;
+    alone.config = r.config;
+    EXPECT_EQ(keys(j["baseline"]), keys(to_json(alone)));
     EXPECT_EQ(j["newly_denied"].dump(), R"([{"policy":"login","tenant":"a"}])");
     EXPECT_EQ(j["no_longer_denied"].dump(), R"([{"policy":"api","tenant":"c"}])");
 }
