@@ -59,7 +59,7 @@ TEST(SimulateHtml, ChromiumRendersTheChartWithOneLinePerDenyingPolicy) {
     const auto baseline_path = write_file("html-baseline.yaml", baseline);
     const auto log_path = write_file("html.log", log);
     const std::string page = scratch_dir() + "/simulate.html";
-    const Run run = simulate("--config " + config_path + " --baseline " + baseline_path + " --log " + log_path +
+    const SimRun run = simulate("--config " + config_path + " --baseline " + baseline_path + " --log " + log_path +
                              " --html " + page + " --json");
     ASSERT_EQ(run.code, 0) << run.err;
     const std::string html = read_file(page);

@@ -50,7 +50,7 @@ TEST(SimulateReplay, LoginLimitOverTwoWindowsAndTwoClients) {
     const auto events = login_events();
     const auto config = write_file("login.yaml", login_config);
     const auto log = write_file("login.log", log_of(events));
-    const Run run = simulate("--config " + config + " --log " + log + " --json");
+    const SimRun run = simulate("--config " + config + " --log " + log + " --json");
     ASSERT_EQ(run.code, 0) << run.err;
     const auto j = run.json();
     EXPECT_EQ(j["lines"], 28);
@@ -80,7 +80,7 @@ TEST(SimulateReplay, LoginLimitOverTwoWindowsAndTwoClients) {
 TEST(SimulateReplay, TheTextSummaryIsTheDefault) {
     const auto config = write_file("login-text.yaml", login_config);
     const auto log = write_file("login-text.log", log_of(login_events()));
-    const Run run = simulate("--config " + config + " --log " + log);
+    const SimRun run = simulate("--config " + config + " --log " + log);
     ASSERT_EQ(run.code, 0) << run.err;
     EXPECT_NE(run.out.find("28 lines, 28 requests, 0 unparsed"), std::string::npos) << run.out;
     EXPECT_NE(run.out.find("ip:192.0.2.1"), std::string::npos) << run.out;
@@ -113,7 +113,7 @@ routes:
     add(events, 6, noon + 20'000, 500, "198.51.100.7", "/v1/orders", "globex");
     const auto config = write_file("layered.yaml", yaml);
     const auto log = write_file("layered.log", log_of(events, true));
-    const Run run = simulate("--config " + config + " --log " + log + " --json --nginx-format '" + tenant_format + "'");
+    const SimRun run = simulate("--config " + config + " --log " + log + " --json --nginx-format '" + tenant_format + "'");
     ASSERT_EQ(run.code, 0) << run.err;
     const auto j = run.json();
     EXPECT_EQ(j["requests"], 21);
@@ -142,13 +142,14 @@ default_policy: bucket
     add(events, 5, noon, 0, "203.0.113.5", "/x");            // 3 admitted, 2 denied
     add(events, 1, noon + 10'000, 0, "203.0.113.5", "/x");   // one token back: admitted
     add(events, 2, noon + 15'000, 0, "203.0.113.5", "/x");   // half a token: both denied
-    add(events, 3, noon + 40'000, 0, "203.0.113.5", "/x");   // 2.5 tokens: 2 admitted, 1 denied
+    // 30 s since the last admission (a denial changes nothing): 3 tokens, the burst: 3 admitted, 1 denied.
+    add(events, 4, noon + 40'000, 0, "203.0.113.5", "/x");
     const auto config = write_file("bucket.yaml", yaml);
     const auto log = write_file("bucket.log", log_of(events));
-    const Run run = simulate("--config " + config + " --log " + log + " --json");
+    const SimRun run = simulate("--config " + config + " --log " + log + " --json");
     ASSERT_EQ(run.code, 0) << run.err;
     const auto j = run.json();
-    EXPECT_EQ(j["policies"]["bucket"], nlohmann::json({{"checked", 11}, {"denied", 5}, {"tenants_denied", 1}}));
+    EXPECT_EQ(j["policies"]["bucket"], nlohmann::json({{"checked", 12}, {"denied", 5}, {"tenants_denied", 1}}));
     EXPECT_EQ(j["top_denied"][0]["denied"], 5);
     EXPECT_EQ(j["top_denied"][0]["first_denied"], "2026-12-01T12:00:00Z");
 
@@ -171,7 +172,7 @@ default_policy: daily
     add(events, 4, midnight + 10'000, 1000, "192.0.2.50", "/report");
     const auto config = write_file("calendar.yaml", yaml);
     const auto log = write_file("calendar.log", log_of(events));
-    const Run run = simulate("--config " + config + " --log " + log + " --json");
+    const SimRun run = simulate("--config " + config + " --log " + log + " --json");
     ASSERT_EQ(run.code, 0) << run.err;
     const auto j = run.json();
     EXPECT_EQ(j["policies"]["daily"]["denied"], 2);
@@ -194,7 +195,7 @@ TEST(SimulateReplay, OutOfOrderLinesAreToleratedAndTheFarOnesReported) {
     events.push_back({noon - 3'600'000, "192.0.2.1", "POST", "/login", ""});  // an hour behind
     const auto config = write_file("order.yaml", login_config);
     const auto log = write_file("order.log", log_of(events));
-    const Run run = simulate("--config " + config + " --log " + log + " --json");
+    const SimRun run = simulate("--config " + config + " --log " + log + " --json");
     ASSERT_EQ(run.code, 0) << run.err;
     const auto j = run.json();
     EXPECT_EQ(j["policies"]["login"]["denied"], 5);
@@ -212,9 +213,9 @@ TEST(SimulateReplay, AGzipLogAndStdinGiveTheSameAnswer) {
     const auto log = write_file("gz.log", log_of(login_events()));
     Child gzip({"/bin/sh", "-c", "gzip -c " + log + " > " + log + ".gz"}, log + ".gzip-log");
     ASSERT_EQ(gzip.wait(30s), 0);
-    const Run plain = simulate("--config " + config + " --log " + log + " --json");
-    const Run gz = simulate("--config " + config + " --log " + log + ".gz --json");
-    const Run piped = simulate("--config " + config + " --log - --json", log + ".gz");
+    const SimRun plain = simulate("--config " + config + " --log " + log + " --json");
+    const SimRun gz = simulate("--config " + config + " --log " + log + ".gz --json");
+    const SimRun piped = simulate("--config " + config + " --log - --json", log + ".gz");
     ASSERT_EQ(gz.code, 0) << gz.err;
     ASSERT_EQ(piped.code, 0) << piped.err;
     EXPECT_EQ(gz.json()["policies"]["login"]["denied"], 6);
@@ -239,7 +240,7 @@ TEST(SimulateReplay, GarbageLinesAreCountedAndTheFirstFewShownWithTheirNumbers) 
     }
     const auto config = write_file("garbage.yaml", login_config);
     const auto log = write_file("garbage.log", text);
-    const Run run = simulate("--config " + config + " --log " + log + " --json");
+    const SimRun run = simulate("--config " + config + " --log " + log + " --json");
     ASSERT_EQ(run.code, 0) << run.err;
     const auto j = run.json();
     EXPECT_EQ(j["unparsed"], garbage);
@@ -269,7 +270,7 @@ routes:
     const auto config = write_file("new.yaml", login_config);
     const auto baseline = write_file("old.yaml", baseline_yaml);
     const auto log = write_file("baseline.log", log_of(login_events()));
-    const Run run = simulate("--config " + config + " --baseline " + baseline + " --log " + log + " --json");
+    const SimRun run = simulate("--config " + config + " --baseline " + baseline + " --log " + log + " --json");
     ASSERT_EQ(run.code, 0) << run.err;
     const auto j = run.json();
     EXPECT_EQ(j["policies"]["login"]["denied"], 6);
@@ -282,19 +283,19 @@ routes:
 
 TEST(SimulateReplay, AnInvalidConfigIsRefusedBeforeTheLogIsRead) {
     const auto bad = write_file("bad-sim.yaml", "policies:\n  login: { algorithm: leaky, limit: 5, window: 1m }\n");
-    const Run run = simulate("--config " + bad + " --log /nonexistent/access.log --json");
+    const SimRun run = simulate("--config " + bad + " --log /nonexistent/access.log --json");
     EXPECT_EQ(run.code, 1) << run.err;
     EXPECT_NE(run.err.find("policies.login.algorithm"), std::string::npos) << run.err;
     EXPECT_EQ(run.err.find("nonexistent"), std::string::npos) << "the log is not opened: " << run.err;
     EXPECT_TRUE(run.out.empty());
 
     const auto good = write_file("good-sim.yaml", login_config);
-    const Run baseline = simulate("--config " + good + " --baseline " + bad + " --log /nonexistent/access.log");
+    const SimRun baseline = simulate("--config " + good + " --baseline " + bad + " --log /nonexistent/access.log");
     EXPECT_EQ(baseline.code, 1) << baseline.err;
-    const Run missing = simulate("--config " + good + " --log /nonexistent/access.log");
+    const SimRun missing = simulate("--config " + good + " --log /nonexistent/access.log");
     EXPECT_EQ(missing.code, 2);
     EXPECT_NE(missing.err.find("cannot open /nonexistent/access.log"), std::string::npos) << missing.err;
-    const Run unknown = simulate("--config " + good + " --log x --frobnicate 1");
+    const SimRun unknown = simulate("--config " + good + " --log x --frobnicate 1");
     EXPECT_EQ(unknown.code, 2);
     EXPECT_NE(unknown.err.find("--frobnicate"), std::string::npos) << unknown.err;
 }
@@ -319,7 +320,7 @@ default_policy: per-tenant
     text += "{not json\n";
     const auto config = write_file("json.yaml", yaml);
     const auto log = write_file("json.log", text);
-    const Run run = simulate("--config " + config + " --log " + log +
+    const SimRun run = simulate("--config " + config + " --log " + log +
                              " --format json --time-field ts --method-field req.verb --uri-field req.path"
                              " --client-field ip --tenant-field account --json");
     ASSERT_EQ(run.code, 0) << run.err;
@@ -336,7 +337,7 @@ default_policy: per-tenant
 // The bundled example of docs/simulate.md, exactly as the page runs it.
 TEST(SimulateReplay, TheDocumentedExampleRuns) {
     const std::string root = RATELIMITD_SOURCE_DIR;
-    const Run run = simulate("--config " + root + "/config/example.yaml --log " + root +
+    const SimRun run = simulate("--config " + root + "/config/example.yaml --log " + root +
                              "/docs/examples/access.log --json");
     ASSERT_EQ(run.code, 0) << run.err;
     const auto j = run.json();

@@ -12,6 +12,7 @@
 #include "support/processes.hpp"
 #include "support/run_on_io.hpp"
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -41,8 +42,8 @@ struct Event {
 /// Epoch ms of a UTC date and time.
 inline std::int64_t utc_ms(int y, unsigned mo, unsigned d, int h, int mi, int s) {
     using namespace std::chrono;
-    const auto day = sys_days{year{y} / month{mo} / day{d}};
-    return duration_cast<milliseconds>((day + hours{h} + minutes{mi} + seconds{s}).time_since_epoch()).count();
+    const sys_days date{year{y} / month{mo} / std::chrono::day{d}};
+    return duration_cast<milliseconds>((date + hours{h} + minutes{mi} + seconds{s}).time_since_epoch()).count();
 }
 
 /// nginx's $time_local in UTC: "01/Dec/2026:12:00:00 +0000".
@@ -80,7 +81,7 @@ inline std::string read_file(const std::string& path) {
 }
 
 /// The binary's exit code, stdout and stderr.
-struct Run {
+struct SimRun {
     int code = -1;
     std::string out;
     std::string err;
@@ -93,13 +94,13 @@ struct Run {
 };
 
 /// Runs `ratelimitd simulate ARGS` through the shell (`args` is shell text: quote what needs it).
-inline Run simulate(const std::string& args, const std::string& stdin_from = "") {
+inline SimRun simulate(const std::string& args, const std::string& stdin_from = "") {
     static int n = 0;
     const std::string base = scratch_dir() + "/sim-" + std::to_string(++n);
     std::string command = std::string(RATELIMITD_BINARY) + " simulate " + args + " >" + base + ".out 2>" + base + ".err";
     if (!stdin_from.empty()) command += " <" + stdin_from;
     Child child({"/bin/sh", "-c", command}, base + ".log");
-    Run r;
+    SimRun r;
     r.code = child.wait(90s);
     r.out = read_file(base + ".out");
     r.err = read_file(base + ".err");

@@ -18,11 +18,17 @@ TEST(NginxFormat, CombinedGivesClientTimeMethodAndUri) {
     EXPECT_EQ(r.time_ms, 1'764'590'400'000);
     EXPECT_EQ(r.method, "POST");
     EXPECT_EQ(r.uri, "/login?next=%2F");
-    EXPECT_TRUE(r.headers.empty());
-    // IPv6 clients and HTTP/0.9 request lines (no protocol).
+    // combined logs two request headers, which an identity source may name.
+    ASSERT_EQ(r.headers.size(), 2u);
+    EXPECT_EQ(r.headers[0].name, "referer");
+    EXPECT_EQ(r.headers[0].value, R"(https://example.test/a \x22quoted\x22)");
+    EXPECT_EQ(r.headers[1].name, "user-agent");
+    EXPECT_EQ(r.headers[1].value, "curl/8.0 (x)");
+    // IPv6 clients and HTTP/0.9 request lines (no protocol); "-" is an absent header.
     ASSERT_EQ(combined.parse(R"(2001:db8::1 - - [01/Dec/2025:12:00:00 +0000] "GET /x" 200 1 "-" "-")", r), nullptr);
     EXPECT_EQ(r.client, "2001:db8::1");
     EXPECT_EQ(r.uri, "/x");
+    EXPECT_TRUE(r.headers.empty());
 }
 
 TEST(NginxFormat, GarbageIsRefusedWithAReason) {
