@@ -13,6 +13,8 @@ build_packages=(
   ccache lld
   libboost1.81-dev libhiredis-dev nlohmann-json3-dev libyaml-cpp-dev
   libspdlog-dev libfmt-dev libssl-dev
+  # `ratelimitd simulate` reads .gz access logs.
+  zlib1g-dev
   # The gRPC server (Envoy's rate limit service): linked always, generated from proto/.
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
 )
@@ -26,6 +28,8 @@ test_packages=(
   chromium
   # bench/run.sh draws its latency plot with gnuplot.
   gnuplot-nox
+  # bench/simulate.sh times the replay's CPU with /usr/bin/time.
+  time
   # clients/php and its tests: php-cli with curl, Symfony HttpKernel + Routing for the
   # example app, composer to validate and install the package as users do.
   php-cli php-curl php-symfony-http-kernel php-symfony-routing composer

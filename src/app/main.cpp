@@ -7,6 +7,7 @@
 #include "ratelimitd/erl/runtime_directory.hpp"
 #include "ratelimitd/grpc/json_call.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
+#include "ratelimitd/simulate/command.hpp"
 #include "ratelimitd/store/backend_factory.hpp"
 
 #include <spdlog/spdlog.h>
@@ -14,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <string_view>
 
 using namespace ratelimitd;
 
@@ -114,6 +116,8 @@ int serve_erl(const app::CommandLine& cl, const app::EnvLookup& process_env) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // `ratelimitd simulate ...`: an offline replay with flags of its own (docs/simulate.md).
+    if (argc > 1 && std::string_view(argv[1]) == "simulate") return simulate::run_command(argc - 1, argv + 1);
     const app::EnvLookup env = [](const char* name) { return std::getenv(name); };
     auto cl = app::parse_command_line(argc, argv);
     if (!cl) {

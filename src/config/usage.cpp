@@ -11,6 +11,8 @@ constexpr const char* commands =
     "usage: ratelimitd --config FILE [--SETTING VALUE]...\n"
     "       ratelimitd --check-config FILE   validate FILE, print what is wrong, exit 0 or 1\n"
     "       ratelimitd --erl-env             configured by envoyproxy/ratelimit's environment (as /bin/ratelimit)\n"
+    "       ratelimitd simulate --config FILE --log FILE|- [--json] [--html FILE] [--baseline FILE] ...\n"
+    "                                        replay an access log offline: whom would it deny (simulate --help)\n"
     "       ratelimitd --version | --help\n"
     "\n"
     "Settings: a flag wins over its RATELIMITD_* variable, the variable over the config file's\n"

@@ -1,0 +1,49 @@
+// What a replay prints: the summary of the config, and with a baseline the other config's
+// and the difference, as JSON (CONTRACT.md §12), text, or one self-contained HTML page.
+#pragma once
+
+#include "ratelimitd/simulate/tally.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ratelimitd::simulate {
+
+/// A (policy, tenant) pair of the difference between two configs.
+struct PolicyTenant {
+    std::string policy;
+    std::string tenant;
+};
+
+/// One replay's results, with the baseline's when there was one.
+struct Report {
+    Summary config;
+    std::optional<Summary> baseline;
+    std::vector<PolicyTenant> newly_denied;      ///< denied under config, never under the baseline
+    std::vector<PolicyTenant> no_longer_denied;  ///< denied under the baseline, never under config
+    std::size_t top = 10;                        ///< rows of top_denied
+    std::string config_name;                     ///< the files, for the text and HTML headings
+    std::string baseline_name;
+    std::string log_name;
+};
+
+/// Fills the difference lists from the two summaries' denials (sorted by policy, tenant).
+void compare(Report& report);
+
+/// The contract's JSON: lines, requests, unparsed, policies, top_denied, per_minute; with a
+/// baseline also "baseline" (the same shape), newly_denied and no_longer_denied. Members in
+/// the contract's order.
+nlohmann::ordered_json to_json(const Report& report);
+
+/// The human-readable summary.
+std::string to_text(const Report& report);
+
+/// One HTML page with nothing loaded from elsewhere: an inline SVG chart of denials per
+/// minute per policy, and the tables.
+std::string to_html(const Report& report);
+
+}  // namespace ratelimitd::simulate

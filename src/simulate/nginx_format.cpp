@@ -1,0 +1,183 @@
+// NginxFormat: a log_format compiled into literals and variables; a line is matched by
+// finding each literal after the variable before it (nginx escapes '"' in variables as \x22,
+// so a quoted field cannot end early).
+#include "ratelimitd/simulate/nginx_format.hpp"
+
+#include "ratelimitd/simulate/log_time.hpp"
+
+#include <cctype>
+#include <stdexcept>
+
+namespace ratelimitd::simulate {
+namespace {
+
+bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+// "x_tenant_id" -> "x-tenant-id" (nginx's $http_ names: lower case, '-' written '_').
+std::string header_name(std::string_view var) {
+    std::string out(var);
+    for (char& c : out) c = c == '_' ? '-' : c;
+    return out;
+}
+
+}  // namespace
+
+NginxFormat::NginxFormat(std::string_view format) {
+    bool has_client = false;
+    bool has_time = false;
+    bool has_request = false;
+    bool has_method = false;
+    bool has_path = false;
+    for (std::size_t i = 0; i < format.size();) {
+        if (format[i] != '$') {
+            const std::size_t end = std::min(format.find('$', i), format.size());
+            tokens_.push_back({Var::literal, std::string(format.substr(i, end - i))});
+            i = end;
+            continue;
+        }
+        std::string_view name;
+        if (i + 1 < format.size() && format[i + 1] == '{') {
+            const std::size_t close = format.find('}', i + 2);
+            if (close == std::string_view::npos) throw std::invalid_argument("--nginx-format: unclosed ${ at " + std::to_string(i));
+            name = format.substr(i + 2, close - i - 2);
+            i = close + 1;
+        } else {
+            std::size_t end = i + 1;
+            while (end < format.size() && name_char(format[end])) ++end;
+            name = format.substr(i + 1, end - i - 1);
+            i = end;
+        }
+        if (name.empty()) throw std::invalid_argument("--nginx-format: a '$' without a variable name");
+        if (!tokens_.empty() && tokens_.back().kind != Var::literal) {
+            throw std::invalid_argument("--nginx-format: $" + std::string(name) +
+                                        " follows another variable with no text between them: cannot tell where "
+                                        "one ends");
+        }
+        Token t{Var::ignored, {}};
+        if (name == "remote_addr" || name == "realip_remote_addr") {
+            t.kind = Var::client;
+            has_client = true;
+        } else if (name == "binary_remote_addr") {
+            throw std::invalid_argument("--nginx-format: $binary_remote_addr is not text; log $remote_addr");
+        } else if (name == "time_local") {
+            t.kind = Var::time_local;
+            has_time = true;
+        } else if (name == "time_iso8601") {
+            t.kind = Var::time_iso8601;
+            has_time = true;
+        } else if (name == "msec") {
+            t.kind = Var::msec;
+            has_time = true;
+        } else if (name == "request") {
+            t.kind = Var::request;
+            has_request = true;
+        } else if (name == "request_method") {
+            t.kind = Var::method;
+            has_method = true;
+        } else if (name == "request_uri") {
+            t.kind = Var::request_uri;
+            has_path = has_request_uri_ = true;
+        } else if (name == "uri" || name == "document_uri") {
+            t.kind = Var::uri;
+            has_path = true;
+        } else if (name == "args" || name == "query_string") {
+            t.kind = Var::args;
+        } else if (name.substr(0, 5) == "http_" && name.size() > 5) {
+            t.kind = Var::header;
+            t.text = header_name(name.substr(5));
+        }
+        tokens_.push_back(std::move(t));
+    }
+    if (!has_client) throw std::invalid_argument("--nginx-format: no $remote_addr (the client address stands for the peer)");
+    if (!has_time) throw std::invalid_argument("--nginx-format: no $time_local, $time_iso8601 or $msec");
+    if (!has_request && !(has_method && has_path)) {
+        throw std::invalid_argument("--nginx-format: no $request (or $request_method with $request_uri)");
+    }
+}
+
+const char* NginxFormat::store(const Token& t, std::string_view value, LogRequest& out) {
+    switch (t.kind) {
+    case Var::client:
+        out.client = value;
+        return nullptr;
+    case Var::time_local:
+    case Var::time_iso8601:
+    case Var::msec: {
+        if (value != last_time_text_ || last_time_text_.empty()) {
+            const auto ms = t.kind == Var::time_local     ? parse_time_local(value)
+                            : t.kind == Var::time_iso8601 ? parse_iso8601(value)
+                                                          : parse_epoch_seconds(value);
+            if (!ms) return "bad time";
+            last_time_text_.assign(value);
+            last_time_ms_ = *ms;
+        }
+        out.time_ms = last_time_ms_;
+        return nullptr;
+    }
+    case Var::request: {
+        // "GET /path?q HTTP/1.1" (HTTP/0.9 lines have no protocol).
+        const auto sp = value.find(' ');
+        if (sp == std::string_view::npos || sp == 0) return "request is not \"METHOD URI PROTOCOL\"";
+        out.method = value.substr(0, sp);
+        std::string_view rest = value.substr(sp + 1);
+        if (const auto last = rest.rfind(' '); last != std::string_view::npos) rest = rest.substr(0, last);
+        if (rest.empty() || rest.front() != '/') return "request URI does not start with '/'";
+        out.uri = rest;
+        return nullptr;
+    }
+    case Var::method:
+        out.method = value;
+        return nullptr;
+    case Var::request_uri:
+        out.uri = value;
+        return nullptr;
+    case Var::uri:
+        path_ = value;
+        return nullptr;
+    case Var::args:
+        args_ = value == "-" ? std::string_view() : value;
+        return nullptr;
+    case Var::header:
+        if (!value.empty() && value != "-") out.headers.push_back({t.text, value});
+        return nullptr;
+    case Var::literal:
+    case Var::ignored:
+        return nullptr;
+    }
+    return nullptr;
+}
+
+const char* NginxFormat::parse(std::string_view line, LogRequest& out) {
+    out.method = {};
+    out.uri = {};
+    out.client = {};
+    out.headers.clear();
+    path_ = {};
+    args_ = {};
+    std::size_t pos = 0;
+    for (std::size_t i = 0; i < tokens_.size(); ++i) {
+        const Token& t = tokens_[i];
+        if (t.kind == Var::literal) {
+            if (line.compare(pos, t.text.size(), t.text) != 0) return "does not match the log format";
+            pos += t.text.size();
+            continue;
+        }
+        std::size_t end = line.size();
+        if (i + 1 < tokens_.size()) {
+            end = line.find(tokens_[i + 1].text, pos);
+            if (end == std::string_view::npos) return "does not match the log format";
+        }
+        if (const char* bad = store(t, line.substr(pos, end - pos), out)) return bad;
+        pos = end;
+    }
+    if (!has_request_uri_ && out.uri.empty() && !path_.empty()) {
+        uri_scratch_.assign(path_);
+        if (!args_.empty()) uri_scratch_.append("?").append(args_);
+        out.uri = uri_scratch_;
+    }
+    if (out.client.empty() || out.client == "-") return "no client address";
+    if (out.method.empty() || out.uri.empty()) return "no request method and URI";
+    return nullptr;
+}
+
+}  // namespace ratelimitd::simulate

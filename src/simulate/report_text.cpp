@@ -1,0 +1,68 @@
+// The text summary: what a person reads in a terminal.
+#include "ratelimitd/simulate/log_time.hpp"
+#include "ratelimitd/simulate/report.hpp"
+
+#include <fmt/format.h>
+
+namespace ratelimitd::simulate {
+namespace {
+
+std::string percent(std::uint64_t part, std::uint64_t whole) {
+    if (whole == 0) return "-";
+    return fmt::format("{:.2f}%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+void append_summary(std::string& out, const Summary& s, std::size_t top) {
+    out += fmt::format("{} lines, {} requests, {} unparsed", s.lines, s.requests, s.unparsed);
+    if (s.late > 0) out += fmt::format(", {} logged more than the tolerance out of order", s.late);
+    out += "\n\n";
+    out += fmt::format("{:<24} {:>12} {:>12} {:>9} {:>15}\n", "policy", "checked", "denied", "denied%",
+                       "tenants denied");
+    for (const auto& [name, t] : s.policies) {
+        out += fmt::format("{:<24} {:>12} {:>12} {:>9} {:>15}\n", name, t.checked, t.denied,
+                           percent(t.denied, t.checked), t.tenants_denied);
+    }
+    if (s.denials.empty()) {
+        out += "\nno request denied\n";
+        return;
+    }
+    out += "\ntenants denied most:\n";
+    out += fmt::format("{:<24} {:<40} {:>10}  {}\n", "policy", "tenant", "denied", "first denied");
+    for (std::size_t i = 0; i < s.denials.size() && i < top; ++i) {
+        const auto& d = s.denials[i];
+        out += fmt::format("{:<24} {:<40} {:>10}  {}\n", d.policy, d.tenant, d.denied, format_rfc3339(d.first_denied_ms));
+    }
+    std::uint64_t busiest = 0;
+    std::int64_t busiest_at = 0;
+    for (const auto& m : s.per_minute) {
+        std::uint64_t n = 0;
+        for (const auto& [policy, count] : m.denied) n += count;
+        if (n > busiest) {
+            busiest = n;
+            busiest_at = m.minute_ms;
+        }
+    }
+    out += fmt::format("\nmost denials in one minute: {} at {}\n", busiest, format_rfc3339(busiest_at));
+}
+
+void append_pairs(std::string& out, const char* title, const std::vector<PolicyTenant>& pairs) {
+    out += fmt::format("{} ({}):\n", title, pairs.size());
+    for (const auto& p : pairs) out += fmt::format("  {:<24} {}\n", p.policy, p.tenant);
+}
+
+}  // namespace
+
+std::string to_text(const Report& report) {
+    std::string out = fmt::format("simulate: {} replayed against {}\n", report.log_name, report.config_name);
+    append_summary(out, report.config, report.top);
+    if (report.baseline) {
+        out += fmt::format("\nbaseline {}:\n", report.baseline_name);
+        append_summary(out, *report.baseline, report.top);
+        out += "\n";
+        append_pairs(out, "newly denied (denied by the config, never by the baseline)", report.newly_denied);
+        append_pairs(out, "no longer denied (denied by the baseline, never by the config)", report.no_longer_denied);
+    }
+    return out;
+}
+
+}  // namespace ratelimitd::simulate

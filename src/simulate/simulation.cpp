@@ -1,0 +1,108 @@
+// Simulation: the two calls door::Doors::auth makes (policy::plan of an AuthRequest, then
+// CheckService::decide), with the logged client address as the peer and the logged headers
+// as the request's, on an embedded store whose clock is the log's.
+#include "ratelimitd/simulate/simulation.hpp"
+
+#include "ratelimitd/door/hash_secret.hpp"
+#include "ratelimitd/policy/planner.hpp"
+
+#include <boost/container/small_vector.hpp>
+
+#include <strings.h>
+
+namespace ratelimitd::simulate {
+namespace {
+
+// The embedded store drops expired keys when a shard is full; a replay sweeps them itself (as
+// the server's sweeper does on a timer), so memory follows live tenants, not lines.
+constexpr std::int64_t sweep_every_ms = 60'000;
+
+std::vector<std::string> policy_names(const policy::Registry& reg) {
+    std::vector<std::string> out;
+    for (const auto& [name, p] : reg.policies) out.push_back(name);
+    return out;
+}
+
+}  // namespace
+
+Simulation::Simulation(std::shared_ptr<const policy::Registry> registry, const std::optional<std::string>& env_secret,
+                       std::int64_t tolerance_ms)
+    : registry_(std::move(registry)),
+      handle_(registry_),
+      store_(clock_),
+      service_(handle_, store_, metrics_),
+      secret_(door::effective_hash_secret(env_secret, *registry_)),
+      tolerance_ms_(tolerance_ms),
+      tally_(policy_names(*registry_)) {
+    for (const auto& [name, p] : registry_->policies) policies_.push_back(&p);
+    headers_ = [this](std::string_view name) {
+        std::vector<std::string_view> values;
+        for (const auto& h : current_->headers) {
+            if (h.name.size() == name.size() && ::strncasecmp(h.name.data(), name.data(), name.size()) == 0) {
+                values.push_back(h.value);
+            }
+        }
+        return values;
+    };
+}
+
+std::size_t Simulation::policy_index(const policy::Policy* p) {
+    for (std::size_t i = 0; i < policies_.size(); ++i) {
+        if (policies_[i] == p) return i;
+    }
+    // A plan or tenant override gives a copy of the policy: find it by name.
+    for (std::size_t i = 0; i < policies_.size(); ++i) {
+        if (policies_[i]->name == p->name) return i;
+    }
+    return 0;
+}
+
+boost::asio::awaitable<LineVerdict> Simulation::decide(const LogRequest& req) {
+    if (clock_.advance_to(req.time_ms) > tolerance_ms_) ++late_;
+    // At most once a minute of log time, and only after as many lines as there were keys left
+    // by the last sweep: each line pays for at most one key visited, and the store holds at
+    // most about twice its live keys (plus one minute's new ones).
+    if (++decided_since_sweep_ >= keys_after_sweep_ && clock_.now_ms() >= next_sweep_ms_) {
+        store_.sweep_expired();
+        keys_after_sweep_ = store_.key_count();
+        decided_since_sweep_ = 0;
+        next_sweep_ms_ = clock_.now_ms() + sweep_every_ms;
+    }
+    tally_.request(req.time_ms);
+    current_ = &req;
+    const policy::IdentityInput identity{headers_, req.client};
+    auto plan = policy::plan(registry_, policy::AuthRequest{req.method, req.uri, identity, secret_});
+    current_ = nullptr;
+    // /v1/auth plans cost 1, which every policy admits: planning does not fail on a request.
+    if (!plan || plan->limits.empty()) co_return LineVerdict{};
+    // What the tally needs after the plan has moved into the service.
+    struct Named {
+        std::size_t policy;
+        std::string tenant;
+    };
+    boost::container::small_vector<Named, 2> limits;
+    for (const auto& l : plan->limits) limits.push_back({policy_index(l.policy), l.tenant});
+
+    const service::Decision d = co_await service_.decide(std::move(*plan));
+    // Per limit over its own windows, as CheckService counts ratelimitd_checks_total: a limit
+    // not asked (a shadow one after an enforced denial) is not counted.
+    for (std::size_t i = 0; i < limits.size(); ++i) {
+        bool seen = false;
+        bool allowed = true;
+        for (std::size_t k = 0; k < d.owner.size() && k < d.verdict.windows.size(); ++k) {
+            if (d.owner[k] != i) continue;
+            seen = true;
+            allowed = allowed && d.verdict.windows[k].allowed;
+        }
+        if (seen) tally_.checked(limits[i].policy, limits[i].tenant, !allowed, req.time_ms);
+    }
+    co_return LineVerdict{true, d.verdict.allowed};
+}
+
+Summary Simulation::summary() const {
+    Summary s = tally_.summary();
+    s.late = late_;
+    return s;
+}
+
+}  // namespace ratelimitd::simulate
