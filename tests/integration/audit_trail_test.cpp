@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -107,6 +108,20 @@ TEST(AuditTrail, TheStartAndASighupReloadWriteOneEntryEachNamingOldAndNewNumbers
     // The time is RFC 3339 UTC.
     EXPECT_EQ(r["time"].get<std::string>().size(), std::string("2026-12-02T13:20:05.123Z").size());
     EXPECT_EQ(r["time"].get<std::string>().back(), 'Z');
+}
+
+// logrotate moves the file, then sends SIGHUP: the entries go on in a new file of the same name.
+TEST(AuditTrail, SighupReopensARotatedAuditLog) {
+    const auto path = audit_path();
+    Ratelimitd server(config, "", {"--audit-log", path, "--watch-config", "off"});
+    ASSERT_EQ(await_entries(path, "config_load", 1).size(), 1u);
+    ASSERT_EQ(std::rename(path.c_str(), (path + ".1").c_str()), 0);
+    server.process().signal(SIGHUP);
+    const auto reloads = await_entries(path, "config_reload", 1);
+    ASSERT_EQ(reloads.size(), 1u) << server.process().log();
+    EXPECT_EQ(reloads[0]["outcome"], "applied");
+    EXPECT_TRUE(reloads[0]["changes"]["changed"].empty());
+    EXPECT_EQ(entries_in(path + ".1").size(), 1u);
 }
 
 TEST(AuditTrail, AFileChangedOnDiskIsAuditedAsSuch) {
