@@ -1,6 +1,7 @@
 // run(): settings -> registry -> backend -> server threads -> listen -> signals -> shutdown.
 #include "ratelimitd/app/app.hpp"
 #include "ratelimitd/app/backend_metrics.hpp"
+#include "ratelimitd/app/config_audit.hpp"
 #include "ratelimitd/app/config_warnings.hpp"
 #include "ratelimitd/app/config_watcher.hpp"
 #include "ratelimitd/app/fd_limit.hpp"
@@ -134,19 +135,21 @@ void announce(const http::Server& server, const store::Backend& backend, const p
 }
 
 // A changed file (an edit, a ConfigMap update) is reloaded by SIGHUP's own path, so both
-// refuse and apply exactly alike.
+// refuse and apply exactly alike; `changed_on_disk` tells the audit trail which it was.
 void watch_config(net::io_context& main, const Settings& settings, const RunOptions& run,
-                  std::optional<ConfigWatcher>& watcher) {
+                  std::optional<ConfigWatcher>& watcher, bool& changed_on_disk) {
     if (!settings.watch_config) return;
     if (run.watch) {
-        watcher.emplace(main.get_executor(), run.watch->directory, run.watch->fingerprint, [&run] {
+        watcher.emplace(main.get_executor(), run.watch->directory, run.watch->fingerprint, [&run, &changed_on_disk] {
             spdlog::info("{} changed on disk: reloading", run.watch->directory);
+            changed_on_disk = true;
             ::kill(::getpid(), SIGHUP);
         });
     } else {
         if (settings.config_path.empty()) return;
-        watcher.emplace(main.get_executor(), settings.config_path, [&settings] {
+        watcher.emplace(main.get_executor(), settings.config_path, [&settings, &changed_on_disk] {
             spdlog::info("{} changed on disk: reloading", settings.config_path);
+            changed_on_disk = true;
             ::kill(::getpid(), SIGHUP);
         });
     }
@@ -226,6 +229,35 @@ bool start_grpc(net::io_context& main, const Settings& settings, std::size_t max
     return true;
 }
 
+// The audit trail, writing to `audit_log` when it is set; false after an error line naming the
+// path and why it cannot be opened.
+bool open_audit(const Settings& settings, audit::AuditTrail& trail) {
+    if (!settings.audit_log) return true;
+    if (auto opened = trail.open(*settings.audit_log); !opened) {
+        spdlog::error("{}", opened.error().detail);
+        return false;
+    }
+    return true;
+}
+
+// SIGHUP's reload with its audit entry; a real SIGHUP also reopens the audit log (logrotate).
+void reload_and_audit(const std::string& name, const std::function<ReloadOutcome()>& reload,
+                      const policy::RegistryHandle& registry, audit::AuditTrail& trail, bool& changed_on_disk) {
+    const std::string_view source = changed_on_disk ? config_source::file_change : config_source::sighup;
+    changed_on_disk = false;
+    if (source == config_source::sighup) {
+        if (auto reopened = trail.reopen(); !reopened) spdlog::warn("{}", reopened.error().detail);
+    }
+    const auto before = registry.current();
+    const auto outcome = reload();
+    const audit::Actor process{};
+    if (outcome.applied) {
+        audit_config_applied(trail, source, process, name, before.get(), *registry.current(), outcome.digest);
+    } else {
+        audit_config_refused(trail, source, process, name, outcome.reason, outcome.digest);
+    }
+}
+
 // In-flight gRPC calls finish within the store deadline; this is only a bound for a stuck one.
 constexpr std::chrono::milliseconds grpc_grace{5'000};
 
@@ -282,6 +314,11 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     // Heavy hitters (GET /v1/top); top_k 0 keeps them off the hot path entirely.
     service::TopBoard top({.k = settings.top_k, .window = settings.top_window});
     auto options = router_options(settings, *backend, *registry.current(), run);
+    audit::AuditTrail trail;
+    if (!open_audit(settings, trail)) return 1;
+    options.audit = &trail;
+    audit_config_applied(trail, config_source::start, audit::Actor{},
+                         run.load ? run.config_name : settings.config_path, nullptr, *registry.current());
     rls::GrpcMetrics grpc_metrics;
     std::unique_ptr<XdsSource> xds;
     options.ready_before_xds_config = settings.xds_force_start;
@@ -292,7 +329,7 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     // The main thread accepts connections and handles signals; the server threads serve sessions.
     net::io_context main_ioc(1);
     // Made before the threads read `xds` (the metrics); the backend object outlives the move below.
-    if (xds_options) xds = std::make_unique<XdsSource>(main_ioc, std::move(*xds_options), registry, *backend);
+    if (xds_options) xds = std::make_unique<XdsSource>(main_ioc, std::move(*xds_options), registry, *backend, &trail);
     auto threads = std::make_unique<ServerThreads>(std::move(backend), settings.threads,
                                                    Serving{registry, metrics, options, settings.top_k > 0 ? &top : nullptr});
     auto server = listen(main_ioc, settings, threads->lanes(), budget.http);
@@ -318,20 +355,23 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     }
 
     const policy::LoadOptions load{.envoy_rules_from_xds = settings.xds_server.has_value()};
+    bool changed_on_disk = false;  // main thread only: the watcher's SIGHUP, not an operator's
     SignalHandler signals(main_ioc, *server, [&] {
         std::function<void(policy::Registry&)> overlay;
         if (xds) overlay = [&xds](policy::Registry& r) { xds->overlay(r); };
-        if (run.load) {
-            reload_config(run.config_name, run.load, registry, threads->backend(), metrics, warning_context(settings),
-                          overlay);
-        } else {
-            reload_config(settings.config_path, registry, threads->backend(), metrics, warning_context(settings),
-                          load, overlay);
-        }
+        const std::string& name = run.load ? run.config_name : settings.config_path;
+        reload_and_audit(name, [&]() -> ReloadOutcome {
+            if (run.load) {
+                return reload_config(run.config_name, run.load, registry, threads->backend(), metrics,
+                                     warning_context(settings), overlay);
+            }
+            return reload_config(settings.config_path, registry, threads->backend(), metrics, warning_context(settings),
+                                 load, overlay);
+        }, registry, trail, changed_on_disk);
     });
     signals.start();
     std::optional<ConfigWatcher> watcher;
-    watch_config(main_ioc, settings, run, watcher);
+    watch_config(main_ioc, settings, run, watcher, changed_on_disk);
     main_ioc.run();
     // The client's thread posts to main_ioc: stopped before anything it names goes.
     if (xds) xds->stop();

@@ -12,24 +12,25 @@
 
 namespace ratelimitd::app {
 
-void reload_config(const std::string& path, policy::RegistryHandle& registry, const store::Backend& backend,
+ReloadOutcome reload_config(const std::string& path, policy::RegistryHandle& registry, const store::Backend& backend,
                    service::Metrics& metrics, const WarningContext& warnings, const policy::LoadOptions& load,
                    const std::function<void(policy::Registry&)>& overlay) {
-    reload_config(
+    return reload_config(
         path, [&path, &load] { return policy::load_config(path, load); }, registry, backend, metrics, warnings,
         overlay);
 }
 
-void reload_config(const std::string& path, const std::function<policy::Config()>& load,
+ReloadOutcome reload_config(const std::string& path, const std::function<policy::Config()>& load,
                    policy::RegistryHandle& registry, const store::Backend& backend, service::Metrics& metrics,
                    const WarningContext& warnings, const std::function<void(policy::Registry&)>& overlay) {
     try {
         auto next = load();
         if (overlay) overlay(next.registry);
+        const std::string digest = next.registry.source_sha256.empty() ? "" : "sha256:" + next.registry.source_sha256;
         if (auto refusal = backend.refusal(next.registry)) {
             metrics.count_reload(false);
             spdlog::error("reload refused, the previous config keeps serving: {}: {}", path, *refusal);
-            return;
+            return {false, *refusal, digest};
         }
         const auto count = next.registry.policies.size();
         // The Envoy domains come from envoy_config files too: the count shows they were read.
@@ -38,15 +39,18 @@ void reload_config(const std::string& path, const std::function<policy::Config()
         metrics.count_reload(true);
         spdlog::info("reloaded path={} policies={} domains={}", log_value(path), count, domains);
         log_config_warnings(*registry.current(), warnings);
+        return {true, "", digest};
     } catch (const policy::ConfigError& e) {
         metrics.count_reload(false);
         spdlog::error("reload refused, the previous config keeps serving: {}", e.what());
+        return {false, e.what(), ""};
     } catch (const std::exception& e) {
         // Anything else (out of memory swapping the registry...) must not end the process
         // that serves the old config: an exception here would leave the io_context's run().
         metrics.count_reload(false);
         spdlog::error("reload refused, the previous config keeps serving: {}: unexpected failure ({})", path,
                       e.what());
+        return {false, std::string("unexpected failure (") + e.what() + ")", ""};
     }
 }
 

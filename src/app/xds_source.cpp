@@ -2,6 +2,7 @@
 // SIGHUP reloads run too), so a reload and an update never interleave.
 #include "ratelimitd/app/xds_source.hpp"
 
+#include "ratelimitd/app/config_audit.hpp"
 #include "ratelimitd/config/setting_values.hpp"
 #include "ratelimitd/core/log_value.hpp"
 
@@ -66,17 +67,17 @@ result<xds::XdsClientOptions> xds_client_options(const config::Settings& s) {
 }
 
 XdsSource::XdsSource(net::io_context& main, xds::XdsClientOptions options, policy::RegistryHandle& registry,
-                     const store::Backend& backend)
-    : main_(main), registry_(registry), backend_(backend) {
+                     const store::Backend& backend, audit::AuditTrail* audit)
+    : main_(main), registry_(registry), backend_(backend), audit_(audit), server_(options.server) {
     auto sink = [this](std::shared_ptr<const policy::RlsDomains> domains,
                        const std::string& version) -> std::optional<std::string> {
         // The store may refuse what a rule asks, as a reload is refused: then a NACK.
         try {
             auto candidate = *registry_.current();
             candidate.domains = domains;
-            if (auto refusal = backend_.refusal(candidate)) return "refused by the store: " + *refusal;
+            if (auto refusal = backend_.refusal(candidate)) return refused(version, "refused by the store: " + *refusal);
         } catch (const std::exception& e) {
-            return std::string("cannot be checked: ") + e.what();
+            return refused(version, std::string("cannot be checked: ") + e.what());
         }
         net::post(main_, [this, domains = std::move(domains), version] { apply(domains, version); });
         return std::nullopt;
@@ -97,6 +98,16 @@ std::shared_ptr<const policy::RlsDomains> with_denied_calls(std::shared_ptr<cons
 
 }  // namespace
 
+// On the client's thread (the trail takes any thread): the NACK's reason, recorded.
+std::string XdsSource::refused(const std::string& version, std::string reason) const {
+    if (audit_ != nullptr) {
+        audit_->record("config_reload", audit::Actor{server_, false},
+                       {{"source", config_source::xds}, {"outcome", "refused"}, {"version", version},
+                        {"reason", reason}, {"digest", nullptr}});
+    }
+    return reason;
+}
+
 void XdsSource::overlay(policy::Registry& registry) const {
     registry.domains = with_denied_calls(domains_, registry.xds_charge_denied);
     registry.awaiting_xds = domains_ == nullptr;
@@ -112,7 +123,9 @@ void XdsSource::apply(std::shared_ptr<const policy::RlsDomains> domains, const s
         next->domains = with_denied_calls(domains, next->xds_charge_denied);
         next->awaiting_xds = false;
         domains_ = std::move(domains);
-        registry_.replace(std::move(next));
+        const auto before = registry_.current();
+        registry_.replace(next);
+        if (audit_ != nullptr) audit_xds_applied(*audit_, audit::Actor{server_, false}, version, *before, *next);
         spdlog::info("xds: version={} in force, domains={}", log_value(version), domains_->by_name.size());
     } catch (const std::exception& e) {
         spdlog::error("xds: version={} not swapped in, the previous config keeps serving: {}", log_value(version),

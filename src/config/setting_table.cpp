@@ -124,6 +124,11 @@ constexpr SettingRow rows[] = {
     {.file_key = "access_log_sample", .type = T::fraction, .default_text = "1.0",
      .help = "share of those answers logged",
      .field = both<&Settings::access_log_sample, &FileSettings::access_log_sample>()},
+    // Apart from the access log: reloads, resets, refunds and admin calls (docs/operations.md).
+    {.file_key = "audit_log", .flag = "audit-log", .env = "RATELIMITD_AUDIT_LOG", .type = T::path,
+     .value_name = "stderr|PATH", .default_text = "none: no audit log (GET /v1/audit still answers)",
+     .help = "where the audit trail's JSON lines go: stderr, or a file opened for appending",
+     .field = both<&Settings::audit_log, &FileSettings::audit_log>()},
     {.flag = "denial-cache", .env = "RATELIMITD_DENIAL_CACHE", .type = T::on_off, .default_text = "on",
      .help = "answer repeated denials in process (Redis stores)",
      .field = text_only<&Settings::denial_cache>()},

@@ -136,14 +136,26 @@ net::awaitable<Response> answer_peek(const Request& req, service::CheckService& 
                       {"reset_after", w.reset_after_s}});
 }
 
-net::awaitable<Response> answer_reset(const Request& req, service::CheckService& service) {
+net::awaitable<Response> answer_reset(const Request& req, service::CheckService& service, ResetRecord* record) {
+    ResetRecord ignored;
+    ResetRecord& out = record != nullptr ? *record : ignored;
     auto parsed = parse_check_json(req.body());
-    if (!parsed) co_return make_error_response(parsed.error(), req.version(), req.keep_alive());
+    if (!parsed) {
+        out.outcome = std::string(to_string(parsed.error().code));
+        co_return make_error_response(parsed.error(), req.version(), req.keep_alive());
+    }
     json body = {{"policy", parsed->policy ? json(*parsed->policy) : json(nullptr)},
                  {"tenant", parsed->tenant},
                  {"scope", parsed->scope.value_or("global")}};
+    out.policy = parsed->policy.value_or("");
+    out.tenant = parsed->tenant;
+    out.scope = parsed->scope.value_or("global");
     auto removed = co_await service.reset(std::move(*parsed));
-    if (!removed) co_return state_error_response(req, removed.error());
+    if (!removed) {
+        out.outcome = std::string(to_string(removed.error().code));
+        co_return state_error_response(req, removed.error());
+    }
+    out.outcome = *removed ? "reset" : "nothing_to_reset";
     body["reset"] = *removed;
     co_return state_json_response(req, bhttp::status::ok, body);
 }

@@ -2,6 +2,7 @@
 // own would plan it (same rule, same key), then the store's peek or reset of that key.
 #include "ratelimitd/http/envoy_admin_endpoints.hpp"
 
+#include "ratelimitd/core/hex.hpp"
 #include "ratelimitd/core/percent.hpp"
 #include "ratelimitd/core/quote.hpp"
 #include "ratelimitd/http/check_codec.hpp"
@@ -11,6 +12,7 @@
 #include "ratelimitd/policy/rls_plan.hpp"
 
 #include <nlohmann/json.hpp>
+#include <openssl/sha.h>
 #include <spdlog/spdlog.h>
 
 namespace ratelimitd::http {
@@ -38,6 +40,13 @@ result<policy::RlsPlan> target_plan(const Request& req, service::CheckService& s
         return Problem{errc::invalid_request, "domain: " + quote(parsed->domain) + " is not a configured domain"};
     }
     return policy::plan(std::move(registry), *parsed);
+}
+
+// The counter key named in the audit trail without its descriptor values.
+std::string key_hash(std::string_view key) {
+    unsigned char digest[SHA256_DIGEST_LENGTH];
+    SHA256(reinterpret_cast<const unsigned char*>(key.data()), key.size(), digest);
+    return to_hex(std::span<const unsigned char>(digest, 8));
 }
 
 json described(const policy::RlsPlan& p, std::string_view domain) {
@@ -90,20 +99,37 @@ net::awaitable<Response> answer_envoy_peek(const Request& req, service::CheckSer
     co_return state_json_response(req, bhttp::status::ok, body);
 }
 
-net::awaitable<Response> answer_envoy_reset(const Request& req, service::CheckService& service) {
+net::awaitable<Response> answer_envoy_reset(const Request& req, service::CheckService& service,
+                                            EnvoyResetRecord* record) {
+    EnvoyResetRecord ignored;
+    EnvoyResetRecord& out = record != nullptr ? *record : ignored;
+    if (auto asked = parse_envoy_state_query(query_of(req))) {
+        out.domain = asked->domain;
+        for (const auto& entry : asked->descriptors.front().entries) out.entry_keys.push_back(entry.key);
+    }
     std::string domain;
     auto p = target_plan(req, service, domain);
-    if (!p) co_return make_error_response(p.error(), req.version(), req.keep_alive());
+    if (!p) {
+        out.outcome = std::string(to_string(p.error().code));
+        co_return make_error_response(p.error(), req.version(), req.keep_alive());
+    }
     json body = described(*p, domain);
     const auto& d = p->descriptors.front();
+    out.rule = d.label;
     if (d.kind != policy::RlsDescriptorPlan::Kind::limited) {
+        out.outcome = "not_limited";
         body["reset"] = false;
         co_return state_json_response(req, bhttp::status::ok, body);
     }
     const auto& w = p->check.limits[d.limit].windows.front();
+    out.key_hash = key_hash(w.key);
     spdlog::info("admin reset envoy rule={}", d.label);
     auto removed = co_await service.store().reset(w.key);
-    if (!removed) co_return state_error_response(req, removed.error());
+    if (!removed) {
+        out.outcome = std::string(to_string(removed.error().code));
+        co_return state_error_response(req, removed.error());
+    }
+    out.outcome = *removed ? "reset" : "nothing_to_reset";
     body["reset"] = *removed;
     co_return state_json_response(req, bhttp::status::ok, body);
 }

@@ -4,6 +4,7 @@
 
 #include "ratelimitd/core/log_value.hpp"
 #include "ratelimitd/http/admin_endpoints.hpp"
+#include "ratelimitd/http/audit_endpoint.hpp"
 #include "ratelimitd/http/envoy_admin_endpoints.hpp"
 #include "ratelimitd/http/auth_codec.hpp"
 #include "ratelimitd/http/check_codec.hpp"
@@ -92,7 +93,12 @@ net::awaitable<Answer> Router::route(const EndpointCall& call) {
     const Endpoint* endpoint = find_endpoint(call.path);
     if (endpoint == nullptr || !served_here(*endpoint, call.ctx)) co_return not_found(call.req, call.path);
     // Access first: a caller without the token learns nothing about an admin endpoint's methods.
-    if (auto refusal = door_refusal(endpoint->door.who, call)) co_return std::move(*refusal);
+    const bool admin_door = endpoint->door.who == Access::admin;
+    if (auto refusal = door_refusal(endpoint->door.who, call)) {
+        if (admin_door) audit_admin_call(call, endpoint->path, refusal->result_int());
+        co_return std::move(*refusal);
+    }
+    if (admin_door) audit_admin_call(call, endpoint->path, 0);
     if (!allows(*endpoint, call.req.method())) co_return method_not_allowed(call.req, *endpoint, call.path);
     co_return co_await (this->*endpoint->handler)(call);
 }
@@ -112,7 +118,22 @@ std::optional<Response> Router::door_refusal(Access who, const EndpointCall& cal
 }
 
 std::optional<Response> Router::give_back_refusal(const EndpointCall& call) const {
-    return admin_refusal(call.req, options_.admin_token, call.ctx.peer, AdminAct::give_back);
+    auto refusal = admin_refusal(call.req, options_.admin_token, call.ctx.peer, AdminAct::give_back);
+    audit_admin_call(call, call.path, refusal ? refusal->result_int() : 0);
+    return refusal;
+}
+
+audit::Actor Router::actor(const EndpointCall& call) const {
+    // Called only once admin_access allowed the caller: with a token set, it presented it.
+    return {call.ctx.peer.empty() ? std::nullopt : std::optional<std::string>(call.ctx.peer),
+            options_.admin_token.has_value()};
+}
+
+void Router::audit_admin_call(const EndpointCall& call, std::string_view door, unsigned status) const {
+    if (options_.audit == nullptr) return;
+    audit::Actor who = actor(call);
+    if (status != 0) who.token = false;
+    options_.audit->admin_call(who, door, call.req.method_string(), status);
 }
 
 net::awaitable<Answer> Router::check(const EndpointCall& call) {
@@ -160,6 +181,23 @@ net::awaitable<Answer> Router::report(const EndpointCall& call) {
     }
     const door::Caller caller{call.ctx.peer, call.request_id};
     const auto decision = co_await doors_.report(*parsed, caller);
+    if (parsed->cost < 0 && options_.audit != nullptr) {
+        // The refund as the road decided it: given back, or why not.
+        const auto outcome = !decision                ? std::string(to_string(decision.error().code))
+                             : !decision->limited     ? std::string("not_limited")
+                             : decision->degraded     ? std::string(to_string(decision->store_error))
+                                                      : std::string("refunded");
+        options_.audit->record(
+            "refund", actor(call),
+            {{"door", "/v1/report"},
+             {"policy", decision ? nlohmann::ordered_json(decision->policy)
+                                 : nlohmann::ordered_json(parsed->check.policy.value_or(""))},
+             {"tenant", decision ? decision->tenant : parsed->check.tenant},
+             {"scope", decision ? decision->scope : parsed->check.scope.value_or("global")},
+             {"units", -parsed->cost},
+             {"outcome", outcome},
+             {"request_id", call.request_id}});
+    }
     if (!decision) co_return make_error_response(decision.error(), req.version(), req.keep_alive());
     auto res = make_check_answer(*decision, req.version(), req.keep_alive());
     access_log(*decision, res.status(), call.request_id);
@@ -214,7 +252,27 @@ net::awaitable<Answer> Router::peek(const EndpointCall& call) {
 }
 
 net::awaitable<Answer> Router::reset(const EndpointCall& call) {
-    co_return co_await answer_reset(call.req, service_);
+    ResetRecord record;
+    auto res = co_await answer_reset(call.req, service_, &record);
+    if (options_.audit != nullptr) {
+        options_.audit->record("reset", actor(call),
+                               {{"door", "/v1/reset"},
+                                {"policy", record.policy},
+                                {"tenant", record.tenant},
+                                {"scope", record.scope},
+                                {"outcome", record.outcome},
+                                {"status", res.result_int()},
+                                {"request_id", call.request_id}});
+    }
+    co_return res;
+}
+
+net::awaitable<Answer> Router::audit(const EndpointCall& call) {
+    if (options_.audit == nullptr) {
+        co_return make_error_response(Problem{errc::not_found, "path: /v1/audit: no audit trail in this process"},
+                                      call.req.version(), call.req.keep_alive());
+    }
+    co_return answer_audit(call.req, *options_.audit);
 }
 
 net::awaitable<Answer> Router::release(const EndpointCall& call) {
@@ -230,7 +288,20 @@ net::awaitable<Answer> Router::envoy_peek(const EndpointCall& call) {
 }
 
 net::awaitable<Answer> Router::envoy_reset(const EndpointCall& call) {
-    co_return co_await answer_envoy_reset(call.req, service_);
+    EnvoyResetRecord record;
+    auto res = co_await answer_envoy_reset(call.req, service_, &record);
+    if (options_.audit != nullptr) {
+        options_.audit->record("reset", actor(call),
+                               {{"door", "/v1/envoy/reset"},
+                                {"domain", record.domain},
+                                {"rule", record.rule},
+                                {"descriptor_keys", record.entry_keys},
+                                {"key_hash", record.key_hash},
+                                {"outcome", record.outcome},
+                                {"status", res.result_int()},
+                                {"request_id", call.request_id}});
+    }
+    co_return res;
 }
 
 void Router::access_log(const service::Decision& d, unsigned status, std::string_view request_id) {

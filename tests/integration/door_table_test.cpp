@@ -132,6 +132,7 @@ const std::map<std::string, Probe> probes = {
     {"/json", {"POST", "/json", R"({"domain":"edge","descriptors":[{"entries":[{"key":"k","value":"v"}]}]})", 404,
                false, ""}},
     {"/rlconfig", get("/rlconfig")},
+    {"/v1/audit", get("/v1/audit?limit=5")},
 };
 
 // A refund: the one act of /v1/report that is an operator's.

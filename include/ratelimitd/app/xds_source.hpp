@@ -3,6 +3,7 @@
 // on each reload of the file, so neither source undoes the other.
 #pragma once
 
+#include "ratelimitd/audit/audit_trail.hpp"
 #include "ratelimitd/config/settings.hpp"
 #include "ratelimitd/core/error.hpp"
 #include "ratelimitd/policy/registry_handle.hpp"
@@ -27,8 +28,10 @@ result<xds::XdsClientOptions> xds_client_options(const config::Settings& setting
 /// reloads); the client's thread only posts to it.
 class XdsSource {
 public:
+    /// `audit`, when given, gets one entry per config applied or refused by the store (a
+    /// config the client NACKs as malformed never reaches it: the xDS metrics count those).
     XdsSource(boost::asio::io_context& main, xds::XdsClientOptions options, policy::RegistryHandle& registry,
-              const store::Backend& backend);
+              const store::Backend& backend, audit::AuditTrail* audit = nullptr);
 
     /// The file's registry as it must serve: the control plane's last domains, or, before the
     /// first, none and awaiting_xds.
@@ -41,10 +44,14 @@ public:
 private:
     /// On the main thread: the current registry with these domains swapped in.
     void apply(std::shared_ptr<const policy::RlsDomains> domains, const std::string& version);
+    /// A config the store refuses: its audit entry; returns `reason` (the NACK's).
+    std::string refused(const std::string& version, std::string reason) const;
 
     boost::asio::io_context& main_;
     policy::RegistryHandle& registry_;
     const store::Backend& backend_;
+    audit::AuditTrail* audit_;
+    std::string server_;  // the control plane, the actor of its entries
     xds::XdsMetrics metrics_;
     std::shared_ptr<const policy::RlsDomains> domains_;  // main thread only
     std::unique_ptr<xds::XdsClient> client_;

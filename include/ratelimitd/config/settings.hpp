@@ -25,6 +25,7 @@ struct Settings {
     std::optional<std::string> hash_secret;     ///< RATELIMITD_HASH_SECRET (wins over hash_secret)
     std::string access_log = "off";             ///< off|denied|all
     double access_log_sample = 1.0;
+    std::optional<std::string> audit_log;       ///< "stderr" or a file path; none: no audit log written
     bool denial_cache = true;                   ///< --denial-cache on|off (Redis store only)
     bool coalescing = true;                     ///< --coalescing on|off (Redis store only)
     bool watch_config = true;                   ///< --watch-config on|off: reload when the file changes
@@ -90,6 +91,7 @@ struct FileSettings {
     std::optional<std::string> admin_token;    ///< bearer token for the admin endpoints
     std::optional<std::string> access_log;     ///< off|denied|all
     std::optional<double> access_log_sample;   ///< 0..1
+    std::optional<std::string> audit_log;      ///< stderr|PATH
     std::optional<std::int64_t> max_connections;
     std::optional<std::int64_t> max_requests_per_connection;
     std::optional<std::chrono::milliseconds> request_timeout;

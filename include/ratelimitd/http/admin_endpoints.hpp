@@ -22,8 +22,18 @@ Response answer_policies(const Request& req, service::CheckService& service);
 /// GET /v1/peek?policy=&tenant=&scope=: the key's state, nothing consumed. Never throws.
 boost::asio::awaitable<Response> answer_peek(const Request& req, service::CheckService& service);
 
-/// POST /v1/reset {"policy","tenant","scope"}: forget the key's state. Never throws.
-boost::asio::awaitable<Response> answer_reset(const Request& req, service::CheckService& service);
+/// What a reset named and came to, for the audit trail. Ids only: no secret is in a reset.
+struct ResetRecord {
+    std::string policy;   ///< as asked (empty when the body named none)
+    std::string tenant;
+    std::string scope;
+    std::string outcome;  ///< "reset", "nothing_to_reset", or the error code of the refusal
+};
+
+/// POST /v1/reset {"policy","tenant","scope"}: forget the key's state. Never throws. Fills
+/// `record` (when given) with what was asked and what came of it.
+boost::asio::awaitable<Response> answer_reset(const Request& req, service::CheckService& service,
+                                              ResetRecord* record = nullptr);
 
 // bearer_matches (the token check) is in request_tokens.hpp.
 

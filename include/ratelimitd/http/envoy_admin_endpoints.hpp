@@ -10,7 +10,9 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace ratelimitd::http {
 
@@ -24,7 +26,19 @@ result<policy::RlsRequest> parse_envoy_state_query(std::string_view query);
 /// state, nothing consumed. Never throws.
 boost::asio::awaitable<Response> answer_envoy_peek(const Request& req, service::CheckService& service);
 
-/// POST /v1/envoy/reset?domain=&KEY=VALUE...: forget that counter. Never throws.
-boost::asio::awaitable<Response> answer_envoy_reset(const Request& req, service::CheckService& service);
+/// What an Envoy reset named and came to, for the audit trail. A descriptor's values may be a
+/// request header's (an API key), so only its keys and the counter key's hash are kept.
+struct EnvoyResetRecord {
+    std::string domain;
+    std::string rule;                  ///< the rule's label, when the descriptor reached one
+    std::vector<std::string> entry_keys;
+    std::string key_hash;              ///< first 16 hex digits of the counter key's SHA-256
+    std::string outcome;               ///< "reset", "nothing_to_reset", "not_limited" or an error code
+};
+
+/// POST /v1/envoy/reset?domain=&KEY=VALUE...: forget that counter. Never throws. Fills
+/// `record` (when given).
+boost::asio::awaitable<Response> answer_envoy_reset(const Request& req, service::CheckService& service,
+                                                    EnvoyResetRecord* record = nullptr);
 
 }  // namespace ratelimitd::http

@@ -1,6 +1,7 @@
 // Maps method + path to a handler; answers 404 and 405 for the rest.
 #pragma once
 
+#include "ratelimitd/audit/audit_trail.hpp"
 #include "ratelimitd/door/doors.hpp"
 #include "ratelimitd/door/rls_json.hpp"
 #include "ratelimitd/http/endpoints.hpp"
@@ -46,6 +47,8 @@ struct RouterOptions {
     /// xds_force_start: /readyz answers ready before the control plane's first config (else
     /// 503 {"status":"not_ready","config":"awaiting_xds"} until it is in force).
     bool ready_before_xds_config = false;
+    /// The audit trail (resets, refunds, admin calls; GET /v1/audit); null: none is kept.
+    audit::AuditTrail* audit = nullptr;
 };
 
 /// The endpoints of one server thread (the table is in endpoints.cpp, with each door's access,
@@ -61,7 +64,7 @@ struct RouterOptions {
 ///                          (a refund) is admin's, as below
 ///   POST     /v1/release   frees a concurrency lease (docs/leases.md)
 ///   GET      /v1/policies, GET /v1/peek, GET /v1/top, POST /v1/reset, GET /v1/envoy/peek,
-///            POST /v1/envoy/reset                          admin (bearer token when configured,
+///            POST /v1/envoy/reset, GET /v1/audit           admin (bearer token when configured,
 ///                                                          else loopback peers only)
 ///   GET      /             the status page (status_page.hpp)
 ///   GET      /healthcheck, POST /json, GET /rlconfig   envoyproxy/ratelimit's (erl_endpoints.cpp)
@@ -104,6 +107,12 @@ private:
     boost::asio::awaitable<Answer> healthcheck(const EndpointCall& call);  // erl_endpoints.cpp
     boost::asio::awaitable<Answer> rls_json(const EndpointCall& call);
     boost::asio::awaitable<Answer> rlconfig(const EndpointCall& call);
+    boost::asio::awaitable<Answer> audit(const EndpointCall& call);  // audit_endpoint.hpp
+
+    /// Who made an admin call, as the audit trail names them (never the token itself).
+    audit::Actor actor(const EndpointCall& call) const;
+    /// An admin door's call into the audit trail: allowed (status 0) or refused.
+    void audit_admin_call(const EndpointCall& call, std::string_view door, unsigned status) const;
 
     void access_log(const service::Decision& d, unsigned status, std::string_view request_id);
 

@@ -213,7 +213,7 @@ TEST(SettingsTable, HeavyHitterSettingsHaveTheirBounds) {
 
 TEST(SettingsTable, FileKeysAreTheTableRowsInOrder) {
     const std::vector<std::string_view> expected{"listen", "redis", "threads", "log_level", "log_format",
-                                                 "store_timeout", "admin_token", "access_log", "access_log_sample",
+                                                 "store_timeout", "admin_token", "access_log", "access_log_sample", "audit_log",
                                                  "max_connections", "max_requests_per_connection", "request_timeout",
                                                  "memory_max_keys", "top_k", "top_window", "redis_tls_ca", "redis_tls_cert",
                                                  "redis_tls_key", "redis_tls_server_name",

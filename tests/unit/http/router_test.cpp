@@ -206,7 +206,8 @@ TEST_F(RouterTest, TheTableDerivesAllowAndRouteLabels) {
     for (const Endpoint& e : endpoint_table()) allow[std::string(e.path)] = allow_header(e);
     // /v1/top (heavy hitters), / (the status page), /v1/report, /v1/release, /v1/envoy/*, and
     // envoyproxy/ratelimit's /healthcheck, /json, /rlconfig
-    EXPECT_EQ(allow.size(), 17u);
+    EXPECT_EQ(allow.size(), 18u);
+    EXPECT_EQ(allow["/v1/audit"], "GET");
     EXPECT_EQ(allow["/healthcheck"], "GET");
     EXPECT_EQ(allow["/json"], "POST");
     EXPECT_EQ(allow["/rlconfig"], "GET");
