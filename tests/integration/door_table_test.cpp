@@ -132,6 +132,8 @@ const std::map<std::string, Probe> probes = {
     {"/json", {"POST", "/json", R"({"domain":"edge","descriptors":[{"entries":[{"key":"k","value":"v"}]}]})", 404,
                false, ""}},
     {"/rlconfig", get("/rlconfig")},
+    // The config has no notify section: a served call names the unknown target (400).
+    {"/v1/notify/test", {"POST", "/v1/notify/test", R"({"target":"ops"})", 400, false, ""}},
 };
 
 // A refund: the one act of /v1/report that is an operator's.

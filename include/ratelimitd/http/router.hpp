@@ -61,7 +61,7 @@ struct RouterOptions {
 ///                          (a refund) is admin's, as below
 ///   POST     /v1/release   frees a concurrency lease (docs/leases.md)
 ///   GET      /v1/policies, GET /v1/peek, GET /v1/top, POST /v1/reset, GET /v1/envoy/peek,
-///            POST /v1/envoy/reset                          admin (bearer token when configured,
+///            POST /v1/envoy/reset, POST /v1/notify/test    admin (bearer token when configured,
 ///                                                          else loopback peers only)
 ///   GET      /             the status page (status_page.hpp)
 ///   GET      /healthcheck, POST /json, GET /rlconfig   envoyproxy/ratelimit's (erl_endpoints.cpp)
@@ -104,6 +104,7 @@ private:
     boost::asio::awaitable<Answer> healthcheck(const EndpointCall& call);  // erl_endpoints.cpp
     boost::asio::awaitable<Answer> rls_json(const EndpointCall& call);
     boost::asio::awaitable<Answer> rlconfig(const EndpointCall& call);
+    boost::asio::awaitable<Answer> notify_test(const EndpointCall& call);  // notify_test_endpoint.hpp
 
     void access_log(const service::Decision& d, unsigned status, std::string_view request_id);
 
