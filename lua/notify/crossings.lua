@@ -30,8 +30,14 @@ local notify_crossings = function(key, algorithm, window, cost, spec, reply, now
     if string.find(key, '}', 1, true) then return end
     tag = '{' .. key .. '}'
   end
+  -- A fixed window's marker expires with its counter (the reset is the millisecond after the
+  -- counter's expiry), so the check that opens the next window claims afresh.
+  local life = math.max(1, window_end - now - 1)
   local window_name = ''
-  if not counter then window_name = ':' .. string.format('%.0f', window_end) end
+  if not counter then
+    window_name = ':' .. string.format('%.0f', window_end)
+    life = math.max(1, window_end - now)
+  end
   local fired = {}
   local position = 0
   for units in string.gmatch(spec, '%d+') do
@@ -41,7 +47,7 @@ local notify_crossings = function(key, algorithm, window, cost, spec, reply, now
     if u == 0 then crossed = allowed == 0 else crossed = allowed == 1 and before < u and used >= u end
     if crossed then
       local marker = tag .. ':notify:' .. units .. window_name
-      if redis.call('SET', marker, '1', 'NX', 'PX', math.max(1, window_end - now)) then
+      if redis.call('SET', marker, '1', 'NX', 'PX', life) then
         fired[#fired + 1] = position
       end
     end
