@@ -297,9 +297,9 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     net::io_context main_ioc(1);
     // Made before the threads read `xds` (the metrics); the backend object outlives the move below.
     if (xds_options) xds = std::make_unique<XdsSource>(main_ioc, std::move(*xds_options), registry, *backend);
-    auto threads = std::make_unique<ServerThreads>(std::move(backend), settings.threads,
-                                                   Serving{registry, metrics, options, settings.top_k > 0 ? &top : nullptr,
-                                                           &notifier});
+    auto threads = std::make_unique<ServerThreads>(
+        std::move(backend), settings.threads,
+        Serving{registry, metrics, options, settings.top_k > 0 ? &top : nullptr, &notifier});
     auto server = listen(main_ioc, settings, threads->lanes(), budget.http);
     if (!server) return 1;
     threads->start(main_ioc.get_executor());

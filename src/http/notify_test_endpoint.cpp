@@ -18,7 +18,13 @@ Problem bad(std::string detail) { return Problem{errc::invalid_request, std::mov
 
 /// The target name of {"target":"NAME"}.
 result<std::string> target_name(std::string_view body) {
-    const json j = json::parse(body, nullptr, false);
+    int targets = 0;  // a field given twice is refused, as on every door that reads JSON
+    const auto count_targets = [&targets](int depth, json::parse_event_t event, json& parsed) {
+        if (event == json::parse_event_t::key && depth == 1 && parsed == "target") ++targets;
+        return true;
+    };
+    const json j = json::parse(body, count_targets, false);
+    if (targets > 1) return bad("target: given more than once");
     if (j.is_discarded() || !j.is_object()) return bad("body: expected a JSON object {\"target\":\"NAME\"}");
     for (const auto& [key, value] : j.items()) {
         if (key != "target") return bad(quote(key) + ": unknown field (allowed: target)");
@@ -45,7 +51,8 @@ net::awaitable<Response> answer_notify_test(const Request& req, service::CheckSe
     if (sink == nullptr) co_return state_error_response(req, bad("target: quota webhooks are off in this process"));
     auto status = co_await sink->send_sample(it->second);
     if (status && *status >= 200 && *status < 300) {
-        co_return state_json_response(req, bhttp::status::ok, {{"target", *name}, {"delivered", true}, {"status", *status}});
+        co_return state_json_response(req, bhttp::status::ok,
+                                      {{"target", *name}, {"delivered", true}, {"status", *status}});
     }
     json body = {{"target", *name}, {"delivered", false}};
     if (status) body["status"] = *status;

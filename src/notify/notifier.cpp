@@ -99,7 +99,8 @@ std::chrono::milliseconds Notifier::backoff(int attempt) {
     pause = std::min(pause, options_.max_backoff);
     jitter_state_ = jitter_state_ * 6364136223846793005ULL + 1442695040888963407ULL;
     const auto quarter = std::max<std::int64_t>(1, pause.count() / 4);
-    return pause + std::chrono::milliseconds(static_cast<std::int64_t>((jitter_state_ >> 33) % static_cast<std::uint64_t>(quarter)));
+    const auto extra = (jitter_state_ >> 33) % static_cast<std::uint64_t>(quarter);
+    return pause + std::chrono::milliseconds(static_cast<std::int64_t>(extra));
 }
 
 net::awaitable<void> Notifier::deliver(PendingEvent e) {

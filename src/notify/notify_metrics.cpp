@@ -39,15 +39,16 @@ std::string NotifyMetrics::render() const {
     const auto per_target = [&](std::string_view name, std::string_view help, auto member) {
         header(out, name, "counter", help);
         for (const auto& [target, t] : targets_) {
-            out += fmt::format("{}{{target=\"{}\"}} {}\n", name, target, ((*t).*member).load(std::memory_order_relaxed));
+            const auto value = ((*t).*member).load(std::memory_order_relaxed);
+            out += fmt::format("{}{{target=\"{}\"}} {}\n", name, target, value);
         }
     };
     per_target("ratelimitd_notify_sent_total", "Quota webhook events a target accepted (2xx), by target.",
                &PerTarget::sent);
     per_target("ratelimitd_notify_failed_total",
                "Quota webhook events given up after the last attempt or the deadline, by target.", &PerTarget::failed);
-    per_target("ratelimitd_notify_retried_total", "Quota webhook delivery attempts after a first one failed, by target.",
-               &PerTarget::retried);
+    per_target("ratelimitd_notify_retried_total",
+               "Quota webhook delivery attempts after a first one failed, by target.", &PerTarget::retried);
     header(out, "ratelimitd_notify_latency_seconds", "histogram",
            "Time of one quota webhook delivery attempt, answered or not, by target.");
     for (const auto& [target, t] : targets_) {

@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <tuple>
@@ -150,8 +151,9 @@ TEST(NotifyWebhooks, ThreeSidecarsOnOneRedisSendOneSignedEventPerThresholdTenant
     for (const auto& r : receiver.requests()) {
         const json e = verified(r);
         const double threshold = e["threshold"];
-        EXPECT_TRUE(seen.emplace(e["policy"], e["tenant"], threshold).second) << "one event each: " << e.dump();
-        EXPECT_TRUE(ids.insert(e["id"]).second);
+        EXPECT_TRUE(seen.emplace(e["policy"].get<std::string>(), e["tenant"].get<std::string>(), threshold).second)
+            << "one event each: " << e.dump();
+        EXPECT_TRUE(ids.insert(e["id"].get<std::string>()).second);
         EXPECT_EQ(e["scope"], "global");
         EXPECT_EQ(e["limit"], 20);
         EXPECT_EQ(e["used"], threshold == 1.0 ? 20 : 16) << e.dump();
@@ -185,7 +187,7 @@ TEST(NotifyWebhooks, TheNextWindowSendsNewEvents) {
     std::map<std::int64_t, std::set<double>> by_window;
     for (const auto& r : all) {
         const json e = verified(r);
-        by_window[e["window_end"]].insert(e["threshold"].get<double>());
+        by_window[e["window_end"].get<std::int64_t>()].insert(e["threshold"].get<double>());
     }
     // Two windows, each with its 80 % and its first denial (a burst may straddle a boundary:
     // then each window still has each threshold at most once, and four events in all).
@@ -287,6 +289,9 @@ TEST(NotifyWebhooks, TheTestDoorSendsASignedSampleAndIsAnOperatorsDoorThatTouche
         << unknown.body;
     const auto extra = client.post("/v1/notify/test", R"({"target":"ops","url":"http://elsewhere/"})", admin);
     EXPECT_EQ(extra.status, 400) << "a caller cannot point the sender elsewhere";
+    const auto twice = client.post("/v1/notify/test", R"({"target":"pager","target":"ops"})", admin);
+    EXPECT_EQ(twice.status, 400);
+    EXPECT_NE(twice.body.find("target: given more than once"), std::string::npos) << twice.body;
     EXPECT_EQ(client.post("/v1/notify/test", R"({"target":"ops","pad":")" + std::string(17 * 1024, 'x') + "\"}", admin)
                   .status,
               413);

@@ -25,9 +25,16 @@ final class Webhook
      * True when $signatureHeader signs exactly $body with $secret, and its time is within
      * $tolerance seconds of this host's clock (older or newer: a replay, or a clock to fix).
      * The comparison takes constant time. Unknown parts of the header (a future v2=) are
-     * ignored; several v1= are accepted when one matches (a secret being rotated).
+     * ignored; several v1= are accepted when one matches (a secret being rotated). $now: this
+     * host's clock unless given (tests).
      */
-    public static function verify(string $body, string $signatureHeader, string $secret, int $tolerance = 300, ?int $now = null): bool
+    public static function verify(
+        string $body,
+        string $signatureHeader,
+        string $secret,
+        int $tolerance = 300,
+        ?int $now = null,
+    ): bool
     {
         $time = null;
         $signatures = [];

@@ -37,7 +37,7 @@ struct CheckArgs {
     policy::Part part = policy::Part::decide;  ///< how multi.lua weighs it (not a report)
     /// Quota webhooks: the policy's thresholds as lua/notify/crossings.lua reads them
     /// (policy::threshold_spec); empty when it has none, and then nothing is sent for them.
-    std::string notify;
+    std::string notify{};
 };
 
 /// ARGV[5] of fixed_window.lua for a calendar-aligned policy: "cal:1mo:120"; "" otherwise.
