@@ -205,8 +205,9 @@ TEST_F(RouterTest, TheTableDerivesAllowAndRouteLabels) {
     std::map<std::string, std::string> allow;
     for (const Endpoint& e : endpoint_table()) allow[std::string(e.path)] = allow_header(e);
     // /v1/top (heavy hitters), / (the status page), /v1/report, /v1/release, /v1/envoy/*, and
-    // envoyproxy/ratelimit's /healthcheck, /json, /rlconfig
-    EXPECT_EQ(allow.size(), 17u);
+    // envoyproxy/ratelimit's /healthcheck, /json, /rlconfig, and /v1/notify/test (quota webhooks)
+    EXPECT_EQ(allow.size(), 18u);
+    EXPECT_EQ(allow["/v1/notify/test"], "POST");
     EXPECT_EQ(allow["/healthcheck"], "GET");
     EXPECT_EQ(allow["/json"], "POST");
     EXPECT_EQ(allow["/rlconfig"], "GET");
