@@ -8,6 +8,7 @@
 #   --@algorithms       every algorithm's lua/NAME.lua pasted in as `local NAME = function(KEYS,
 #                       ARGV) ... end`, then `local algorithms = { NAME = NAME, ... }`
 #   --@args_per_check   `local args_per_check = N`
+#   --@notify           lua/notify/crossings.lua: the quota webhooks' crossing test and claim
 #   --@cluster_refunds  `local cluster_refunds = { NAME = true, ... }`: the rows with a cluster
 #                       refund (.cluster_refund other than ClusterRefund::none)
 # The build fails when the table and the enum disagree, when a row has no lua/NAME.lua, or when
@@ -92,6 +93,8 @@ foreach(fn ${cluster_refunds})
 endforeach()
 string(APPEND refundable "}")
 
+file(READ ${LUA_DIR}/notify/crossings.lua notify_text)
+
 file(GLOB scripts ${LUA_DIR}/*.lua)
 list(SORT scripts)
 set(body "// Generated from lua/*.lua by cmake/embed_lua.cmake. Do not edit.\n")
@@ -105,6 +108,7 @@ foreach(script ${scripts})
   string(REPLACE "--@algorithms\n" "${functions}${table}\n" text "${text}")
   string(REPLACE "--@args_per_check\n" "local args_per_check = ${args_per_check}\n" text "${text}")
   string(REPLACE "--@cluster_refunds\n" "${refundable}\n" text "${text}")
+  string(REPLACE "--@notify\n" "${notify_text}" text "${text}")
   string(APPEND body "        {\"${name}\", R\"rl_lua(${text})rl_lua\"},\n")
 endforeach()
 string(APPEND body "    };\n    return all;\n}\n\n")

@@ -7,6 +7,9 @@
 --          limit, window_ms, burst, cost, member, then the mode: '' to check,
 --          'report:<max_debt>' to charge without asking (the script's ARGV[6];
 --          script_args.hpp writes them all)
+--          After the checks' arguments, optionally, pairs (check index, thresholds) for the checks
+--          of policies with quota webhooks: see lua/notify/crossings.lua (none: no pair, and
+--          nothing more is done)
 -- Returns one reply per check, in order: what the algorithm's script returns, or an error
 -- reply for that check alone; a READONLY error (a replica) fails the whole call instead.
 --
@@ -19,11 +22,15 @@
 -- connection, and a connection talks to one node.
 --@algorithms
 --@args_per_check
+--@notify
 
 local n = #KEYS
-if n == 0 or #ARGV ~= args_per_check * n then
+local pairs_from = args_per_check * n + 1
+if n == 0 or #ARGV < args_per_check * n or (#ARGV - args_per_check * n) % 2 ~= 0 then
   return redis.error_reply('batch: expected ' .. args_per_check .. ' arguments per key')
 end
+local thresholds = {}
+for j = pairs_from, #ARGV, 2 do thresholds[tonumber(ARGV[j])] = ARGV[j + 1] end
 
 local runs = {}
 for i = 1, n do
@@ -44,6 +51,11 @@ for i = 1, n do
                           {ARGV[o + 2], ARGV[o + 3], ARGV[o + 4], ARGV[o + 5], ARGV[o + 6], ARGV[o + 7], now})
   if ok then
     replies[i] = reply
+    if thresholds[i] and ARGV[o + 7] == '' then
+      -- a failed claim costs the event, never the check
+      pcall(notify_crossings, KEYS[i], ARGV[o + 1], tonumber(ARGV[o + 3]), tonumber(ARGV[o + 5]), thresholds[i],
+            reply, tonumber(now))
+    end
   else
     -- redis.call raises a table {err = "..."}; a Lua error is a string.
     local message = type(reply) == 'table' and reply.err or tostring(reply)

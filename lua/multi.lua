@@ -8,6 +8,9 @@
 --          'report:<max_debt>' to charge without asking (the script's ARGV[6]),
 --          'ask' to check without charging (cost 0), 'charge' to charge whatever the others
 --          do (policy::Part; script_args.hpp writes them all)
+--          After the limits' arguments, optionally, pairs (limit index, thresholds) for the limits
+--          of policies with quota webhooks (lua/notify/crossings.lua): a limit that ran for real
+--          (not a report, not an ask, not one left unchanged because another denied) is tested
 -- Returns one reply per limit, in order, each exactly what the algorithm's script returns
 -- (an 'ask': its peek, denied when nothing is left).
 --
@@ -33,11 +36,14 @@
 -- single Redis (or keys sharing a hash tag).
 --@algorithms
 --@args_per_check
+--@notify
 
 local n = #KEYS
-if n == 0 or #ARGV ~= args_per_check * n then
+if n == 0 or #ARGV < args_per_check * n or (#ARGV - args_per_check * n) % 2 ~= 0 then
   return redis.error_reply('multi: expected ' .. args_per_check .. ' arguments per key')
 end
+local thresholds = {}
+for j = args_per_check * n + 1, #ARGV, 2 do thresholds[tonumber(ARGV[j])] = ARGV[j + 1] end
 
 -- One instant for every limit of the call: TIME read once, handed to each script as ARGV[7]
 -- (ARGV[6] the mode when not peeking).
@@ -73,8 +79,14 @@ for i = 1, n do
 end
 
 for i = 1, n do
+  local mode = args[i][6]
   if not asks[i] and (all_fit or not fits[i]) then
     replies[i] = runs[i]({KEYS[i]}, args[i])
+    if thresholds[i] and (mode == '' or mode == 'charge') then
+      -- a failed claim costs the event, never the check
+      pcall(notify_crossings, KEYS[i], ARGV[args_per_check * (i - 1) + 1], tonumber(args[i][2]), tonumber(args[i][4]),
+            thresholds[i], replies[i], tonumber(now))
+    end
   end
 end
 return replies

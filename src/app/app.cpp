@@ -13,6 +13,7 @@
 #include "ratelimitd/core/clock.hpp"
 #include "ratelimitd/grpc/grpc_server.hpp"
 #include "ratelimitd/http/loopback.hpp"
+#include "ratelimitd/notify/notifier.hpp"
 #include "ratelimitd/store/backend_factory.hpp"
 
 #include <boost/asio/ip/address.hpp>
@@ -322,16 +323,20 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     rls::GrpcMetrics grpc_metrics;
     std::unique_ptr<XdsSource> xds;
     options.ready_before_xds_config = settings.xds_force_start;
-    options.extra_metrics = [&grpc_metrics, &xds, grpc = settings.grpc_listen.has_value()] {
-        return (grpc ? grpc_metrics.render() : std::string()) + (xds ? xds->metrics().render() : std::string());
+    // Quota webhooks: made before the threads that offer to it, destroyed after they are joined.
+    notify::Notifier notifier(notify::NotifierOptions{.queue = settings.notify_queue});
+    options.extra_metrics = [&grpc_metrics, &xds, &notifier, grpc = settings.grpc_listen.has_value()] {
+        return (grpc ? grpc_metrics.render() : std::string()) + (xds ? xds->metrics().render() : std::string()) +
+               notifier.metrics().render();
     };
 
     // The main thread accepts connections and handles signals; the server threads serve sessions.
     net::io_context main_ioc(1);
     // Made before the threads read `xds` (the metrics); the backend object outlives the move below.
     if (xds_options) xds = std::make_unique<XdsSource>(main_ioc, std::move(*xds_options), registry, *backend, &trail);
-    auto threads = std::make_unique<ServerThreads>(std::move(backend), settings.threads,
-                                                   Serving{registry, metrics, options, settings.top_k > 0 ? &top : nullptr});
+    auto threads = std::make_unique<ServerThreads>(
+        std::move(backend), settings.threads,
+        Serving{registry, metrics, options, settings.top_k > 0 ? &top : nullptr, &notifier});
     auto server = listen(main_ioc, settings, threads->lanes(), budget.http);
     if (!server) return 1;
     threads->start(main_ioc.get_executor());

@@ -28,6 +28,7 @@ struct ServerThreads::Worker {
     void build_request_path(store::Store& store, const Serving& serving) {
         service::ThreadTop* top = serving.top != nullptr ? &serving.top->add_thread(ioc->get_executor()) : nullptr;
         service = std::make_unique<service::CheckService>(serving.registry, store, serving.metrics, top);
+        service->set_crossing_sink(serving.crossings);
         router = std::make_unique<http::Router>(*service, serving.metrics, serving.router_options);
         lane = std::make_unique<http::Lane>(*ioc, *router, serving.metrics);
     }

@@ -166,6 +166,11 @@ constexpr SettingRow rows[] = {
      .lo = 5'000, .hi = 86'400'000, .value_name = "DURATION", .default_text = "5m",
      .help = "how far back the heavy hitters look, in 5 slices",
      .field = both<&Settings::top_window, &FileSettings::top_window>()},
+    // Events wait here while receivers are slow or down; each is under 1 KiB.
+    {.file_key = "notify_queue", .flag = "notify-queue", .env = "RATELIMITD_NOTIFY_QUEUE", .type = T::count,
+     .lo = 1, .hi = 1'000'000, .value_name = "N", .default_text = "10000",
+     .help = "quota webhook events waiting to be sent; beyond it they are dropped and counted",
+     .field = both<&Settings::notify_queue, &FileSettings::notify_queue>()},
     {.file_key = "redis_tls_ca", .flag = "redis-tls-ca", .env = "RATELIMITD_REDIS_TLS_CA", .type = T::path,
      .value_name = "FILE", .default_text = "the system's CA store",
      .help = "rediss://: the CA bundle (PEM) that signs the server's certificate",

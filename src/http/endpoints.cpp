@@ -58,7 +58,7 @@ constexpr bool every_row_chooses(const std::array<Endpoint, N>& table) {
 
 // A friend of Router: the handlers are its private members.
 std::span<const Endpoint> endpoint_table() noexcept {
-    static constexpr std::array<Endpoint, 18> table{{
+    static constexpr std::array<Endpoint, 19> table{{
         {"/v1/check", false, methods::get | methods::post, &Router::check,
          {can::spend, Access::anyone, one_decision, Road::check}},
         {"/v1/report", false, methods::post, &Router::report,
@@ -100,6 +100,8 @@ std::span<const Endpoint> endpoint_table() noexcept {
         {"/rlconfig", false, methods::get, &Router::rlconfig, {can::read_settings, Access::admin, no_redis, Road::own}},
         // The audit trail's kept entries (docs/operations.md, "Audit trail"): peers, tenants, digests.
         {"/v1/audit", false, methods::get, &Router::audit, {can::read_settings, Access::admin, no_redis, Road::own}},
+        // Quota webhooks: one sample event to a configured target (an outbound POST, no store).
+        {"/v1/notify/test", false, methods::post, &Router::notify_test, {0, Access::admin, no_redis, Road::own}},
     }};
     static_assert(every_row_chooses(table), "every endpoint chooses its door and road (endpoints.hpp, door.hpp)");
     return table;

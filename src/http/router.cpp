@@ -9,6 +9,7 @@
 #include "ratelimitd/http/auth_codec.hpp"
 #include "ratelimitd/http/check_codec.hpp"
 #include "ratelimitd/http/json_response.hpp"
+#include "ratelimitd/http/notify_test_endpoint.hpp"
 #include "ratelimitd/http/release_endpoint.hpp"
 #include "ratelimitd/http/report_codec.hpp"
 #include "ratelimitd/http/request_id.hpp"
@@ -249,6 +250,10 @@ net::awaitable<Answer> Router::top(const EndpointCall& call) { co_return co_awai
 
 net::awaitable<Answer> Router::peek(const EndpointCall& call) {
     co_return co_await answer_peek(call.req, service_);
+}
+
+net::awaitable<Answer> Router::notify_test(const EndpointCall& call) {
+    co_return co_await answer_notify_test(call.req, service_);
 }
 
 net::awaitable<Answer> Router::reset(const EndpointCall& call) {

@@ -10,6 +10,7 @@
 #include "ratelimitd/policy/envoy_config_section.hpp"
 #include "ratelimitd/policy/identity_section.hpp"
 #include "ratelimitd/policy/limits_section.hpp"
+#include "ratelimitd/policy/notify_section.hpp"
 #include "ratelimitd/policy/registry_reader.hpp"
 #include "ratelimitd/policy/routes_section.hpp"
 #include "ratelimitd/policy/schema_checks.hpp"
@@ -33,7 +34,7 @@ using config::type_name;
 constexpr std::string_view registry_keys[] = {
     "prefix", "default_policy", "policies", "plans", "tenants", "routes", "case_insensitive", "identity",
     "trusted_proxies", "auth", "domains", "envoy_config", "envoy_denied_calls", "envoy_merge_domains",
-    "hash_secret"};
+    "notify", "hash_secret"};
 
 std::vector<std::string_view> top_level_keys() {
     std::vector<std::string_view> keys(std::begin(registry_keys), std::end(registry_keys));
@@ -84,6 +85,8 @@ Config RegistryValidator::run(const Json& root) const {
     read_default_policy(root, reg);
     if (const Json* v = find(root, "plans")) limits.read_plans(*v, reg);
     if (const Json* v = find(root, "tenants")) limits.read_tenants(*v, reg);
+    // After every version of a policy exists: each gets the policy's thresholds.
+    if (const Json* v = find(root, "notify")) NotifySection(file()).read(*v, reg);
 
     const IdentitySection identity(file());
     // Identity first: route limits name identity sources.

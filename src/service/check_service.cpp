@@ -141,6 +141,7 @@ net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
         owner = std::move(enforced.owner);
         if (!d.verdict.allowed) {
             count(d, plan, owner);
+            offer_crossings(d, plan);
             co_return d;
         }
     }
@@ -160,6 +161,7 @@ net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
         }
     }
     count(d, plan, owner);
+    offer_crossings(d, plan);
     co_return d;
 }
 
@@ -186,6 +188,7 @@ net::awaitable<Decision> CheckService::decide_single_call(Decision d, policy::Ch
         }
     }
     count(d, plan, d.owner);
+    offer_crossings(d, plan);
     co_return d;
 }
 
@@ -241,6 +244,22 @@ void CheckService::count(const Decision& d, const policy::CheckPlan& plan, const
             // Denied checks count one each; admitted ones count their units.
             top_->record(p.name, limits[i].tenant, allowed ? TopBy::admitted : TopBy::denied, allowed ? cost : 1,
                          ThreadTop::clock::now());
+        }
+    }
+}
+
+void CheckService::offer_crossings(const Decision& d, const policy::CheckPlan& plan) const {
+    if (sink_ == nullptr) return;
+    for (std::size_t k = 0; k < d.verdict.windows.size() && k < d.owner.size(); ++k) {
+        const check::WindowState& w = d.verdict.windows[k];
+        if (w.crossed == 0) continue;
+        const policy::PlannedLimit& limit = plan.limits[d.owner[k]];
+        const auto& rule = limit.policy->notify;
+        if (!rule) continue;
+        for (std::size_t bit = 0; bit < rule->at.size() && bit < policy::max_notify_thresholds; ++bit) {
+            if ((w.crossed & (1u << bit)) == 0) continue;
+            sink_->offer(Crossing{rule, rule->at[bit], limit.tenant, plan.scope, w.limit,
+                                  std::max<std::int64_t>(0, w.limit - w.remaining), w.window_end_ms});
         }
     }
 }

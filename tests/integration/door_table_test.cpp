@@ -133,6 +133,8 @@ const std::map<std::string, Probe> probes = {
                false, ""}},
     {"/rlconfig", get("/rlconfig")},
     {"/v1/audit", get("/v1/audit?limit=5")},
+    // The config has no notify section: a served call names the unknown target (400).
+    {"/v1/notify/test", {"POST", "/v1/notify/test", R"({"target":"ops"})", 400, false, ""}},
 };
 
 // A refund: the one act of /v1/report that is an operator's.

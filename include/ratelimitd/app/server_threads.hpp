@@ -5,6 +5,7 @@
 #include "ratelimitd/http/router.hpp"
 #include "ratelimitd/http/server.hpp"
 #include "ratelimitd/policy/registry_handle.hpp"
+#include "ratelimitd/service/crossing_sink.hpp"
 #include "ratelimitd/service/metrics.hpp"
 #include "ratelimitd/service/top_board.hpp"
 #include "ratelimitd/store/backend.hpp"
@@ -22,6 +23,7 @@ struct Serving {
     service::Metrics& metrics;
     const http::RouterOptions& router_options;
     service::TopBoard* top = nullptr;  ///< heavy hitters, each thread's added here; nullptr: off
+    service::CrossingSink* crossings = nullptr;  ///< quota webhooks' queue; nullptr: none
 };
 
 /// `count` server threads over the stores of one backend, which they own: the backend's

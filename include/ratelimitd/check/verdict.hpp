@@ -23,6 +23,11 @@ struct WindowState {
     /// /v1/release); empty for other algorithms, for denials, and for a layered check that
     /// did not charge.
     std::string lease;
+    /// Quota webhooks: bit k set when this check crossed threshold k of its policy's
+    /// notify.at first in its window (claimed in the store, so once across the fleet); 0 for a
+    /// policy without thresholds. window_end_ms: the end of that window, epoch ms.
+    std::uint8_t crossed = 0;
+    std::int64_t window_end_ms = 0;
 };
 
 /// The windows of a verdict. Most checks decide one, so it lives inside the verdict: a check

@@ -35,6 +35,7 @@ struct Settings {
     std::size_t memory_max_keys = 1'000'000;    ///< embedded store; 0: no cap
     std::size_t top_k = 20;                     ///< heavy hitters kept per sketch; 0: off
     std::chrono::milliseconds top_window{300'000};  ///< heavy hitters' window (5 slices)
+    std::size_t notify_queue = 10'000;          ///< quota webhook events waiting; beyond: dropped
     std::string redis_tls_ca;                   ///< rediss://: CA bundle; empty: the system's
     std::string redis_tls_cert;                 ///< rediss://: client certificate file
     std::string redis_tls_key;                  ///< rediss://: its private key file
@@ -98,6 +99,7 @@ struct FileSettings {
     std::optional<std::int64_t> memory_max_keys;  ///< 0: no cap
     std::optional<std::int64_t> top_k;            ///< 0: heavy hitters off
     std::optional<std::chrono::milliseconds> top_window;
+    std::optional<std::int64_t> notify_queue;
     std::optional<std::string> redis_tls_ca;
     std::optional<std::string> redis_tls_cert;
     std::optional<std::string> redis_tls_key;

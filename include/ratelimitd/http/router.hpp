@@ -64,7 +64,8 @@ struct RouterOptions {
 ///                          (a refund) is admin's, as below
 ///   POST     /v1/release   frees a concurrency lease (docs/leases.md)
 ///   GET      /v1/policies, GET /v1/peek, GET /v1/top, POST /v1/reset, GET /v1/envoy/peek,
-///            POST /v1/envoy/reset, GET /v1/audit           admin (bearer token when configured,
+///            POST /v1/envoy/reset, GET /v1/audit,          admin (bearer token when configured,
+///            POST /v1/notify/test
 ///                                                          else loopback peers only)
 ///   GET      /             the status page (status_page.hpp)
 ///   GET      /healthcheck, POST /json, GET /rlconfig   envoyproxy/ratelimit's (erl_endpoints.cpp)
@@ -107,6 +108,7 @@ private:
     boost::asio::awaitable<Answer> healthcheck(const EndpointCall& call);  // erl_endpoints.cpp
     boost::asio::awaitable<Answer> rls_json(const EndpointCall& call);
     boost::asio::awaitable<Answer> rlconfig(const EndpointCall& call);
+    boost::asio::awaitable<Answer> notify_test(const EndpointCall& call);  // notify_test_endpoint.hpp
     boost::asio::awaitable<Answer> audit(const EndpointCall& call);  // audit_endpoint.hpp
 
     /// Who made an admin call, as the audit trail names them (never the token itself).

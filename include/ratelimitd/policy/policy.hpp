@@ -5,6 +5,7 @@
 #include "ratelimitd/config/settings.hpp"
 #include "ratelimitd/core/calendar.hpp"
 #include "ratelimitd/policy/algorithm.hpp"
+#include "ratelimitd/policy/notify_rule.hpp"
 
 #include <array>
 #include <chrono>
@@ -57,6 +58,9 @@ struct Policy {
     /// erl_fixed_window only: the most seconds of jitter added to each charge's EXPIRE
     /// (envoy_expiration_jitter, envoyproxy/ratelimit's EXPIRATION_JITTER_MAX_SECONDS).
     std::chrono::seconds expiration_jitter{0};
+    /// `notify.policies.NAME`: the thresholds that send a quota webhook; null: none (the
+    /// store then sends nothing extra for its checks).
+    std::shared_ptr<const NotifyRule> notify;
 
     /// The largest cost a single check can ever be admitted with: 1 for an algorithm holding
     /// leases (a lease is one slot, docs/leases.md), else its capacity; the smallest of these
@@ -208,6 +212,8 @@ struct Registry {
     bool awaiting_xds = false;
     std::string source_sha256;                  ///< SHA-256 of the file text, for /v1/policies
     std::int64_t loaded_at_epoch_s = 0;         ///< when it was loaded
+    /// `notify:` (quota webhooks); null when the file has none.
+    std::shared_ptr<const NotifySettings> notify;
 
     /// The policy with that name, or nullptr.
     [[nodiscard]] const Policy* find(std::string_view name) const {

@@ -6,6 +6,7 @@
 #include "ratelimitd/core/error.hpp"
 #include "ratelimitd/policy/check_plan.hpp"
 #include "ratelimitd/policy/registry_handle.hpp"
+#include "ratelimitd/service/crossing_sink.hpp"
 #include "ratelimitd/service/metrics.hpp"
 #include "ratelimitd/service/thread_top.hpp"
 #include "ratelimitd/store/store.hpp"
@@ -99,6 +100,11 @@ public:
 
     store::Store& store() noexcept { return store_; }
 
+    /// Quota webhooks: where decided checks' crossed thresholds go (set before serving);
+    /// nullptr: nowhere.
+    void set_crossing_sink(CrossingSink* sink) noexcept { sink_ = sink; }
+    [[nodiscard]] CrossingSink* crossing_sink() const noexcept { return sink_; }
+
     /// The process's heavy hitters (GET /v1/top), or nullptr when they are off.
     [[nodiscard]] TopBoard* top_board() const noexcept { return top_ != nullptr ? &top_->board() : nullptr; }
 
@@ -118,10 +124,14 @@ private:
     /// A report counts no check; a refund counts in ratelimitd_refunds_total per limit.
     void count(const Decision& d, const policy::CheckPlan& plan, const Owners& owner);
 
+    /// Hands the thresholds the store says the decision's windows crossed to the sink.
+    void offer_crossings(const Decision& d, const policy::CheckPlan& plan) const;
+
     const policy::RegistryHandle& registry_;
     store::Store& store_;
     Metrics& metrics_;
     ThreadTop* top_;
+    CrossingSink* sink_ = nullptr;
 };
 
 }  // namespace ratelimitd::service

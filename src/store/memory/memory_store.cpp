@@ -3,6 +3,7 @@
 #include "ratelimitd/store/memory/memory_store.hpp"
 #include "ratelimitd/store/memory/algorithms.hpp"
 #include "ratelimitd/store/memory/concurrency.hpp"
+#include "ratelimitd/store/memory/notify_marks.hpp"
 #include "ratelimitd/store/memory/shard.hpp"
 
 #include <algorithm>
@@ -39,6 +40,7 @@ struct MemoryStore::Impl {
     const Clock& clock;
     std::array<Shard, shard_count> shards;
     std::atomic<std::uint64_t> evictions{0};
+    NotifyMarks marks;  ///< quota webhooks: the thresholds claimed in their windows
 };
 
 MemoryStore::MemoryStore(const Clock& clock, std::size_t max_keys)
@@ -120,6 +122,15 @@ check::Verdict MemoryStore::decide_all(const std::vector<LimitCheck>& checks) {
     v.allowed = true;
     for (std::size_t i = 0; i < checks.size(); ++i) {
         auto one = to_verdict(*checks[i].policy, replies[i], now);
+        // As lua/multi.lua: a limit that ran for real (not a report, an ask, or a fit left
+        // unchanged because another limit denied) may cross a webhook threshold.
+        const bool ran = checks[i].mode == policy::Mode::check &&
+                         (checks[i].part == policy::Part::charge ||
+                          (checks[i].part == policy::Part::decide && (all_fit || !fits[i])));
+        if (ran) {
+            impl_->marks.claim_crossings(*checks[i].policy, checks[i].key, checks[i].cost, now,
+                                         one.windows.front());
+        }
         v.allowed = v.allowed && one.allowed;
         v.windows.push_back(std::move(one.windows.front()));
     }
@@ -146,7 +157,9 @@ check::Verdict MemoryStore::decide(const policy::Policy& p, const std::string& k
             impl_->evictions.fetch_add(trim(shard, now, written), std::memory_order_relaxed);
         }
     }
-    return to_verdict(p, r, now);
+    auto v = to_verdict(p, r, now);
+    impl_->marks.claim_crossings(p, key, cost, now, v.windows.front());
+    return v;
 }
 
 // The scripts' "peek" mode: a check of cost 0 that writes nothing. It runs on a copy of the

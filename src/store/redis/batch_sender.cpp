@@ -83,8 +83,10 @@ net::awaitable<void> BatchSender::send(std::vector<QueuedCheck> batch) {
     checks_batched_.fetch_add(n, std::memory_order_relaxed);
 
     result<Value> reply = Problem{errc::store_unavailable, "not sent"};
-    if (n == 1) {
-        // A lone check runs its algorithm's own script.
+    const bool grouped = n > 1 || !batch.front().args.notify.empty();
+    if (!grouped) {
+        // A lone check runs its algorithm's own script (one with webhook thresholds: lua/batch.lua,
+        // which claims its crossings).
         const Script& script = script_for(batch.front().args.algorithm);
         reply = co_await node_.eval(script, single_check_argv(std::move(batch.front().args), false), deadline);
     } else {
@@ -94,7 +96,7 @@ net::awaitable<void> BatchSender::send(std::vector<QueuedCheck> batch) {
         reply = co_await node_.eval(batch_script(), grouped_checks_argv(std::move(checks)), deadline);
     }
     --in_flight_;
-    for (std::size_t i = 0; i < n; ++i) batch[i].done->complete(batch_element(reply, n, i));
+    for (std::size_t i = 0; i < n; ++i) batch[i].done->complete(batch_element(reply, n, i, grouped));
     flush();
 }
 

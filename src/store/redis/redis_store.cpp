@@ -43,8 +43,17 @@ net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p
     const std::string lease = check.member;
     // Not `c ? co_await a : co_await b`: GCC 12 destroys the result twice.
     result<Value> reply = Problem{errc::store_unavailable, "not sent"};
-    if (coalesce_) reply = co_await batches_.call(std::move(check), deadline);
-    else reply = co_await node_.eval(script_for(p.algorithm), single_check_argv(std::move(check), false), deadline);
+    if (coalesce_) {
+        reply = co_await batches_.call(std::move(check), deadline);
+    } else if (!check.notify.empty()) {
+        // Webhook thresholds are claimed by lua/batch.lua (a batch of one).
+        std::vector<CheckArgs> one;
+        one.push_back(std::move(check));
+        reply = co_await node_.eval(batch_script(), grouped_checks_argv(std::move(one)), deadline);
+        reply = batch_element(reply, 1, 0, true);
+    } else {
+        reply = co_await node_.eval(script_for(p.algorithm), single_check_argv(std::move(check), false), deadline);
+    }
     if (!reply) co_return reply.error();
     auto verdict = parse_verdict(*reply, p);
     if (verdict) attach_lease(*verdict, 0, p, lease);

@@ -45,13 +45,16 @@ std::string calendar_arg(const policy::Policy& p) {
 
 CheckArgs check_args(const policy::Policy& p, std::string key, std::uint32_t cost, MemberSource& members) {
     std::string member = p.calendar ? calendar_arg(p) : members.next(p);
-    return CheckArgs{p.algorithm, p.limit, p.window.count(), p.burst, cost, std::move(key), std::move(member)};
+    CheckArgs args{p.algorithm, p.limit, p.window.count(), p.burst, cost, std::move(key), std::move(member)};
+    if (p.notify) args.notify = policy::threshold_spec(*p.notify, p.limit);
+    return args;
 }
 
 CheckArgs report_args(const policy::Policy& p, std::string key, std::int64_t report_cost, MemberSource& members) {
     CheckArgs args = check_args(p, std::move(key), 1, members);
     args.report = true;
     args.report_cost = report_cost;
+    args.notify.clear();  // a report crosses nothing: webhooks follow checks
     args.max_debt = p.debt_bound();
     return args;
 }
@@ -61,6 +64,7 @@ CheckArgs limit_args(const LimitCheck& c, MemberSource& members) {
     // An ask is the peek Store::peek sends: of one unit (cost 0 is the plan's "charge nothing").
     CheckArgs args = check_args(*c.policy, c.key, c.part == policy::Part::ask ? 1 : c.cost, members);
     args.part = c.part;
+    if (c.part == policy::Part::ask) args.notify.clear();  // asked, never charged
     return args;
 }
 
@@ -86,6 +90,12 @@ std::vector<std::string> grouped_checks_argv(std::vector<CheckArgs> checks) {
     argv.reserve(1 + (1 + args_per_check) * checks.size());
     argv.push_back(std::to_string(checks.size()));
     for (auto& c : checks) argv.push_back(std::move(c.key));
+    std::vector<std::string> notify_pairs;
+    for (std::size_t i = 0; i < checks.size(); ++i) {
+        if (checks[i].notify.empty()) continue;
+        notify_pairs.push_back(std::to_string(i + 1));
+        notify_pairs.push_back(std::move(checks[i].notify));
+    }
     for (auto& c : checks) {
         argv.emplace_back(policy::to_string(c.algorithm));
         const bool report = c.report;
@@ -97,6 +107,7 @@ std::vector<std::string> grouped_checks_argv(std::vector<CheckArgs> checks) {
                           : part == policy::Part::charge ? std::string("charge")
                                                           : std::string());
     }
+    for (auto& a : notify_pairs) argv.push_back(std::move(a));
     return argv;
 }
 

@@ -11,7 +11,10 @@ result<check::Verdict> parse_verdict(const Value& reply, const policy::Policy& p
     if (reply.is_error()) return Problem{errc::bad_script_reply, "redis error: " + reply.str};
     // allowed, limit, remaining, reset_epoch_s, retry_after_s, reset_after_s, reset_after_ms
     constexpr size_t fields = 7;
-    if (reply.type != Value::Type::array || reply.elements.size() != fields) {
+    // then, when a quota webhook threshold was claimed: window_end_ms and 1-based positions
+    constexpr size_t most = fields + 1 + policy::max_notify_thresholds;
+    const auto size = reply.elements.size();
+    if (reply.type != Value::Type::array || size < fields || size == fields + 1 || size > most) {
         return Problem{errc::bad_script_reply, "expected an array of 7 integers from the script"};
     }
     for (const auto& e : reply.elements) {
@@ -30,6 +33,16 @@ result<check::Verdict> parse_verdict(const Value& reply, const policy::Policy& p
     w.retry_after_s = e[4].integer;
     w.reset_after_s = e[5].integer;
     w.reset_after_ms = e[6].integer;
+    if (size > fields) {
+        w.window_end_ms = e[fields].integer;
+        for (std::size_t k = fields + 1; k < size; ++k) {
+            const std::int64_t position = e[k].integer;
+            if (position < 1 || position > static_cast<std::int64_t>(policy::max_notify_thresholds)) {
+                return Problem{errc::bad_script_reply, "expected threshold positions 1..8 from the script"};
+            }
+            w.crossed = static_cast<std::uint8_t>(w.crossed | (1u << (position - 1)));
+        }
+    }
 
     check::Verdict v;
     v.allowed = w.allowed;
@@ -73,9 +86,9 @@ void attach_lease(check::Verdict& v, std::size_t i, const policy::Policy& p, con
     }
 }
 
-result<Value> batch_element(result<Value>& reply, std::size_t n, std::size_t i) {
+result<Value> batch_element(result<Value>& reply, std::size_t n, std::size_t i, bool grouped) {
     if (!reply) return reply.error();
-    if (n == 1 || reply->is_error()) return *reply;
+    if (!grouped || reply->is_error()) return *reply;
     if (reply->type != Value::Type::array || reply->elements.size() != n) {
         return Problem{errc::bad_script_reply, "expected one reply per check from lua/batch.lua"};
     }

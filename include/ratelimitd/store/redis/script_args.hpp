@@ -35,6 +35,9 @@ struct CheckArgs {
     std::int64_t report_cost = 0;  ///< a report's signed units, written instead of cost
     std::int64_t max_debt = 0;     ///< a report's bound on debt (Policy::debt_bound), in its mode
     policy::Part part = policy::Part::decide;  ///< how multi.lua weighs it (not a report)
+    /// Quota webhooks: the policy's thresholds as lua/notify/crossings.lua reads them
+    /// (policy::threshold_spec); empty when it has none, and then nothing is sent for them.
+    std::string notify{};
 };
 
 /// ARGV[5] of fixed_window.lua for a calendar-aligned policy: "cal:1mo:120"; "" otherwise.
@@ -76,7 +79,8 @@ std::vector<std::string> single_check_argv(CheckArgs check, bool peek);
 std::vector<std::string> release_argv(const policy::Policy& p, std::string key, std::string lease);
 
 /// EVALSHA arguments (after the digest) of lua/batch.lua or lua/multi.lua: n, the n keys,
-/// then args_per_check values per check, in order.
+/// then args_per_check values per check, in order, then a pair (1-based index, thresholds) per
+/// check with CheckArgs::notify.
 std::vector<std::string> grouped_checks_argv(std::vector<CheckArgs> checks);
 
 }  // namespace ratelimitd::store::redis

@@ -14,7 +14,8 @@
 namespace ratelimitd::store::redis {
 
 /// Turns {allowed, limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
-/// reset_after_ms} into a
+/// reset_after_ms[, window_end_ms, crossed threshold positions...]} (the tail: quota webhooks,
+/// lua/notify/crossings.lua) into a
 /// Verdict with one window of policy `p`. Any other shape, or a Redis error reply, fails with
 /// bad_script_reply and the reply's text in the detail. Never throws.
 result<check::Verdict> parse_verdict(const Value& reply, const policy::Policy& p);
@@ -35,10 +36,15 @@ result<bool> reset_result(const Value& reply);
 /// and the whole check was allowed, so charged: a denied layered check holds nothing.
 void attach_lease(check::Verdict& v, std::size_t i, const policy::Policy& p, const std::string& member);
 
-/// Check `i`'s own reply, moved out of the reply to a call of `n` checks (lua/batch.lua; the
-/// algorithm's own script when n == 1). A failure or an error reply of the whole call is
+/// Check `i`'s own reply, moved out of the reply to a call of `n` checks (lua/batch.lua, or,
+/// when `grouped` is false, the algorithm's own script for one check). A failure or an error reply of the whole call is
 /// everyone's; a check's own error (its pcall in lua/batch.lua) is bad_script_reply, so it
 /// cannot be taken for a redirect of the call.
-result<Value> batch_element(result<Value>& reply, std::size_t n, std::size_t i);
+result<Value> batch_element(result<Value>& reply, std::size_t n, std::size_t i, bool grouped);
+
+/// The same for a call of lua/batch.lua when n > 1, else of the algorithm's own script.
+inline result<Value> batch_element(result<Value>& reply, std::size_t n, std::size_t i) {
+    return batch_element(reply, n, i, n > 1);
+}
 
 }  // namespace ratelimitd::store::redis

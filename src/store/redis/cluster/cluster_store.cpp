@@ -256,14 +256,24 @@ net::awaitable<result<check::Verdict>> ClusterStore::apply(const policy::Policy&
     const int slot = key_slot(key);
     const auto deadline = clock::now() + timeout_;
     std::string lease;
+    bool grouped = false;
     auto reply = co_await routed(slot, deadline, [&](ClusterNode& node, bool asking) {
         CheckArgs check = check_args(p, key, cost, node.members);
         lease = check.member;
+        grouped = false;
         // After ASK, ASKING must go right before the script, so nothing is coalesced.
         if (coalescing_.enabled && !asking) return node.batches.call(std::move(check), deadline);
+        if (!check.notify.empty()) {
+            // Webhook thresholds are claimed by lua/batch.lua (a batch of one).
+            grouped = true;
+            std::vector<CheckArgs> one;
+            one.push_back(std::move(check));
+            return node.client.eval(batch_script(), grouped_checks_argv(std::move(one)), deadline, asking);
+        }
         return node.client.eval(script_for(p.algorithm), single_check_argv(std::move(check), false), deadline,
                                 asking);
     });
+    if (grouped) reply = batch_element(reply, 1, 0, true);
     if (!reply) co_return reply.error();
     auto verdict = parse_verdict(*reply, p);
     if (verdict) attach_lease(*verdict, 0, p, lease);

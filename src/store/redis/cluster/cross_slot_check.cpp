@@ -24,6 +24,7 @@ namespace {
 // the next window, so then the charge stays ("-1" matches no TTL).
 CheckArgs refund_args(CheckArgs sent, const check::WindowState& charged, std::chrono::milliseconds since_charge) {
     if (sent.part == policy::Part::ask) sent.cost = 0;  // asked, never charged: nothing to give back
+    sent.notify.clear();  // lua/refund.lua claims no webhook threshold
     if (policy::traits(sent.algorithm).cluster_refund == policy::ClusterRefund::by_reset) {
         const bool same_window = since_charge < std::chrono::milliseconds(sent.window_ms);
         sent.member = same_window ? std::to_string(charged.reset_after_ms) : "-1";

@@ -1,0 +1,51 @@
+// The `notify:` section as values: webhook targets, and the thresholds of each policy that
+// send an event to one of them (contract §13, docs/operations.md "Quota webhooks").
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ratelimitd::policy {
+
+/// Where events go: an http:// URL split for the client, and the key that signs them.
+struct NotifyTarget {
+    std::string name;     ///< its key under notify.targets
+    std::string url;      ///< as written (no secret in it: the loader refuses userinfo)
+    std::string host;
+    std::string port;     ///< "80" when the URL names none
+    std::string target;   ///< path and query, "/" at least
+    /// The HMAC-SHA256 key of RateLimit-Signature. Never logged, never rendered, never in an
+    /// error message.
+    std::string secret;
+    std::chrono::milliseconds timeout{2000};  ///< one delivery attempt, connect to answer
+};
+
+/// Thresholds above this many per policy are refused: the scripts report them as a bitmask.
+inline constexpr std::size_t max_notify_thresholds = 8;
+
+/// The thresholds of one policy (`notify.policies.NAME`), shared by every Policy object of that
+/// name (its plans' and tenants' versions, its windows).
+struct NotifyRule {
+    std::string policy;                          ///< the policy's name, as the events spell it
+    std::vector<double> at;                      ///< fractions of the limit, 0 < f <= 1, in the order written
+    std::shared_ptr<const NotifyTarget> target;  ///< never null
+};
+
+/// What the scripts compare the units used with: ceil(f * limit), at least 1, for f < 1; 0
+/// for f = 1, which means "the first denial in the window".
+[[nodiscard]] std::int64_t threshold_units(double fraction, std::int64_t limit) noexcept;
+
+/// The thresholds of `rule` for a window of `limit` units as the scripts read them:
+/// "u1,u2,..." in the order of rule.at (so position k - 1 is at[k - 1]).
+[[nodiscard]] std::string threshold_spec(const NotifyRule& rule, std::int64_t limit);
+
+/// The whole section: targets by name (POST /v1/notify/test names one).
+struct NotifySettings {
+    std::map<std::string, std::shared_ptr<const NotifyTarget>, std::less<>> targets;
+};
+
+}  // namespace ratelimitd::policy

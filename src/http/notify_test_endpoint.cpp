@@ -1,0 +1,63 @@
+// POST /v1/notify/test: the body checked, the target looked up in the registry in force, one
+// delivery attempt through the quota webhooks' sender.
+#include "ratelimitd/http/notify_test_endpoint.hpp"
+
+#include "ratelimitd/core/quote.hpp"
+#include "ratelimitd/http/state_response.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace ratelimitd::http {
+
+namespace net = boost::asio;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+Problem bad(std::string detail) { return Problem{errc::invalid_request, std::move(detail)}; }
+
+/// The target name of {"target":"NAME"}.
+result<std::string> target_name(std::string_view body) {
+    int targets = 0;  // a field given twice is refused, as on every door that reads JSON
+    const auto count_targets = [&targets](int depth, json::parse_event_t event, json& parsed) {
+        if (event == json::parse_event_t::key && depth == 1 && parsed == "target") ++targets;
+        return true;
+    };
+    const json j = json::parse(body, count_targets, false);
+    if (targets > 1) return bad("target: given more than once");
+    if (j.is_discarded() || !j.is_object()) return bad("body: expected a JSON object {\"target\":\"NAME\"}");
+    for (const auto& [key, value] : j.items()) {
+        if (key != "target") return bad(quote(key) + ": unknown field (allowed: target)");
+    }
+    const auto it = j.find("target");
+    if (it == j.end() || !it->is_string()) return bad("target: expected the name of a target under notify.targets");
+    return it->get<std::string>();
+}
+
+}  // namespace
+
+net::awaitable<Response> answer_notify_test(const Request& req, service::CheckService& service) {
+    auto name = target_name(req.body());
+    if (!name) co_return state_error_response(req, name.error());
+    const auto registry = service.registry();
+    const auto& notify = registry->notify;
+    const auto it = notify ? notify->targets.find(*name) : decltype(notify->targets.end()){};
+    if (!notify || it == notify->targets.end()) {
+        co_return state_error_response(
+            req, bad("target: " + quote(*name) + " is not a target under notify.targets" +
+                     (notify ? std::string() : std::string(" (the config has no notify section)"))));
+    }
+    service::CrossingSink* sink = service.crossing_sink();
+    if (sink == nullptr) co_return state_error_response(req, bad("target: quota webhooks are off in this process"));
+    auto status = co_await sink->send_sample(it->second);
+    if (status && *status >= 200 && *status < 300) {
+        co_return state_json_response(req, bhttp::status::ok,
+                                      {{"target", *name}, {"delivered", true}, {"status", *status}});
+    }
+    json body = {{"target", *name}, {"delivered", false}};
+    if (status) body["status"] = *status;
+    else body["detail"] = status.error().detail;
+    co_return state_json_response(req, bhttp::status::bad_gateway, body);
+}
+
+}  // namespace ratelimitd::http

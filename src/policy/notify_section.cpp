@@ -1,0 +1,185 @@
+// `notify:` read into NotifySettings and NotifyRules, and the rules hung on their policies.
+#include "ratelimitd/policy/notify_section.hpp"
+
+#include "ratelimitd/config/tree_values.hpp"
+#include "ratelimitd/core/quote.hpp"
+#include "ratelimitd/policy/validate.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ratelimitd::policy {
+
+namespace {
+
+using config::describe;
+using config::type_name;
+
+constexpr std::size_t min_secret_bytes = 16;
+constexpr std::chrono::milliseconds max_timeout{60'000};
+
+/// Every Policy object named `name`: the registry's, each plan's and each tenant override's,
+/// with their windows.
+template <class Visit>
+void for_each_version(Registry& reg, const std::string& name, Visit visit) {
+    const auto visit_with_windows = [&visit](Policy& p) {
+        visit(p);
+        for (auto& w : p.windows) visit(w);
+    };
+    if (auto it = reg.policies.find(name); it != reg.policies.end()) visit_with_windows(it->second);
+    for (auto& [plan_name, plan] : reg.plans) {
+        if (auto it = plan.policies.find(name); it != plan.policies.end()) visit_with_windows(it->second);
+    }
+    for (auto& [tenant, settings] : reg.tenants) {
+        if (auto it = settings.overrides.find(name); it != settings.overrides.end()) visit_with_windows(it->second);
+    }
+}
+
+}  // namespace
+
+std::int64_t threshold_units(double fraction, std::int64_t limit) noexcept {
+    if (fraction >= 1.0) return 0;
+    const auto units = static_cast<std::int64_t>(std::ceil(fraction * static_cast<double>(limit)));
+    return std::clamp<std::int64_t>(units, 1, std::max<std::int64_t>(1, limit));
+}
+
+std::string threshold_spec(const NotifyRule& rule, std::int64_t limit) {
+    std::string spec;
+    for (const double f : rule.at) {
+        if (!spec.empty()) spec += ',';
+        spec += std::to_string(threshold_units(f, limit));
+    }
+    return spec;
+}
+
+void NotifySection::read(const ConfigTree& v, Registry& reg) const {
+    if (v.is_null()) return;
+    if (!v.is_object()) fail("notify", "expected a map with targets and policies, got " + describe(v));
+    check_keys(v, "notify", {"targets", "policies"});
+    auto settings = std::make_shared<NotifySettings>();
+    const ConfigTree& targets = require(v, "notify", "targets", "a map of webhook targets");
+    if (!targets.is_object() || targets.empty()) {
+        fail("notify.targets", "expected a map of at least one target {url, secret, timeout}, got " +
+                                   describe(targets));
+    }
+    for (const auto& [name, body] : targets.items()) {
+        const std::string path = join("notify.targets", name);
+        if (!is_valid_policy_name(name)) fail(path, std::string("expected a target name of ") + name_charset);
+        settings->targets.emplace(name, read_target(body, path, name));
+    }
+    if (const ConfigTree* policies = find(v, "policies"); policies != nullptr && !policies->is_null()) {
+        if (!policies->is_object()) {
+            fail("notify.policies", "expected a map of policy names to {at, target}, got " + describe(*policies));
+        }
+        for (const auto& [name, body] : policies->items()) {
+            const std::string path = join("notify.policies", name);
+            const Policy* p = reg.find(name);
+            if (p == nullptr) fail(path, quote(name) + " is not a defined policy");
+            if (traits(p->algorithm).leases) {
+                fail(path, "a concurrency policy has no window to count a crossing in: quota webhooks need another "
+                           "algorithm");
+            }
+            auto rule = read_rule(body, path, name, *settings);
+            for_each_version(reg, name, [&rule](Policy& version) { version.notify = rule; });
+        }
+    }
+    reg.notify = std::move(settings);
+}
+
+std::shared_ptr<const NotifyTarget> NotifySection::read_target(const ConfigTree& v, const std::string& path,
+                                                               const std::string& name) const {
+    if (!v.is_object()) fail(path, "expected a map {url, secret, timeout}, got " + describe(v));
+    check_keys(v, path, {"url", "secret", "timeout"});
+    auto t = std::make_shared<NotifyTarget>();
+    t->name = name;
+    read_url(require(v, path, "url", "an http:// URL"), path + ".url", *t);
+    // Never echo the value: it is a secret.
+    const ConfigTree& secret = require(v, path, "secret", "a string of at least 16 bytes");
+    if (!secret.is_string()) fail(path + ".secret", "expected a string of at least 16 bytes, got " + type_name(secret));
+    t->secret = secret.get_ref<const std::string&>();
+    if (t->secret.size() < min_secret_bytes) {
+        fail(path + ".secret", "expected at least 16 bytes, got " + std::to_string(t->secret.size()));
+    }
+    if (const ConfigTree* timeout = find(v, "timeout")) {
+        t->timeout = need_duration(*timeout, path + ".timeout");
+        if (t->timeout.count() < 1 || t->timeout > max_timeout) {
+            fail(path + ".timeout", "expected a duration from 1ms to 60s, got " + describe(*timeout));
+        }
+    }
+    return t;
+}
+
+void NotifySection::read_url(const ConfigTree& v, const std::string& path, NotifyTarget& t) const {
+    t.url = need_string(v, path, "an http:// URL");
+    constexpr std::string_view http = "http://";
+    if (t.url.rfind("https://", 0) == 0) {
+        fail(path, "https:// is not supported: the webhook sender speaks plain http:// (put a TLS proxy in front "
+                   "of the receiver, or a sidecar on its host)");
+    }
+    if (t.url.rfind(http, 0) != 0) fail(path, "expected an http:// URL, got " + quote(t.url));
+    const std::string rest = t.url.substr(http.size());
+    const auto slash = rest.find_first_of("/?");
+    const std::string authority = rest.substr(0, slash);
+    t.target = slash == std::string::npos ? "/" : rest.substr(slash);
+    if (t.target.front() == '?') t.target.insert(0, "/");
+    if (authority.find('@') != std::string::npos) {
+        // user:password@ would put a credential into logs and /v1/policies: the secret signs instead.
+        fail(path, "expected no user or password in the URL (the secret signs the events)");
+    }
+    if (t.target.find_first_of(" \r\n\t#") != std::string::npos) fail(path, "expected a path without spaces or '#'");
+    std::string host = authority;
+    std::string port = "80";
+    if (!host.empty() && host.front() == '[') {
+        const auto close = host.find(']');
+        if (close == std::string::npos) fail(path, "expected ']' after an IPv6 address in " + quote(t.url));
+        if (close + 1 < host.size()) {
+            if (host[close + 1] != ':') fail(path, "expected ':' and a port after ']' in " + quote(t.url));
+            port = host.substr(close + 2);
+        }
+        host = host.substr(1, close - 1);
+    } else if (const auto colon = host.rfind(':'); colon != std::string::npos) {
+        port = host.substr(colon + 1);
+        host.resize(colon);
+    }
+    if (host.empty()) fail(path, "expected a host in " + quote(t.url));
+    const bool numeric = !port.empty() && port.size() <= 5 && port.find_first_not_of("0123456789") == std::string::npos;
+    if (!numeric || std::stoi(port) < 1 || std::stoi(port) > 65535) {
+        fail(path, "expected a port from 1 to 65535 in " + quote(t.url));
+    }
+    t.host = host;
+    t.port = port;
+}
+
+std::shared_ptr<const NotifyRule> NotifySection::read_rule(const ConfigTree& v, const std::string& path,
+                                                           const std::string& name,
+                                                           const NotifySettings& settings) const {
+    if (!v.is_object()) fail(path, "expected a map {at: [fractions], target: NAME}, got " + describe(v));
+    check_keys(v, path, {"at", "target"});
+    auto rule = std::make_shared<NotifyRule>();
+    rule->policy = name;
+    const ConfigTree& at = require(v, path, "at", "a list of fractions of the limit, e.g. [0.8, 1.0]");
+    if (!at.is_array() || at.empty() || at.size() > max_notify_thresholds) {
+        fail(path + ".at", "expected a list of 1 to " + std::to_string(max_notify_thresholds) +
+                               " fractions of the limit (0 < f <= 1; 1.0: the first denial), got " + describe(at));
+    }
+    for (std::size_t i = 0; i < at.size(); ++i) {
+        const ConfigTree& f = at[i];
+        const bool number = f.is_number();
+        const double x = number ? f.get<double>() : 0.0;
+        if (!number || !(x > 0.0 && x <= 1.0)) {
+            fail(join(path + ".at", i), "expected a fraction of the limit, 0 < f <= 1, got " + describe(f));
+        }
+        if (std::find(rule->at.begin(), rule->at.end(), x) != rule->at.end()) {
+            fail(join(path + ".at", i), "duplicate threshold " + describe(f));
+        }
+        rule->at.push_back(x);
+    }
+    const std::string target = need_string(require(v, path, "target", "a target name"), path + ".target",
+                                           "a target name");
+    const auto it = settings.targets.find(target);
+    if (it == settings.targets.end()) fail(path + ".target", quote(target) + " is not a target under notify.targets");
+    rule->target = it->second;
+    return rule;
+}
+
+}  // namespace ratelimitd::policy

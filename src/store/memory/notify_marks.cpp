@@ -1,0 +1,57 @@
+// NotifyMarks: the crossing test of lua/notify/crossings.lua and its claim, in process.
+#include "ratelimitd/store/memory/notify_marks.hpp"
+
+#include <algorithm>
+
+namespace ratelimitd::store::memory {
+
+namespace {
+
+bool counts_in_own_window(policy::Algorithm a) noexcept {
+    return a == policy::Algorithm::fixed_window || a == policy::Algorithm::erl_fixed_window;
+}
+
+}  // namespace
+
+void NotifyMarks::claim_crossings(const policy::Policy& p, const std::string& key, std::int64_t cost,
+                                  std::int64_t now, check::WindowState& w) {
+    if (!p.notify) return;
+    const std::int64_t used = std::max<std::int64_t>(0, w.limit - w.remaining);
+    const std::int64_t before = w.allowed ? used - cost : used;
+    const bool counter = counts_in_own_window(p.algorithm);
+    const std::int64_t window = std::max<std::int64_t>(1, p.window.count());
+    const std::int64_t window_end = counter ? now + w.reset_after_ms : (now / window + 1) * window;
+    const std::string window_name = counter ? std::string() : ":" + std::to_string(window_end);
+    std::uint8_t crossed = 0;
+    for (std::size_t k = 0; k < p.notify->at.size() && k < policy::max_notify_thresholds; ++k) {
+        const std::int64_t u = policy::threshold_units(p.notify->at[k], p.limit);
+        const bool crossing = u == 0 ? !w.allowed : w.allowed && before < u && used >= u;
+        if (crossing && claim(key + ":notify:" + std::to_string(u) + window_name, window_end, now)) {
+            crossed = static_cast<std::uint8_t>(crossed | (1u << k));
+        }
+    }
+    if (crossed != 0) {
+        w.crossed = crossed;
+        w.window_end_ms = window_end;
+    }
+}
+
+bool NotifyMarks::claim(const std::string& marker, std::int64_t expires_ms, std::int64_t now) {
+    std::lock_guard lock(mutex_);
+    if (expiry_.size() >= sweep_at_) {
+        std::erase_if(expiry_, [now](const auto& kv) { return kv.second <= now; });
+        sweep_at_ = std::max<std::size_t>(1024, expiry_.size() * 2);
+    }
+    auto [it, fresh] = expiry_.try_emplace(marker, expires_ms);
+    if (fresh) return true;
+    if (it->second > now) return false;
+    it->second = expires_ms;
+    return true;
+}
+
+std::size_t NotifyMarks::size() const {
+    std::lock_guard lock(mutex_);
+    return expiry_.size();
+}
+
+}  // namespace ratelimitd::store::memory

@@ -1,0 +1,130 @@
+// WebhookReceiver: one thread, blocking sockets, one request per connection (ratelimitd's
+// sender opens a connection per attempt). The listener is polled so that down() can stop it.
+#include "support/webhook_receiver.hpp"
+
+#include "support/processes.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <stdexcept>
+
+namespace ratelimitd::test {
+
+namespace {
+
+int listen_on(unsigned short port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd, 128) != 0) {
+        ::close(fd);
+        throw std::runtime_error("webhook receiver: cannot listen on port " + std::to_string(port));
+    }
+    return fd;
+}
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+}  // namespace
+
+WebhookReceiver::WebhookReceiver() : port_(free_port()) { up(); }
+
+WebhookReceiver::~WebhookReceiver() { down(); }
+
+void WebhookReceiver::up() {
+    if (thread_.joinable()) return;
+    stopping_ = false;
+    listener_ = listen_on(port_);
+    thread_ = std::thread([this, fd = listener_] { serve(fd); });
+}
+
+void WebhookReceiver::down() {
+    if (!thread_.joinable()) return;
+    stopping_ = true;
+    thread_.join();
+    ::close(listener_);
+    listener_ = -1;
+}
+
+void WebhookReceiver::serve(int listener) {
+    while (!stopping_) {
+        pollfd p{listener, POLLIN, 0};
+        if (::poll(&p, 1, 20) <= 0) continue;
+        const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+        if (fd < 0) continue;
+        handle(fd);
+        ::close(fd);
+    }
+}
+
+void WebhookReceiver::handle(int fd) {
+    timeval tv{5, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    std::string in;
+    char buf[4096];
+    std::size_t head_end = std::string::npos;
+    while (head_end == std::string::npos) {
+        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) return;
+        in.append(buf, static_cast<std::size_t>(n));
+        head_end = in.find("\r\n\r\n");
+    }
+    ReceivedRequest r;
+    const std::string head = in.substr(0, head_end);
+    std::size_t line_end = head.find("\r\n");
+    const std::string request_line = head.substr(0, line_end);
+    r.method = request_line.substr(0, request_line.find(' '));
+    const auto target_at = request_line.find(' ') + 1;
+    r.target = request_line.substr(target_at, request_line.find(' ', target_at) - target_at);
+    while (line_end != std::string::npos && line_end < head.size()) {
+        const auto next = head.find("\r\n", line_end + 2);
+        const std::string line = head.substr(line_end + 2, next == std::string::npos ? std::string::npos : next - line_end - 2);
+        const auto colon = line.find(':');
+        if (colon != std::string::npos) {
+            std::string value = line.substr(colon + 1);
+            value.erase(0, value.find_first_not_of(' '));
+            r.headers[lower(line.substr(0, colon))] = value;
+        }
+        line_end = next;
+    }
+    const std::size_t length = r.headers.count("content-length") ? std::stoul(r.headers["content-length"]) : 0;
+    r.body = in.substr(head_end + 4);
+    while (r.body.size() < length) {
+        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) return;
+        r.body.append(buf, static_cast<std::size_t>(n));
+    }
+    {
+        std::lock_guard lock(mu_);
+        requests_.push_back(std::move(r));
+    }
+    const int status = status_;
+    const std::string answer = "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+    ::send(fd, answer.data(), answer.size(), MSG_NOSIGNAL);
+}
+
+std::vector<ReceivedRequest> WebhookReceiver::requests() const {
+    std::lock_guard lock(mu_);
+    return requests_;
+}
+
+std::size_t WebhookReceiver::count() const {
+    std::lock_guard lock(mu_);
+    return requests_.size();
+}
+
+}  // namespace ratelimitd::test

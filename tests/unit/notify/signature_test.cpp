@@ -1,0 +1,70 @@
+// RateLimit-Signature and the event body: a known HMAC-SHA256 vector, the header's shape, the
+// body's fields in the contract's order, and the bounded queue.
+#include "ratelimitd/notify/delivery_queue.hpp"
+#include "ratelimitd/notify/event_body.hpp"
+#include "ratelimitd/notify/signature.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+namespace ratelimitd::notify {
+namespace {
+
+TEST(Signature, HmacSha256MatchesTheRfc4231Vector) {
+    // RFC 4231, test case 2.
+    EXPECT_EQ(hmac_sha256_hex("Jefe", "what do ya want for nothing?"),
+              "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+}
+
+TEST(Signature, SignsTheTimeAndTheBodyTogether) {
+    const std::string body = R"({"id":"evt_1"})";
+    const std::string v = signature_value("0123456789abcdef", 1700000000, body);
+    EXPECT_EQ(v, "t=1700000000,v1=" + hmac_sha256_hex("0123456789abcdef", "1700000000." + body));
+    EXPECT_NE(v, signature_value("0123456789abcdef", 1700000001, body)) << "another time, another signature";
+    EXPECT_EQ(v.find("0123456789abcdef"), std::string::npos) << "the secret is never in the header";
+}
+
+TEST(EventBody, HasTheContractsFieldsInOrderAndNoSecret) {
+    auto target = std::make_shared<policy::NotifyTarget>();
+    target->name = "ops";
+    target->secret = "a-secret-of-enough-bytes";
+    auto rule = std::make_shared<policy::NotifyRule>(policy::NotifyRule{"api", {0.8, 1.0}, target});
+    const service::Crossing c{rule, 0.8, "acme", "global", 100, 80, 1700000000001};
+    const std::string body = event_body(c, "evt_x");
+    EXPECT_EQ(body, R"({"id":"evt_x","type":"threshold","policy":"api","tenant":"acme","scope":"global",)"
+                    R"("threshold":0.8,"limit":100,"used":80,"window_end":1700000001})");
+    EXPECT_EQ(body.find(target->secret), std::string::npos);
+}
+
+TEST(EventBody, IdsAreUniqueAndLookTheSame) {
+    std::set<std::string> ids;
+    for (int i = 0; i < 1000; ++i) ids.insert(new_event_id());
+    EXPECT_EQ(ids.size(), 1000u);
+    EXPECT_EQ(ids.begin()->size(), 4u + 32u);
+    EXPECT_EQ(ids.begin()->rfind("evt_", 0), 0u);
+}
+
+TEST(DeliveryQueue, HoldsItsCapacityAndTakesTheOldestEventWhoseTargetHasRoom) {
+    auto a = std::make_shared<policy::NotifyTarget>();
+    a->name = "a";
+    auto b = std::make_shared<policy::NotifyTarget>();
+    b->name = "b";
+    DeliveryQueue q(3);
+    EXPECT_TRUE(q.push({a, "1", "", {}}));
+    EXPECT_TRUE(q.push({b, "2", "", {}}));
+    EXPECT_TRUE(q.push({a, "3", "", {}}));
+    EXPECT_FALSE(q.push({b, "4", "", {}})) << "full: dropped";
+    EXPECT_EQ(q.size(), 3u);
+    auto first = q.take([](const std::string& t) { return t == "b"; });
+    ASSERT_TRUE(first);
+    EXPECT_EQ(first->id, "2") << "a busy target's events wait; others pass them";
+    EXPECT_FALSE(q.take([](const std::string&) { return false; }));
+    EXPECT_EQ(q.take([](const std::string&) { return true; })->id, "1");
+    EXPECT_EQ(q.take([](const std::string&) { return true; })->id, "3");
+    EXPECT_EQ(q.size(), 0u);
+}
+
+}  // namespace
+}  // namespace ratelimitd::notify

@@ -1,0 +1,151 @@
+// `notify:` in the registry: targets and thresholds read and hung on every version of a
+// policy, and what is refused, each message naming the field and never the secret.
+#include "ratelimitd/policy/config_error.hpp"
+#include "ratelimitd/policy/registry_loader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+using namespace ratelimitd::policy;
+
+const std::string secret = "0123456789abcdef-secret";
+
+std::string with_notify(const std::string& notify) {
+    return R"(
+policies:
+  api: {algorithm: fixed_window, limit: 100, window: 1m}
+  conc: {algorithm: concurrency, limit: 5, lease: 30s}
+  multi:
+    algorithm: sliding_window
+    windows:
+      - {limit: 10, window: 1s}
+      - {limit: 100, window: 1m}
+plans:
+  pro:
+    api: {limit: 1000, window: 1m}
+tenants:
+  big: {overrides: {api: {limit: 5000, window: 1m}}}
+)" + notify;
+}
+
+std::string error_of(const std::string& text) {
+    try {
+        parse_config(text, "notify.yaml");
+    } catch (const ConfigError& e) {
+        return e.what();
+    }
+    return "(loaded without error)";
+}
+
+std::string target(const std::string& url, const std::string& key = secret, const std::string& more = "") {
+    return "notify:\n  targets:\n    ops: {url: \"" + url + "\", secret: \"" + key + "\"" + more +
+           "}\n  policies:\n    api: {at: [0.8, 1.0], target: ops}\n";
+}
+
+TEST(NotifyConfig, TargetsAndThresholdsReachEveryVersionOfThePolicy) {
+    const Config c = parse_config(with_notify(R"(notify:
+  targets:
+    ops: {url: "http://hooks.internal:8080/rl?x=1", secret: ")" + secret + R"(", timeout: 500ms}
+    other: {url: "http://10.0.0.7/", secret: ")" + secret + R"("}
+  policies:
+    api: {at: [0.8, 1.0], target: ops}
+    multi: {at: [0.5], target: other}
+)"),
+                                  "notify.yaml");
+    const Registry& r = c.registry;
+    ASSERT_TRUE(r.notify);
+    const auto& ops = *r.notify->targets.at("ops");
+    EXPECT_EQ(ops.host, "hooks.internal");
+    EXPECT_EQ(ops.port, "8080");
+    EXPECT_EQ(ops.target, "/rl?x=1");
+    EXPECT_EQ(ops.timeout.count(), 500);
+    EXPECT_EQ(ops.secret, secret);
+    EXPECT_EQ(r.notify->targets.at("other")->port, "80");
+    EXPECT_EQ(r.notify->targets.at("other")->timeout.count(), 2000) << "the default timeout";
+
+    const auto& rule = r.find("api")->notify;
+    ASSERT_TRUE(rule);
+    EXPECT_EQ(rule->policy, "api");
+    EXPECT_EQ(rule->at, (std::vector<double>{0.8, 1.0}));
+    EXPECT_EQ(rule->target->name, "ops");
+    EXPECT_EQ(r.plans.at("pro").policies.at("api").notify, rule) << "a plan's version";
+    EXPECT_EQ(r.tenants.at("big").overrides.at("api").notify, rule) << "a tenant's override";
+    const Policy& multi = *r.find("multi");
+    ASSERT_EQ(multi.windows.size(), 2u);
+    EXPECT_EQ(multi.windows[1].notify, multi.notify) << "each window of a multi-window policy";
+    EXPECT_EQ(multi.notify->policy, "multi");
+    EXPECT_FALSE(r.find("conc")->notify);
+}
+
+TEST(NotifyConfig, AFileWithoutNotifyHasNone) {
+    const Config c = parse_config(with_notify(""), "notify.yaml");
+    EXPECT_FALSE(c.registry.notify);
+    EXPECT_FALSE(c.registry.find("api")->notify);
+}
+
+TEST(NotifyConfig, ThresholdUnitsAreTheCeilingOfTheFractionAndOneMeansTheFirstDenial) {
+    EXPECT_EQ(threshold_units(0.8, 100), 80);
+    EXPECT_EQ(threshold_units(0.8, 7), 6);    // 5.6 up
+    EXPECT_EQ(threshold_units(0.01, 10), 1);  // never 0: that is the denial
+    EXPECT_EQ(threshold_units(1.0, 10), 0);
+    NotifyRule rule{"api", {0.5, 0.9, 1.0}, nullptr};
+    EXPECT_EQ(threshold_spec(rule, 10), "5,9,0");
+}
+
+TEST(NotifyConfig, HttpsIsRefusedWithAClearMessage) {
+    const auto e = error_of(with_notify(target("https://hooks.internal/x")));
+    EXPECT_NE(e.find("notify.targets.ops.url: https:// is not supported"), std::string::npos) << e;
+}
+
+TEST(NotifyConfig, BadUrlsAreRefusedNamingTheField) {
+    for (const std::string url : {"ftp://x/", "hooks.internal/x", "http:///x", "http://x:99999/", "http://x:0/",
+                                  "http://x:port/"}) {
+        const auto e = error_of(with_notify(target(url)));
+        EXPECT_NE(e.find("notify.targets.ops.url: expected"), std::string::npos) << url << ": " << e;
+    }
+    const auto userinfo = error_of(with_notify(target("http://user:pw-in-url@x/")));
+    EXPECT_NE(userinfo.find("no user or password"), std::string::npos) << userinfo;
+    EXPECT_EQ(userinfo.find("pw-in-url"), std::string::npos) << "a credential in a URL is not echoed: " << userinfo;
+}
+
+TEST(NotifyConfig, AShortSecretIsRefusedWithoutEchoingIt) {
+    const auto e = error_of(with_notify(target("http://x/", "short-secret")));
+    EXPECT_NE(e.find("notify.targets.ops.secret: expected at least 16 bytes, got 12"), std::string::npos) << e;
+    EXPECT_EQ(e.find("short-secret"), std::string::npos) << e;
+    const auto number = error_of(with_notify("notify:\n  targets:\n    ops: {url: \"http://x/\", secret: 1234567}\n"));
+    EXPECT_NE(number.find("notify.targets.ops.secret: expected a string"), std::string::npos) << number;
+    EXPECT_EQ(number.find("1234567"), std::string::npos) << number;
+}
+
+TEST(NotifyConfig, BadThresholdsTargetsAndPoliciesAreRefusedNamingTheField) {
+    const auto rule = [](const std::string& body) {
+        return with_notify("notify:\n  targets:\n    ops: {url: \"http://x/\", secret: \"" + secret +
+                           "\"}\n  policies:\n    " + body + "\n");
+    };
+    EXPECT_NE(error_of(rule("api: {at: [0], target: ops}")).find("notify.policies.api.at[0]: expected a fraction"),
+              std::string::npos);
+    EXPECT_NE(error_of(rule("api: {at: [1.5], target: ops}")).find("notify.policies.api.at[0]"), std::string::npos);
+    EXPECT_NE(error_of(rule("api: {at: [0.5, 0.5], target: ops}")).find("at[1]: duplicate threshold"),
+              std::string::npos);
+    EXPECT_NE(error_of(rule("api: {at: [], target: ops}")).find("notify.policies.api.at: expected a list"),
+              std::string::npos);
+    EXPECT_NE(error_of(rule("api: {at: [\"80%\"], target: ops}")).find("at[0]: expected a fraction"),
+              std::string::npos);
+    EXPECT_NE(error_of(rule("api: {at: [0.8], target: pager}"))
+                  .find("notify.policies.api.target: \"pager\" is not a target under notify.targets"),
+              std::string::npos);
+    EXPECT_NE(error_of(rule("nope: {at: [0.8], target: ops}")).find("notify.policies.nope: \"nope\" is not a defined"),
+              std::string::npos);
+    EXPECT_NE(error_of(rule("conc: {at: [0.8], target: ops}")).find("concurrency policy has no window"),
+              std::string::npos);
+    EXPECT_NE(error_of(rule("api: {at: [0.8], target: ops, when: always}")).find("notify.policies.api"),
+              std::string::npos);
+    EXPECT_NE(error_of(with_notify("notify: {policies: {}}\n")).find("notify.targets: missing"), std::string::npos);
+    EXPECT_NE(error_of(with_notify(target("http://x/", secret, ", timeout: 2m"))).find("notify.targets.ops.timeout"),
+              std::string::npos);
+}
+
+}  // namespace

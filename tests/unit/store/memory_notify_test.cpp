@@ -1,0 +1,131 @@
+// Quota webhooks in the embedded store: each threshold is claimed once per window by the
+// check that crosses it (lua/notify/crossings.lua in C++), on a manual clock.
+#include "ratelimitd/store/memory/memory_store.hpp"
+
+#include "support/manual_clock.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+namespace ratelimitd::store::memory {
+namespace {
+
+using ratelimitd::testing::ManualClock;
+
+policy::Policy with_thresholds(policy::Algorithm a, std::int64_t limit, std::vector<double> at) {
+    policy::Policy p;
+    p.name = "api";
+    p.algorithm = a;
+    p.limit = limit;
+    p.burst = limit;
+    p.window = std::chrono::seconds(10);
+    auto target = std::make_shared<policy::NotifyTarget>();
+    target->name = "ops";
+    p.notify = std::make_shared<policy::NotifyRule>(policy::NotifyRule{"api", std::move(at), target});
+    return p;
+}
+
+TEST(MemoryNotify, AFixedWindowCrossesEachThresholdOnceAndTheFirstDenialOnce) {
+    ManualClock clock;
+    MemoryStore store(clock);
+    const auto p = with_thresholds(policy::Algorithm::fixed_window, 10, {0.8, 1.0});
+    std::vector<std::uint8_t> crossed;
+    for (int i = 0; i < 15; ++i) crossed.push_back(store.decide(p, "k", 1).windows.front().crossed);
+    for (int i = 0; i < 15; ++i) {
+        const std::uint8_t expected = i == 7 ? 1 : i == 10 ? 2 : 0;  // the 8th check reaches 8 used; the 11th denies
+        EXPECT_EQ(crossed[static_cast<std::size_t>(i)], expected) << "check " << i + 1;
+    }
+    const auto w = store.decide(p, "k", 1).windows.front();
+    EXPECT_EQ(w.crossed, 0);
+
+    clock.advance(10'000);  // the next window claims afresh
+    std::uint8_t again = 0;
+    std::int64_t window_end = 0;
+    for (int i = 0; i < 11; ++i) {
+        const auto next = store.decide(p, "k", 1).windows.front();
+        again |= next.crossed;
+        if (next.crossed != 0) window_end = next.window_end_ms;
+    }
+    EXPECT_EQ(again, 3);
+    EXPECT_EQ(window_end, clock.now_ms() + 10'000) << "the window the first check opened ends then";
+}
+
+TEST(MemoryNotify, ACheckJumpingPastSeveralThresholdsCrossesThemAll) {
+    ManualClock clock;
+    MemoryStore store(clock);
+    const auto p = with_thresholds(policy::Algorithm::fixed_window, 10, {0.5, 0.8});
+    EXPECT_EQ(store.decide(p, "k", 9).windows.front().crossed, 3);
+}
+
+TEST(MemoryNotify, ARefillingBucketDoesNotCrossTwiceInOneWindow) {
+    ManualClock clock(1'700'000'000'000);  // a multiple of the 10 s window: it starts here
+    MemoryStore store(clock);
+    const auto p = with_thresholds(policy::Algorithm::token_bucket, 10, {0.8, 1.0});
+    int at_80 = 0;
+    int denials = 0;
+    for (int round = 0; round < 3; ++round) {
+        for (int i = 0; i < 12; ++i) {
+            const auto w = store.decide(p, "k", 1).windows.front();
+            at_80 += (w.crossed & 1) != 0;
+            denials += (w.crossed & 2) != 0;
+        }
+        clock.advance(3'000);  // refills 3 tokens: the level falls below 80 % and rises past it again
+    }
+    EXPECT_EQ(at_80, 1);
+    EXPECT_EQ(denials, 1);
+    clock.set(1'700'000'030'000);  // a later aligned window, the bucket full again
+    int later = 0;
+    for (int i = 0; i < 12; ++i) later |= store.decide(p, "k", 1).windows.front().crossed;
+    EXPECT_EQ(later, 3);
+}
+
+TEST(MemoryNotify, ConcurrentChecksClaimEachThresholdExactlyOnce) {
+    ManualClock clock;
+    MemoryStore store(clock);
+    const auto p = with_thresholds(policy::Algorithm::sliding_window, 100, {0.8, 1.0});
+    std::atomic<int> at_80{0};
+    std::atomic<int> denials{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+        threads.emplace_back([&] {
+            for (int i = 0; i < 50; ++i) {
+                const auto w = store.decide(p, "k", 1).windows.front();
+                at_80 += (w.crossed & 1) != 0;
+                denials += (w.crossed & 2) != 0;
+            }
+        });
+    }
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(at_80.load(), 1);
+    EXPECT_EQ(denials.load(), 1);
+}
+
+TEST(MemoryNotify, APolicyWithoutThresholdsCrossesNothing) {
+    ManualClock clock;
+    MemoryStore store(clock);
+    auto p = with_thresholds(policy::Algorithm::fixed_window, 2, {0.5});
+    p.notify = nullptr;
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(store.decide(p, "k", 1).windows.front().crossed, 0);
+}
+
+TEST(MemoryNotify, ALayeredCheckClaimsOnlyForTheLimitsItCharged) {
+    ManualClock clock;
+    MemoryStore store(clock);
+    const auto wide = with_thresholds(policy::Algorithm::fixed_window, 10, {0.5, 1.0});
+    auto narrow = with_thresholds(policy::Algorithm::fixed_window, 1, {1.0});
+    narrow.name = "narrow";
+    const auto first = store.decide_all({LimitCheck{&wide, "w", 5}, LimitCheck{&narrow, "n", 1}});
+    EXPECT_EQ(first.windows[0].crossed, 1) << "5 of 10 used";
+    EXPECT_EQ(first.windows[1].crossed, 0);
+    const auto second = store.decide_all({LimitCheck{&wide, "w", 5}, LimitCheck{&narrow, "n", 1}});
+    EXPECT_FALSE(second.allowed);
+    EXPECT_EQ(second.windows[0].crossed, 0) << "not charged: the other limit denied";
+    EXPECT_EQ(second.windows[1].crossed, 1) << "the first denial of the narrow limit (its threshold 0)";
+}
+
+}  // namespace
+}  // namespace ratelimitd::store::memory
