@@ -211,7 +211,11 @@ std::string Child::log() const { return read_file(log_path_); }
 std::string Child::wait_for_log(const std::string& text, std::chrono::milliseconds timeout) const {
     const auto until = std::chrono::steady_clock::now() + timeout;
     do {
-        std::istringstream lines(log());
+        // Whole lines only: the last one may be half written, and a caller parsing the line it
+        // gets (an audit entry's JSON) must never see part of one.
+        std::string so_far = log();
+        so_far.resize(so_far.rfind('\n') + 1);  // npos + 1 == 0: no whole line yet
+        std::istringstream lines(so_far);
         for (std::string line; std::getline(lines, line);) {
             if (line.find(text) != std::string::npos) return line;
         }
