@@ -259,6 +259,46 @@ void reload_and_audit(const std::string& name, const std::function<ReloadOutcome
     }
 }
 
+// The xDS client's options when xds_server is set (nothing when it is not); false after an
+// error line when they are wrong, or when xds_* settings are set without xds_server.
+bool read_xds_options(const Settings& settings, std::optional<xds::XdsClientOptions>& out) {
+    auto options = xds_client_options(settings);
+    if (options) {
+        out = std::move(*options);
+        return true;
+    }
+    if (!settings.xds_server && options.error().detail == "xds_server: not set") return true;
+    spdlog::error("{}", options.error().detail);
+    return false;
+}
+
+void announce_grpc(const rls::GrpcServer* grpc, const Settings& settings) {
+    if (!grpc) return;
+    spdlog::info("grpc listening on {} tls={}{}", grpc->address(), settings.grpc_tls ? "on" : "off",
+                 settings.grpc_tls_client_ca.empty() ? "" : " client_certificates=required");
+}
+
+void start_xds(XdsSource* xds, const Settings& settings) {
+    if (!xds) return;
+    xds->start();
+    spdlog::info("xds: the Envoy domains come from {} node={} tls={}{}", *settings.xds_server, settings.xds_node_id,
+                 settings.xds_tls ? "on" : "off",
+                 settings.xds_force_start ? "" : " (not ready until its first config)");
+}
+
+// One reload from where the config came from (ERL mode's runtime directory, or the file), with
+// the control plane's domains laid over it when there is one.
+ReloadOutcome reload_from_source(const Settings& settings, const RunOptions& run, policy::RegistryHandle& registry,
+                                 const store::Backend& backend, service::Metrics& metrics, XdsSource* xds) {
+    std::function<void(policy::Registry&)> overlay;
+    if (xds) overlay = [xds](policy::Registry& r) { xds->overlay(r); };
+    if (run.load) {
+        return reload_config(run.config_name, run.load, registry, backend, metrics, warning_context(settings), overlay);
+    }
+    const policy::LoadOptions load{.envoy_rules_from_xds = settings.xds_server.has_value()};
+    return reload_config(settings.config_path, registry, backend, metrics, warning_context(settings), load, overlay);
+}
+
 // In-flight gRPC calls finish within the store deadline; this is only a bound for a stuck one.
 constexpr std::chrono::milliseconds grpc_grace{5'000};
 
@@ -288,20 +328,10 @@ int shut_down(net::io_context& main, std::optional<http::Server>& server, std::u
 
 int run(const Settings& settings, policy::Config config, const RunOptions& run) {
     log_settings(settings);
-    // xds_server: the Envoy domains wait for the control plane (the loader allowed a file without them).
     std::optional<xds::XdsClientOptions> xds_options;
-    if (settings.xds_server) {
-        auto o = xds_client_options(settings);
-        if (!o) {
-            spdlog::error("{}", o.error().detail);
-            return 1;
-        }
-        xds_options = std::move(*o);
-        config.registry.awaiting_xds = true;
-    } else if (auto o = xds_client_options(settings); !o && o.error().detail != "xds_server: not set") {
-        spdlog::error("{}", o.error().detail);
-        return 1;
-    }
+    if (!read_xds_options(settings, xds_options)) return 1;
+    // xds_server: the Envoy domains wait for the control plane (the loader allowed a file without them).
+    if (xds_options) config.registry.awaiting_xds = true;
     // Both listeners take descriptors from one open-file limit: each gets its share.
     const auto budget = budget_connections(settings.max_connections,
                                            settings.grpc_listen ? settings.grpc_max_connections : 0);
@@ -347,32 +377,15 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     std::vector<std::unique_ptr<http::Server>> extras;
     if (!start_extra_listeners(main_ioc, settings, run, *threads, extras)) return 1;
     for (const auto& warning : run.warnings) spdlog::warn("{}", warning);
-    if (grpc) {
-        spdlog::info("grpc listening on {} tls={}{}", grpc->address(), settings.grpc_tls ? "on" : "off",
-                     settings.grpc_tls_client_ca.empty() ? "" : " client_certificates=required");
-    }
+    announce_grpc(grpc.get(), settings);
+    start_xds(xds.get(), settings);
 
-    if (xds) {
-        xds->start();
-        spdlog::info("xds: the Envoy domains come from {} node={} tls={}{}", *settings.xds_server,
-                     settings.xds_node_id, settings.xds_tls ? "on" : "off",
-                     settings.xds_force_start ? "" : " (not ready until its first config)");
-    }
-
-    const policy::LoadOptions load{.envoy_rules_from_xds = settings.xds_server.has_value()};
     bool changed_on_disk = false;  // main thread only: the watcher's SIGHUP, not an operator's
     SignalHandler signals(main_ioc, *server, [&] {
-        std::function<void(policy::Registry&)> overlay;
-        if (xds) overlay = [&xds](policy::Registry& r) { xds->overlay(r); };
-        const std::string& name = run.load ? run.config_name : settings.config_path;
-        reload_and_audit(name, [&]() -> ReloadOutcome {
-            if (run.load) {
-                return reload_config(run.config_name, run.load, registry, threads->backend(), metrics,
-                                     warning_context(settings), overlay);
-            }
-            return reload_config(settings.config_path, registry, threads->backend(), metrics, warning_context(settings),
-                                 load, overlay);
-        }, registry, trail, changed_on_disk);
+        const auto reload = [&] {
+            return reload_from_source(settings, run, registry, threads->backend(), metrics, xds.get());
+        };
+        reload_and_audit(run.load ? run.config_name : settings.config_path, reload, registry, trail, changed_on_disk);
     });
     signals.start();
     std::optional<ConfigWatcher> watcher;
