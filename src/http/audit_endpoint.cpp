@@ -2,6 +2,7 @@
 #include "ratelimitd/http/audit_endpoint.hpp"
 
 #include "ratelimitd/core/percent.hpp"
+#include "ratelimitd/core/query_string.hpp"
 #include "ratelimitd/core/quote.hpp"
 #include "ratelimitd/http/check_codec.hpp"
 #include "ratelimitd/http/json_response.hpp"
@@ -119,14 +120,9 @@ result<std::int64_t> parse_audit_since(std::string_view text) {
 result<AuditQuery> parse_audit_query(std::string_view query) {
     AuditQuery out;
     bool have_since = false, have_limit = false;
-    while (!query.empty()) {
-        const auto amp = query.find('&');
-        const std::string_view param = query.substr(0, amp);
-        query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
-        if (param.empty()) continue;
-        const auto eq = param.find('=');
-        const std::string_view name = param.substr(0, eq);
-        auto value = percent_decode(eq == std::string_view::npos ? std::string_view{} : param.substr(eq + 1));
+    while (const auto item = next_query_item(query)) {
+        const std::string_view name = item->name;
+        auto value = percent_decode(item->value);
         if (!value) return bad(std::string(name == "limit" ? "limit" : "since") + ": a '%' without two hex digits");
         if (name == "since") {
             if (have_since) return bad("since: given more than once");

@@ -1,6 +1,7 @@
 // /v1/auth: original request from proxy headers in, answer for the proxy out.
 #include "ratelimitd/http/auth_codec.hpp"
 
+#include "ratelimitd/core/query_string.hpp"
 #include "ratelimitd/headers/rate_limit_fields.hpp"
 #include "ratelimitd/http/json_response.hpp"
 #include "ratelimitd/http/json_writer.hpp"
@@ -37,14 +38,10 @@ result<std::optional<std::string>> single_header(const Request& req, std::string
 /// deny_status from the query string of /v1/auth: three digits, 400..599.
 result<std::optional<int>> deny_status_of(std::string_view query) {
     std::optional<int> status;
-    while (!query.empty()) {
-        const auto amp = query.find('&');
-        const std::string_view item = query.substr(0, amp);
-        query.remove_prefix(amp == std::string_view::npos ? query.size() : amp + 1);
-        const auto eq = item.find('=');
-        if (item.substr(0, eq) != "deny_status") continue;
+    while (const auto item = next_query_item(query)) {
+        if (item->name != "deny_status") continue;
         if (status) return Problem{errc::invalid_request, "deny_status: given more than once"};
-        const std::string_view v = eq == std::string_view::npos ? std::string_view{} : item.substr(eq + 1);
+        const std::string_view v = item->value;
         const bool digits = v.size() == 3 && v.find_first_not_of("0123456789") == std::string_view::npos;
         const int n = digits ? (v[0] - '0') * 100 + (v[1] - '0') * 10 + (v[2] - '0') : 0;
         if (n < 400 || n > 599) {

@@ -2,6 +2,7 @@
 #include "ratelimitd/http/check_codec.hpp"
 
 #include "ratelimitd/core/percent.hpp"
+#include "ratelimitd/core/query_string.hpp"
 #include "ratelimitd/http/flat_json.hpp"
 
 #include <boost/beast/http/field.hpp>
@@ -393,25 +394,17 @@ result<CheckRequest> parse_check_json_general(std::string_view body) {
 
 result<CheckRequest> parse_check_query(std::string_view query) {
     FieldSet fields;
-    while (!query.empty()) {
-        const auto amp = query.find('&');
-        const std::string_view item = query.substr(0, amp);
-        query.remove_prefix(amp == std::string_view::npos ? query.size() : amp + 1);
-        if (item.empty()) continue;
-
-        const auto eq = item.find('=');
-        const auto name = percent_decode(item.substr(0, eq), form_encoding);
+    while (const auto item = next_query_item(query)) {
+        const auto name = percent_decode(item->name, form_encoding);
         if (!name) {
             return Problem{errc::invalid_request,
-                           "query: malformed percent-encoding in parameter name " +
-                               excerpt(item.substr(0, eq))};
+                           "query: malformed percent-encoding in parameter name " + excerpt(item->name)};
         }
         const auto field = field_named(*name, BodyKind::check);
         if (!field) continue;  // unknown parameters are ignored, as in JSON
 
         // "tenant" without '=' counts as given and empty, like "tenant=".
-        auto value = percent_decode(
-            eq == std::string_view::npos ? std::string_view{} : item.substr(eq + 1), form_encoding);
+        auto value = percent_decode(item->value, form_encoding);
         if (!value) {
             return invalid(*field, "malformed percent-encoding (expected %XY with hex digits)");
         }

@@ -4,6 +4,7 @@
 
 #include "ratelimitd/core/hex.hpp"
 #include "ratelimitd/core/percent.hpp"
+#include "ratelimitd/core/query_string.hpp"
 #include "ratelimitd/core/quote.hpp"
 #include "ratelimitd/http/check_codec.hpp"
 #include "ratelimitd/http/json_response.hpp"
@@ -61,14 +62,9 @@ result<policy::RlsRequest> parse_envoy_state_query(std::string_view query) {
     req.descriptors.emplace_back();
     bool have_domain = false;
     const PercentOptions form{.plus_is_space = true, .malformed = MalformedPercent::reject};
-    while (!query.empty()) {
-        const auto amp = query.find('&');
-        const std::string_view param = query.substr(0, amp);
-        query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
-        if (param.empty()) continue;
-        const auto eq = param.find('=');
-        auto name = percent_decode(param.substr(0, eq), form);
-        auto value = percent_decode(eq == std::string_view::npos ? std::string_view{} : param.substr(eq + 1), form);
+    while (const auto item = next_query_item(query)) {
+        auto name = percent_decode(item->name, form);
+        auto value = percent_decode(item->value, form);
         if (!name || !value) return Problem{errc::invalid_request, "query: a '%' without two hex digits"};
         if (!have_domain && *name == "domain") {
             req.domain = std::move(*value);

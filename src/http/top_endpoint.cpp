@@ -2,6 +2,7 @@
 #include "ratelimitd/http/top_endpoint.hpp"
 
 #include "ratelimitd/core/percent.hpp"
+#include "ratelimitd/core/query_string.hpp"
 #include "ratelimitd/http/check_codec.hpp"
 #include "ratelimitd/http/json_response.hpp"
 #include "ratelimitd/http/json_writer.hpp"
@@ -73,17 +74,10 @@ PooledString top_json(const TopQuery& q, const service::TopOptions& options,
 result<TopQuery> parse_top_query(std::string_view query, std::size_t k) {
     TopQuery q;
     unsigned seen = 0;
-    while (!query.empty()) {
-        const auto amp = query.find('&');
-        const std::string_view pair = query.substr(0, amp);
-        query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
-        if (pair.empty()) continue;
-        const auto eq = pair.find('=');
-        const std::string_view name = pair.substr(0, eq);
-        auto value = percent_decode(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1),
-                                    {.plus_is_space = true});
+    while (const auto item = next_query_item(query)) {
+        auto value = percent_decode(item->value, {.plus_is_space = true});
         if (!value) return bad("query: a '%' without two hex digits after it");
-        if (auto problem = apply_parameter(name, *value, k, q, seen)) return *problem;
+        if (auto problem = apply_parameter(item->name, *value, k, q, seen)) return *problem;
     }
     return q;
 }
