@@ -24,8 +24,11 @@ using json = nlohmann::json;
 using namespace std::chrono_literals;
 using steady = std::chrono::steady_clock;
 
+// 200 ms, not the 50 ms default: a check that merely waits for a CPU on a loaded 2-core machine
+// must not time out into a degraded answer where a fault is supposed to be invisible (SCRIPT
+// FLUSH) or where exact counting is asserted after recovery. A hung or dead Redis still shows.
 const char* const config = R"(
-store_timeout: 50ms
+store_timeout: 200ms
 policies:
   open:
     algorithm: fixed_window
@@ -43,9 +46,9 @@ policies:
     window: 60s
 )";
 
-// Latency a request may take during a fault: the 50 ms store deadline plus room for a loaded
+// Latency a request may take during a fault: the 200 ms store deadline plus room for a loaded
 // 2-core CI machine running a sanitizer build. Typical figures are printed.
-constexpr auto latency_bound = 750ms;
+constexpr auto latency_bound = 900ms;
 
 struct Report {
     int sent = 0;
