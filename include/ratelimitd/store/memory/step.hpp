@@ -4,9 +4,13 @@
 
 #include "ratelimitd/policy/policy.hpp"
 
+#include <boost/unordered/unordered_flat_map.hpp>
+
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
-#include <unordered_map>
+#include <string_view>
 
 namespace ratelimitd::store::memory::detail {
 
@@ -32,11 +36,37 @@ struct Reply {
     std::string lease;          // concurrency: the id of the lease an admit took
 };
 
+/// The hash of a key: the one hash a check computes (it picks the shard and the map's slot).
+inline std::size_t key_hash(std::string_view key) noexcept { return std::hash<std::string_view>{}(key); }
+
+/// A key with its hash, computed once per key and check: the store picks the shard by it and
+/// every lookup of the key in that shard's map reuses it.
+struct Key {
+    explicit Key(const std::string& key) : text(key), hash(key_hash(key)) {}
+    const std::string& text;
+    std::size_t hash;
+};
+
+/// The map's hash and equality, which also take a Key (the lookups: no hashing again).
+struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view key) const noexcept { return key_hash(key); }
+    std::size_t operator()(const Key& key) const noexcept { return key.hash; }
+};
+struct KeyEqual {
+    using is_transparent = void;
+    bool operator()(const std::string& a, const std::string& b) const noexcept { return a == b; }
+    bool operator()(const std::string& a, const Key& b) const noexcept { return a == b.text; }
+    bool operator()(const Key& a, const std::string& b) const noexcept { return a.text == b; }
+};
+
 struct Entry;  // entry.hpp: its state is one of the steps' (algorithm_steps.hpp)
-using Map = std::unordered_map<std::string, Entry>;
+/// Open addressing, entries (and their keys' std::string headers) in the slot array: a lookup
+/// touches the slot's group and the slot, not a bucket, a node and a key elsewhere.
+using Map = boost::unordered_flat_map<std::string, Entry, KeyHash, KeyEqual>;
 
 /// One mode of one algorithm: the script deciding `cost` units (0: peek) of `p` on `key` at
 /// `now` (epoch ms), or its report mode charging `cost` signed units.
-using AlgorithmStep = Reply (*)(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+using AlgorithmStep = Reply (*)(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
 
 }  // namespace ratelimitd::store::memory::detail
