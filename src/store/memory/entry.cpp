@@ -28,7 +28,7 @@ Entry* find_live(Map& map, const Key& key, Algorithm algorithm, std::int64_t now
 
 Entry& insert(Map& map, const Key& key, Algorithm algorithm) {
     auto it = map.find(key);  // the slot find_live just looked at: no hashing, in cache
-    if (it == map.end()) it = map.try_emplace(key.text).first;
+    if (it == map.end()) it = map.try_emplace(StoredKey(key.text)).first;
     Entry& e = it->second;
     e.expire_at = 0;
     emplace_state(e.state, state_index(algorithm), std::make_index_sequence<std::variant_size_v<AlgorithmState>>{});

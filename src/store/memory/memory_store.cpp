@@ -50,7 +50,7 @@ namespace {
 // live state cannot change; a full quota resets "now", as in the scripts.
 Reply peek_reply(const Map& map, const Key& key, const Policy& p, std::int64_t now) {
     Map scratch;
-    if (auto it = map.find(key); it != map.end()) scratch.emplace(key.text, it->second);
+    if (auto it = map.find(key); it != map.end()) scratch.emplace(StoredKey(key.text), it->second);
     Reply r = run_algorithm(scratch, key, p, 0, now);
     if (r.remaining >= p.max_cost()) r.reset_ms = now;
     return r;
@@ -109,7 +109,7 @@ check::Verdict MemoryStore::decide_all(const std::vector<LimitCheck>& checks) {
     }
     for (Shard* s : order) {
         if (s->map.size() <= s->max_keys) continue;
-        const auto written = [&checks](const std::string& k) {
+        const auto written = [&checks](std::string_view k) {
             return std::any_of(checks.begin(), checks.end(), [&k](const LimitCheck& c) { return c.key == k; });
         };
         impl_->evictions.fetch_add(trim(*s, now, written), std::memory_order_relaxed);
@@ -152,7 +152,7 @@ check::Verdict MemoryStore::decide(const policy::Policy& p, const std::string& k
         now = impl_->clock.now_ms();
         r = run_algorithm(shard.map, hashed, p, static_cast<std::int64_t>(cost), now);
         if (shard.map.size() > shard.max_keys) {
-            const auto written = [&key](const std::string& k) { return k == key; };
+            const auto written = [&key](std::string_view k) { return k == key; };
             impl_->evictions.fetch_add(trim(shard, now, written), std::memory_order_relaxed);
         }
     }
@@ -171,7 +171,7 @@ check::Verdict MemoryStore::inspect(const policy::Policy& p, const std::string& 
     {
         std::lock_guard lock(shard.mutex);
         now = impl_->clock.now_ms();
-        if (auto it = shard.map.find(hashed); it != shard.map.end()) scratch.emplace(key, it->second);
+        if (auto it = shard.map.find(hashed); it != shard.map.end()) scratch.emplace(StoredKey(key), it->second);
     }
     Reply r = run_algorithm(scratch, hashed, p, 0, now);
     if (r.remaining >= p.max_cost()) r.reset_ms = now;

@@ -46,7 +46,7 @@ std::size_t trim(Shard& shard, std::int64_t now, const Keep& keep) {
         auto victim = map.end();
         std::size_t seen = 0;
         for (auto it = map.begin(); it != map.end() && seen < eviction_sample; ++it, ++seen) {
-            if (keep(it->first)) continue;
+            if (keep(it->first.view())) continue;
             if (expired(it->second, now)) {
                 expired_entries[n_expired++] = it;
             } else if (victim == map.end() || it->second.expire_at < victim->second.expire_at) {
@@ -60,7 +60,7 @@ std::size_t trim(Shard& shard, std::int64_t now, const Keep& keep) {
         if (victim == map.end()) {
             // The sample held only kept keys: any other key will do.
             for (auto it = map.begin(); it != map.end(); ++it) {
-                if (!keep(it->first)) {
+                if (!keep(it->first.view())) {
                     victim = it;
                     break;
                 }

@@ -8,7 +8,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -47,23 +49,61 @@ struct Key {
     std::size_t hash;
 };
 
+/// A key as the map holds it: up to 48 bytes (every key of a usual prefix, policy, address
+/// and scope) inside the map's slot, so that comparing it reads the cache line the lookup has
+/// just read; a longer one on the heap.
+class StoredKey {
+public:
+    explicit StoredKey(std::string_view key) : size_(key.size()) {
+        if (size_ > inline_capacity) heap_ = std::make_unique<char[]>(size_);
+        if (size_ > 0) std::memcpy(data(), key.data(), size_);
+    }
+    StoredKey(const StoredKey& other) : StoredKey(other.view()) {}
+    StoredKey(StoredKey&& other) noexcept : size_(other.size_), heap_(std::move(other.heap_)) {
+        if (size_ <= inline_capacity && size_ > 0) std::memcpy(inline_, other.inline_, size_);
+        other.size_ = 0;
+    }
+    StoredKey& operator=(const StoredKey& other) {
+        if (this != &other) *this = StoredKey(other.view());
+        return *this;
+    }
+    StoredKey& operator=(StoredKey&& other) noexcept {
+        size_ = other.size_;
+        heap_ = std::move(other.heap_);
+        if (size_ <= inline_capacity && size_ > 0) std::memcpy(inline_, other.inline_, size_);
+        if (this != &other) other.size_ = 0;
+        return *this;
+    }
+    ~StoredKey() = default;
+
+    [[nodiscard]] std::string_view view() const noexcept { return {size_ > inline_capacity ? heap_.get() : inline_, size_}; }
+
+private:
+    static constexpr std::size_t inline_capacity = 48;
+    char* data() noexcept { return size_ > inline_capacity ? heap_.get() : inline_; }
+
+    std::size_t size_;
+    std::unique_ptr<char[]> heap_;
+    char inline_[inline_capacity];
+};
+
 /// The map's hash and equality, which also take a Key (the lookups: no hashing again).
 struct KeyHash {
     using is_transparent = void;
-    std::size_t operator()(std::string_view key) const noexcept { return key_hash(key); }
+    std::size_t operator()(const StoredKey& key) const noexcept { return key_hash(key.view()); }
     std::size_t operator()(const Key& key) const noexcept { return key.hash; }
 };
 struct KeyEqual {
     using is_transparent = void;
-    bool operator()(const std::string& a, const std::string& b) const noexcept { return a == b; }
-    bool operator()(const std::string& a, const Key& b) const noexcept { return a == b.text; }
-    bool operator()(const Key& a, const std::string& b) const noexcept { return a.text == b; }
+    bool operator()(const StoredKey& a, const StoredKey& b) const noexcept { return a.view() == b.view(); }
+    bool operator()(const StoredKey& a, const Key& b) const noexcept { return a.view() == b.text; }
+    bool operator()(const Key& a, const StoredKey& b) const noexcept { return a.text == b.view(); }
 };
 
 struct Entry;  // entry.hpp: its state is one of the steps' (algorithm_steps.hpp)
-/// Open addressing, entries (and their keys' std::string headers) in the slot array: a lookup
-/// touches the slot's group and the slot, not a bucket, a node and a key elsewhere.
-using Map = boost::unordered_flat_map<std::string, Entry, KeyHash, KeyEqual>;
+/// Open addressing, entries and their keys in the slot array: a lookup touches the slot's
+/// group and the slot, not a bucket, a node and a key elsewhere.
+using Map = boost::unordered_flat_map<StoredKey, Entry, KeyHash, KeyEqual>;
 
 /// One mode of one algorithm: the script deciding `cost` units (0: peek) of `p` on `key` at
 /// `now` (epoch ms), or its report mode charging `cost` signed units.
