@@ -75,8 +75,12 @@ for run in $(seq "$runs"); do
   done
 done
 for i in "${!bins[@]}"; do
-  [ "$i" -gt 0 ] && ! cmp -s "$work/out.0.json" "$work/out.$i.json" && echo "NOTE: ${bins[$i]} decided differently from ${bins[0]}"
-  median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+  if [ "$i" -gt 0 ] && ! cmp -s "$work/out.0.json" "$work/out.$i.json"; then
+    echo "NOTE: ${bins[$i]} decided differently from ${bins[0]}"
+  fi
+  median() {
+    sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+  }
   echo "${bins[$i]}: median $(median "$work/wall.$i") lines/s wall, $(median "$work/cpu.$i") lines per CPU second;" \
     "CPU runs: $(tr '\n' ' ' <"$work/cpu.$i")"
 done

@@ -76,7 +76,9 @@ public:
     }
     ~StoredKey() = default;
 
-    [[nodiscard]] std::string_view view() const noexcept { return {size_ > inline_capacity ? heap_.get() : inline_, size_}; }
+    [[nodiscard]] std::string_view view() const noexcept {
+        return {size_ > inline_capacity ? heap_.get() : inline_, size_};
+    }
 
 private:
     static constexpr std::size_t inline_capacity = 48;
