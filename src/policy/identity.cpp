@@ -56,6 +56,26 @@ std::string_view strip_port(std::string_view s) noexcept {
     return s;
 }
 
+/// Whether `s` is an IPv4 address as inet_pton reads one and inet_ntop writes it: four
+/// decimal numbers 0..255 without leading zeros, joined by '.'. Such text is its own
+/// canonical form, so the common case needs neither call (nor inet_ntop's sprintf).
+bool is_canonical_ipv4(std::string_view s) noexcept {
+    int parts = 0;
+    std::size_t i = 0;
+    while (true) {
+        const std::size_t start = i;
+        unsigned value = 0;
+        while (i < s.size() && s[i] >= '0' && s[i] <= '9' && i - start < 3) {
+            value = value * 10 + static_cast<unsigned>(s[i++] - '0');
+        }
+        const std::size_t digits = i - start;
+        if (digits == 0 || value > 255 || (digits > 1 && s[start] == '0')) return false;
+        if (++parts == 4) return i == s.size();
+        if (i >= s.size() || s[i] != '.') return false;
+        ++i;
+    }
+}
+
 bool is_trusted(const std::vector<Cidr>& trusted, std::string_view ip) noexcept {
     return std::any_of(trusted.begin(), trusted.end(),
                        [&](const Cidr& net) { return cidr_contains(net, ip); });
@@ -116,6 +136,7 @@ std::optional<std::string> canonical_ip(std::string_view text) {
     const std::string_view addr = strip_port(text);
     if (addr.empty()) return std::nullopt;
 
+    if (is_canonical_ipv4(addr)) return std::string(addr);
     char buf[max_address_text + 1];
     std::memcpy(buf, addr.data(), addr.size());
     buf[addr.size()] = '\0';
@@ -136,6 +157,7 @@ std::optional<std::string> canonical_ip(std::string_view text) {
 
 std::optional<std::string> address_tenant(std::string_view canonical, const ClientIpPrefixes& prefixes) {
     if (canonical.empty() || canonical.size() > max_address_text) return std::nullopt;
+    if (prefixes.ipv4 >= 32 && is_canonical_ipv4(canonical)) return "ip:" + std::string(canonical);
     char buf[max_address_text + 1];
     std::memcpy(buf, canonical.data(), canonical.size());
     buf[canonical.size()] = '\0';
@@ -156,7 +178,10 @@ std::optional<std::string> address_tenant(std::string_view canonical, const Clie
 
 std::string client_ip_tenant(const std::vector<Cidr>& trusted, const IdentityInput& in,
                              const ClientIpPrefixes& prefixes) {
-    const auto tenant_of = [&](const std::string& ip) { return address_tenant(ip, prefixes).value_or("ip:" + ip); };
+    const auto tenant_of = [&](const std::string& ip) {
+        auto tenant = address_tenant(ip, prefixes);
+        return tenant ? std::move(*tenant) : "ip:" + ip;
+    };
     // The socket always gives an address; "unknown" only for callers that have none (tests).
     const std::string peer = canonical_ip(in.peer).value_or("unknown");
     if (!is_trusted(trusted, peer)) return tenant_of(peer);  // headers from anyone else are forgeable

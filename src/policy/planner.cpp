@@ -92,11 +92,15 @@ result<CheckPlan> plan(std::shared_ptr<const Registry> registry, const check::Ch
 }
 
 result<CheckPlan> plan(std::shared_ptr<const Registry> registry, const AuthRequest& req) {
-    CheckPlan out{std::move(registry), {}, {}, "global", 1};
-    const Registry& reg = *out.registry;
     // match_route normalises the URI (decoded, dot-segments resolved, slashes merged, ';'
     // parameters cut), so "/%6cogin" or "//login" cannot slip past a "/login" route.
-    const Route* route = match_route(reg, req.method, req.uri);
+    const Route* route = match_route(*registry, req.method, req.uri);
+    return plan_matched(std::move(registry), route, req);
+}
+
+result<CheckPlan> plan_matched(std::shared_ptr<const Registry> registry, const Route* route, const AuthRequest& req) {
+    CheckPlan out{std::move(registry), {}, {}, "global", 1};
+    const Registry& reg = *out.registry;
     if (route != nullptr && route->scope) out.scope = *route->scope;
     if (route != nullptr) {
         for (const auto& l : route->limits) {  // empty for policy: none

@@ -33,6 +33,7 @@ Simulation::Simulation(std::shared_ptr<const policy::Registry> registry, const s
       service_(handle_, store_, metrics_),
       secret_(door::effective_hash_secret(env_secret, *registry_)),
       tolerance_ms_(tolerance_ms),
+      routes_(*registry_),
       tally_(policy_names(*registry_)) {
     for (const auto& [name, p] : registry_->policies) policies_.push_back(&p);
     headers_ = [this](std::string_view name) {
@@ -71,7 +72,8 @@ boost::asio::awaitable<LineVerdict> Simulation::decide(const LogRequest& req) {
     tally_.request(req.time_ms);
     current_ = &req;
     const policy::IdentityInput identity{headers_, req.client};
-    auto plan = policy::plan(registry_, policy::AuthRequest{req.method, req.uri, identity, secret_});
+    const policy::AuthRequest auth{req.method, req.uri, identity, secret_};
+    auto plan = policy::plan_matched(registry_, routes_.match(req.method, req.uri), auth);
     current_ = nullptr;
     // /v1/auth plans cost 1, which every policy admits: planning does not fail on a request.
     if (!plan || plan->limits.empty()) co_return LineVerdict{};

@@ -33,6 +33,11 @@ result<CheckPlan> plan(std::shared_ptr<const Registry> registry, const check::Ch
 /// for the identity sources in order, else no limit. A `policy: none` route plans no limit.
 result<CheckPlan> plan(std::shared_ptr<const Registry> registry, const AuthRequest& req);
 
+/// plan(AuthRequest) past its first step: `route` is what match_route(*registry, req.method,
+/// req.uri) found (nullptr: none), for a caller that remembers the routes of the paths it has
+/// seen (ratelimitd simulate).
+result<CheckPlan> plan_matched(std::shared_ptr<const Registry> registry, const Route* route, const AuthRequest& req);
+
 /// Plans the key an admin peek or reset names: as plan(CheckRequest) for cost 1 and the
 /// resolved policy alone (a layered route's first), without the cost checks; a request that
 /// resolves to `policy: none` fails with unknown_policy (it keeps no state).

@@ -10,6 +10,7 @@
 #include "ratelimitd/service/metrics.hpp"
 #include "ratelimitd/simulate/log_request.hpp"
 #include "ratelimitd/simulate/replay_clock.hpp"
+#include "ratelimitd/simulate/route_cache.hpp"
 #include "ratelimitd/simulate/tally.hpp"
 #include "ratelimitd/store/memory/memory_store.hpp"
 
@@ -63,6 +64,7 @@ private:
     std::size_t decided_since_sweep_ = 0;
     std::size_t keys_after_sweep_ = 0;
     std::uint64_t late_ = 0;
+    RouteCache routes_;  ///< the routes of the paths seen (planning the rest is per line)
     std::vector<const policy::Policy*> policies_;  ///< the tally's order
     Tally tally_;
     const LogRequest* current_ = nullptr;  ///< the request being decided: what headers_ reads

@@ -24,12 +24,12 @@ check::Verdict to_verdict(const Policy& p, const Reply& r, std::int64_t now) {
     return v;
 }
 
-Reply run_algorithm(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now) {
+Reply run_algorithm(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now) {
     const auto i = static_cast<std::size_t>(p.algorithm);
     return i < Steps::size ? Steps::checks[i](map, key, p, cost, now) : Reply{};
 }
 
-Reply run_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now) {
+Reply run_report(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now) {
     const auto i = static_cast<std::size_t>(p.algorithm);
     return i < Steps::size ? Steps::reports[i](map, key, p, cost, now) : Reply{};
 }

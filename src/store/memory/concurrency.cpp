@@ -20,7 +20,7 @@ std::vector<Lease>::iterator first_live(ConcurrencyState& s, std::int64_t now) {
 
 // The script's ZREMRANGEBYSCORE -inf now, and the PEXPIREAT of the last lease (or the key's
 // removal when none is left, as Redis drops an empty sorted set).
-void trim_and_expire(Map& map, const std::string& key, Entry& e, std::int64_t now) {
+void trim_and_expire(Map& map, const Key& key, Entry& e, std::int64_t now) {
     auto& leases = std::get<ConcurrencyState>(e.state).leases;
     leases.erase(leases.begin(), first_live(std::get<ConcurrencyState>(e.state), now));
     if (leases.empty()) {
@@ -46,13 +46,13 @@ Reply state_of(const ConcurrencyState* s, const Policy& p, bool allowed, std::in
 
 }  // namespace
 
-Reply Concurrency::report(Map& map, const std::string& key, const Policy& p, std::int64_t, std::int64_t now) {
+Reply Concurrency::report(Map& map, const Key& key, const Policy& p, std::int64_t, std::int64_t now) {
     Reply r = Concurrency::check(map, key, p, 0, now);  // a peek: nothing is charged
     r.allowed = true;
     return r;
 }
 
-Reply Concurrency::check(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now) {
+Reply Concurrency::check(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now) {
     Entry* e = find_live(map, key, Algorithm::concurrency, now);
     if (e != nullptr && cost > 0) {
         trim_and_expire(map, key, *e, now);
@@ -74,7 +74,7 @@ Reply Concurrency::check(Map& map, const std::string& key, const Policy& p, std:
     return r;
 }
 
-Reply release_lease(Map& map, const std::string& key, const Policy& p, const std::string& id, std::int64_t now) {
+Reply release_lease(Map& map, const Key& key, const Policy& p, const std::string& id, std::int64_t now) {
     Entry* e = find_live(map, key, Algorithm::concurrency, now);
     if (e == nullptr) return state_of(nullptr, p, false, now);
     auto& leases = std::get<ConcurrencyState>(e->state).leases;

@@ -18,18 +18,19 @@ void emplace_state(AlgorithmState& state, std::size_t index, std::index_sequence
 
 }  // namespace
 
-Entry* find_live(Map& map, const std::string& key, Algorithm algorithm, std::int64_t now) {
+Entry* find_live(Map& map, const Key& key, Algorithm algorithm, std::int64_t now) {
     auto it = map.find(key);
-    if (it == map.end()) return nullptr;
-    if (expired(it->second, now) || it->second.state.index() != state_index(algorithm)) {
-        map.erase(it);
+    if (it == map.end() || expired(it->second, now) || it->second.state.index() != state_index(algorithm)) {
         return nullptr;
     }
     return &it->second;
 }
 
-Entry& insert(Map& map, const std::string& key, Algorithm algorithm) {
-    Entry& e = map[key];
+Entry& insert(Map& map, const Key& key, Algorithm algorithm) {
+    auto it = map.find(key);  // the slot find_live just looked at: no hashing, in cache
+    if (it == map.end()) it = map.try_emplace(StoredKey(key.text)).first;
+    Entry& e = it->second;
+    e.expire_at = 0;
     emplace_state(e.state, state_index(algorithm), std::make_index_sequence<std::variant_size_v<AlgorithmState>>{});
     return e;
 }

@@ -9,7 +9,7 @@
 namespace ratelimitd::store::memory::detail {
 namespace {
 
-Reply charge(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now,
+Reply charge(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now,
              bool always_admitted) {
     Entry* e = find_live(map, key, Algorithm::erl_fixed_window, now);
     if (e == nullptr) e = &insert(map, key, Algorithm::erl_fixed_window);
@@ -26,12 +26,12 @@ Reply charge(Map& map, const std::string& key, const Policy& p, std::int64_t cos
 
 }  // namespace
 
-Reply ErlFixedWindow::check(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
+Reply ErlFixedWindow::check(Map& map, const Key& key, const Policy& p, std::int64_t cost,
                             std::int64_t now) {
     return charge(map, key, p, cost, now, false);
 }
 
-Reply ErlFixedWindow::report(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
+Reply ErlFixedWindow::report(Map& map, const Key& key, const Policy& p, std::int64_t cost,
                              std::int64_t now) {
     return charge(map, key, p, cost, now, true);
 }

@@ -25,7 +25,7 @@ std::int64_t gcra_debt(const GcraState& s, const Policy& p, std::int64_t now) {
 
 // lua/gcra.lua: time in units of 1/limit ms, so the emission interval is window units and
 // `debt` (TAT - now) is token_bucket's capacity - level.
-Reply Gcra::check(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now) {
+Reply Gcra::check(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now) {
     const std::int64_t limit = p.limit;
     const std::int64_t window = p.window.count();
     const std::int64_t capacity = p.burst * window;
@@ -59,7 +59,7 @@ Reply Gcra::check(Map& map, const std::string& key, const Policy& p, std::int64_
 
 // gcra.lua's report mode: the debt grows by `cost` units, to burst + max_debt units owed at most
 // (a negative cost: shrinks, to 0).
-Reply Gcra::report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now) {
+Reply Gcra::report(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now) {
     const std::int64_t limit = p.limit;
     const std::int64_t window = p.window.count();
     const std::int64_t capacity = p.burst * window;

@@ -30,12 +30,8 @@ struct MemoryStore::Impl {
         }
     }
 
-    // The map buckets by the low bits of the same hash, so the shard takes the high ones:
-    // keys of one shard then still spread over all of its buckets.
-    Shard& shard_of(const std::string& key) {
-        const std::size_t h = std::hash<std::string>{}(key);
-        return shards[(h >> (sizeof(std::size_t) * 8 - 16)) % shard_count];
-    }
+    // The key's one hash picks the shard (its high bits) and, mixed again by the map, the slot.
+    Shard& shard_of(const Key& key) { return shards[(key.hash >> (sizeof(std::size_t) * 8 - 16)) % shard_count]; }
 
     const Clock& clock;
     std::array<Shard, shard_count> shards;
@@ -52,9 +48,9 @@ namespace {
 
 // The scripts' peek mode (cost 0, nothing written), run on a copy of the one entry so the
 // live state cannot change; a full quota resets "now", as in the scripts.
-Reply peek_reply(const Map& map, const std::string& key, const Policy& p, std::int64_t now) {
+Reply peek_reply(const Map& map, const Key& key, const Policy& p, std::int64_t now) {
     Map scratch;
-    if (auto it = map.find(key); it != map.end()) scratch.emplace(key, it->second);
+    if (auto it = map.find(key); it != map.end()) scratch.emplace(StoredKey(key.text), it->second);
     Reply r = run_algorithm(scratch, key, p, 0, now);
     if (r.remaining >= p.max_cost()) r.reset_ms = now;
     return r;
@@ -67,9 +63,11 @@ Reply peek_reply(const Map& map, const std::string& key, const Policy& p, std::i
 check::Verdict MemoryStore::decide_all(const std::vector<LimitCheck>& checks) {
     // Lock every shard involved, in address (= index) order, so two layered checks that
     // share shards cannot deadlock; a shard holding two of the keys is locked once.
+    std::vector<Key> keys;
+    keys.reserve(checks.size());
     std::vector<Shard*> shards;
     shards.reserve(checks.size());
-    for (const auto& c : checks) shards.push_back(&impl_->shard_of(c.key));
+    for (const auto& c : checks) shards.push_back(&impl_->shard_of(keys.emplace_back(c.key)));
     std::vector<Shard*> order = shards;
     std::sort(order.begin(), order.end(), std::less<Shard*>{});
     order.erase(std::unique(order.begin(), order.end()), order.end());
@@ -84,16 +82,16 @@ check::Verdict MemoryStore::decide_all(const std::vector<LimitCheck>& checks) {
     for (std::size_t i = 0; i < checks.size(); ++i) {
         if (checks[i].mode == policy::Mode::report) {
             // A report asks nothing: charged whatever the others do, and never peeked.
-            replies[i] = run_report(shards[i]->map, checks[i].key, *checks[i].policy, checks[i].report_cost, now);
+            replies[i] = run_report(shards[i]->map, keys[i], *checks[i].policy, checks[i].report_cost, now);
             continue;
         }
         if (checks[i].part == policy::Part::charge) {
             // Charged whatever the others do; its own verdict stands.
-            replies[i] = run_algorithm(shards[i]->map, checks[i].key, *checks[i].policy,
+            replies[i] = run_algorithm(shards[i]->map, keys[i], *checks[i].policy,
                                        static_cast<std::int64_t>(checks[i].cost), now);
             continue;
         }
-        replies[i] = peek_reply(shards[i]->map, checks[i].key, *checks[i].policy, now);
+        replies[i] = peek_reply(shards[i]->map, keys[i], *checks[i].policy, now);
         if (checks[i].part == policy::Part::ask) {
             // Asked, never charged: it fits while a unit is left.
             fits[i] = replies[i].allowed = replies[i].remaining >= 1;
@@ -105,13 +103,13 @@ check::Verdict MemoryStore::decide_all(const std::vector<LimitCheck>& checks) {
     for (std::size_t i = 0; i < checks.size(); ++i) {
         if (checks[i].mode == policy::Mode::report || checks[i].part != policy::Part::decide) continue;
         if (all_fit || !fits[i]) {
-            replies[i] = run_algorithm(shards[i]->map, checks[i].key, *checks[i].policy,
+            replies[i] = run_algorithm(shards[i]->map, keys[i], *checks[i].policy,
                                        static_cast<std::int64_t>(checks[i].cost), now);
         }
     }
     for (Shard* s : order) {
         if (s->map.size() <= s->max_keys) continue;
-        const auto written = [&checks](const std::string& k) {
+        const auto written = [&checks](std::string_view k) {
             return std::any_of(checks.begin(), checks.end(), [&k](const LimitCheck& c) { return c.key == k; });
         };
         impl_->evictions.fetch_add(trim(*s, now, written), std::memory_order_relaxed);
@@ -143,7 +141,8 @@ boost::asio::awaitable<result<check::Verdict>> MemoryStore::apply_all(std::vecto
 
 check::Verdict MemoryStore::decide(const policy::Policy& p, const std::string& key,
                                    std::uint32_t cost) {
-    Shard& shard = impl_->shard_of(key);
+    const Key hashed(key);
+    Shard& shard = impl_->shard_of(hashed);
     Reply r;
     std::int64_t now = 0;
     {
@@ -151,9 +150,9 @@ check::Verdict MemoryStore::decide(const policy::Policy& p, const std::string& k
         // Read the clock under the lock, as Redis reads TIME inside the script: checks of one
         // key then see non-decreasing times in the order they are decided.
         now = impl_->clock.now_ms();
-        r = run_algorithm(shard.map, key, p, static_cast<std::int64_t>(cost), now);
+        r = run_algorithm(shard.map, hashed, p, static_cast<std::int64_t>(cost), now);
         if (shard.map.size() > shard.max_keys) {
-            const auto written = [&key](const std::string& k) { return k == key; };
+            const auto written = [&key](std::string_view k) { return k == key; };
             impl_->evictions.fetch_add(trim(shard, now, written), std::memory_order_relaxed);
         }
     }
@@ -165,15 +164,16 @@ check::Verdict MemoryStore::decide(const policy::Policy& p, const std::string& k
 // The scripts' "peek" mode: a check of cost 0 that writes nothing. It runs on a copy of the
 // one entry, so the live state cannot change; a full quota resets "now", as in the scripts.
 check::Verdict MemoryStore::inspect(const policy::Policy& p, const std::string& key) {
-    Shard& shard = impl_->shard_of(key);
+    const Key hashed(key);
+    Shard& shard = impl_->shard_of(hashed);
     Map scratch;
     std::int64_t now = 0;
     {
         std::lock_guard lock(shard.mutex);
         now = impl_->clock.now_ms();
-        if (auto it = shard.map.find(key); it != shard.map.end()) scratch.emplace(key, it->second);
+        if (auto it = shard.map.find(hashed); it != shard.map.end()) scratch.emplace(StoredKey(key), it->second);
     }
-    Reply r = run_algorithm(scratch, key, p, 0, now);
+    Reply r = run_algorithm(scratch, hashed, p, 0, now);
     if (r.remaining >= p.max_cost()) r.reset_ms = now;
     auto v = to_verdict(p, r, now);
     v.allowed = v.windows.front().allowed = r.remaining >= 1;
@@ -182,10 +182,11 @@ check::Verdict MemoryStore::inspect(const policy::Policy& p, const std::string& 
 }
 
 check::Verdict MemoryStore::free_lease(const policy::Policy& p, const std::string& key, const std::string& lease) {
-    Shard& shard = impl_->shard_of(key);
+    const Key hashed(key);
+    Shard& shard = impl_->shard_of(hashed);
     std::lock_guard lock(shard.mutex);
     const std::int64_t now = impl_->clock.now_ms();
-    return to_verdict(p, release_lease(shard.map, key, p, lease, now), now);
+    return to_verdict(p, release_lease(shard.map, hashed, p, lease, now), now);
 }
 
 boost::asio::awaitable<result<check::Verdict>> MemoryStore::release(const policy::Policy& p, std::string key,
@@ -194,9 +195,10 @@ boost::asio::awaitable<result<check::Verdict>> MemoryStore::release(const policy
 }
 
 bool MemoryStore::forget(const std::string& key) {
-    Shard& shard = impl_->shard_of(key);
+    const Key hashed(key);
+    Shard& shard = impl_->shard_of(hashed);
     std::lock_guard lock(shard.mutex);
-    auto it = shard.map.find(key);
+    auto it = shard.map.find(hashed);
     if (it == shard.map.end()) return false;
     const bool live = !expired(it->second, impl_->clock.now_ms());
     shard.map.erase(it);
@@ -225,12 +227,9 @@ std::size_t MemoryStore::sweep_expired() {
     for (Shard& shard : impl_->shards) {
         std::lock_guard lock(shard.mutex);
         const std::int64_t now = impl_->clock.now_ms();
-        dropped += std::erase_if(shard.map, [now](const auto& kv) { return expired(kv.second, now); });
-        // Give back the bucket array after a burst of tenants has gone.
-        if (shard.map.bucket_count() > 64 && shard.map.size() * 4 < shard.map.bucket_count()) {
-            shard.map.rehash(0);
-            shard.sweep_cursor = 0;
-        }
+        dropped += boost::unordered::erase_if(shard.map, [now](const auto& kv) { return expired(kv.second, now); });
+        // Give back the slot array after a burst of tenants has gone.
+        if (shard.map.bucket_count() > 64 && shard.map.size() * 4 < shard.map.bucket_count()) shard.map.rehash(0);
     }
     return dropped;
 }

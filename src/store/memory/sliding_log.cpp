@@ -49,7 +49,7 @@ void add_entry(SlidingLogState& s, std::int64_t units, std::int64_t now, bool de
 
 // The script, checking (admit when it fits) or reporting (log the units without asking, past
 // the limit by the policy's max_debt at most: a debt repaid as the entries leave the window).
-Reply log_step(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now,
+Reply log_step(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now,
                bool report) {
     const std::int64_t limit = p.limit;
     const std::int64_t window = p.window.count();
@@ -100,14 +100,14 @@ Reply log_step(Map& map, const std::string& key, const Policy& p, std::int64_t c
 
 }  // namespace
 
-Reply SlidingLog::check(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now) {
+Reply SlidingLog::check(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now) {
     return log_step(map, key, p, cost, now, false);
 }
 
 // No refunds: the log cannot tell which members to take back (the planner refuses a negative
 // report on a sliding log; here it logs nothing, as the script does). A report beyond the
 // limit is one debt entry of at most max_debt units, as in the script.
-Reply SlidingLog::report(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
+Reply SlidingLog::report(Map& map, const Key& key, const Policy& p, std::int64_t cost,
                          std::int64_t now) {
     return log_step(map, key, p, std::max<std::int64_t>(0, cost), now, true);
 }

@@ -35,7 +35,7 @@ SlidingWindowState rolled(const Entry* e, std::int64_t window, std::int64_t now)
 }  // namespace
 
 // lua/sliding_window.lua: counts weighted by milliseconds of the window, in integers.
-Reply SlidingWindow::check(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
+Reply SlidingWindow::check(Map& map, const Key& key, const Policy& p, std::int64_t cost,
                      std::int64_t now) {
     const std::int64_t limit = p.limit;
     const std::int64_t window = p.window.count();
@@ -82,7 +82,7 @@ Reply SlidingWindow::check(Map& map, const std::string& key, const Policy& p, st
 // The script's report mode: the current count may pass the limit, the estimate by max_debt at
 // most (a debt that fades as the windows slide on; a count already past it is never raised); a
 // refund takes back units of the current window only, down to 0.
-Reply SlidingWindow::report(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
+Reply SlidingWindow::report(Map& map, const Key& key, const Policy& p, std::int64_t cost,
                             std::int64_t now) {
     const std::int64_t window = p.window.count();
     Entry* e = find_live(map, key, Algorithm::sliding_window, now);

@@ -46,7 +46,7 @@ Reply token_report_reply(std::int64_t level, const Policy& p, std::int64_t now) 
 
 // token_bucket.lua's report mode: the level drops by `cost` tokens, below zero if need be but
 // never below -max_debt tokens (a negative cost: rises, to a full bucket at most).
-Reply TokenBucket::report(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
+Reply TokenBucket::report(Map& map, const Key& key, const Policy& p, std::int64_t cost,
                           std::int64_t now) {
     const std::int64_t window = p.window.count();
     const std::int64_t capacity = p.burst * window;
@@ -62,7 +62,7 @@ Reply TokenBucket::report(Map& map, const std::string& key, const Policy& p, std
     return token_report_reply(level, p, now);
 }
 
-Reply TokenBucket::check(Map& map, const std::string& key, const Policy& p, std::int64_t cost,
+Reply TokenBucket::check(Map& map, const Key& key, const Policy& p, std::int64_t cost,
                    std::int64_t now) {
     const std::int64_t limit = p.limit;
     const std::int64_t window = p.window.count();

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+
 #include <map>
 
 namespace {
@@ -93,6 +95,23 @@ TEST(CanonicalIp, OneAddressHasOneSpelling) {
     EXPECT_EQ(canonical_ip("[2001:db8::1]:443"), "2001:db8::1");
     EXPECT_EQ(canonical_ip("[2001:db8::1]"), "2001:db8::1");
     EXPECT_EQ(canonical_ip("::ffff:10.0.0.1"), "10.0.0.1");  // dual-stack socket view of IPv4
+}
+
+TEST(CanonicalIp, AnIpv4TextIsReadAsInetPtonReadsIt) {
+    // canonical_ip takes a dotted quad it can read as its own spelling, without inet_pton and
+    // inet_ntop: for every text, the answer must be theirs.
+    const auto by_libc = [](const std::string& text) -> std::optional<std::string> {
+        unsigned char bytes[4];
+        char out[INET_ADDRSTRLEN];
+        if (inet_pton(AF_INET, text.c_str(), bytes) != 1) return std::nullopt;
+        return std::string(inet_ntop(AF_INET, bytes, out, sizeof out));
+    };
+    for (const char* text : {"0.0.0.0", "255.255.255.255", "10.0.0.1", "192.168.1.100", "01.2.3.4", "1.2.3.04",
+                             "1.2.3.00", "0001.2.3.4", "1.2.3.256", "1.2.3.2555", "1..2.3", ".1.2.3", "1.2.3.4.",
+                             "1.2.3.", "1.2.3.4a", "a1.2.3.4", "1.2.3.-4", "1.2.3.+4", "1 .2.3.4", "1.2.3.4 5",
+                             "999.1.1.1", "1.2.3.0x4", "127.1"}) {
+        EXPECT_EQ(canonical_ip(text), by_libc(text)) << text;
+    }
 }
 
 TEST(CanonicalIp, RejectsWhatIsNotAnAddress) {

@@ -88,46 +88,46 @@ struct ConcurrencyState {
 struct TokenBucket {
     static constexpr Algorithm algorithm = Algorithm::token_bucket;
     using State = TokenBucketState;
-    static Reply check(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
-    static Reply report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+    static Reply check(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
+    static Reply report(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
 };
 
 struct SlidingLog {
     static constexpr Algorithm algorithm = Algorithm::sliding_log;
     using State = SlidingLogState;
-    static Reply check(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+    static Reply check(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
     /// The log logs no negative cost (the report planner refuses one).
-    static Reply report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+    static Reply report(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
 };
 
 struct FixedWindow {
     static constexpr Algorithm algorithm = Algorithm::fixed_window;
     using State = FixedWindowState;
-    static Reply check(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
-    static Reply report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+    static Reply check(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
+    static Reply report(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
 };
 
 struct Gcra {
     static constexpr Algorithm algorithm = Algorithm::gcra;
     using State = GcraState;
-    static Reply check(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
-    static Reply report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+    static Reply check(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
+    static Reply report(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
 };
 
 struct SlidingWindow {
     static constexpr Algorithm algorithm = Algorithm::sliding_window;
     using State = SlidingWindowState;
-    static Reply check(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
-    static Reply report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+    static Reply check(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
+    static Reply report(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
 };
 
 struct Concurrency {
     static constexpr Algorithm algorithm = Algorithm::concurrency;
     using State = ConcurrencyState;
-    static Reply check(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+    static Reply check(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
     /// Never reached (the report planner refuses reports on algorithms holding leases): the
     /// state as it is, admitted, charging nothing.
-    static Reply report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+    static Reply report(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
 };
 
 struct ErlFixedWindow {
@@ -135,9 +135,9 @@ struct ErlFixedWindow {
     using State = ErlFixedWindowState;
     /// Charges `cost` whatever the count (0: creates the counter, as INCRBY 0 does); admits
     /// while the count after it is within the limit; `remaining` may be negative.
-    static Reply check(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+    static Reply check(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
     /// The same charge, always admitted.
-    static Reply report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+    static Reply report(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
 };
 
 /// Every algorithm's step, in the enum's order.

@@ -9,10 +9,10 @@
 namespace ratelimitd::store::memory::detail {
 
 /// The check of `p`'s algorithm (Steps::checks).
-Reply run_algorithm(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+Reply run_algorithm(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
 
 /// The report mode of `p`'s algorithm (Steps::reports).
-Reply run_report(Map& map, const std::string& key, const Policy& p, std::int64_t cost, std::int64_t now);
+Reply run_report(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
 
 /// The deepest GCRA debt read from a stored TAT (a report bounds what it writes by the
 /// policy's max_debt; a TAT from before that, or under other numbers, is read up to this):

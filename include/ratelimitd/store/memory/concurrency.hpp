@@ -11,6 +11,6 @@ namespace ratelimitd::store::memory::detail {
 
 /// concurrency.lua with ARGV[6] = "release": frees lease `id` of `p` on `key` at `now`.
 /// Reply::allowed is true when a live lease was freed; the numbers are the state after it.
-Reply release_lease(Map& map, const std::string& key, const Policy& p, const std::string& id, std::int64_t now);
+Reply release_lease(Map& map, const Key& key, const Policy& p, const std::string& id, std::int64_t now);
 
 }  // namespace ratelimitd::store::memory::detail

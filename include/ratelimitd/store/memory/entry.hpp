@@ -25,12 +25,15 @@ struct Entry {
 inline bool expired(const Entry& e, std::int64_t now) { return now > e.expire_at; }
 
 // The lookup the scripts start with: the live entry of `key`, or nullptr when the key is
-// absent in Redis terms. An expired entry is erased here, as Redis does on access. An entry
-// written by another algorithm (the policy changed algorithm on reload) counts as absent:
-// Redis would answer WRONGTYPE until the key expires, which helps nobody.
-Entry* find_live(Map& map, const std::string& key, Algorithm algorithm, std::int64_t now);
+// absent in Redis terms. An entry written by another algorithm (the policy changed algorithm
+// on reload) counts as absent: Redis would answer WRONGTYPE until the key expires, which helps
+// nobody. Such an entry, or an expired one, stays where it is, invisible: the next admit
+// (insert) resets it in place, or the sweep drops it (Redis too drops an expired key on
+// access or from its expiry cycle; no answer can tell when).
+Entry* find_live(Map& map, const Key& key, Algorithm algorithm, std::int64_t now);
 
-/// A fresh entry of `key` holding `algorithm`'s empty state (its expiry is the caller's to set).
-Entry& insert(Map& map, const std::string& key, Algorithm algorithm);
+/// A fresh entry of `key` holding `algorithm`'s empty state (its expiry is the caller's to set):
+/// an invisible entry of the key (see find_live) is reset in place, else one is added.
+Entry& insert(Map& map, const Key& key, Algorithm algorithm);
 
 }  // namespace ratelimitd::store::memory::detail

@@ -1,0 +1,20 @@
+// RouteCache: match_route behind a map from "METHOD path" to the route it found.
+#include "ratelimitd/simulate/route_cache.hpp"
+
+#include "ratelimitd/policy/resolve.hpp"
+
+namespace ratelimitd::simulate {
+
+const policy::Route* RouteCache::match(std::string_view method, std::string_view uri) {
+    // Only an origin-form target ("/path?query") is cut at its query: an absolute one
+    // ("http://host/path") is read by match_route as it is, and not remembered.
+    if (uri.empty() || uri.front() != '/') return policy::match_route(registry_, method, uri);
+    const std::string_view path = uri.substr(0, uri.find_first_of("?#"));
+    key_.assign(method).append(" ").append(path);
+    if (const auto it = routes_.find(std::string_view(key_)); it != routes_.end()) return it->second;
+    const policy::Route* route = policy::match_route(registry_, method, path);
+    if (routes_.size() < capacity_) routes_.emplace(key_, route);
+    return route;
+}
+
+}  // namespace ratelimitd::simulate
