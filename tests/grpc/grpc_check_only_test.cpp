@@ -2,6 +2,7 @@
 // wrapper): the descriptor is checked without being charged, as Envoy Gateway's request phase
 // of a usage-based limit asks it: OVER_LIMIT once nothing is left, else OK, spending nothing.
 // The real binary, a real redis-server, a client from proto/.
+#include "support/concurrent_calls.hpp"
 #include "support/processes.hpp"
 #include "support/rls_client.hpp"
 #include "support/wait.hpp"
@@ -10,7 +11,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <thread>
 
 namespace ratelimitd::test {
 namespace {
@@ -133,20 +133,16 @@ TEST(GrpcCheckOnly, ChargedCallsAdmitExactlyTheLimitAmongConcurrentCheckOnlyCall
     std::vector<std::unique_ptr<Sidecar>> fleet;
     for (int i = 0; i < 3; ++i) fleet.push_back(std::make_unique<Sidecar>(redis.url()));
     std::atomic<int> ok{0}, over{0}, failed{0}, asked_failed{0};
-    std::vector<std::thread> callers;
-    for (int i = 0; i < 48; ++i) {
-        callers.emplace_back([&, i] {
-            auto& client = fleet[static_cast<std::size_t>(i % 3)]->client;
-            if (i % 2 == 0) {
-                const auto code = client.code(rls_request("llm", {one("budget", "shared", 0)}));
-                if (code != RlsResponse::OK && code != RlsResponse::OVER_LIMIT) asked_failed++;
-                return;
-            }
-            const auto code = client.code(rls_request("llm", {one("budget", "shared")}));
-            (code == RlsResponse::OK ? ok : code == RlsResponse::OVER_LIMIT ? over : failed)++;
-        });
-    }
-    for (auto& t : callers) t.join();
+    run_concurrently(48, [&](int i) {
+        auto& client = fleet[static_cast<std::size_t>(i % 3)]->client;
+        if (i % 2 == 0) {
+            const auto code = client.code(rls_request("llm", {one("budget", "shared", 0)}));
+            if (code != RlsResponse::OK && code != RlsResponse::OVER_LIMIT) asked_failed++;
+            return;
+        }
+        const auto code = client.code(rls_request("llm", {one("budget", "shared")}));
+        (code == RlsResponse::OK ? ok : code == RlsResponse::OVER_LIMIT ? over : failed)++;
+    });
     EXPECT_EQ(ok.load(), 10);
     EXPECT_EQ(over.load(), 14);
     EXPECT_EQ(failed.load(), 0);

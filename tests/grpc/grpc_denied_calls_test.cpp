@@ -4,15 +4,14 @@
 // `refuse` (the default) a response-phase call past the limit is denied and charges nothing;
 // under `charge` it is charged anyway, so the next request phase is denied. Counted exactly on
 // a real redis-server, with a client from proto/.
+#include "support/concurrent_calls.hpp"
 #include "support/processes.hpp"
 #include "support/rls_client.hpp"
 #include "support/wait.hpp"
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cstdint>
-#include <thread>
 
 namespace ratelimitd::test {
 namespace {
@@ -95,18 +94,12 @@ TEST(GrpcDeniedCalls, ChargeMetersEveryConcurrentCallExactlyOnce) {
     RedisServer redis;
     std::vector<std::unique_ptr<Sidecar>> fleet;
     for (int i = 0; i < 3; ++i) fleet.push_back(std::make_unique<Sidecar>(redis.url(), "charge"));
-    std::atomic<int> ok{0}, over{0}, failed{0};
-    std::vector<std::thread> callers;
-    for (int i = 0; i < 20; ++i) {
-        callers.emplace_back([&, i] {
-            const auto code = fleet[static_cast<std::size_t>(i % 3)]->client.code(rls_request("llm", {tokens("w", 1)}));
-            (code == RlsResponse::OK ? ok : code == RlsResponse::OVER_LIMIT ? over : failed)++;
-        });
-    }
-    for (auto& t : callers) t.join();
-    EXPECT_EQ(ok.load(), 10);
-    EXPECT_EQ(over.load(), 10);
-    EXPECT_EQ(failed.load(), 0);
+    const CodeCounts counts = count_codes(20, [&](int i) {
+        return fleet[static_cast<std::size_t>(i % 3)]->client.code(rls_request("llm", {tokens("w", 1)}));
+    });
+    EXPECT_EQ(counts.ok, 10);
+    EXPECT_EQ(counts.over, 10);
+    EXPECT_EQ(counts.failed, 0);
     EXPECT_EQ(counted(redis, "w"), 20);
 }
 

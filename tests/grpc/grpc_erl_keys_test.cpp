@@ -5,6 +5,7 @@
 // domain + "_" + key + "_" + value + "_" + window start, the start being now / unit * unit with
 // a month of 30 days), never from ratelimitd's code; a pod's writes are INCRBY + EXPIRE from
 // redis-cli's side. The real binary, a real redis-server, a client from proto/.
+#include "support/concurrent_calls.hpp"
 #include "support/processes.hpp"
 #include "support/rls_client.hpp"
 #include "support/wait.hpp"
@@ -148,19 +149,12 @@ void exactly_the_limit_across_three(const std::string& denied_calls) {
     RedisServer redis;
     std::vector<std::unique_ptr<Sidecar>> fleet;
     for (int i = 0; i < 3; ++i) fleet.push_back(std::make_unique<Sidecar>(redis.url(), denied_calls));
-    std::atomic<int> ok{0}, over{0}, failed{0};
-    std::vector<std::thread> callers;
-    for (int i = 0; i < 45; ++i) {
-        callers.emplace_back([&, i] {
-            const auto code = fleet[static_cast<std::size_t>(i % 3)]->client.code(
-                rls_request("edge", {one("user", "shared")}));
-            (code == RlsResponse::OK ? ok : code == RlsResponse::OVER_LIMIT ? over : failed)++;
-        });
-    }
-    for (auto& t : callers) t.join();
-    EXPECT_EQ(ok.load(), 10);
-    EXPECT_EQ(over.load(), 35);
-    EXPECT_EQ(failed.load(), 0);
+    const CodeCounts counts = count_codes(45, [&](int i) {
+        return fleet[static_cast<std::size_t>(i % 3)]->client.code(rls_request("edge", {one("user", "shared")}));
+    });
+    EXPECT_EQ(counts.ok, 10);
+    EXPECT_EQ(counts.over, 35);
+    EXPECT_EQ(counts.failed, 0);
     EXPECT_EQ(count_of(redis, erl_key("user", "shared")), 45);
 }
 

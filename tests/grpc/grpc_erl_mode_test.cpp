@@ -3,6 +3,7 @@
 // gRPC client from Envoy's protos; its runtime directory replaced and swapped as Kubernetes
 // swaps a ConfigMap; and every refusal exiting non-zero, naming its variable.
 #include "grpc/xds_control_plane.hpp"
+#include "support/concurrent_calls.hpp"
 #include "support/http_client.hpp"
 #include "support/processes.hpp"
 #include "support/rls_client.hpp"
@@ -15,7 +16,6 @@
 #include <fstream>
 #include <map>
 #include <string>
-#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -105,17 +105,13 @@ TEST_F(ErlDeployment, ServesAnErlDeploymentStartedAsRatelimit) {
     start_serving(link());
     RlsClient client(port("GRPC_PORT"));
     std::atomic<int> admitted{0}, denied{0};
-    std::vector<std::thread> threads;
-    for (int t = 0; t < 8; ++t) {
-        threads.emplace_back([&] {
-            RlsClient own(port("GRPC_PORT"));
-            for (int i = 0; i < 6; ++i) {
-                const auto code = own.code(rls_request("erl", {Descriptor{{{"user", "alice"}}, std::nullopt}}));
-                (code == RlsResponse::OK ? admitted : denied)++;
-            }
-        });
-    }
-    for (auto& t : threads) t.join();
+    run_concurrently(8, [&](int) {
+        RlsClient own(port("GRPC_PORT"));
+        for (int i = 0; i < 6; ++i) {
+            const auto code = own.code(rls_request("erl", {Descriptor{{{"user", "alice"}}, std::nullopt}}));
+            (code == RlsResponse::OK ? admitted : denied)++;
+        }
+    });
     EXPECT_EQ(admitted.load(), 20);
     EXPECT_EQ(denied.load(), 28);
 
@@ -287,17 +283,13 @@ TEST_F(ErlDeployment, TakesItsRulesFromAnXdsControlPlaneAsEnvoyGatewayStartsIt) 
     ASSERT_TRUE(wait_until([&] { return served_limit(client, "erl", "probe") == 20; }, 10s)) << process_.log();
 
     std::atomic<int> admitted{0}, denied{0};
-    std::vector<std::thread> threads;
-    for (int t = 0; t < 8; ++t) {
-        threads.emplace_back([&] {
-            RlsClient own(port("GRPC_PORT"));
-            for (int i = 0; i < 6; ++i) {
-                const auto code = own.code(rls_request("erl", {Descriptor{{{"user", "bob"}}, std::nullopt}}));
-                (code == RlsResponse::OK ? admitted : denied)++;
-            }
-        });
-    }
-    for (auto& t : threads) t.join();
+    run_concurrently(8, [&](int) {
+        RlsClient own(port("GRPC_PORT"));
+        for (int i = 0; i < 6; ++i) {
+            const auto code = own.code(rls_request("erl", {Descriptor{{{"user", "bob"}}, std::nullopt}}));
+            (code == RlsResponse::OK ? admitted : denied)++;
+        }
+    });
     EXPECT_EQ(admitted.load(), 20);
     EXPECT_EQ(denied.load(), 28);
     // envoyproxy/ratelimit's key, charged by every call (charge): 48.

@@ -1,16 +1,15 @@
 // envoyproxy/ratelimit's config semantics on the wire (issue 35 items 5 and 6): an unlimited
 // descriptor answers limit_remaining UINT32_MAX; middle and multiple wildcards match, each
 // value counting on its own. The real binary, a real redis-server, a client from proto/.
+#include "support/concurrent_calls.hpp"
 #include "support/processes.hpp"
 #include "support/rls_client.hpp"
 #include "support/wait.hpp"
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cstdint>
 #include <limits>
-#include <thread>
 
 namespace ratelimitd::test {
 namespace {
@@ -121,19 +120,13 @@ TEST(GrpcErlSemantics, ADescriptorsOwnLimitDecidesItExactlyUnderConcurrentCalls)
     RedisServer redis;
     std::vector<std::unique_ptr<Sidecar>> fleet;
     for (int i = 0; i < 3; ++i) fleet.push_back(std::make_unique<Sidecar>(redis.url()));
-    std::atomic<int> ok{0}, over{0}, failed{0};
-    std::vector<std::thread> callers;
-    for (int i = 0; i < 30; ++i) {
-        callers.emplace_back([&, i] {
-            const auto code = fleet[static_cast<std::size_t>(i % 3)]->client.code(
-                with_limit("user", "u1", 4, RlsResponse::RateLimit::HOUR));
-            (code == RlsResponse::OK ? ok : code == RlsResponse::OVER_LIMIT ? over : failed)++;
-        });
-    }
-    for (auto& t : callers) t.join();
-    EXPECT_EQ(ok.load(), 4);
-    EXPECT_EQ(over.load(), 26);
-    EXPECT_EQ(failed.load(), 0);
+    const CodeCounts counts = count_codes(30, [&](int i) {
+        return fleet[static_cast<std::size_t>(i % 3)]->client.code(
+            with_limit("user", "u1", 4, RlsResponse::RateLimit::HOUR));
+    });
+    EXPECT_EQ(counts.ok, 4);
+    EXPECT_EQ(counts.over, 26);
+    EXPECT_EQ(counts.failed, 0);
     auto& s = *fleet[0];
     const auto more = s.call(with_limit("user", "u1", 6, RlsResponse::RateLimit::HOUR));
     EXPECT_EQ(more.overall_code(), RlsResponse::OK);
@@ -155,19 +148,12 @@ TEST(GrpcErlSemantics, AWildcardLimitAdmitsExactlyItsLimitUnderConcurrentCalls) 
     RedisServer redis;
     std::vector<std::unique_ptr<Sidecar>> fleet;
     for (int i = 0; i < 3; ++i) fleet.push_back(std::make_unique<Sidecar>(redis.url()));
-    std::atomic<int> ok{0}, over{0}, failed{0};
-    std::vector<std::thread> callers;
-    for (int i = 0; i < 30; ++i) {
-        callers.emplace_back([&, i] {
-            const auto code =
-                fleet[static_cast<std::size_t>(i % 3)]->client.code(rls_request("erl", {one("multi", "fooXbarYbaz")}));
-            (code == RlsResponse::OK ? ok : code == RlsResponse::OVER_LIMIT ? over : failed)++;
-        });
-    }
-    for (auto& t : callers) t.join();
-    EXPECT_EQ(ok.load(), 3);
-    EXPECT_EQ(over.load(), 27);
-    EXPECT_EQ(failed.load(), 0);
+    const CodeCounts counts = count_codes(30, [&](int i) {
+        return fleet[static_cast<std::size_t>(i % 3)]->client.code(rls_request("erl", {one("multi", "fooXbarYbaz")}));
+    });
+    EXPECT_EQ(counts.ok, 3);
+    EXPECT_EQ(counts.over, 27);
+    EXPECT_EQ(counts.failed, 0);
 }
 
 }  // namespace

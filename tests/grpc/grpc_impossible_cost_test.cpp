@@ -2,6 +2,7 @@
 // descriptor on a limit of 3) answers OVER_LIMIT, as envoyproxy/ratelimit does, and charges
 // nothing; an error would be let through uncounted by Envoy's failure_mode_deny: false.
 // INVALID_ARGUMENT stays for malformed calls. The real binary against a real redis-server.
+#include "support/concurrent_calls.hpp"
 #include "support/processes.hpp"
 #include "support/rls_client.hpp"
 #include "support/wait.hpp"
@@ -10,7 +11,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <thread>
 
 namespace ratelimitd::test {
 namespace {
@@ -99,25 +99,21 @@ TEST(GrpcImpossibleCost, ExactUnderConcurrencyWithImpossibleCallsMixedIn) {
     RedisServer redis;
     Sidecar s(redis.url());
     std::atomic<int> ok{0}, over{0}, failed{0}, impossible_over{0};
-    std::vector<std::thread> callers;
-    for (int i = 0; i < 48; ++i) {
-        callers.emplace_back([&, i] {
-            const bool impossible = i % 2 == 1;
-            const auto req = impossible ? rls_request("edge", {one("three", "shared", UINT64_MAX)})
-                                        : rls_request("edge", {one("three", "shared")});
-            RlsResponse res;
-            if (!s.client.call(req, res).ok()) {
-                ++failed;
-                return;
-            }
-            if (impossible) {
-                impossible_over += res.overall_code() == RlsResponse::OVER_LIMIT;
-                return;
-            }
-            (res.overall_code() == RlsResponse::OK ? ok : over)++;
-        });
-    }
-    for (auto& t : callers) t.join();
+    run_concurrently(48, [&](int i) {
+        const bool impossible = i % 2 == 1;
+        const auto req = impossible ? rls_request("edge", {one("three", "shared", UINT64_MAX)})
+                                    : rls_request("edge", {one("three", "shared")});
+        RlsResponse res;
+        if (!s.client.call(req, res).ok()) {
+            ++failed;
+            return;
+        }
+        if (impossible) {
+            impossible_over += res.overall_code() == RlsResponse::OVER_LIMIT;
+            return;
+        }
+        (res.overall_code() == RlsResponse::OK ? ok : over)++;
+    });
     EXPECT_EQ(failed.load(), 0);
     EXPECT_EQ(impossible_over.load(), 24);
     EXPECT_EQ(ok.load(), 3);

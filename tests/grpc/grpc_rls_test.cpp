@@ -4,6 +4,7 @@
 // descriptor), shadow, unlimited and no match, all-or-nothing, nested / value / prefix rules,
 // ratelimitd's algorithm and on_store_error extensions, failure modes with Redis killed,
 // unknown domains, and a reload between calls.
+#include "support/concurrent_calls.hpp"
 #include "support/http_client.hpp"
 #include "support/processes.hpp"
 #include "support/rls_client.hpp"
@@ -11,11 +12,9 @@
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <map>
-#include <thread>
 
 namespace ratelimitd::test {
 namespace {
@@ -96,18 +95,12 @@ TEST(GrpcRls, ExactAdmissionUnder64ConcurrentCallsAcrossThreeSidecars) {
     RedisServer redis;
     std::vector<std::unique_ptr<Sidecar>> fleet;
     for (int i = 0; i < 3; ++i) fleet.push_back(std::make_unique<Sidecar>(redis.url()));
-    std::atomic<int> ok{0}, over{0}, failed{0};
-    std::vector<std::thread> callers;
-    for (int i = 0; i < 64; ++i) {
-        callers.emplace_back([&, i] {
-            const auto code = fleet[static_cast<std::size_t>(i % 3)]->client.code(rls_request("edge", {one("exact", "shared")}));
-            (code == RlsResponse::OK ? ok : code == RlsResponse::OVER_LIMIT ? over : failed)++;
-        });
-    }
-    for (auto& t : callers) t.join();
-    EXPECT_EQ(ok.load(), 20);
-    EXPECT_EQ(over.load(), 44);
-    EXPECT_EQ(failed.load(), 0);
+    const CodeCounts counts = count_codes(64, [&](int i) {
+        return fleet[static_cast<std::size_t>(i % 3)]->client.code(rls_request("edge", {one("exact", "shared")}));
+    });
+    EXPECT_EQ(counts.ok, 20);
+    EXPECT_EQ(counts.over, 44);
+    EXPECT_EQ(counts.failed, 0);
 }
 
 TEST(GrpcRls, AnswerCarriesTheLimitTheRemainderTheResetAndTheHeaders) {

@@ -7,6 +7,7 @@
 // accepted), TLS with a client certificate, and what is answered before the first config.
 #include "grpc/grpc_tls_certs.hpp"
 #include "grpc/xds_control_plane.hpp"
+#include "support/concurrent_calls.hpp"
 #include "support/http_client.hpp"
 #include "support/processes.hpp"
 #include "support/rls_client.hpp"
@@ -14,9 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <csignal>
-#include <thread>
 
 namespace ratelimitd::test {
 namespace {
@@ -42,20 +41,8 @@ struct XdsSidecar {
           http(server.port()) {}
 
     // `calls` concurrent calls on one descriptor: how many were admitted, denied, failed.
-    struct Counts {
-        int ok = 0, over = 0, failed = 0;
-    };
-    Counts fire(const std::string& key, const std::string& value, int calls = 20) {
-        std::atomic<int> ok{0}, over{0}, failed{0};
-        std::vector<std::thread> callers;
-        for (int i = 0; i < calls; ++i) {
-            callers.emplace_back([&] {
-                const auto code = client.code(rls_request("edge", {Descriptor{{{key, value}}, {}}}));
-                (code == RlsResponse::OK ? ok : code == RlsResponse::OVER_LIMIT ? over : failed)++;
-            });
-        }
-        for (auto& t : callers) t.join();
-        return {ok.load(), over.load(), failed.load()};
+    CodeCounts fire(const std::string& key, const std::string& value, int calls = 20) {
+        return count_codes(calls, [&](int) { return client.code(rls_request("edge", {Descriptor{{{key, value}}, {}}})); });
     }
     // The limit a rule of `key`/`value` has in the config in force (0: no rule matches).
     std::uint32_t limit_of(const std::string& key, const std::string& value) {
@@ -78,7 +65,7 @@ RateLimitConfig edge_at(const std::string& version, std::uint32_t per_hour) {
     return rls_config("edge", {{"user", "", per_hour}, {"probe", version, 1000}});
 }
 
-void expect_exact(const XdsSidecar::Counts& c, int limit, int calls = 20) {
+void expect_exact(const CodeCounts& c, int limit, int calls = 20) {
     EXPECT_EQ(c.ok, limit);
     EXPECT_EQ(c.over, calls - limit);
     EXPECT_EQ(c.failed, 0);

@@ -3,18 +3,15 @@
 // refund, admin calls coalesced, to a file or stderr; GET /v1/audit for admins only, bounded,
 // without Redis work; and never a secret in either.
 #include "support/http_client.hpp"
+#include "support/non_loopback_address.hpp"
+#include "support/one_request.hpp"
 #include "support/processes.hpp"
 #include "support/wait.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <arpa/inet.h>
-#include <ifaddrs.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -309,52 +306,12 @@ TEST(AuditTrail, AnAuditLogThatCannotBeOpenedRefusesTheStartNamingItAndWhy) {
 
 // --- GET /v1/audit: who may call it, its input, its Redis cost ---------------------------------
 
-/// An IPv4 address of this machine that is not loopback, if it has one.
-std::optional<std::string> non_loopback_address() {
-    ifaddrs* list = nullptr;
-    if (::getifaddrs(&list) != 0) return std::nullopt;
-    std::optional<std::string> found;
-    for (ifaddrs* it = list; it != nullptr && !found; it = it->ifa_next) {
-        if (it->ifa_addr == nullptr || it->ifa_addr->sa_family != AF_INET) continue;
-        const auto* in = reinterpret_cast<const sockaddr_in*>(it->ifa_addr);
-        if ((ntohl(in->sin_addr.s_addr) >> 24) == 127) continue;
-        char text[INET_ADDRSTRLEN];
-        found = ::inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
-    }
-    ::freeifaddrs(list);
-    return found;
-}
-
-/// GET `target` over a fresh connection to `address`:`port`; the status and the body.
-std::pair<int, std::string> get_from(const std::string& address, unsigned short port, const std::string& target) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    timeval tv{10, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(port);
-    ::inet_pton(AF_INET, address.c_str(), &addr.sin_addr);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-        ::close(fd);
-        throw std::runtime_error("cannot connect to " + address);
-    }
-    const std::string wire = "GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
-    ::send(fd, wire.data(), wire.size(), MSG_NOSIGNAL);
-    std::string got;
-    char buf[4096];
-    for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) got.append(buf, static_cast<std::size_t>(n));
-    ::close(fd);
-    if (got.size() < 12) throw std::runtime_error("no response from " + address);
-    const auto body_at = got.find("\r\n\r\n");
-    return {std::stoi(got.substr(9, 3)), body_at == std::string::npos ? "" : got.substr(body_at + 4)};
-}
-
 TEST(AuditEndpoint, WithoutATokenANonLoopbackPeerIsRefusedAndItsCallAudited) {
     const auto remote = non_loopback_address();
     if (!remote) GTEST_SKIP() << "this machine has no non-loopback IPv4 address to connect from";
     const auto path = audit_path();
     Ratelimitd server(config, "", {"--listen", "0.0.0.0:0", "--audit-log", path});
-    const auto [status, body] = get_from(*remote, server.port(), "/v1/audit");
+    const auto [status, body] = request_to(*remote, server.port(), get_wire("/v1/audit"));
     EXPECT_EQ(status, 403);
     EXPECT_NE(body.find(R"("error":"admin_disabled")"), std::string::npos) << body;
     EXPECT_EQ(body.find("config_load"), std::string::npos) << body;
@@ -363,7 +320,7 @@ TEST(AuditEndpoint, WithoutATokenANonLoopbackPeerIsRefusedAndItsCallAudited) {
     EXPECT_EQ(refused[0]["door"], "/v1/audit");
     EXPECT_EQ(refused[0]["status"], 403);
     EXPECT_EQ(refused[0]["actor"]["peer"], *remote);
-    EXPECT_EQ(get_from("127.0.0.1", server.port(), "/v1/audit").first, 200);
+    EXPECT_EQ(request_to("127.0.0.1", server.port(), get_wire("/v1/audit")).status, 200);
 }
 
 TEST(AuditEndpoint, TheTokenIsNeededInputIsCheckedAndNoRedisWorkIsDone) {

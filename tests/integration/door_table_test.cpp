@@ -4,16 +4,11 @@
 // and without any token set. Each row is served or refused as its door says; every door that
 // takes a body refuses one over 16 KiB, and every JSON door refuses a field given twice.
 #include "ratelimitd/http/endpoints.hpp"
+#include "support/non_loopback_address.hpp"
+#include "support/one_request.hpp"
 #include "support/processes.hpp"
 
 #include <gtest/gtest.h>
-
-#include <arpa/inet.h>
-#include <ifaddrs.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
 
 #include <map>
 #include <optional>
@@ -37,50 +32,6 @@ domains:
       - {key: remote_address, rate_limit: {unit: day, requests_per_unit: 10}}
 )";
 const std::string token = "door-table-admin-token-0123456789";
-
-/// An IPv4 address of this machine that is not loopback, if it has one.
-std::optional<std::string> non_loopback_address() {
-    ifaddrs* list = nullptr;
-    if (::getifaddrs(&list) != 0) return std::nullopt;
-    std::optional<std::string> found;
-    for (ifaddrs* it = list; it != nullptr && !found; it = it->ifa_next) {
-        if (it->ifa_addr == nullptr || it->ifa_addr->sa_family != AF_INET) continue;
-        const auto* in = reinterpret_cast<const sockaddr_in*>(it->ifa_addr);
-        if ((ntohl(in->sin_addr.s_addr) >> 24) == 127) continue;
-        char text[INET_ADDRSTRLEN];
-        found = ::inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
-    }
-    ::freeifaddrs(list);
-    return found;
-}
-
-struct Answer {
-    int status = 0;
-    std::string body;
-};
-
-/// One request on a fresh connection to `address`:`port`, read to the close.
-Answer request_to(const std::string& address, unsigned short port, const std::string& wire) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    timeval tv{10, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(port);
-    ::inet_pton(AF_INET, address.c_str(), &addr.sin_addr);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-        ::close(fd);
-        throw std::runtime_error("cannot connect to " + address);
-    }
-    ::send(fd, wire.data(), wire.size(), MSG_NOSIGNAL);
-    std::string got;
-    char buf[4096];
-    for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) got.append(buf, static_cast<std::size_t>(n));
-    ::close(fd);
-    if (got.size() < 12) throw std::runtime_error("no response from " + address);
-    const auto body_at = got.find("\r\n\r\n");
-    return {std::stoi(got.substr(9, 3)), body_at == std::string::npos ? "" : got.substr(body_at + 4)};
-}
 
 /// How the test calls one door, and what a served call answers.
 struct Probe {
@@ -152,7 +103,7 @@ void expect_rule_with_token(const std::string& remote, unsigned short port, cons
          std::map<std::string, std::string>{{"", "no token"}, {"Bearer " + token + "0", "a wrong token"},
                                             {"Bearer " + token, "the right token"}}) {
         SCOPED_TRACE(p.method + " " + p.target + " with " + name);
-        const Answer a = request_to(remote, port, wire_of(p, authorization, p.body));
+        const OneAnswer a = request_to(remote, port, wire_of(p, authorization, p.body));
         const bool right = authorization == "Bearer " + token;
         if (needs_admin && !right) {
             EXPECT_EQ(a.status, 401) << a.body;
@@ -185,7 +136,7 @@ TEST_F(DoorTable, WithATokenEveryDoorLetsInWhomItsRowSays) {
     // A release of a lease that is not held answers no state: the tenant's numbers are for
     // the lease holder and the admin peek.
     const Probe& unheld = probes.at("/v1/release");
-    const Answer release = request_to(*remote_, sidecar.port(), wire_of(unheld, "", unheld.body));
+    const OneAnswer release = request_to(*remote_, sidecar.port(), wire_of(unheld, "", unheld.body));
     EXPECT_NE(release.body.find(R"("released":false)"), std::string::npos) << release.body;
     EXPECT_EQ(release.body.find("remaining"), std::string::npos) << release.body;
     EXPECT_EQ(release.body.find("limit"), std::string::npos) << release.body;
@@ -196,7 +147,7 @@ TEST_F(DoorTable, WithoutATokenTheOperatorsDoorsAreShutToANonLoopbackPeer) {
     const auto expect_shut = [&](const Probe& p) {
         for (const std::string& authorization : {std::string(), "Bearer " + token}) {
             SCOPED_TRACE(p.method + " " + p.target + " with authorization '" + authorization + "'");
-            const Answer a = request_to(*remote_, sidecar.port(), wire_of(p, authorization, p.body));
+            const OneAnswer a = request_to(*remote_, sidecar.port(), wire_of(p, authorization, p.body));
             EXPECT_EQ(a.status, 403) << a.body;
             EXPECT_NE(a.body.find(R"("error":"admin_disabled")"), std::string::npos) << a.body;
             EXPECT_NE(a.body.find("RATELIMITD_ADMIN_TOKEN"), std::string::npos) << a.body;
@@ -234,13 +185,13 @@ TEST_F(DoorTable, EveryBodyIsBoundedAndEveryJsonDoorRefusesAFieldGivenTwice) {
         const std::string padded = p.body.empty() ? std::string(17 * 1024, ' ')
                                                   : p.body.substr(0, p.body.size() - 1) +
                                                         R"(,"pad":")" + std::string(17 * 1024, 'x') + "\"}";
-        const Answer big = request_to(*remote_, sidecar.port(), wire_of(p, authorization, padded));
+        const OneAnswer big = request_to(*remote_, sidecar.port(), wire_of(p, authorization, padded));
         EXPECT_EQ(big.status, 413) << big.body;
         if (!p.json_body) continue;
         ++json_doors;
         // "tenant" twice: a reader keeping the last one would charge (or free) someone else.
         const std::string twice = p.body.substr(0, p.body.size() - 1) + R"(,"tenant":"other"})";
-        const Answer dup = request_to(*remote_, sidecar.port(), wire_of(p, authorization, twice));
+        const OneAnswer dup = request_to(*remote_, sidecar.port(), wire_of(p, authorization, twice));
         EXPECT_EQ(dup.status, 400) << dup.body;
         EXPECT_NE(dup.body.find("tenant: given more than once"), std::string::npos) << dup.body;
     }

@@ -27,7 +27,10 @@ policies:
   probe:
     algorithm: sliding_log
     limit: 5
-    window: 5s   # the whole burst must land inside one window, even on a loaded CI machine
+    # The probe's key must live from the burst to the TTL step (it expires a window after the
+    # last admitted check): a loaded machine took over 5 s, and a 5 s window then failed the
+    # test with 301 keys of 302. The recovery step sleeps Retry-After, up to one window.
+    window: 20s
 YAML
 start_redis; redis_port=$started_port
 start_ratelimitd "$bin" "$work/config.yaml" --redis "redis://127.0.0.1:$redis_port"; a=$started_port

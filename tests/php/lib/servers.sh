@@ -47,7 +47,9 @@ pick_port() {
   mkdir -p /tmp/ratelimitd-test-ports 2>/dev/null || true
   for _ in $(seq 1 500); do
     port=$(( 20000 + (RANDOM * 32768 + RANDOM) % 12000 ))
-    exec {fd}<>"/tmp/ratelimitd-test-ports/$port" 2>/dev/null || continue
+    # The braces keep the 2>/dev/null to this one command: on a bare `exec` a redirection is
+    # the shell's own from then on, and every FAIL message after the first pick_port was lost.
+    { exec {fd}<>"/tmp/ratelimitd-test-ports/$port"; } 2>/dev/null || continue
     if flock -n "$fd" && ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
       picked_port=$port   # the lock stays with this shell (fd left open)
       return 0

@@ -1,6 +1,7 @@
 <?php
 // Front controller: `php -S 127.0.0.1:8001 clients/php/examples/symfony-login/public/index.php`
-// Environment: RATELIMITD_URL, RATELIMITD_ADMIN_TOKEN (reset on a successful login), APP_CACHE_DIR.
+// Environment: RATELIMITD_URL, RATELIMITD_ADMIN_TOKEN (reset on a successful login), APP_CACHE_DIR,
+// RATELIMITD_TIMEOUT_MS (the bound of one check, default 500).
 
 declare(strict_types=1);
 

@@ -45,9 +45,12 @@ final class Kernel extends BaseKernel
     {
         $c->extension('framework', ['secret' => 'example-only-secret', 'http_method_override' => false, 'router' => ['utf8' => true]]);
 
+        // RATELIMITD_TIMEOUT_MS bounds one check (default 500 ms); a test on a loaded machine
+        // gives more, so that a slow answer is not taken for ratelimitd being down.
+        $c->parameters()->set('ratelimitd.timeout_ms', 500);
         $services = $c->services();
         $services->set(RateLimitClient::class)
-            ->args([env('RATELIMITD_URL'), 500, false])   // logins fail closed
+            ->args([env('RATELIMITD_URL'), env('RATELIMITD_TIMEOUT_MS')->default('ratelimitd.timeout_ms')->int(), false])   // logins fail closed
             ->arg('$adminToken', env('RATELIMITD_ADMIN_TOKEN')->default('')->string());
         // login_throttling.limiter: one ratelimitd budget per (username, client IP), policy "login".
         $services->set('app.login_limiter', RatelimitdRequestLimiter::class)
