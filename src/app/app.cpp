@@ -369,6 +369,17 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
         Serving{registry, metrics, options, settings.top_k > 0 ? &top : nullptr, &notifier});
     auto server = listen(main_ioc, settings, threads->lanes(), budget.http);
     if (!server) return 1;
+    // Signals are caught from here on, before the "listening on" line: whoever sends SIGHUP or
+    // SIGTERM once it sees that line must not meet the default action (the process killed).
+    // They are handled once main_ioc runs, when everything below has started.
+    bool changed_on_disk = false;  // main thread only: the watcher's SIGHUP, not an operator's
+    SignalHandler signals(main_ioc, *server, [&] {
+        const auto reload = [&] {
+            return reload_from_source(settings, run, registry, threads->backend(), metrics, xds.get());
+        };
+        reload_and_audit(run.load ? run.config_name : settings.config_path, reload, registry, trail, changed_on_disk);
+    });
+    signals.start();
     threads->start(main_ioc.get_executor());
     std::unique_ptr<rls::GrpcServer> grpc;
     if (!start_grpc(main_ioc, settings, budget.grpc, *threads, grpc_metrics, grpc)) return 1;
@@ -380,14 +391,6 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     announce_grpc(grpc.get(), settings);
     start_xds(xds.get(), settings);
 
-    bool changed_on_disk = false;  // main thread only: the watcher's SIGHUP, not an operator's
-    SignalHandler signals(main_ioc, *server, [&] {
-        const auto reload = [&] {
-            return reload_from_source(settings, run, registry, threads->backend(), metrics, xds.get());
-        };
-        reload_and_audit(run.load ? run.config_name : settings.config_path, reload, registry, trail, changed_on_disk);
-    });
-    signals.start();
     std::optional<ConfigWatcher> watcher;
     watch_config(main_ioc, settings, run, watcher, changed_on_disk);
     main_ioc.run();
