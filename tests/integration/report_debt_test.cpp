@@ -4,11 +4,14 @@
 // request any endpoint accepts makes one script call cost Redis more than a small constant.
 #include "support/http_client.hpp"
 #include "support/processes.hpp"
+#include "support/wait.hpp"
+#include "support/webhook_receiver.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -205,6 +208,60 @@ TEST_P(DebtBound, AHugeReportLocksOutForAtMostOnePlusMaxDebtOverLimitWindows) {
         EXPECT_GT(pttl, 0) << key;
         EXPECT_LE(pttl, bound_ms) << key;
     }
+}
+
+// ---- issue 38: a debt bound's webhook (notify.policies.NAME.debt) --------------------------
+
+// Every command on keys Redis ran since the last CONFIG RESETSTAT, the scripts' own included:
+// not the test's INFO and CONFIG, nor the connections' own (health pings, the reset channel).
+long long commands_run(const RedisServer& redis) {
+    std::istringstream info(redis.command({"INFO", "commandstats"}));
+    long long total = 0;
+    const std::vector<std::string> not_on_keys{"info",   "config", "ping",  "subscribe", "psubscribe", "unsubscribe",
+                                               "client", "hello",  "auth",  "select",    "script",     "command",
+                                               "role",   "time",   "cluster"};
+    for (std::string line; std::getline(info, line);) {
+        const auto colon = line.find(':');
+        if (line.rfind("cmdstat_", 0) != 0 || colon == std::string::npos) continue;
+        const std::string name = line.substr(8, colon - 8);
+        if (std::find(not_on_keys.begin(), not_on_keys.end(), name) != not_on_keys.end()) continue;
+        const auto at = line.find("calls=");
+        if (at != std::string::npos) total += std::stoll(line.substr(at + 6));
+    }
+    return total;
+}
+
+TEST(ReportDebt, ADebtBoundCostsTheReportThatPassesItOneRedisCommandAndTheOthersNone) {
+    RedisServer redis;
+    WebhookReceiver receiver;
+    const std::string numbers = "limit: 10, window: 1h, max_debt: 100}\n";
+    std::string config = "policies:\n";
+    for (const char* algorithm : {"token_bucket", "gcra", "fixed_window", "sliding_window", "sliding_log"}) {
+        config += std::string("  ") + algorithm + ": {algorithm: " + algorithm + ", " + numbers;
+        config += std::string("  ") + algorithm + "-watched: {algorithm: " + algorithm + ", " + numbers;
+    }
+    config += "notify:\n  targets:\n    ops: {url: \"" + receiver.url() +
+              "\", secret: \"report-debt-test-secret-0123\"}\n  policies:\n";
+    for (const char* algorithm : {"token_bucket", "gcra", "fixed_window", "sliding_window", "sliding_log"}) {
+        config += std::string("    ") + algorithm + "-watched: {debt: 40, target: ops}\n";
+    }
+    Ratelimitd server(config, redis.url());
+    HttpClient c(server.port());
+    for (const std::string algorithm : {"token_bucket", "gcra", "fixed_window", "sliding_window", "sliding_log"}) {
+        // The same 20 reports of 9 units on a policy without the bound and on one with it: the
+        // debt passes 40 once (at the 6th report), and every report after it is past it already.
+        long long spent[2] = {0, 0};
+        for (int watched = 0; watched < 2; ++watched) {
+            const std::string policy = watched ? algorithm + "-watched" : algorithm;
+            ASSERT_EQ(redis.command({"CONFIG", "RESETSTAT"}), "OK");
+            for (int i = 0; i < 20; ++i) ASSERT_EQ(c.post("/v1/report", report_body(policy, "acme", 9)).status, 200);
+            spent[watched] = commands_run(redis);
+        }
+        EXPECT_GT(spent[0], 20) << algorithm << ": every report's EVALSHA and its script's commands";
+        EXPECT_EQ(spent[1] - spent[0], 1) << algorithm << ": one SET NX claims the bound";
+    }
+    EXPECT_TRUE(wait_until([&] { return receiver.count() >= 5; }, std::chrono::seconds(20)));
+    EXPECT_EQ(receiver.count(), 5u) << "one event per watched policy";
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, DebtBound,

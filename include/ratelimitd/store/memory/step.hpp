@@ -30,6 +30,7 @@ struct Reply {
     std::int64_t remaining = 0;
     std::int64_t reset_ms = 0;  // absolute, epoch ms
     std::string lease;          // concurrency: the id of the lease an admit took
+    std::int64_t debt = 0;      // a report's: the units owed past the limit after it (the scripts' 2nd value)
 };
 
 struct Entry;  // entry.hpp: its state is one of the steps' (algorithm_steps.hpp)
