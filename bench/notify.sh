@@ -119,8 +119,10 @@ $(us_per $((s1 - s0)) "$n") $(us_per $((r1 - r0)) "$n") $(us_per $((h1 - h0)) "$
 done
 
 col() { cut -d' ' -f"$2" "$work/$1.runs" | grep -v '^-$' | median; }
-echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores; $rounds rounds of ${duration} s per row."
-printf '| receiver | req/s | p50 ms | p99 ms | p99.9 ms | sidecar CPU µs/check | redis µs/check | receiver µs/check | events sent | failed | dropped |\n'
+echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores;" \
+  "$rounds rounds of ${duration} s per row."
+printf '| receiver | req/s | p50 ms | p99 ms | p99.9 ms | sidecar CPU µs/check | redis µs/check '
+printf '| receiver µs/check | events sent | failed | dropped |\n'
 printf '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
 for i in 0 1 2 3; do
   name=${names[$i]} port=${ports[$i]}
