@@ -20,7 +20,8 @@
 --          (count + hits_addend > limit is over)
 -- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
---          reset_after_ms}: allowed when the count after the charge is within the limit
+--          reset_after_ms}, and second the units owed past the limit (the debt): allowed when the
+--          count after the charge is within the limit
 --          (envoyproxy/ratelimit's OVER_LIMIT is count > limit); the reset is the window's end.
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
@@ -52,4 +53,8 @@ local reset_ms = (math.floor(now / window) + 1) * window
 local reset_after = math.ceil((reset_ms - now) / 1000)
 local retry_after = 0
 if allowed == 0 then retry_after = math.max(1, reset_after) end
-return {allowed, limit, remaining, math.ceil(reset_ms / 1000), retry_after, reset_after, reset_ms - now}
+-- Second, the units owed past the limit (lua/multi.lua's notify_debt reads a report's);
+-- EVAL answers the first value only.
+local debt_units = math.max(0, count - limit)
+return {allowed, limit, remaining, math.ceil(reset_ms / 1000), retry_after, reset_after, reset_ms - now},
+  debt_units

@@ -17,7 +17,7 @@
 --          "refund": give back one charge (lua/refund.lua; see below)
 -- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
---          reset_after_ms}.
+--          reset_after_ms}, and second the units owed past the limit (the debt).
 --
 -- Time is counted in units of 1/limit ms, so T is exactly window_ms units and every number
 -- is an integer (exact in a Lua double: burst * window_ms <= 2^53, which the config loader
@@ -144,4 +144,8 @@ local remaining = math.max(0, math.floor(level / window))
 local reset_after = math.ceil((reset_ms - now) / 1000)
 local retry_after = 0
 if allowed == 0 then retry_after = math.max(1, reset_after) end
-return {allowed, limit, remaining, math.ceil(reset_ms / 1000), retry_after, reset_after, reset_ms - now}
+-- Second, the units owed past the limit (lua/multi.lua's notify_debt reads a report's);
+-- EVAL answers the first value only.
+local debt_units = math.max(0, math.floor(-level / window))
+return {allowed, limit, remaining, math.ceil(reset_ms / 1000), retry_after, reset_after, reset_ms - now},
+  debt_units

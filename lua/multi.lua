@@ -10,7 +10,8 @@
 --          do (policy::Part; script_args.hpp writes them all)
 --          After the limits' arguments, optionally, pairs (limit index, thresholds) for the limits
 --          of policies with quota webhooks (lua/notify/crossings.lua): a limit that ran for real
---          (not a report, not an ask, not one left unchanged because another denied) is tested
+--          (not a report, not an ask, not one left unchanged because another denied) is tested;
+--          a report's pair holds its debt bound ("debt:<units>", notify_debt)
 -- Returns one reply per limit, in order, each exactly what the algorithm's script returns
 -- (an 'ask': its peek, denied when nothing is left).
 --
@@ -81,11 +82,16 @@ end
 for i = 1, n do
   local mode = args[i][6]
   if not asks[i] and (all_fit or not fits[i]) then
-    replies[i] = runs[i]({KEYS[i]}, args[i])
+    -- a report's script also returns the debt it left, in units (notify_debt)
+    local debt
+    replies[i], debt = runs[i]({KEYS[i]}, args[i])
     if thresholds[i] and (mode == '' or mode == 'charge') then
       -- a failed claim costs the event, never the check
       pcall(notify_crossings, KEYS[i], ARGV[args_per_check * (i - 1) + 1], tonumber(args[i][2]), tonumber(args[i][4]),
             thresholds[i], replies[i], tonumber(now))
+    elseif thresholds[i] and string.sub(mode, 1, 6) == 'report' then
+      pcall(notify_debt, KEYS[i], ARGV[args_per_check * (i - 1) + 1], tonumber(args[i][2]), tonumber(args[i][4]),
+            thresholds[i], replies[i], debt, tonumber(now))
     end
   end
 end

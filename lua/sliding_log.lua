@@ -21,7 +21,7 @@
 --          "refund": give back one charge (lua/refund.lua; see below)
 -- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
---          reset_after_ms}.
+--          reset_after_ms}, and second the units owed past the limit (the debt).
 --
 -- An entry scored s is inside the window while s > now - window_ms. A denied check only
 -- reads. The TTL is the window: the newest entry leaves the window when the key expires.
@@ -208,4 +208,8 @@ end
 local reset_after = math.ceil((reset_ms - now) / 1000)
 local retry_after = 0
 if allowed == 0 then retry_after = math.max(1, reset_after) end
-return {allowed, limit, math.max(0, limit - count), math.ceil(reset_ms / 1000), retry_after, reset_after, reset_ms - now}
+-- Second, the units owed past the limit (lua/multi.lua's notify_debt reads a report's);
+-- EVAL answers the first value only.
+local debt_units = math.max(0, count - limit)
+return {allowed, limit, math.max(0, limit - count), math.ceil(reset_ms / 1000), retry_after, reset_after,
+        reset_ms - now}, debt_units

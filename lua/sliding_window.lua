@@ -17,7 +17,7 @@
 --          past refunding). "report" alone: max_debt is the limit
 -- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
 -- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
---          reset_after_ms}.
+--          reset_after_ms}, and second the units owed past the limit (the debt).
 --
 -- Windows follow each other from the key's first check (as fixed_window.lua's do): the
 -- window opened at s is [s, s + window); at e ms into it the estimate is
@@ -132,4 +132,8 @@ end
 local reset_after = math.ceil((reset_ms - now) / 1000)
 local retry_after = 0
 if allowed == 0 then retry_after = math.max(1, reset_after) end
-return {allowed, limit, remaining, math.ceil(reset_ms / 1000), retry_after, reset_after, reset_ms - now}
+-- Second, the units owed past the limit (lua/multi.lua's notify_debt reads a report's);
+-- EVAL answers the first value only.
+local debt_units = math.max(0, math.floor((prev * (window - elapsed) + (cur - limit) * window) / window))
+return {allowed, limit, remaining, math.ceil(reset_ms / 1000), retry_after, reset_after, reset_ms - now},
+  debt_units

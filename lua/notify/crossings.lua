@@ -4,9 +4,11 @@
 -- marker key (SET NX, expiring at the window's end), so that every sidecar sharing this Redis
 -- sees the claim and only one sends the event. Appends to the reply, when any was claimed:
 -- {..., window_end_ms, position, position, ...} (position k: the k-th threshold of `spec`).
+-- notify_debt does the same for a report (POST /v1/report) whose debt passed the policy's
+-- bound: {..., window_end_ms, 0, debt} (position 0: the debt bound, then the debt in units).
 --
 -- spec      "u1,u2,...": per threshold, the units used at which it fires (ceil(f * limit)), or
---           0 for the first denial in the window (f = 1.0)
+--           0 for the first denial in the window (f = 1.0); a report's: "debt:<bound>"
 -- used      limit - remaining after the check; before it: used - cost when it admitted
 -- A threshold u > 0 is crossed by an admitted check with before < u <= used; 0 by a denial.
 -- The window: a fixed window's own counter (it ends at the reply's reset; the count only rises
@@ -15,11 +17,10 @@
 -- holding now, named in the marker so that each window claims afresh.
 -- The marker lives in the key's Redis Cluster slot: the key's hash tag when it has one, else the
 -- whole key made a tag. A key with a '}' but no tag has no such name: no event for it.
-local notify_crossings = function(key, algorithm, window, cost, spec, reply, now)
-  local allowed, limit, remaining = reply[1], reply[2], reply[3]
-  local used = math.max(0, limit - remaining)
-  local before = used
-  if allowed == 1 then before = used - cost end
+
+-- The marker's prefix (the key's slot tag), the window's end (epoch ms), the marker's life (ms)
+-- and the window's name in the marker; nothing for a key that has no slot tag.
+local notify_window = function(key, algorithm, window, reply, now)
   local counter = algorithm == 'fixed_window' or algorithm == 'erl_fixed_window'
   local window_end
   if counter then window_end = now + reply[7] else window_end = (math.floor(now / window) + 1) * window end
@@ -38,6 +39,16 @@ local notify_crossings = function(key, algorithm, window, cost, spec, reply, now
     window_name = ':' .. string.format('%.0f', window_end)
     life = math.max(1, window_end - now)
   end
+  return tag, window_end, life, window_name
+end
+
+local notify_crossings = function(key, algorithm, window, cost, spec, reply, now)
+  local allowed, limit, remaining = reply[1], reply[2], reply[3]
+  local used = math.max(0, limit - remaining)
+  local before = used
+  if allowed == 1 then before = used - cost end
+  local tag, window_end, life, window_name = notify_window(key, algorithm, window, reply, now)
+  if not tag then return end
   local fired = {}
   local position = 0
   for units in string.gmatch(spec, '%d+') do
@@ -55,5 +66,23 @@ local notify_crossings = function(key, algorithm, window, cost, spec, reply, now
   if #fired > 0 then
     reply[8] = window_end
     for k = 1, #fired do reply[8 + k] = fired[k] end
+  end
+end
+
+-- A report of `cost` units (> 0) that left the key `debt` units in debt (the algorithm's second
+-- return value) passed the bound when debt >= bound > debt - cost. The report charged `cost`
+-- units at most, so the debt before it was at least debt - cost: when that is past the bound
+-- already, this report did not take it there and sends nothing. The marker keeps it to one
+-- event per window whatever came before.
+-- One SET at most: a report costs Redis a constant more.
+local notify_debt = function(key, algorithm, window, cost, spec, reply, debt, now)
+  local bound = tonumber(string.match(spec, '^debt:(%d+)$') or '')
+  if not bound or not debt or cost <= 0 or debt < bound or debt - cost >= bound then return end
+  local tag, window_end, life, window_name = notify_window(key, algorithm, window, reply, now)
+  if not tag then return end
+  if redis.call('SET', tag .. ':notify:debt:' .. bound .. window_name, '1', 'NX', 'PX', life) then
+    reply[8] = window_end
+    reply[9] = 0
+    reply[10] = debt
   end
 end

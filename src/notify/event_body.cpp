@@ -31,6 +31,22 @@ std::string body_of(const std::string& id, const std::string& policy, const std:
     return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
+// The debt event: the threshold event's shape with the bound and the debt instead of the
+// threshold and the units used.
+std::string debt_body(const service::Crossing& c, const std::string& id) {
+    nlohmann::ordered_json j;
+    j["id"] = id;
+    j["type"] = "debt";
+    j["policy"] = c.rule ? c.rule->policy : std::string();
+    j["tenant"] = c.tenant;
+    j["scope"] = c.scope;
+    j["bound"] = c.rule ? c.rule->debt : 0;
+    j["debt"] = c.debt;
+    j["limit"] = c.limit;
+    j["window_end"] = (c.window_end_ms + 999) / 1000;
+    return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 }  // namespace
 
 std::string new_event_id() {
@@ -44,6 +60,7 @@ std::string new_event_id() {
 }
 
 std::string event_body(const service::Crossing& c, const std::string& id) {
+    if (c.debt > 0) return debt_body(c, id);
     return body_of(id, c.rule ? c.rule->policy : std::string(), c.tenant, c.scope, c.threshold, c.limit, c.used,
                    c.window_end_ms);
 }

@@ -48,16 +48,23 @@ Notifier::~Notifier() {
     work_.reset();
     ioc_.stop();
     thread_.join();
+    pool_.clear();
 }
 
 void Notifier::offer(service::Crossing c) noexcept {
     try {
         if (!c.rule || !c.rule->target) return;
+        if (queue_full_.load(std::memory_order_relaxed)) {
+            metrics_.count_dropped();
+            return;
+        }
         PendingEvent e{c.rule->target, new_event_id(), {}, steady::now()};
         e.body = event_body(c, e.id);
         {
             std::lock_guard lock(mu_);
-            if (!queue_.push(std::move(e))) {
+            const bool queued = queue_.push(std::move(e));
+            queue_full_.store(queue_.full(), std::memory_order_relaxed);
+            if (!queued) {
                 metrics_.count_dropped();
                 return;
             }
@@ -85,6 +92,7 @@ void Notifier::pump() {
         {
             std::lock_guard lock(mu_);
             next = queue_.take(has_room);
+            queue_full_.store(queue_.full(), std::memory_order_relaxed);
             metrics_.set_queued(queue_.size());
         }
         if (!next) return;
@@ -109,7 +117,8 @@ net::awaitable<void> Notifier::deliver(PendingEvent e) {
     for (int attempt = 0;; ++attempt) {
         const auto started = steady::now();
         // Signed at each attempt: the time a receiver checks is the time it was sent.
-        auto status = co_await post_event(*e.target, e.body, signature_value(e.target->secret, unix_seconds(), e.body));
+        auto status = co_await post_event(*e.target, e.body, signature_value(e.target->secret, unix_seconds(), e.body),
+                                          &pool_);
         metrics_.observe_attempt(target, steady::now() - started);
         if (status && *status >= 200 && *status < 300) {
             metrics_.count_sent(target);

@@ -52,6 +52,10 @@ std::string threshold_spec(const NotifyRule& rule, std::int64_t limit) {
     return spec;
 }
 
+std::string debt_spec(const NotifyRule& rule) {
+    return rule.debt > 0 ? "debt:" + std::to_string(rule.debt) : std::string();
+}
+
 void NotifySection::read(const ConfigTree& v, Registry& reg) const {
     if (v.is_null()) return;
     if (!v.is_object()) fail("notify", "expected a map with targets and policies, got " + describe(v));
@@ -79,7 +83,11 @@ void NotifySection::read(const ConfigTree& v, Registry& reg) const {
                 fail(path, "a concurrency policy has no window to count a crossing in: quota webhooks need another "
                            "algorithm");
             }
-            auto rule = read_rule(body, path, name, *settings);
+            // A report never leaves more debt than the deepest bound of the policy's versions.
+            std::int64_t deepest = 0;
+            for_each_version(reg, name,
+                             [&deepest](Policy& version) { deepest = std::max(deepest, version.debt_bound()); });
+            auto rule = read_rule(body, path, name, *settings, deepest);
             for_each_version(reg, name, [&rule](Policy& version) { version.notify = rule; });
         }
     }
@@ -152,12 +160,37 @@ void NotifySection::read_url(const ConfigTree& v, const std::string& path, Notif
 
 std::shared_ptr<const NotifyRule> NotifySection::read_rule(const ConfigTree& v, const std::string& path,
                                                            const std::string& name,
-                                                           const NotifySettings& settings) const {
-    if (!v.is_object()) fail(path, "expected a map {at: [fractions], target: NAME}, got " + describe(v));
-    check_keys(v, path, {"at", "target"});
+                                                           const NotifySettings& settings,
+                                                           std::int64_t deepest_debt) const {
+    if (!v.is_object()) fail(path, "expected a map {at: [fractions], debt: units, target: NAME}, got " + describe(v));
+    check_keys(v, path, {"at", "debt", "target"});
     auto rule = std::make_shared<NotifyRule>();
     rule->policy = name;
-    const ConfigTree& at = require(v, path, "at", "a list of fractions of the limit, e.g. [0.8, 1.0]");
+    if (const ConfigTree* debt = find(v, "debt")) rule->debt = read_debt(*debt, path + ".debt", deepest_debt);
+    if (rule->debt == 0 || find(v, "at") != nullptr) read_thresholds(v, path, *rule);
+    const std::string target = need_string(require(v, path, "target", "a target name"), path + ".target",
+                                           "a target name");
+    const auto it = settings.targets.find(target);
+    if (it == settings.targets.end()) fail(path + ".target", quote(target) + " is not a target under notify.targets");
+    rule->target = it->second;
+    return rule;
+}
+
+std::int64_t NotifySection::read_debt(const ConfigTree& v, const std::string& path, std::int64_t deepest) const {
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 1) {
+        fail(path, "expected a positive whole number of units of debt (a report's, past the limit), got " +
+                       describe(v));
+    }
+    const std::int64_t bound = v.get<std::int64_t>();
+    if (bound > deepest) {
+        fail(path, "expected at most the policy's max_debt (" + std::to_string(deepest) +
+                       " units: no report leaves more debt), got " + std::to_string(bound));
+    }
+    return bound;
+}
+
+void NotifySection::read_thresholds(const ConfigTree& v, const std::string& path, NotifyRule& rule) const {
+    const ConfigTree& at = require(v, path, "at", "a list of fractions of the limit, e.g. [0.8, 1.0], or a debt bound");
     if (!at.is_array() || at.empty() || at.size() > max_notify_thresholds) {
         fail(path + ".at", "expected a list of 1 to " + std::to_string(max_notify_thresholds) +
                                " fractions of the limit (0 < f <= 1; 1.0: the first denial), got " + describe(at));
@@ -169,17 +202,11 @@ std::shared_ptr<const NotifyRule> NotifySection::read_rule(const ConfigTree& v, 
         if (!number || !(x > 0.0 && x <= 1.0)) {
             fail(join(path + ".at", i), "expected a fraction of the limit, 0 < f <= 1, got " + describe(f));
         }
-        if (std::find(rule->at.begin(), rule->at.end(), x) != rule->at.end()) {
+        if (std::find(rule.at.begin(), rule.at.end(), x) != rule.at.end()) {
             fail(join(path + ".at", i), "duplicate threshold " + describe(f));
         }
-        rule->at.push_back(x);
+        rule.at.push_back(x);
     }
-    const std::string target = need_string(require(v, path, "target", "a target name"), path + ".target",
-                                           "a target name");
-    const auto it = settings.targets.find(target);
-    if (it == settings.targets.end()) fail(path + ".target", quote(target) + " is not a target under notify.targets");
-    rule->target = it->second;
-    return rule;
 }
 
 }  // namespace ratelimitd::policy

@@ -252,10 +252,15 @@ void CheckService::offer_crossings(const Decision& d, const policy::CheckPlan& p
     if (sink_ == nullptr) return;
     for (std::size_t k = 0; k < d.verdict.windows.size() && k < d.owner.size(); ++k) {
         const check::WindowState& w = d.verdict.windows[k];
-        if (w.crossed == 0) continue;
+        if (w.crossed == 0 && w.debt_passed == 0) continue;
         const policy::PlannedLimit& limit = plan.limits[d.owner[k]];
         const auto& rule = limit.policy->notify;
         if (!rule) continue;
+        if (w.debt_passed > 0) {
+            Crossing c{rule, 0, limit.tenant, plan.scope, w.limit, 0, w.window_end_ms};
+            c.debt = w.debt_passed;
+            sink_->offer(std::move(c));
+        }
         for (std::size_t bit = 0; bit < rule->at.size() && bit < policy::max_notify_thresholds; ++bit) {
             if ((w.crossed & (1u << bit)) == 0) continue;
             sink_->offer(Crossing{rule, rule->at[bit], limit.tenant, plan.scope, w.limit,

@@ -53,9 +53,9 @@ std::string hmac_hex(const std::string& key, const std::string& message) {
     return hex;
 }
 
-/// Checks what every event must be: a signed JSON POST with the contract's fields and no
-/// secret; returns its body.
-json verified(const ReceivedRequest& r) {
+/// Checks what every event must be: a signed JSON POST with the contract's fields (or a debt
+/// event's, when `type` is "debt") and no secret; returns its body.
+json verified(const ReceivedRequest& r, const std::string& type = "threshold") {
     EXPECT_EQ(r.method, "POST");
     EXPECT_EQ(r.target, "/hook");
     EXPECT_EQ(r.headers.at("content-type"), "application/json");
@@ -73,9 +73,14 @@ json verified(const ReceivedRequest& r) {
     std::vector<std::string> keys;
     for (const auto& [k, v] : body.items()) keys.push_back(k);
     // nlohmann's json sorts keys; the order on the wire is checked by the unit test.
-    EXPECT_EQ(keys, (std::vector<std::string>{"id", "limit", "policy", "scope", "tenant", "threshold", "type",
-                                              "used", "window_end"}));
-    EXPECT_EQ(body["type"], "threshold");
+    if (type == "debt") {
+        EXPECT_EQ(keys, (std::vector<std::string>{"bound", "debt", "id", "limit", "policy", "scope", "tenant", "type",
+                                                  "window_end"}));
+    } else {
+        EXPECT_EQ(keys, (std::vector<std::string>{"id", "limit", "policy", "scope", "tenant", "threshold", "type",
+                                                  "used", "window_end"}));
+    }
+    EXPECT_EQ(body["type"], type);
     EXPECT_EQ(body["id"].get<std::string>().rfind("evt_", 0), 0u);
     return body;
 }
@@ -167,6 +172,106 @@ TEST(NotifyWebhooks, ThreeSidecarsOnOneRedisSendOneSignedEventPerThresholdTenant
     }
 }
 
+HttpResponse report(HttpClient& c, const std::string& policy, const std::string& tenant, int cost) {
+    return c.post("/v1/report", json{{"policy", policy}, {"tenant", tenant}, {"cost", cost}}.dump());
+}
+
+/// `per_key` reports of `cost` units on every policy x tenant, spread over the fleet at once
+/// (four clients per sidecar).
+void report_over(const std::vector<Ratelimitd*>& fleet, const std::vector<std::string>& policies,
+                 const std::vector<std::string>& tenants, int per_key, int cost) {
+    std::vector<std::pair<std::string, std::string>> keys;
+    for (const auto& p : policies) {
+        for (const auto& t : tenants) keys.emplace_back(p, t);
+    }
+    const int total = per_key * static_cast<int>(keys.size());
+    std::atomic<int> next{0};
+    std::vector<std::thread> threads;
+    for (std::size_t c = 0; c < 4 * fleet.size(); ++c) {
+        threads.emplace_back([&, c] {
+            HttpClient client(fleet[c % fleet.size()]->port());
+            for (int n; (n = next.fetch_add(1)) < total;) {
+                const auto& [p, t] = keys[static_cast<std::size_t>(n) % keys.size()];
+                const auto r = report(client, p, t, cost);
+                EXPECT_EQ(r.status, 200) << r.body;
+            }
+        });
+    }
+    for (auto& t : threads) t.join();
+}
+
+// Every algorithm that keeps debt, 10 per 10 minutes, at most 100 units in debt; an event when a
+// report takes the debt to 40 or past it. "shallow" has the same bound but its reports stay below.
+const char* const debt_policies = "  fw: {algorithm: fixed_window, limit: 10, window: 600s, max_debt: 100}\n"
+                                  "  tb: {algorithm: token_bucket, limit: 10, window: 600s, max_debt: 100}\n"
+                                  "  gc: {algorithm: gcra, limit: 10, window: 600s, max_debt: 100}\n"
+                                  "  sw: {algorithm: sliding_window, limit: 10, window: 600s, max_debt: 100}\n"
+                                  "  sl: {algorithm: sliding_log, limit: 10, window: 600s, max_debt: 100}\n"
+                                  "  shallow: {algorithm: fixed_window, limit: 10, window: 600s, max_debt: 100}\n";
+const char* const debt_rules = "    fw: {at: [1.0], debt: 40, target: ops}\n"
+                               "    tb: {debt: 40, target: ops}\n"
+                               "    gc: {debt: 40, target: ops}\n"
+                               "    sw: {debt: 40, target: ops}\n"
+                               "    sl: {debt: 40, target: ops}\n"
+                               "    shallow: {debt: 40, target: ops}\n";
+
+/// The debt events received: one per (policy, tenant), each checked; `expected` of them.
+void expect_one_debt_event_each(const WebhookReceiver& receiver, std::size_t expected, int cost) {
+    std::set<std::pair<std::string, std::string>> seen;
+    for (const auto& r : receiver.requests()) {
+        const json e = verified(r, "debt");
+        EXPECT_TRUE(seen.emplace(e["policy"].get<std::string>(), e["tenant"].get<std::string>()).second)
+            << "one event each: " << e.dump();
+        EXPECT_NE(e["policy"], "shallow") << "its reports never took the debt to the bound";
+        EXPECT_EQ(e["scope"], "global");
+        EXPECT_EQ(e["limit"], 10);
+        EXPECT_EQ(e["bound"], 40);
+        // The report that passed the bound: at the bound or past it by less than its own cost.
+        EXPECT_GE(e["debt"].get<int>(), 40) << e.dump();
+        EXPECT_LT(e["debt"].get<int>(), 40 + cost) << e.dump();
+        EXPECT_GT(e["window_end"].get<std::int64_t>(), unix_now());
+        EXPECT_LE(e["window_end"].get<std::int64_t>(), unix_now() + 601);
+    }
+    EXPECT_EQ(seen.size(), expected);
+}
+
+TEST(NotifyWebhooks, ThreeSidecarsOnOneRedisSendOneSignedDebtEventPerTenantAndWindow) {
+    RedisServer redis;
+    WebhookReceiver receiver;
+    const std::string config = config_for(receiver, debt_policies, debt_rules);
+    std::vector<std::unique_ptr<Ratelimitd>> owned;
+    std::vector<Ratelimitd*> fleet;
+    for (int i = 0; i < 3; ++i) {
+        owned.push_back(std::make_unique<Ratelimitd>(config, redis.url()));
+        fleet.push_back(owned.back().get());
+    }
+    const std::vector<std::string> tenants{"acme", "globex"};
+    // 30 reports of 7 units per key: 210 units, the limit then 100 units of debt at most.
+    report_over(fleet, {"fw", "tb", "gc", "sw", "sl"}, tenants, 30, 7);
+    // 6 reports of 7: 32 units of debt, below 40.
+    report_over(fleet, {"shallow"}, tenants, 6, 7);
+    ASSERT_TRUE(wait_until([&] { return fleet_settled(owned, 10); }, 30s));
+    EXPECT_EQ(fleet_metric(owned, "ratelimitd_notify_failed_total{target=\"ops\"}"), 0);
+    EXPECT_EQ(receiver.count(), 10u) << "5 policies x 2 tenants";
+    expect_one_debt_event_each(receiver, 10, 7);
+    // Checks of the indebted tenant are denied: the first denial is a threshold event (fw's 1.0).
+    HttpClient client(fleet[0]->port());
+    EXPECT_EQ(check(client, "fw", "acme").status, 429);
+    ASSERT_TRUE(wait_until([&] { return receiver.count() >= 11; }, 20s));
+    EXPECT_EQ(verified(receiver.requests().back())["threshold"], 1.0);
+}
+
+TEST(NotifyWebhooks, TheEmbeddedStoreSendsOneDebtEventPerTenantForItsInstance) {
+    WebhookReceiver receiver;
+    Ratelimitd sidecar(config_for(receiver, debt_policies, debt_rules), "");
+    report_over({&sidecar}, {"fw", "tb", "gc", "sw", "sl"}, {"acme", "globex"}, 30, 7);
+    report_over({&sidecar}, {"shallow"}, {"acme", "globex"}, 6, 7);
+    ASSERT_TRUE(wait_until([&] { return metric(sidecar.port(), "ratelimitd_notify_sent_total{target=\"ops\"}") >= 10; },
+                           20s));
+    EXPECT_EQ(receiver.count(), 10u);
+    expect_one_debt_event_each(receiver, 10, 7);
+}
+
 TEST(NotifyWebhooks, TheNextWindowSendsNewEvents) {
     RedisServer redis;
     WebhookReceiver receiver;
@@ -240,6 +345,38 @@ TEST(NotifyWebhooks, AFullQueueDropsAndCountsWhileTheCheckStillAnswers) {
     ASSERT_TRUE(wait_until(
         [&] { return metric(sidecar.port(), "ratelimitd_notify_sent_total{target=\"ops\"}") + dropped >= 12; }, 30s));
     EXPECT_EQ(static_cast<double>(receiver.count()), 12 - dropped) << "every event not dropped arrived";
+}
+
+TEST(NotifyWebhooks, KeptConnectionsCarryManyEventsAndOnesTheReceiverClosedAreReplaced) {
+    RedisServer redis;
+    WebhookReceiver receiver;
+    receiver.keep_alive(true);
+    Ratelimitd sidecar(config_for(receiver, "  one: {algorithm: fixed_window, limit: 1, window: 600s}\n",
+                                  "    one: {at: [1.0], target: ops}\n"),
+                       redis.url());
+    HttpClient client(sidecar.port());
+    const auto deny_tenants = [&](int from, int to) {
+        for (int t = from; t < to; ++t) {
+            EXPECT_EQ(check(client, "one", "t" + std::to_string(t)).status, 200);
+            EXPECT_EQ(check(client, "one", "t" + std::to_string(t)).status, 429);
+        }
+    };
+    deny_tenants(0, 20);
+    ASSERT_TRUE(wait_until([&] { return receiver.count() >= 20; }, 20s));
+    // At most 4 deliveries are in flight at once, each on a kept connection when one is free.
+    EXPECT_LT(receiver.connections(), 10u) << "connections kept: far fewer than events";
+    // The receiver goes away and comes back: the connections the sender keeps are dead, and each
+    // is replaced within the attempt that finds it so (no retry, nothing lost).
+    receiver.down();
+    receiver.up();
+    deny_tenants(20, 30);
+    ASSERT_TRUE(wait_until([&] { return receiver.count() >= 30; }, 20s));
+    EXPECT_EQ(metric(sidecar.port(), "ratelimitd_notify_sent_total{target=\"ops\"}"), 30);
+    EXPECT_EQ(metric(sidecar.port(), "ratelimitd_notify_retried_total{target=\"ops\"}"), 0);
+    EXPECT_EQ(metric(sidecar.port(), "ratelimitd_notify_failed_total{target=\"ops\"}"), 0);
+    std::set<std::string> tenants;
+    for (const auto& r : receiver.requests()) tenants.insert(verified(r)["tenant"].get<std::string>());
+    EXPECT_EQ(tenants.size(), 30u);
 }
 
 TEST(NotifyWebhooks, TheEmbeddedStoreSendsOneEventPerThresholdForItsInstance) {

@@ -4,6 +4,8 @@
 // request any endpoint accepts makes one script call cost Redis more than a small constant.
 #include "support/http_client.hpp"
 #include "support/processes.hpp"
+#include "support/wait.hpp"
+#include "support/webhook_receiver.hpp"
 
 #include <gtest/gtest.h>
 
@@ -26,8 +28,12 @@ struct RedisWork {
 };
 
 RedisWork work_since_reset(const RedisServer& redis) {
-    static const std::set<std::string> not_a_calls_work = {"info", "config", "ping", "script", "auth",
-                                                           "select", "client", "hello"};
+    // The test's own INFO and CONFIG, and the connections' own commands (setup, health pings,
+    // the reset channel's subscription): none of them is a call's work on keys.
+    static const std::set<std::string> not_a_calls_work = {"info",      "config",     "ping",        "script",
+                                                           "auth",      "select",     "client",      "hello",
+                                                           "subscribe", "psubscribe", "unsubscribe", "command",
+                                                           "role",      "time",       "cluster"};
     RedisWork work;
     std::istringstream lines(redis.command({"INFO", "commandstats"}));
     const std::string prefix = "cmdstat_", calls = ":calls=";
@@ -235,6 +241,42 @@ TEST_P(DebtBound, AHugeReportLocksOutForAtMostOnePlusMaxDebtOverLimitWindows) {
         EXPECT_GT(pttl, 0) << key;
         EXPECT_LE(pttl, bound_ms) << key;
     }
+}
+
+// ---- issue 38: a debt bound's webhook (notify.policies.NAME.debt) --------------------------
+
+TEST(ReportDebt, ADebtBoundCostsTheReportThatPassesItOneRedisCommandAndTheOthersNone) {
+    RedisServer redis;
+    WebhookReceiver receiver;
+    const std::string numbers = "limit: 10, window: 1h, max_debt: 100}\n";
+    std::string config = "policies:\n";
+    for (const char* algorithm : {"token_bucket", "gcra", "fixed_window", "sliding_window", "sliding_log"}) {
+        config += std::string("  ") + algorithm + ": {algorithm: " + algorithm + ", " + numbers;
+        config += std::string("  ") + algorithm + "-watched: {algorithm: " + algorithm + ", " + numbers;
+    }
+    config += "notify:\n  targets:\n    ops: {url: \"" + receiver.url() +
+              "\", secret: \"report-debt-test-secret-0123\"}\n  policies:\n";
+    for (const char* algorithm : {"token_bucket", "gcra", "fixed_window", "sliding_window", "sliding_log"}) {
+        config += std::string("    ") + algorithm + "-watched: {debt: 40, target: ops}\n";
+    }
+    Ratelimitd server(config, redis.url());
+    HttpClient c(server.port());
+    for (const std::string algorithm : {"token_bucket", "gcra", "fixed_window", "sliding_window", "sliding_log"}) {
+        // The same 20 reports of 9 units on a policy without the bound and on one with it: the
+        // debt passes 40 once (at the 6th report), and every report after it is past it already.
+        long long spent[2] = {0, 0};
+        for (int watched = 0; watched < 2; ++watched) {
+            const std::string policy = watched ? algorithm + "-watched" : algorithm;
+            ASSERT_EQ(redis.command({"CONFIG", "RESETSTAT"}), "OK");
+            for (int i = 0; i < 20; ++i) ASSERT_EQ(c.post("/v1/report", report_body(policy, "acme", 9)).status, 200);
+            const auto work = work_since_reset(redis);
+            spent[watched] = work.script_calls + work.commands;
+        }
+        EXPECT_GT(spent[0], 20) << algorithm << ": every report's EVALSHA and its script's commands";
+        EXPECT_EQ(spent[1] - spent[0], 1) << algorithm << ": one SET NX claims the bound";
+    }
+    EXPECT_TRUE(wait_until([&] { return receiver.count() >= 5; }, std::chrono::seconds(20)));
+    EXPECT_EQ(receiver.count(), 5u) << "one event per watched policy";
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, DebtBound,

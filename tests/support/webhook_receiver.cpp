@@ -1,5 +1,5 @@
-// WebhookReceiver: one thread, blocking sockets, one request per connection (ratelimitd's
-// sender opens a connection per attempt). The listener is polled so that down() can stop it.
+// WebhookReceiver: one thread, blocking sockets, one request per connection; with keep_alive(),
+// a thread per connection besides. The listener is polled so that down() can stop it.
 #include "support/webhook_receiver.hpp"
 
 #include "support/processes.hpp"
@@ -58,6 +58,13 @@ void WebhookReceiver::down() {
     thread_.join();
     ::close(listener_);
     listener_ = -1;
+    std::vector<std::thread> kept;
+    {
+        std::lock_guard lock(kept_mu_);
+        for (const int fd : kept_fds_) ::shutdown(fd, SHUT_RDWR);  // wakes its thread's recv
+        kept.swap(kept_threads_);
+    }
+    for (auto& t : kept) t.join();
 }
 
 void WebhookReceiver::serve(int listener) {
@@ -66,12 +73,27 @@ void WebhookReceiver::serve(int listener) {
         if (::poll(&p, 1, 20) <= 0) continue;
         const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
         if (fd < 0) continue;
-        handle(fd);
+        ++connections_;
+        if (keep_alive_) {
+            std::lock_guard lock(kept_mu_);
+            kept_fds_.push_back(fd);
+            kept_threads_.emplace_back([this, fd] { serve_connection(fd); });
+            continue;
+        }
+        handle(fd, false);
         ::close(fd);
     }
 }
 
-void WebhookReceiver::handle(int fd) {
+void WebhookReceiver::serve_connection(int fd) {
+    while (!stopping_ && handle(fd, true)) {
+    }
+    std::lock_guard lock(kept_mu_);
+    kept_fds_.erase(std::find(kept_fds_.begin(), kept_fds_.end(), fd));
+    ::close(fd);
+}
+
+bool WebhookReceiver::handle(int fd, bool keep) {
     timeval tv{5, 0};
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     std::string in;
@@ -79,7 +101,7 @@ void WebhookReceiver::handle(int fd) {
     std::size_t head_end = std::string::npos;
     while (head_end == std::string::npos) {
         const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-        if (n <= 0) return;
+        if (n <= 0) return false;
         in.append(buf, static_cast<std::size_t>(n));
         head_end = in.find("\r\n\r\n");
     }
@@ -105,7 +127,7 @@ void WebhookReceiver::handle(int fd) {
     r.body = in.substr(head_end + 4);
     while (r.body.size() < length) {
         const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-        if (n <= 0) return;
+        if (n <= 0) return false;
         r.body.append(buf, static_cast<std::size_t>(n));
     }
     {
@@ -113,8 +135,9 @@ void WebhookReceiver::handle(int fd) {
         requests_.push_back(std::move(r));
     }
     const int status = status_;
-    const std::string answer = "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-    ::send(fd, answer.data(), answer.size(), MSG_NOSIGNAL);
+    const std::string answer = "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Length: 0\r\nConnection: " +
+                               (keep ? "keep-alive" : "close") + "\r\n\r\n";
+    return ::send(fd, answer.data(), answer.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(answer.size()) && keep;
 }
 
 std::vector<ReceivedRequest> WebhookReceiver::requests() const {

@@ -28,6 +28,9 @@ struct WindowState {
     /// policy without thresholds. window_end_ms: the end of that window, epoch ms.
     std::uint8_t crossed = 0;
     std::int64_t window_end_ms = 0;
+    /// Quota webhooks: a report that took the key's debt past its policy's notify.debt bound
+    /// first in its window (claimed in the store): the debt it left, in units; 0 otherwise.
+    std::int64_t debt_passed = 0;
 };
 
 /// The windows of a verdict. Most checks decide one, so it lives inside the verdict: a check

@@ -5,8 +5,10 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,7 +23,9 @@ struct PendingEvent {
     std::chrono::steady_clock::time_point queued_at;
 };
 
-/// Holds at most `capacity` events, oldest first. Not thread-safe (the Notifier locks it).
+/// Holds at most `capacity` events, oldest first, in one line per target: take() looks at the
+/// head of each target's line only, so its cost grows with the targets (a few, from the config),
+/// never with the events waiting. Not thread-safe (the Notifier locks it).
 class DeliveryQueue {
 public:
     explicit DeliveryQueue(std::size_t capacity) : capacity_(capacity) {}
@@ -33,11 +37,19 @@ public:
     /// waiting event's target has room.
     std::optional<PendingEvent> take(const std::function<bool(const std::string&)>& has_room);
 
-    [[nodiscard]] std::size_t size() const noexcept { return events_.size(); }
+    [[nodiscard]] std::size_t size() const noexcept { return size_; }
+    [[nodiscard]] bool full() const noexcept { return size_ >= capacity_; }
 
 private:
+    struct Waiting {
+        std::uint64_t order;  ///< when it was pushed, across every target's line
+        PendingEvent event;
+    };
+
     std::size_t capacity_;
-    std::deque<PendingEvent> events_;
+    std::size_t size_ = 0;
+    std::uint64_t pushed_ = 0;
+    std::map<std::string, std::deque<Waiting>, std::less<>> lines_;  ///< by target name
 };
 
 }  // namespace ratelimitd::notify

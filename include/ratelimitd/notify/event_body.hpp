@@ -11,7 +11,9 @@ namespace ratelimitd::notify {
 [[nodiscard]] std::string new_event_id();
 
 /// {"id","type":"threshold","policy","tenant","scope","threshold","limit","used","window_end"},
-/// in that order; window_end in epoch seconds (rounded up). Holds no secret.
+/// in that order; window_end in epoch seconds (rounded up). For a debt event (c.debt > 0):
+/// {"id","type":"debt","policy","tenant","scope","bound","debt","limit","window_end"}. Holds no
+/// secret.
 [[nodiscard]] std::string event_body(const service::Crossing& c, const std::string& id);
 
 /// The sample event of POST /v1/notify/test: the same shape, for policy "sample" and tenant

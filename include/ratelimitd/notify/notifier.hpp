@@ -2,6 +2,7 @@
 // delivers them on a thread of its own with retries, backoff, a cap per target and a deadline.
 #pragma once
 
+#include "ratelimitd/notify/connection_pool.hpp"
 #include "ratelimitd/notify/delivery_queue.hpp"
 #include "ratelimitd/notify/notify_metrics.hpp"
 #include "ratelimitd/service/crossing_sink.hpp"
@@ -32,7 +33,9 @@ struct NotifierOptions {
 /// @par Thread Safety
 /// offer(), send_sample() and metrics() from any thread; construction and destruction on one.
 /// Deliveries run on the notifier's own thread, so a slow or dead receiver costs the server
-/// threads nothing but the offer's lock and copy.
+/// threads nothing but the offer's lock and copy: the lock is held for a push or a take, whose
+/// cost does not grow with the events waiting, and a full queue drops an event before its body
+/// is even written.
 class Notifier final : public service::CrossingSink {
 public:
     explicit Notifier(NotifierOptions options);
@@ -58,11 +61,13 @@ private:
     NotifyMetrics metrics_;
     std::mutex mu_;  // guards queue_
     DeliveryQueue queue_;
+    std::atomic<bool> queue_full_{false};  // queue_.full() as of the last push or take
     std::atomic<bool> pump_posted_{false};
     std::map<std::string, std::size_t, std::less<>> in_flight_;  // by target; the notifier's thread only
     std::uint64_t jitter_state_;                                  // the notifier's thread only
     // Last: destroyed first, with the frames of deliveries in flight, while the rest still exists.
     boost::asio::io_context ioc_{1};
+    ConnectionPool pool_{options_.per_target};  // the notifier's thread only; goes before ioc_
     boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
     std::thread thread_;
 };

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ratelimitd/core/error.hpp"
+#include "ratelimitd/notify/connection_pool.hpp"
 #include "ratelimitd/policy/notify_rule.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -15,7 +16,10 @@ namespace ratelimitd::notify {
 /// code, or store_unavailable with what failed (resolve, connect, write, read, or the whole
 /// attempt past target.timeout). Reads at most 64 KiB of the answer. Never throws. Its messages
 /// name the target and URL, never the secret.
+/// With a `pool`, the request asks to keep the connection open, a kept one is used when the pool
+/// has one (and, when the receiver had closed it, a new one at once), and the connection goes
+/// back to the pool when both sides keep it; without, one connection for this request only.
 boost::asio::awaitable<result<unsigned>> post_event(const policy::NotifyTarget& target, std::string body,
-                                                     std::string signature);
+                                                     std::string signature, ConnectionPool* pool = nullptr);
 
 }  // namespace ratelimitd::notify

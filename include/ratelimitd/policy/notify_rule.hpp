@@ -31,8 +31,11 @@ inline constexpr std::size_t max_notify_thresholds = 8;
 /// name (its plans' and tenants' versions, its windows).
 struct NotifyRule {
     std::string policy;                          ///< the policy's name, as the events spell it
-    std::vector<double> at;                      ///< fractions of the limit, 0 < f <= 1, in the order written
+    std::vector<double> at;                      ///< fractions of the limit, 0 < f <= 1, as written; may be empty
     std::shared_ptr<const NotifyTarget> target;  ///< never null
+    /// `debt:` a report's debt, in units past the limit, at which an event of type "debt" is
+    /// sent (once per window); 0: none.
+    std::int64_t debt = 0;
 };
 
 /// What the scripts compare the units used with: ceil(f * limit), at least 1, for f < 1; 0
@@ -42,6 +45,10 @@ struct NotifyRule {
 /// The thresholds of `rule` for a window of `limit` units as the scripts read them:
 /// "u1,u2,..." in the order of rule.at (so position k - 1 is at[k - 1]).
 [[nodiscard]] std::string threshold_spec(const NotifyRule& rule, std::int64_t limit);
+
+/// A report's debt bound as lua/multi.lua's notify_debt reads it: "debt:<units>"; "" when
+/// `rule` has none.
+[[nodiscard]] std::string debt_spec(const NotifyRule& rule);
 
 /// The whole section: targets by name (POST /v1/notify/test names one).
 struct NotifySettings {

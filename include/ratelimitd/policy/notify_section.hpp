@@ -10,8 +10,9 @@ namespace ratelimitd::policy {
 /// policy (its own, its plans', its tenants' overrides, and their windows); policies, plans and
 /// tenants are read first. Refuses what the sender cannot honour, naming the field: a URL that
 /// is not http:// (https:// included: the sender speaks plain HTTP), a secret shorter than 16
-/// bytes (never echoed), a threshold outside (0, 1], an undefined target or policy, a
-/// concurrency policy (it has no window to count a crossing in).
+/// bytes (never echoed), a threshold outside (0, 1], a debt bound that is not a whole number
+/// from 1 to the policy's max_debt, a rule with neither `at` nor `debt`, an undefined target or
+/// policy, a concurrency policy (it has no window to count a crossing in).
 class NotifySection : SchemaChecks {
 public:
     using SchemaChecks::SchemaChecks;
@@ -22,8 +23,13 @@ private:
     std::shared_ptr<const NotifyTarget> read_target(const ConfigTree& v, const std::string& path,
                                                     const std::string& name) const;
     void read_url(const ConfigTree& v, const std::string& path, NotifyTarget& t) const;
+    /// `deepest_debt`: the largest debt a report can leave on the policy (its max_debt).
     std::shared_ptr<const NotifyRule> read_rule(const ConfigTree& v, const std::string& path, const std::string& name,
-                                                const NotifySettings& settings) const;
+                                                const NotifySettings& settings, std::int64_t deepest_debt) const;
+    /// `at:`, into rule.at: 1 to max_notify_thresholds distinct fractions in (0, 1].
+    void read_thresholds(const ConfigTree& v, const std::string& path, NotifyRule& rule) const;
+    /// `debt:`: a whole number from 1 to `deepest` (a larger bound could never be passed).
+    std::int64_t read_debt(const ConfigTree& v, const std::string& path, std::int64_t deepest) const;
 };
 
 }  // namespace ratelimitd::policy

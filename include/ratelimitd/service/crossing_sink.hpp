@@ -13,7 +13,8 @@
 
 namespace ratelimitd::service {
 
-/// One threshold crossed first in its window (the store claimed it: once across the fleet).
+/// One threshold crossed first in its window, or one debt bound passed first in it (the store
+/// claimed it: once across the fleet).
 struct Crossing {
     std::shared_ptr<const policy::NotifyRule> rule;  ///< its policy, thresholds and target
     double threshold = 0;                            ///< the fraction crossed (1.0: the first denial)
@@ -22,6 +23,9 @@ struct Crossing {
     std::int64_t limit = 0;
     std::int64_t used = 0;           ///< limit - remaining after the check
     std::int64_t window_end_ms = 0;  ///< epoch ms
+    /// A debt event ("type":"debt") when > 0: the debt a report left, in units past the limit,
+    /// which passed rule->debt; threshold and used then mean nothing.
+    std::int64_t debt = 0;
 };
 
 /// Takes crossings without waiting. Implementations are thread-safe.

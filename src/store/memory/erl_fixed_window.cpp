@@ -33,7 +33,9 @@ Reply ErlFixedWindow::check(Map& map, const Key& key, const Policy& p, std::int6
 
 Reply ErlFixedWindow::report(Map& map, const Key& key, const Policy& p, std::int64_t cost,
                              std::int64_t now) {
-    return charge(map, key, p, cost, now, true);
+    Reply r = charge(map, key, p, cost, now, true);
+    r.debt = std::max<std::int64_t>(0, -r.remaining);
+    return r;
 }
 
 }  // namespace ratelimitd::store::memory::detail

@@ -83,7 +83,9 @@ Reply FixedWindow::report(Map& map, const Key& key, const Policy& p, std::int64_
         std::get<FixedWindowState>(e->state).count = count;  // SET ... KEEPTTL
         if (count > 0 && e->expire_at - now > c.length) e->expire_at = now + c.length;
     }
-    return counter_reply(true, count, e, c, p, now);
+    Reply r = counter_reply(true, count, e, c, p, now);
+    r.debt = std::max<std::int64_t>(0, count - p.limit);
+    return r;
 }
 
 }  // namespace ratelimitd::store::memory::detail

@@ -128,6 +128,9 @@ check::Verdict MemoryStore::decide_all(const std::vector<LimitCheck>& checks) {
         if (ran) {
             impl_->marks.claim_crossings(*checks[i].policy, checks[i].key, checks[i].cost, now,
                                          one.windows.front());
+        } else if (checks[i].mode == policy::Mode::report) {
+            impl_->marks.claim_debt(*checks[i].policy, checks[i].key, checks[i].report_cost, replies[i].debt, now,
+                                    one.windows.front());
         }
         v.allowed = v.allowed && one.allowed;
         v.windows.push_back(std::move(one.windows.front()));

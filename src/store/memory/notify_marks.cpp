@@ -11,17 +11,42 @@ bool counts_in_own_window(policy::Algorithm a) noexcept {
     return a == policy::Algorithm::fixed_window || a == policy::Algorithm::erl_fixed_window;
 }
 
+/// The end of the window a claim of `p` at `now` holds for (epoch ms) and its name in the marker:
+/// a fixed window's own (its reset), else the aligned window of p.window holding now.
+struct ClaimWindow {
+    std::int64_t end = 0;
+    std::string name;
+};
+
+ClaimWindow claim_window(const policy::Policy& p, std::int64_t now, const check::WindowState& w) {
+    if (counts_in_own_window(p.algorithm)) return {now + w.reset_after_ms, {}};
+    const std::int64_t window = std::max<std::int64_t>(1, p.window.count());
+    const std::int64_t end = (now / window + 1) * window;
+    return {end, ":" + std::to_string(end)};
+}
+
 }  // namespace
+
+void NotifyMarks::claim_debt(const policy::Policy& p, const std::string& key, std::int64_t cost, std::int64_t debt,
+                             std::int64_t now, check::WindowState& w) {
+    if (!p.notify || p.notify->debt <= 0) return;
+    const std::int64_t bound = p.notify->debt;
+    if (cost <= 0 || debt < bound || debt - cost >= bound) return;
+    const ClaimWindow window = claim_window(p, now, w);
+    if (claim(key + ":notify:debt:" + std::to_string(bound) + window.name, window.end, now)) {
+        w.debt_passed = debt;
+        w.window_end_ms = window.end;
+    }
+}
 
 void NotifyMarks::claim_crossings(const policy::Policy& p, const std::string& key, std::int64_t cost,
                                   std::int64_t now, check::WindowState& w) {
     if (!p.notify) return;
     const std::int64_t used = std::max<std::int64_t>(0, w.limit - w.remaining);
     const std::int64_t before = w.allowed ? used - cost : used;
-    const bool counter = counts_in_own_window(p.algorithm);
-    const std::int64_t window = std::max<std::int64_t>(1, p.window.count());
-    const std::int64_t window_end = counter ? now + w.reset_after_ms : (now / window + 1) * window;
-    const std::string window_name = counter ? std::string() : ":" + std::to_string(window_end);
+    const ClaimWindow window = claim_window(p, now, w);
+    const std::int64_t window_end = window.end;
+    const std::string& window_name = window.name;
     std::uint8_t crossed = 0;
     for (std::size_t k = 0; k < p.notify->at.size() && k < policy::max_notify_thresholds; ++k) {
         const std::int64_t u = policy::threshold_units(p.notify->at[k], p.limit);

@@ -95,6 +95,7 @@ Reply log_step(Map& map, const Key& key, const Policy& p, std::int64_t cost, std
     // Only a cost above the limit (a broken precondition) finds none.
     r.reset_ms = count == 0 ? now : (mark != s->marks.end() ? mark->ms : now) + window;
     r.remaining = std::max<std::int64_t>(0, limit - count);  // the limit may have been lowered
+    if (report) r.debt = std::max<std::int64_t>(0, count - limit);
     return r;
 }
 

@@ -96,6 +96,8 @@ Reply SlidingWindow::report(Map& map, const Key& key, const Policy& p, std::int6
     // What the check path answers for a cost of 0 on the new state is this reply, admitted.
     Reply r = SlidingWindow::check(map, key, p, 0, now);
     r.allowed = true;
+    const std::int64_t weighted = w.prev * (window - (now - w.start)) + cur * window;
+    r.debt = std::max<std::int64_t>(0, floor_div(weighted - p.limit * window, window));
     return r;
 }
 

@@ -41,6 +41,7 @@ Reply token_report_reply(std::int64_t level, const Policy& p, std::int64_t now) 
     const std::int64_t tokens = std::max<std::int64_t>(0, floor_div(level, window));
     r.reset_ms = tokens >= p.burst ? now : now + ceil_div((tokens + 1) * window - level, p.limit);
     r.remaining = tokens;
+    r.debt = std::max<std::int64_t>(0, floor_div(-level, window));
     return r;
 }
 

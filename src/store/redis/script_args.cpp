@@ -54,7 +54,8 @@ CheckArgs report_args(const policy::Policy& p, std::string key, std::int64_t rep
     CheckArgs args = check_args(p, std::move(key), 1, members);
     args.report = true;
     args.report_cost = report_cost;
-    args.notify.clear();  // a report crosses nothing: webhooks follow checks
+    // A report crosses no threshold (they follow checks), but may pass the policy's debt bound.
+    args.notify = p.notify ? policy::debt_spec(*p.notify) : std::string();
     args.max_debt = p.debt_bound();
     return args;
 }

@@ -38,6 +38,20 @@ TEST(EventBody, HasTheContractsFieldsInOrderAndNoSecret) {
     EXPECT_EQ(body.find(target->secret), std::string::npos);
 }
 
+TEST(EventBody, ADebtEventHasTheBoundAndTheDebtInsteadOfTheThreshold) {
+    auto target = std::make_shared<policy::NotifyTarget>();
+    target->name = "ops";
+    target->secret = "a-secret-of-enough-bytes";
+    auto rule = std::make_shared<policy::NotifyRule>(policy::NotifyRule{"api", {}, target});
+    rule->debt = 500;
+    service::Crossing c{rule, 0, "acme", "global", 100, 0, 1700000000001};
+    c.debt = 512;
+    const std::string body = event_body(c, "evt_d");
+    EXPECT_EQ(body, R"({"id":"evt_d","type":"debt","policy":"api","tenant":"acme","scope":"global",)"
+                    R"("bound":500,"debt":512,"limit":100,"window_end":1700000001})");
+    EXPECT_EQ(body.find(target->secret), std::string::npos);
+}
+
 TEST(EventBody, IdsAreUniqueAndLookTheSame) {
     std::set<std::string> ids;
     for (int i = 0; i < 1000; ++i) ids.insert(new_event_id());
@@ -57,6 +71,7 @@ TEST(DeliveryQueue, HoldsItsCapacityAndTakesTheOldestEventWhoseTargetHasRoom) {
     EXPECT_TRUE(q.push({a, "3", "", {}}));
     EXPECT_FALSE(q.push({b, "4", "", {}})) << "full: dropped";
     EXPECT_EQ(q.size(), 3u);
+    EXPECT_TRUE(q.full());
     auto first = q.take([](const std::string& t) { return t == "b"; });
     ASSERT_TRUE(first);
     EXPECT_EQ(first->id, "2") << "a busy target's events wait; others pass them";
@@ -64,6 +79,27 @@ TEST(DeliveryQueue, HoldsItsCapacityAndTakesTheOldestEventWhoseTargetHasRoom) {
     EXPECT_EQ(q.take([](const std::string&) { return true; })->id, "1");
     EXPECT_EQ(q.take([](const std::string&) { return true; })->id, "3");
     EXPECT_EQ(q.size(), 0u);
+    EXPECT_FALSE(q.full());
+}
+
+TEST(DeliveryQueue, AsksEachTargetOnceWhateverTheEventsWaiting) {
+    auto a = std::make_shared<policy::NotifyTarget>();
+    a->name = "a";
+    auto b = std::make_shared<policy::NotifyTarget>();
+    b->name = "b";
+    DeliveryQueue q(10'000);
+    for (int i = 0; i < 9'999; ++i) ASSERT_TRUE(q.push({a, std::to_string(i), "", {}}));
+    ASSERT_TRUE(q.push({b, "last", "", {}}));
+    int asked = 0;
+    const auto only_b = [&asked](const std::string& t) {
+        ++asked;
+        return t == "b";
+    };
+    EXPECT_EQ(q.take(only_b)->id, "last") << "behind 9999 events of a busy target";
+    EXPECT_EQ(asked, 2) << "one question per target, not per event";
+    asked = 0;
+    EXPECT_FALSE(q.take(only_b));
+    EXPECT_LE(asked, 1);
 }
 
 }  // namespace

@@ -148,4 +148,46 @@ TEST(NotifyConfig, BadThresholdsTargetsAndPoliciesAreRefusedNamingTheField) {
               std::string::npos);
 }
 
+TEST(NotifyConfig, ADebtBoundAloneOrBesideThresholdsReachesEveryVersion) {
+    const Config c = parse_config(with_notify(R"(notify:
+  targets:
+    ops: {url: "http://x/", secret: ")" + secret + R"("}
+  policies:
+    api: {debt: 80, target: ops}
+    multi: {at: [0.5], debt: 10, target: ops}
+)"),
+                                  "notify.yaml");
+    const auto& api = c.registry.find("api")->notify;
+    ASSERT_TRUE(api);
+    EXPECT_EQ(api->debt, 80);
+    EXPECT_TRUE(api->at.empty()) << "no thresholds: no threshold event";
+    EXPECT_EQ(debt_spec(*api), "debt:80");
+    EXPECT_EQ(threshold_spec(*api, 100), "");
+    EXPECT_EQ(c.registry.plans.at("pro").policies.at("api").notify, api);
+    const auto& multi = c.registry.find("multi")->notify;
+    EXPECT_EQ(multi->debt, 10);
+    EXPECT_EQ(multi->at, (std::vector<double>{0.5}));
+    EXPECT_EQ(c.registry.find("multi")->windows[0].notify, multi);
+}
+
+TEST(NotifyConfig, BadDebtBoundsAreRefusedNamingTheKey) {
+    const auto rule = [](const std::string& body) {
+        return with_notify("notify:\n  targets:\n    ops: {url: \"http://x/\", secret: \"" + secret +
+                           "\"}\n  policies:\n    " + body + "\n");
+    };
+    for (const std::string bad : {"0", "-5", "1.5", "\"500\"", "true", "[1]"}) {
+        const auto e = error_of(rule("api: {debt: " + bad + ", target: ops}"));
+        EXPECT_NE(e.find("notify.policies.api.debt: expected a positive whole number of units of debt"),
+                  std::string::npos)
+            << bad << ": " << e;
+    }
+    // no report leaves more debt than the deepest max_debt of the policy's windows (multi: 100)
+    const auto deep = error_of(rule("multi: {debt: 101, target: ops}"));
+    EXPECT_NE(deep.find("notify.policies.multi.debt: expected at most the policy's max_debt (100"), std::string::npos)
+        << deep;
+    const auto none = error_of(rule("api: {target: ops}"));
+    EXPECT_NE(none.find("notify.policies.api.at: missing"), std::string::npos) << none;
+    EXPECT_NE(none.find("or a debt bound"), std::string::npos) << none;
+}
+
 }  // namespace

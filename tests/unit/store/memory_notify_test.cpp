@@ -127,5 +127,75 @@ TEST(MemoryNotify, ALayeredCheckClaimsOnlyForTheLimitsItCharged) {
     EXPECT_EQ(second.windows[1].crossed, 1) << "the first denial of the narrow limit (its threshold 0)";
 }
 
+// ---- debt bounds (notify.policies.NAME.debt): reports, claimed as lua/notify/crossings.lua's notify_debt
+
+policy::Policy with_debt_bound(policy::Algorithm a, std::int64_t bound) {
+    policy::Policy p = with_thresholds(a, 10, {});
+    p.max_debt = 100;
+    auto rule = std::make_shared<policy::NotifyRule>(*p.notify);
+    rule->debt = bound;
+    p.notify = rule;
+    return p;
+}
+
+std::int64_t report(MemoryStore& store, const policy::Policy& p, const std::string& key, std::int64_t cost) {
+    const auto v = store.decide_all({LimitCheck{&p, key, 1, policy::Mode::report, cost}});
+    return v.windows.front().debt_passed;
+}
+
+TEST(MemoryNotify, EveryAlgorithmsReportPassingTheDebtBoundClaimsItOnceWithTheDebt) {
+    for (const auto a : {policy::Algorithm::fixed_window, policy::Algorithm::token_bucket, policy::Algorithm::gcra,
+                         policy::Algorithm::sliding_window, policy::Algorithm::sliding_log,
+                         policy::Algorithm::erl_fixed_window}) {
+        ManualClock clock(1'700'000'000'000);
+        MemoryStore store(clock);
+        const auto p = with_debt_bound(a, 20);
+        SCOPED_TRACE(policy::to_string(a));
+        EXPECT_EQ(report(store, p, "k", 10), 0) << "the limit used, no debt";
+        EXPECT_EQ(report(store, p, "k", 15), 0) << "15 units of debt: below the bound";
+        EXPECT_EQ(report(store, p, "k", 7), 22) << "22 units of debt: past 20";
+        EXPECT_EQ(report(store, p, "k", 7), 0) << "past it already";
+        EXPECT_EQ(report(store, p, "other", 40), 30) << "another key claims its own";
+    }
+}
+
+TEST(MemoryNotify, ADebtBoundIsClaimedOncePerWindowAndNotByRefundsOrChecks) {
+    ManualClock clock(1'700'000'000'000);  // a multiple of the 10 s window
+    MemoryStore store(clock);
+    const auto p = with_debt_bound(policy::Algorithm::token_bucket, 5);
+    EXPECT_EQ(report(store, p, "k", 16), 6);
+    EXPECT_EQ(report(store, p, "k", -10), 0) << "a refund passes no bound";
+    EXPECT_EQ(report(store, p, "k", 10), 0) << "the same window: claimed already";
+    EXPECT_EQ(store.decide(p, "k", 1).windows.front().debt_passed, 0) << "a check is no report";
+    clock.advance(10'000);  // refills 10 tokens (6 owed: 4 left); the next window claims afresh
+    EXPECT_EQ(report(store, p, "k", 3), 0) << "1 token left: no debt";
+    EXPECT_EQ(report(store, p, "k", 7), 6);
+}
+
+TEST(MemoryNotify, ConcurrentReportsClaimTheDebtBoundExactlyOnce) {
+    ManualClock clock;
+    MemoryStore store(clock);
+    const auto p = with_debt_bound(policy::Algorithm::sliding_window, 50);
+    std::atomic<int> claims{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+        threads.emplace_back([&] {
+            for (int i = 0; i < 20; ++i) claims += report(store, p, "k", 3) > 0;
+        });
+    }
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(claims.load(), 1);
+}
+
+TEST(MemoryNotify, APolicyWithoutADebtBoundClaimsNoDebt) {
+    ManualClock clock;
+    MemoryStore store(clock);
+    auto p = with_debt_bound(policy::Algorithm::fixed_window, 5);
+    auto rule = std::make_shared<policy::NotifyRule>(*p.notify);
+    rule->debt = 0;
+    p.notify = rule;
+    EXPECT_EQ(report(store, p, "k", 100), 0);
+}
+
 }  // namespace
 }  // namespace ratelimitd::store::memory

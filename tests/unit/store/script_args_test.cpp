@@ -52,6 +52,28 @@ TEST(ScriptArgs, CheckArgsTakeThePolicysNumbers) {
     EXPECT_EQ(c.member, "");
 }
 
+TEST(ScriptArgs, AReportCarriesItsPolicysDebtBoundAndACheckItsThresholds) {
+    policy::Policy p;
+    p.algorithm = Algorithm::fixed_window;
+    p.limit = 10;
+    p.window = std::chrono::milliseconds(60'000);
+    p.burst = 10;
+    auto rule = std::make_shared<policy::NotifyRule>();
+    rule->at = {0.8};
+    rule->debt = 25;
+    p.notify = rule;
+    MemberSource members("i");
+    EXPECT_EQ(check_args(p, "k", 1, members).notify, "8");
+    const CheckArgs report = report_args(p, "k", 30, members);
+    EXPECT_EQ(report.notify, "debt:25");
+    std::vector<CheckArgs> one{report};
+    const Argv argv = grouped_checks_argv(std::move(one));
+    EXPECT_EQ(argv.back(), "debt:25") << "the pair (1, bound) after the arguments";
+    EXPECT_EQ(argv[argv.size() - 2], "1");
+    rule->debt = 0;
+    EXPECT_EQ(report_args(p, "k", 30, members).notify, "") << "no bound: no pair";
+}
+
 TEST(ScriptArgs, SlidingLogMembersAreFreshEachTimeAndOthersGetNone) {
     policy::Policy log;
     log.algorithm = Algorithm::sliding_log;

@@ -25,6 +25,13 @@ public:
     void claim_crossings(const policy::Policy& p, const std::string& key, std::int64_t cost, std::int64_t now,
                          check::WindowState& w);
 
+    /// Sets w.debt_passed and w.window_end_ms when the report behind `w` (of `cost` signed
+    /// units, decided at `now`) left `debt` units owed with debt >= p.notify->debt > debt - cost,
+    /// claimed once per window as claim_crossings claims (lua/notify/crossings.lua's
+    /// notify_debt). Nothing for a policy without a debt bound.
+    void claim_debt(const policy::Policy& p, const std::string& key, std::int64_t cost, std::int64_t debt,
+                    std::int64_t now, check::WindowState& w);
+
     /// Markers held, expired ones not yet dropped included (tests).
     [[nodiscard]] std::size_t size() const;
 
