@@ -114,16 +114,21 @@ begin_row() {  # server pid, or "" for a row with no server of its own
   [ -n "$1" ] && row_server0=$(ticks_of "$1")
   row_redis0=$(ticks_of "$redis_pid")
   row_misses0=$(redis_stat keyspace_misses)
+  row_hits0=$(redis_stat keyspace_hits)
 }
 
 # Appends the row's figures to $results. redis: "no" (the row does not use Redis), "cpu" (its
 # CPU per request), "keys" (that and the share of checks that found no key).
 end_row() {  # round, name, server pid or "", redis, requests, seconds, p99 ms, checks per write
-  local round=$1 name=$2 pid=$3 redis=$4 req=$5 sec=$6 p99=$7 batch=$8 server="-" redis_us="-" nokey="-"
+  local round=$1 name=$2 pid=$3 redis=$4 req=$5 sec=$6 p99=$7 batch=$8 server="-" redis_us="-" nokey="-" misses hits
   [ -n "$pid" ] && server=$(us_per $(($(ticks_of "$pid") - row_server0)) "$req")
   if [ "$redis" != no ]; then redis_us=$(us_per $(($(ticks_of "$redis_pid") - row_redis0)) "$req"); fi
   if [ "$redis" = keys ]; then
-    nokey=$(awk -v m=$(($(redis_stat keyspace_misses) - row_misses0)) -v n="$req" 'BEGIN{ printf "%.3f", n > 0 ? m / n : 0 }')
+    misses=$(($(redis_stat keyspace_misses) - row_misses0)); hits=$(($(redis_stat keyspace_hits) - row_hits0))
+    nokey=$(awk -v m="$misses" -v n="$req" 'BEGIN{ printf "%.3f", (n > 0 ? m / n : 0) }')
+    # The check on the method: a check that found its key reads it twice with the frozen script
+    # (TYPE, HMGET), so this is 2.0 when every miss was a check that found no key.
+    echo "  ($name: $(awk -v h="$hits" -v m="$misses" -v n="$req" 'BEGIN{ printf "%.2f", (n > m ? h / (n - m) : 0) }') key reads per check that found its key)" >&2
   fi
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$name" "$(awk -v r="$req" -v s="$sec" 'BEGIN{printf "%.0f", r/s}')" \
     "$server" "$redis_us" "$p99" "$nokey" "$batch" >>"$results"
@@ -336,7 +341,7 @@ section=$work/section.md
     echo "\"baseline\" rows: the same rows in the same rounds, for the binary given with --baseline (${BASELINE_NOTE:-an older build})."
   fi
   echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), Linux $(uname -r)."
-  echo "Rows interleaved: $rounds rounds, each running every row once in table order, ${duration} s per row;"
+  echo "Rows interleaved: $rounds round(s), each running every row once in table order, ${duration} s per row;"
   echo "each figure is the median over the rounds, \"(a–b)\" its spread (min–max). HTTP rows: wrk -t1 -c32"
   echo "keep-alive. CPU: user + sys of the server process (all threads; nginx master + worker) and of"
   echo "redis-server, from /proc, over the row ÷ requests answered. \"Same bytes\": nginx answers the status"
