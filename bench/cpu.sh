@@ -183,7 +183,8 @@ row_rate_matched() {  # round
 }
 
 # The old baseline: redis-benchmark at full speed, 32 connections of 16 pipelined EVALSHA. It
-# hits each key several times as often as the HTTP rows do: fewer checks find no key.
+# hits each key several times as often as the HTTP rows do: fewer checks find no key. Its keys
+# are 10k too, named like the sidecar's but with the number zero-padded (__rand_int__).
 row_full_speed() {  # round
   local n=$((duration * 40000)) csv
   begin_row ""
