@@ -15,7 +15,8 @@ namespace net = boost::asio;
 
 namespace {
 
-// Resumes the awaiting call() with its reply (posted, never inline).
+// Resumes the awaiting call() with its reply: posted, or at once when the caller is already
+// in a handler of the node's executor and the awaiting coroutine runs there too.
 template <class Handler>
 struct WaiterFor final : ReplyWaiter {
     WaiterFor(net::any_io_executor ex, Handler&& h) : executor(std::move(ex)), handler(std::move(h)) {}
@@ -23,9 +24,22 @@ struct WaiterFor final : ReplyWaiter {
         auto ex = net::get_associated_executor(handler, executor);
         net::post(ex, [h = std::move(handler), r = std::move(reply)]() mutable { std::move(h)(std::move(r)); });
     }
+    void complete_here(result<Value> reply) override {
+        if (net::get_associated_executor(handler, executor) != executor) {
+            complete(std::move(reply));
+            return;
+        }
+        std::move(handler)(std::move(reply));
+    }
     net::any_io_executor executor;
     Handler handler;
 };
+
+/// Hands each check of an answered batch its own reply element.
+void complete_batch(std::vector<QueuedCheck>& batch, result<Value>& reply, bool grouped) {
+    const std::size_t n = batch.size();
+    for (std::size_t i = 0; i < n; ++i) batch[i].done->complete_here(batch_element(reply, n, i, grouped));
+}
 
 }  // namespace
 
@@ -96,7 +110,12 @@ net::awaitable<void> BatchSender::send(std::vector<QueuedCheck> batch) {
         reply = co_await node_.eval(batch_script(), grouped_checks_argv(std::move(checks)), deadline);
     }
     --in_flight_;
-    for (std::size_t i = 0; i < n; ++i) batch[i].done->complete(batch_element(reply, n, i, grouped));
+    // One posted handler resumes every caller of the batch (a post per caller cost a
+    // scheduler round and an allocation each): out of this coroutine, so each resumed check
+    // runs from a plain handler, as a posted completion would.
+    net::post(node_.executor(), [batch = std::move(batch), reply = std::move(reply), grouped]() mutable {
+        complete_batch(batch, reply, grouped);
+    });
     flush();
 }
 

@@ -20,6 +20,9 @@ void Coalescer::push(QueuedCheck check) {
 
 std::optional<std::vector<QueuedCheck>> Coalescer::take(std::size_t in_flight) {
     if (queue_.empty() || in_flight >= limits_.max_in_flight) return std::nullopt;
+    // While calls are out, the next reply is near: waiting for it fills a batch for the price of
+    // one call, unless enough checks wait already.
+    if (queue_.size() < in_flight * limits_.fill_per_call) return std::nullopt;
     std::vector<QueuedCheck> batch;
     if (limits_.one_slot_per_batch) {
         // The first check's slot leaves; checks of other slots keep their order.

@@ -31,11 +31,14 @@ std::vector<std::string> keys_of(const std::vector<QueuedCheck>& batch) {
     return keys;
 }
 
+// fill_per_call 0: no fill rule, a waiting check leaves whenever fewer than max_in_flight
+// calls are out (the tests of the fill rule set their own).
 Coalescing limits(std::size_t max_batch, std::size_t max_in_flight, bool one_slot = false) {
     Coalescing c;
     c.max_batch = max_batch;
     c.max_in_flight = max_in_flight;
     c.one_slot_per_batch = one_slot;
+    c.fill_per_call = 0;
     return c;
 }
 
@@ -71,6 +74,36 @@ TEST(Coalescer, NothingLeavesWhileMaxInFlightCallsAreOut) {
     // A check pushed while the calls are out joins the waiting one: they leave together.
     q.push(check_on("b"));
     EXPECT_EQ(keys_of(*q.take(1)), (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(Coalescer, ALoneCheckLeavesAtOnceWhenNoCallIsOut) {
+    Coalescer q(Coalescing{});  // the defaults: fill_per_call 8
+    q.push(check_on("a"));
+    EXPECT_EQ(keys_of(*q.take(0)), (std::vector<std::string>{"a"})) << "an idle server adds no delay";
+}
+
+TEST(Coalescer, AnotherCallLeavesOnlyWhenEnoughChecksWaitPerCallOut) {
+    Coalescing c = limits(64, 4);
+    c.fill_per_call = 3;
+    Coalescer q(c);
+    for (const char* k : {"a", "b"}) q.push(check_on(k));
+    EXPECT_FALSE(q.take(1).has_value()) << "2 checks wait, one call is out: they wait for its reply";
+    EXPECT_EQ(q.size(), 2u);
+    q.push(check_on("c"));
+    EXPECT_EQ(keys_of(*q.take(1)), (std::vector<std::string>{"a", "b", "c"})) << "3 = 1 call out x 3";
+    for (const char* k : {"d", "e", "f", "g", "h"}) q.push(check_on(k));
+    EXPECT_FALSE(q.take(2).has_value()) << "5 wait; a third call needs 2 x 3";
+    q.push(check_on("i"));
+    EXPECT_EQ(q.take(2)->size(), 6u);
+}
+
+TEST(Coalescer, ChecksThatWaitedForAReplyLeaveWhenTheLastCallIsAnswered) {
+    Coalescing c = limits(64, 4);
+    c.fill_per_call = 8;
+    Coalescer q(c);
+    q.push(check_on("a"));
+    EXPECT_FALSE(q.take(1).has_value());
+    EXPECT_EQ(keys_of(*q.take(0)), (std::vector<std::string>{"a"})) << "no call out: nothing to wait for";
 }
 
 TEST(Coalescer, LimitsBelowOneCountAsOne) {

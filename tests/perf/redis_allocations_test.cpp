@@ -1,0 +1,183 @@
+// Heap allocations per check on the whole server path with the Redis store (session, Router,
+// CheckService, RedisStore, the batch sender, hiredis) against a real redis-server. malloc and
+// its relatives are interposed in this executable only (operator new and hiredis both end
+// there): what the server's thread allocates is counted, the client's never. No timing is
+// asserted: a count is the same on a loaded machine as on an idle one.
+//
+// Measured (POST /v1/check as wrk sends it, token bucket, g++ 12 Release), per lone check
+// (one connection, one check out at a time: each its own EVALSHA): 22.0 at first; 21.0 once a
+// lone check's reply is moved to its caller rather than copied. The issue's goal is <= 2. What
+// is left, counted with a uprobe on this executable's malloc (perf probe -x): 7 coroutine
+// frames that miss Asio's frame cache (Router::check, Doors::check, CheckService::decide and
+// ask_store, RedisStore::apply, BatchSender::call and send), the reply's root and its array (2),
+// the key string, the waiter, the batch's vector, its argument vector and encoded command, the
+// pending command and the read and write handlers (each a std::function over a shared_ptr,
+// which libstdc++ keeps on the heap). Under load a batch carries many checks, so the ones per
+// call (argv, command, handlers, the send frame) are shared; the frames, the key, the waiter
+// and the reply's array stay one per check.
+#include "ratelimitd/core/clock.hpp"
+#include "ratelimitd/http/router.hpp"
+#include "ratelimitd/http/server.hpp"
+#include "ratelimitd/policy/registry_loader.hpp"
+#include "ratelimitd/service/check_service.hpp"
+#include "ratelimitd/store/redis/endpoint.hpp"
+#include "ratelimitd/store/redis/redis_store.hpp"
+#include "support/processes.hpp"
+#include "support/raw_connection.hpp"
+#include "support/wait.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <thread>
+
+namespace {
+
+std::atomic<std::uint64_t> server_allocations{0};
+thread_local bool counting_this_thread = false;
+
+void count_one() {
+    if (counting_this_thread) server_allocations.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+// glibc's own entry points stay reachable under these names, so the interposed ones forward
+// to them.
+extern "C" {
+void* __libc_malloc(std::size_t n);
+void* __libc_calloc(std::size_t n, std::size_t size);
+void* __libc_realloc(void* p, std::size_t n);
+void* __libc_memalign(std::size_t align, std::size_t n);
+
+void* malloc(std::size_t n) {
+    count_one();
+    return __libc_malloc(n);
+}
+void* calloc(std::size_t n, std::size_t size) {
+    count_one();
+    return __libc_calloc(n, size);
+}
+void* realloc(void* p, std::size_t n) {
+    count_one();
+    return __libc_realloc(p, n);
+}
+void* aligned_alloc(std::size_t align, std::size_t n) {
+    count_one();
+    return __libc_memalign(align, n);
+}
+int posix_memalign(void** out, std::size_t align, std::size_t n) {
+    count_one();
+    *out = __libc_memalign(align, n);
+    return *out == nullptr ? ENOMEM : 0;
+}
+}
+
+namespace ratelimitd::http {
+namespace {
+
+using namespace std::chrono_literals;
+
+// roomy refills slowly: its buckets stay in Redis for the whole test.
+constexpr const char* config = R"(policies:
+  roomy: { algorithm: token_bucket, limit: 1000000, window: 24h }
+)";
+
+/// The real server on one thread, deciding with a RedisStore on that thread.
+class RedisServerPath : public ::testing::Test {
+protected:
+    RedisServerPath()
+        : registry_(std::make_shared<const policy::Registry>(
+              policy::parse_config(config, "redis_allocations_test.yaml").registry)),
+          ioc_(std::make_unique<boost::asio::io_context>()) {
+        auto endpoint = store::redis::parse_redis_url(redis_.url());
+        if (!endpoint) throw std::runtime_error(endpoint.error().detail);
+        store_ = std::make_unique<store::redis::RedisStore>(ioc_->get_executor(), *endpoint, 5s, "allocations");
+        service_ = std::make_unique<service::CheckService>(registry_, *store_, metrics_);
+        router_ = std::make_unique<Router>(*service_, metrics_, options_);
+        lane_ = std::make_unique<Lane>(*ioc_, *router_, metrics_);
+        server_ = std::make_unique<Server>(*ioc_, boost::asio::ip::tcp::endpoint(
+                                                      boost::asio::ip::make_address("127.0.0.1"), 0),
+                                           std::vector<Lane*>{lane_.get()}, ServerLimits{});
+        server_->start();
+        thread_ = std::thread([this] {
+            counting_this_thread = true;
+            ioc_->run();
+        });
+    }
+
+    ~RedisServerPath() override {
+        test::wait_until([this] { return server_->live_sessions() == 0; }, 5s);
+        boost::asio::post(*ioc_, [this] { store_->stop(); });
+        ioc_->stop();
+        thread_.join();
+        server_.reset();
+        lane_.reset();
+        router_.reset();
+        service_.reset();
+        store_.reset();
+        ioc_.reset();
+    }
+
+    unsigned short port() const { return server_->local_endpoint().port(); }
+
+    static std::string check_wire(std::string_view tenant) {
+        const std::string body = R"({"policy":"roomy","tenant":")" + std::string(tenant) + "\"}";
+        return "POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
+               std::to_string(body.size()) + "\r\n\r\n" + body;
+    }
+
+    /// Server-side allocations per check over `n` lone checks on one keep-alive connection,
+    /// after the store answers (readyz) and a warm-up that creates the tenants' buckets.
+    double allocations_per_lone_check(int tenants, int n) {
+        test::RawConnection c(port());
+        const bool ready = test::wait_until([&] {
+            c.send("GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+            return c.read_response(5s).status == 200;
+        }, 10s);
+        EXPECT_TRUE(ready) << "the Redis store never answered";
+        std::vector<std::string> wires;
+        for (int t = 0; t < tenants; ++t) wires.push_back(check_wire("t" + std::to_string(t)));
+        auto one = [&](int i) {
+            EXPECT_TRUE(c.send(wires[static_cast<std::size_t>(i % tenants)]));
+            const auto answer = c.read_response(5s);
+            // A degraded answer (the store failed) would count the failure path, not a check.
+            EXPECT_EQ(answer.body.find("degraded"), std::string::npos) << answer.body;
+            return answer.status;
+        };
+        for (int i = 0; i < 4 * tenants; ++i) one(i);
+        const auto before = server_allocations.load();
+        for (int i = 0; i < n; ++i) EXPECT_EQ(one(i), 200);
+        const auto after = server_allocations.load();
+        return static_cast<double>(after - before) / n;
+    }
+
+    test::RedisServer redis_;
+    policy::RegistryHandle registry_;
+    service::Metrics metrics_;
+    RouterOptions options_;
+    std::unique_ptr<boost::asio::io_context> ioc_;
+    std::unique_ptr<store::redis::RedisStore> store_;
+    std::unique_ptr<service::CheckService> service_;
+    std::unique_ptr<Router> router_;
+    std::unique_ptr<Lane> lane_;
+    std::unique_ptr<Server> server_;
+    std::thread thread_;
+};
+
+// The count reached, with a little room: an allocation more per check fails here.
+constexpr double allowed_ceiling = 22;
+
+TEST_F(RedisServerPath, ALoneCheckOnRedisStaysUnderTheAllocationCeiling) {
+    const double per_check = allocations_per_lone_check(8, 1000);
+    std::printf("heap allocations per allowed check on Redis, on the server thread: %.2f\n", per_check);
+    EXPECT_LE(per_check, allowed_ceiling);
+}
+
+}  // namespace
+}  // namespace ratelimitd::http
