@@ -132,7 +132,8 @@ if report then
   allowed = 1
   level = math.max(-max_debt * window, math.min(capacity, level - need))
   if level >= capacity then
-    if kind ~= 'none' then redis.call('DEL', KEYS[1]) end -- full again: the missing key means exactly that
+    -- full again: the missing key means exactly that
+    if kind ~= 'none' then redis.call('DEL', KEYS[1]) end
   else
     store(KEYS[1], kind, ours, level, now, math.ceil((capacity - level) / limit))
   end
