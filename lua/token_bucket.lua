@@ -1,13 +1,15 @@
 -- token_bucket.lua: a bucket of `burst` tokens refilled at `limit` tokens per `window`.
 --
--- KEYS[1]  the bucket: a hash {l = level, t = ms of the last admitted check, w = window_ms
---          the level is counted in, b = the burst it was filled to}
+-- KEYS[1]  the bucket: a string "tb:<l>:<t>:<w>:<b>" (l = level, t = ms of the last admitted
+--          check, w = window_ms the level is counted in, b = the burst it was filled to), or,
+--          as earlier versions wrote it (and ARGV[5] "hash" still writes it), a hash {l, t, w, b}
 -- ARGV[1]  limit      tokens added per window
 -- ARGV[2]  window_ms  refill period in milliseconds
 -- ARGV[3]  burst      capacity in tokens
 -- ARGV[4]  cost       tokens this check takes (1..burst); a report: tokens charged, negative
 --                     to refund
--- ARGV[5]  unused (the same argument list serves every algorithm)
+-- ARGV[5]  the layout written (redis_state_layout): "hash" for the hash of older versions,
+--          anything else for the string. Both are read, whatever it says.
 -- ARGV[6]  "peek" to report the state without changing it (cost is then 0);
 --          "report:<max_debt>" to charge `cost` without asking: the level may go below zero,
 --          to -max_debt tokens at most (a debt, repaid by the refill; checks are denied until
@@ -25,10 +27,14 @@
 -- that the missing key means exactly the same thing (a full bucket); at most
 -- (burst + max_debt) / limit windows (the config loader keeps (burst + max_debt) * window_ms
 -- <= 2^53).
+-- The string costs Redis one GET per check and one SET (with its PX) per admit; the hash
+-- cost a TYPE, an HMGET, an HSET and a PEXPIRE. Its "tb:" tells it from GCRA's string of four
+-- numbers, which a reload changing the algorithm may leave on the key.
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])
 local cost = tonumber(ARGV[4])
+local hash_layout = ARGV[5] == 'hash'
 local mode = ARGV[6] or ''
 local peek = mode == 'peek'
 local report = string.sub(mode, 1, 6) == 'report'
@@ -43,23 +49,59 @@ if not now then
   now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
 
+-- The bucket on `key`: the type Redis holds it as ('none', 'string', 'hash', ...), then, when
+-- it is a bucket of either layout, its level, last write, window and burst (those two nil in a
+-- hash written before they were kept). Writing strings, one GET, and a TYPE only when the GET
+-- meets another type (WRONGTYPE); writing the hash, a TYPE first, as earlier versions did.
+local function load(key)
+  local kind = 'string'
+  if hash_layout then kind = redis.call('TYPE', key).ok end
+  if kind == 'string' then
+    local value = redis.pcall('GET', key)
+    if not value then return 'none' end
+    if type(value) == 'string' then
+      local l, t, w, b = string.match(value, '^tb:(%-?%d+):(%d+):(%d+):(%d+)$')
+      if l then return 'string', tonumber(l), tonumber(t), tonumber(w), tonumber(b) end
+      return 'string'
+    end
+    kind = redis.call('TYPE', key).ok
+  end
+  if kind == 'hash' then
+    local s = redis.call('HMGET', key, 'l', 't', 'w', 'b')
+    if s[1] and s[2] then return kind, tonumber(s[1]), tonumber(s[2]), tonumber(s[3]), tonumber(s[4]) end
+  end
+  return kind
+end
+
+-- Writes the bucket (level, last write `at`) in the layout ARGV[5] names, to expire `ttl` ms
+-- from now, when it is full again. `kind` is what load() found there: SET replaces any type;
+-- a hash is written over only a hash of this bucket (`ours`), anything else goes first.
+local function store(key, kind, ours, level, at, ttl)
+  if not hash_layout then
+    redis.call('SET', key, string.format('tb:%.0f:%.0f:%.0f:%.0f', level, at, window, burst), 'PX', ttl)
+    return
+  end
+  if kind ~= 'none' and not (ours and kind == 'hash') then redis.call('DEL', key) end
+  redis.call('HSET', key, 'l', string.format('%.0f', level), 't', string.format('%.0f', at), 'w',
+             string.format('%.0f', window), 'b', string.format('%.0f', burst))
+  redis.call('PEXPIRE', key, ttl)
+end
+
 -- "refund" (lua/refund.lua, a layered check on a Redis Cluster whose later slot group denied):
--- give back what one charge of `cost` took, identified by ARGV[5], then reply nothing.
--- The level at the last write plus the charge, never above the burst.
+-- give back what one charge of `cost` took, then reply nothing. The level at the last write
+-- plus the charge, never above the burst, written in the layout ARGV[5] names.
 if mode == 'refund' then
   local key = KEYS[1]
-  if redis.call('TYPE', key).ok ~= 'hash' then return end
-  local s = redis.call('HMGET', key, 'l', 't', 'w', 'b')
-  if not s[1] or not s[2] or (tonumber(s[3]) or window) ~= window or (tonumber(s[4]) or burst) ~= burst then return end
-  local level = math.min(burst * window, tonumber(s[1]) + cost * window)
+  local kind, stored, at, was_window, was_burst = load(key)
+  if not stored or (was_window or window) ~= window or (was_burst or burst) ~= burst then return end
+  local level = math.min(burst * window, stored + cost * window)
   -- full again sooner: the TTL (time until full, from the last write) shrinks with it
-  local ttl = tonumber(s[2]) + math.ceil((burst * window - level) / limit) - now
+  local ttl = at + math.ceil((burst * window - level) / limit) - now
   if ttl <= 0 then
     redis.call('DEL', key)
     return
   end
-  redis.call('HSET', key, 'l', string.format('%.0f', level))
-  redis.call('PEXPIRE', key, ttl)
+  store(key, kind, true, level, at, ttl)
   return
 end
 
@@ -68,39 +110,32 @@ local need = cost * window
 local level = capacity
 -- A key another algorithm wrote (the policy changed algorithm on reload) counts as absent
 -- and is replaced on the first admitted check.
-local kind = redis.call('TYPE', KEYS[1]).ok
-local foreign = kind ~= 'none'
-if kind == 'hash' then
-  local state = redis.call('HMGET', KEYS[1], 'l', 't', 'w', 'b')
-  if state[1] and state[2] then
-    foreign = false
-    local stored = tonumber(state[1])
-    -- a bucket written before 'w' and 'b' were kept: this policy's numbers
-    local was_window = tonumber(state[3]) or window
-    local was_burst = tonumber(state[4]) or burst
-    if was_window ~= window or was_burst ~= burst then
-      -- the numbers changed on reload: the tokens used stay used (in the new units, rounded
-      -- up), out of the new burst
-      local used = math.ceil((was_burst * was_window - stored) / was_window * window)
-      stored = math.max(0, capacity - used)
-    end
-    local elapsed = now - tonumber(state[2])
-    if elapsed < 0 then elapsed = 0 end -- the clock stepped back (failover): no refill
-    level = math.min(capacity, stored + elapsed * limit)
+local kind, stored, at, was_window, was_burst = load(KEYS[1])
+local ours = stored ~= nil
+if ours then
+  -- a bucket written before 'w' and 'b' were kept: this policy's numbers
+  was_window = was_window or window
+  was_burst = was_burst or burst
+  if was_window ~= window or was_burst ~= burst then
+    -- the numbers changed on reload: the tokens used stay used (in the new units, rounded
+    -- up), out of the new burst
+    local used = math.ceil((was_burst * was_window - stored) / was_window * window)
+    stored = math.max(0, capacity - used)
   end
+  local elapsed = now - at
+  if elapsed < 0 then elapsed = 0 end -- the clock stepped back (failover): no refill
+  level = math.min(capacity, stored + elapsed * limit)
 end
 
 local allowed, reset_ms
 if report then
   allowed = 1
   level = math.max(-max_debt * window, math.min(capacity, level - need))
-  if foreign then redis.call('DEL', KEYS[1]) end
   if level >= capacity then
-    redis.call('DEL', KEYS[1]) -- full again: the missing key means exactly that
+    -- full again: the missing key means exactly that
+    if kind ~= 'none' then redis.call('DEL', KEYS[1]) end
   else
-    redis.call('HSET', KEYS[1], 'l', string.format('%.0f', level), 't', string.format('%.0f', now), 'w',
-               string.format('%.0f', window), 'b', string.format('%.0f', burst))
-    redis.call('PEXPIRE', KEYS[1], math.ceil((capacity - level) / limit))
+    store(KEYS[1], kind, ours, level, now, math.ceil((capacity - level) / limit))
   end
   -- reset: when the next whole token is usable (after the debt, if any)
   local tokens = math.max(0, math.floor(level / window))
@@ -112,12 +147,7 @@ if report then
 elseif level >= need then
   allowed = 1
   level = level - need
-  if not peek then
-    if foreign then redis.call('DEL', KEYS[1]) end
-    redis.call('HSET', KEYS[1], 'l', string.format('%.0f', level), 't', string.format('%.0f', now), 'w',
-               string.format('%.0f', window), 'b', string.format('%.0f', burst))
-    redis.call('PEXPIRE', KEYS[1], math.ceil((capacity - level) / limit))
-  end
+  if not peek then store(KEYS[1], kind, ours, level, now, math.ceil((capacity - level) / limit)) end
   -- reset: when the next whole token is back
   local tokens = math.floor(level / window)
   if tokens >= burst then

@@ -73,6 +73,7 @@ std::unique_ptr<store::Backend> open_backend(const Settings& settings, const pol
         .memory_max_keys = settings.memory_max_keys,
         .tls = {settings.redis_tls_ca, settings.redis_tls_cert, settings.redis_tls_key, settings.redis_tls_server_name,
                 settings.redis_tls_insecure_skip_verify},
+        .state_layout = settings.redis_state_layout == "hash" ? store::StateLayout::hash : store::StateLayout::string,
         .key_prefix = [&registry] { return registry.current()->prefix; },
     };
     auto backend = store::make_backend(settings.redis_url, std::move(options));
@@ -83,6 +84,11 @@ std::unique_ptr<store::Backend> open_backend(const Settings& settings, const pol
     if (auto refusal = (*backend)->refusal(*registry.current())) {
         spdlog::error("{}: {}", settings.config_path, *refusal);
         return nullptr;
+    }
+    // The first step of an upgrade: said at start, so that the second is not forgotten.
+    if (settings.redis_url && settings.redis_state_layout == "hash") {
+        spdlog::info("redis_state_layout=hash: token buckets are written as earlier versions read them; "
+                     "remove the setting once none of them runs (docs/operations.md, Upgrading)");
     }
     return std::move(*backend);
 }

@@ -78,6 +78,7 @@ constexpr std::array<std::string_view, 5> log_levels{"trace", "debug", "info", "
 constexpr std::array<std::string_view, 2> log_formats{"text", "json"};
 constexpr std::array<std::string_view, 3> access_log_modes{"off", "denied", "all"};
 constexpr std::array<std::string_view, 2> envoy_key_layouts{"ratelimitd", "envoyproxy-ratelimit"};
+constexpr std::array<std::string_view, 2> redis_state_layouts{"string", "hash"};
 
 using T = SettingType;
 
@@ -189,6 +190,12 @@ constexpr SettingRow rows[] = {
      .env = "RATELIMITD_REDIS_TLS_INSECURE_SKIP_VERIFY", .type = T::on_off, .default_text = "off",
      .help = "rediss://: accept any certificate (warned about every minute)",
      .field = both<&Settings::redis_tls_insecure_skip_verify, &FileSettings::redis_tls_insecure_skip_verify>()},
+    // Earlier versions read a string bucket as another algorithm's key (a full bucket): while
+    // any of them still runs on the same Redis, the fleet writes their hash (docs/operations.md).
+    {.file_key = "redis_state_layout", .flag = "redis-state-layout", .env = "RATELIMITD_REDIS_STATE_LAYOUT",
+     .type = T::choice, .choices = redis_state_layouts, .default_text = "string",
+     .help = "token buckets in Redis: one string, or the hash earlier versions read (during an upgrade)",
+     .field = both<&Settings::redis_state_layout, &FileSettings::redis_state_layout>()},
     // Envoy's rate limit service (docs/envoy.md); off unless set.
     {.file_key = "grpc_listen", .flag = "grpc-listen", .env = "RATELIMITD_GRPC_LISTEN", .type = T::listen,
      .value_name = "HOST:PORT", .default_text = "off",

@@ -41,6 +41,9 @@ struct Settings {
     std::string redis_tls_key;                  ///< rediss://: its private key file
     std::string redis_tls_server_name;          ///< rediss://: empty: the URL's host
     bool redis_tls_insecure_skip_verify = false;
+    /// How token buckets are written in Redis: "string" or "hash" (the layout of earlier
+    /// versions, for a fleet mid-upgrade; store::StateLayout).
+    std::string redis_state_layout = "string";
     std::optional<std::string> grpc_listen;     ///< "HOST:PORT" of the gRPC server; none: off
     bool grpc_x_ratelimit_headers = false;      ///< gRPC answers also carry X-RateLimit-*
     std::size_t grpc_max_connections = 1'000;   ///< gRPC connections open at once; beyond: closed
@@ -105,6 +108,7 @@ struct FileSettings {
     std::optional<std::string> redis_tls_key;
     std::optional<std::string> redis_tls_server_name;
     std::optional<bool> redis_tls_insecure_skip_verify;
+    std::optional<std::string> redis_state_layout;  ///< string|hash
     std::optional<std::string> grpc_listen;    ///< "HOST:PORT"
     std::optional<bool> grpc_x_ratelimit_headers;
     std::optional<std::int64_t> grpc_max_connections;

@@ -23,6 +23,9 @@ enum class ScriptMember {
     per_unit,  ///< a member unique across sidecars: the script keeps one sorted-set member per unit
     lease,     ///< a fresh lease id (store/lease_id.hpp), handed to the client when admitted
     expiry,    ///< the key's TTL in seconds: the window's, plus a random jitter (Policy::expiration_jitter)
+    /// the layout the script writes its state in: "hash" for the one earlier versions wrote,
+    /// "" for its own (store::StateLayout, redis_state_layout); it reads both
+    state_layout,
 };
 
 /// How the script's "refund" mode gives back a charge on a Redis Cluster (lua/refund.lua runs
@@ -63,7 +66,7 @@ struct AlgorithmTraits {
 /// One row per Algorithm, in the enum's order (a missing member fails -Wmissing-field-initializers).
 inline constexpr AlgorithmTraits algorithm_table[] = {
     {.algorithm = Algorithm::token_bucket, .name = "token_bucket", .prose = "token bucket", .burst = true,
-     .leases = false, .ms_scaled = true, .member = ScriptMember::none, .reports = true, .refunds = true,
+     .leases = false, .ms_scaled = true, .member = ScriptMember::state_layout, .reports = true, .refunds = true,
      .cluster_refund = ClusterRefund::by_state, .cacheable_denials = true, .aligned = false, .zero_limit = false, .configurable = true},
     {.algorithm = Algorithm::sliding_log, .name = "sliding_log", .prose = "sliding log", .burst = false,
      .leases = false, .ms_scaled = false, .member = ScriptMember::per_unit, .reports = true, .refunds = false,

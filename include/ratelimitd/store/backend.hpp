@@ -5,6 +5,7 @@
 #include "ratelimitd/core/clock.hpp"
 #include "ratelimitd/core/metric_family.hpp"
 #include "ratelimitd/policy/policy.hpp"
+#include "ratelimitd/store/state_layout.hpp"
 #include "ratelimitd/store/store.hpp"
 #include "ratelimitd/store/tls_options.hpp"
 
@@ -62,6 +63,7 @@ struct BackendOptions {
     bool coalescing = true;                  ///< a Redis store: batch concurrent checks
     std::size_t memory_max_keys = 1'000'000; ///< the embedded store's cap; 0: none
     TlsOptions tls;                          ///< rediss:// URLs: trust, client certificate, name
+    StateLayout state_layout = StateLayout::string;  ///< a Redis store: how token buckets are written
     /// The registry's key prefix now (a remote store hears resets on a channel named by it).
     std::function<std::string()> key_prefix = [] { return std::string(); };
 };

@@ -61,7 +61,7 @@ Store& RedisBackend::add_thread(boost::asio::any_io_executor thread) {
     const std::string instance = options_.instance_id + "." + std::to_string(stores_.size());
     const Coalescing coalescing{.enabled = options_.coalescing};
     stores_.push_back(std::make_unique<RedisStore>(thread, endpoint_, options_.timeout, instance, 2, coalescing,
-                                                   sentinel_));
+                                                   sentinel_, options_.state_layout));
     executors_.push_back(std::move(thread));
     if (denials_.enabled()) stores_.back()->on_reconnected(denials_.reconnected_hook());
     return denials_.front(*stores_.back());

@@ -12,12 +12,12 @@ namespace net = boost::asio;
 
 RedisStore::RedisStore(net::any_io_executor ex, Endpoint endpoint, std::chrono::milliseconds timeout,
                        std::string instance_id, int connections, Coalescing coalescing,
-                       std::shared_ptr<EndpointSource> source)
+                       std::shared_ptr<EndpointSource> source, StateLayout layout)
     : node_(ex, std::move(endpoint), timeout, connections, std::move(source)),
       batches_(node_, coalescing),
       coalesce_(coalescing.enabled),
       timeout_(timeout),
-      members_(std::move(instance_id)) {}
+      members_(std::move(instance_id), layout) {}
 
 RedisStore::~RedisStore() { stop(); }
 

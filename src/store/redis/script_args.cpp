@@ -33,6 +33,7 @@ std::string MemberSource::next(const policy::Policy& p) {
     case policy::ScriptMember::lease: return new_lease_id();
     case policy::ScriptMember::per_unit: return instance_id_ + ":" + std::to_string(++sequence_);
     case policy::ScriptMember::expiry: return std::to_string(expiry_seconds(p));
+    case policy::ScriptMember::state_layout: return layout_ == StateLayout::hash ? "hash" : "";
     case policy::ScriptMember::none: return {};
     }
     return {};

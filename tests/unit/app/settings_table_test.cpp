@@ -218,7 +218,7 @@ TEST(SettingsTable, FileKeysAreTheTableRowsInOrder) {
                                                  "memory_max_keys", "top_k", "top_window", "notify_queue",
                                                  "redis_tls_ca", "redis_tls_cert",
                                                  "redis_tls_key", "redis_tls_server_name",
-                                                 "redis_tls_insecure_skip_verify", "grpc_listen",
+                                                 "redis_tls_insecure_skip_verify", "redis_state_layout", "grpc_listen",
                                                  "grpc_x_ratelimit_headers", "grpc_max_connections",
                                                  "grpc_handshake_timeout", "grpc_idle_timeout",
                                                  "grpc_max_connection_age", "grpc_tls", "grpc_tls_cert",

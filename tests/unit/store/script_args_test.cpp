@@ -84,5 +84,23 @@ TEST(ScriptArgs, SlidingLogMembersAreFreshEachTimeAndOthersGetNone) {
     EXPECT_EQ(members.next(log), "sidecar-1:2");
 }
 
+// redis_state_layout reaches lua/token_bucket.lua as its member (ARGV[5]), so batch.lua and
+// multi.lua keep their args_per_check; the other algorithms never see it.
+TEST(ScriptArgs, TheHashLayoutIsTheTokenBucketsMember) {
+    policy::Policy bucket;
+    bucket.algorithm = Algorithm::token_bucket;
+    policy::Policy gcra;
+    gcra.algorithm = Algorithm::gcra;
+    MemberSource strings("i");
+    MemberSource hashes("i", StateLayout::hash);
+    EXPECT_EQ(strings.next(bucket), "");
+    EXPECT_EQ(hashes.next(bucket), "hash");
+    EXPECT_EQ(hashes.next(gcra), "");
+    EXPECT_EQ(check_args(bucket, "k", 1, hashes).member, "hash");
+    EXPECT_EQ(report_args(bucket, "k", 5, hashes).member, "hash");
+    EXPECT_EQ(single_check_argv(check_args(bucket, "k", 1, hashes), true),
+              (Argv{"1", "k", "0", "0", "0", "1", "hash", "peek"}));
+}
+
 }  // namespace
 }  // namespace ratelimitd::store::redis

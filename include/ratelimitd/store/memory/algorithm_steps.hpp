@@ -17,8 +17,9 @@ namespace ratelimitd::store::memory::detail {
 // script's "report" mode, charging `cost` signed units without asking (the reply always
 // admits): into debt if need be (remaining 0), a negative cost refunds, never above capacity.
 
-// token_bucket.lua's hash {l, t, w, b}: level in units of 1/window_ms token, ms of the last
-// admit, the window_ms the level is counted in, the burst it was filled to.
+// token_bucket.lua's string "tb:<l>:<t>:<w>:<b>" (or the hash {l, t, w, b} of earlier
+// versions): level in units of 1/window_ms token, ms of the last admit, the window_ms the
+// level is counted in, the burst it was filled to.
 struct TokenBucketState {
     std::int64_t level = 0;
     std::int64_t t = 0;

@@ -29,10 +29,11 @@ public:
 
     /// `instance_id` makes sliding-log members unique across sidecars (random per process).
     /// With a `source` (Sentinel), connections go wherever it names (see Connection).
+    /// `layout`: how token buckets are written (redis_state_layout).
     RedisStore(boost::asio::any_io_executor ex, Endpoint endpoint,
                std::chrono::milliseconds timeout, std::string instance_id,
                int connections = 2, Coalescing coalescing = {},
-               std::shared_ptr<EndpointSource> source = nullptr);
+               std::shared_ptr<EndpointSource> source = nullptr, StateLayout layout = StateLayout::string);
     ~RedisStore() override;
 
     boost::asio::awaitable<result<check::Verdict>> apply(const policy::Policy& p, std::string key,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ratelimitd/policy/policy.hpp"
+#include "ratelimitd/store/state_layout.hpp"
 #include "ratelimitd/store/store.hpp"
 
 #include <cstddef>
@@ -47,10 +48,12 @@ std::string calendar_arg(const policy::Policy& p);
 /// Hands out sliding-log members unique across sidecars: "<instance id>:<sequence>".
 class MemberSource {
 public:
-    explicit MemberSource(std::string instance_id) : instance_id_(std::move(instance_id)) {}
+    explicit MemberSource(std::string instance_id, StateLayout layout = StateLayout::string)
+        : instance_id_(std::move(instance_id)), layout_(layout) {}
     /// A fresh member for a sliding-log policy, a fresh lease id (new_lease_id) for a
-    /// concurrency policy; the key's TTL in seconds, jitter included, for erl_fixed_window; ""
-    /// for the other algorithms (they ignore it).
+    /// concurrency policy; the key's TTL in seconds, jitter included, for erl_fixed_window;
+    /// "hash" for a token bucket written in the hash layout (StateLayout::hash); "" for the
+    /// other algorithms (they ignore it).
     std::string next(const policy::Policy& p);
 
 private:
@@ -58,6 +61,7 @@ private:
     std::int64_t expiry_seconds(const policy::Policy& p);
 
     std::string instance_id_;
+    StateLayout layout_;
     std::uint64_t sequence_ = 0;
     std::minstd_rand jitter_{std::random_device{}()};
 };

@@ -45,7 +45,8 @@ Store& ClusterBackend::add_thread(boost::asio::any_io_executor thread) {
     const std::string instance = options_.instance_id + "." + std::to_string(stores_.size());
     const Coalescing coalescing{.enabled = options_.coalescing};
     stores_.push_back(
-        std::make_unique<ClusterStore>(std::move(thread), endpoint_, options_.timeout, instance, 2, coalescing));
+        std::make_unique<ClusterStore>(std::move(thread), endpoint_, options_.timeout, instance, 2, coalescing,
+                                       options_.state_layout));
     if (denials_.enabled()) stores_.back()->on_reconnected(denials_.reconnected_hook());
     return denials_.front(*stores_.back());
 }

@@ -35,13 +35,15 @@ constexpr std::chrono::milliseconds discovery_timeout{1000};
 }  // namespace
 
 ClusterStore::ClusterStore(net::any_io_executor ex, ClusterEndpoint endpoint, std::chrono::milliseconds timeout,
-                           std::string instance_id, int connections_per_node, Coalescing coalescing)
+                           std::string instance_id, int connections_per_node, Coalescing coalescing,
+                           StateLayout layout)
     : executor_(ex),
       endpoint_(std::move(endpoint)),
       timeout_(timeout),
       instance_id_(std::move(instance_id)),
       connections_per_node_(connections_per_node),
       coalescing_(coalescing),
+      layout_(layout),
       refresh_timer_(ex) {
     coalescing_.one_slot_per_batch = true;
     for (const auto& seed : endpoint_.seeds) node_at(NodeAddress{seed.host, seed.port});
@@ -70,7 +72,7 @@ ClusterNode& ClusterStore::node_at(const NodeAddress& address) {
     ep.db = 0;
     // Sliding-log members must stay unique across this thread's nodes too.
     auto node = std::make_unique<ClusterNode>(executor_, ep, timeout_, connections_per_node_, coalescing_,
-                                              instance_id_ + "/" + std::to_string(nodes_.size()));
+                                              instance_id_ + "/" + std::to_string(nodes_.size()), layout_);
     if (on_reconnected_) node->client.on_reconnected(on_reconnected_);
     if (stopped_) node->stop();
     std::lock_guard lock(mu_);

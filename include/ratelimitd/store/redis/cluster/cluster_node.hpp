@@ -16,10 +16,10 @@ namespace ratelimitd::store::redis::cluster {
 /// Used only on the store's executor, except the counters and breaker_open().
 struct ClusterNode {
     ClusterNode(boost::asio::any_io_executor ex, Endpoint endpoint, std::chrono::milliseconds timeout,
-                int connections, Coalescing coalescing, std::string instance_id)
+                int connections, Coalescing coalescing, std::string instance_id, StateLayout layout)
         : client(std::move(ex), std::move(endpoint), timeout, connections),
           batches(client, coalescing),
-          members(std::move(instance_id)) {}
+          members(std::move(instance_id), layout) {}
 
     ~ClusterNode() { stop(); }
     ClusterNode(const ClusterNode&) = delete;

@@ -45,7 +45,8 @@ struct RedirectCounts {
 class ClusterStore final : public Store {
 public:
     ClusterStore(boost::asio::any_io_executor ex, ClusterEndpoint endpoint, std::chrono::milliseconds timeout,
-                 std::string instance_id, int connections_per_node = 2, Coalescing coalescing = {});
+                 std::string instance_id, int connections_per_node = 2, Coalescing coalescing = {},
+                 StateLayout layout = StateLayout::string);
     ~ClusterStore() override;
 
     boost::asio::awaitable<result<check::Verdict>> apply(const policy::Policy& p, std::string key,
@@ -107,6 +108,7 @@ private:
     std::string instance_id_;
     int connections_per_node_;
     Coalescing coalescing_;
+    StateLayout layout_;
     std::function<void()> on_reconnected_;
     bool stopped_ = false;
 
