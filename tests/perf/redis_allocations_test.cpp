@@ -7,9 +7,14 @@
 // Measured (POST /v1/check as wrk sends it, token bucket, g++ 12 Release), per lone check
 // (one connection, one check out at a time: each its own EVALSHA): 22.0 at first; 21.0 once a
 // lone check's reply is moved to its caller rather than copied. The goal is <= 2. What
-// is left, counted with a uprobe on this executable's malloc (perf probe -x): 7 coroutine
-// frames that miss Asio's frame cache (Router::check, Doors::check, CheckService::decide and
-// ask_store, RedisStore::apply, BatchSender::call and send), the reply's root and its array (2),
+// is left, counted with a uprobe on this executable's malloc (perf probe -x): 11 coroutine
+// frames that miss Asio's frame cache, 5 of them because they are over 1,020 bytes, which
+// Boost 1.81's recycling allocator never keeps (it records a block's size in 4-byte chunks in
+// one byte): CheckService::decide 3,328 bytes, RedisStore::apply 1,584, Doors::check 1,392,
+// CheckService::ask_store 1,200, Router::check 1,056; the 6 smaller ones (BatchSender::send
+// 736, NodeClient::eval 672, co_spawn's 464 and 128, BatchSender::call 448, the await of a
+// command 304) miss because a miss evicts a cached block of another size (a cache of 16 blocks
+// instead of 8 changed nothing: 21.0 still). Then the reply's root and its array (2),
 // the key string, the waiter, the batch's vector, its argument vector and encoded command, the
 // pending command and the read and write handlers (each a std::function over a shared_ptr,
 // which libstdc++ keeps on the heap). Under load a batch carries many checks, so the ones per
