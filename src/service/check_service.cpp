@@ -110,7 +110,13 @@ net::awaitable<result<check::Verdict>> CheckService::ask_store(LimitChecks check
     // a check that asks without charging or charges whatever (its Part).
     if (plain_single_check(checks)) {
         // One window of one limit is an ordinary check (and keeps what the store does for those).
-        verdict = co_await store_.apply(*checks.front().policy, std::move(checks.front().key), checks.front().cost);
+        // Decided at once when the store can (embedded, a cached denial): no frame, no resume.
+        const store::LimitCheck& c = checks.front();
+        if (auto now = store_.try_apply_now(*c.policy, c.key, c.cost)) {
+            verdict = std::move(*now);
+        } else {
+            verdict = co_await store_.apply(*c.policy, std::move(checks.front().key), c.cost);
+        }
     } else {
         verdict = co_await store_.apply_all(
             std::vector<store::LimitCheck>(std::make_move_iterator(checks.begin()), std::make_move_iterator(checks.end())));

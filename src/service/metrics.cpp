@@ -123,9 +123,12 @@ ThreadCounters& Metrics::mine() {
 
 OwnedFamily<policy_cell_count>::Cells& Metrics::policy_cells(std::string_view policy) {
     ThreadCounters& t = mine();
+    if (t.last_policy_cells != nullptr && t.last_policy == policy) return *t.last_policy_cells;
     t.scratch.clear();
     append_label(t.scratch, "policy", policy);
-    return t.policies.at(t.scratch);
+    t.last_policy_cells = &t.policies.at(t.scratch);
+    t.last_policy = policy;
+    return *t.last_policy_cells;
 }
 
 void Metrics::count_check(std::string_view policy, Outcome outcome, bool near_limit) {
@@ -159,9 +162,13 @@ void Metrics::count_refund(std::string_view policy, std::uint64_t units) {
 
 void Metrics::observe_answer_time(std::string_view route, std::chrono::nanoseconds d) {
     ThreadCounters& t = mine();
-    t.scratch.clear();
-    append_label(t.scratch, "route", route);
-    auto& c = t.http_durations.at(t.scratch);
+    if (t.last_duration_cells == nullptr || t.last_duration_route != route) {
+        t.scratch.clear();
+        append_label(t.scratch, "route", route);
+        t.last_duration_cells = &t.http_durations.at(t.scratch);
+        t.last_duration_route = route;
+    }
+    auto& c = *t.last_duration_cells;
     const double s = std::chrono::duration<double>(d).count();
     for (std::size_t i = 0; i < http_duration_buckets.size(); ++i) {
         if (s <= http_duration_buckets[i]) {
@@ -198,10 +205,15 @@ void Metrics::observe_store_latency(std::chrono::nanoseconds d) {
 
 void Metrics::count_http(std::string_view route, unsigned status) {
     ThreadCounters& t = mine();
-    t.scratch.clear();
-    append_label(t.scratch, "route", route);
-    fmt::format_to(std::back_inserter(t.scratch), ",status=\"{}\"", status);
-    t.http_requests.at(t.scratch)[0].add(1);
+    if (t.last_request_cells == nullptr || t.last_request_status != status || t.last_request_route != route) {
+        t.scratch.clear();
+        append_label(t.scratch, "route", route);
+        fmt::format_to(std::back_inserter(t.scratch), ",status=\"{}\"", status);
+        t.last_request_cells = &t.http_requests.at(t.scratch);
+        t.last_request_route = route;
+        t.last_request_status = status;
+    }
+    (*t.last_request_cells)[0].add(1);
 }
 
 void Metrics::set_store_series(std::function<std::vector<MetricFamily>()> series) {

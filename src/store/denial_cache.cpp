@@ -98,6 +98,17 @@ net::awaitable<result<check::Verdict>> CachingStore::apply(const policy::Policy&
     co_return verdict;
 }
 
+std::optional<result<check::Verdict>> CachingStore::try_apply_now(const policy::Policy& p, const std::string& key,
+                                                                  std::uint32_t cost) {
+    if (!policy::traits(p.algorithm).cacheable_denials) return inner_.try_apply_now(p, key, cost);
+    if (auto cached = cache_.lookup(key, DenialCache::PolicyNumbers::of(p), DenialCache::clock::now())) {
+        cached->from_denial_cache = true;  // counted per policy by the service
+        return result<check::Verdict>(std::move(*cached));
+    }
+    // The inner store's own answer at once would bypass remember(): only apply() asks it.
+    return std::nullopt;
+}
+
 net::awaitable<result<check::Verdict>> CachingStore::apply_all(std::vector<LimitCheck> checks) {
     std::vector<std::string> refunded;
     for (const auto& c : checks) {

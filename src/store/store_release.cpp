@@ -1,4 +1,5 @@
-// The default of Store::release: a store that keeps no leases says so.
+// The defaults of Store: a store that keeps no leases says so; one that cannot decide at once
+// (try_apply_now) says nothing, and is awaited.
 #include "ratelimitd/store/store.hpp"
 
 namespace ratelimitd::store {
@@ -6,6 +7,11 @@ namespace ratelimitd::store {
 boost::asio::awaitable<result<check::Verdict>> Store::release(const policy::Policy& p, std::string /*key*/,
                                                               std::string /*lease*/) {
     co_return Problem{errc::invalid_request, "policy \"" + p.name + "\": this store keeps no leases to release"};
+}
+
+std::optional<result<check::Verdict>> Store::try_apply_now(const policy::Policy& /*p*/, const std::string& /*key*/,
+                                                          std::uint32_t /*cost*/) {
+    return std::nullopt;
 }
 
 }  // namespace ratelimitd::store

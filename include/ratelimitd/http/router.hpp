@@ -83,6 +83,7 @@ public:
 private:
     friend std::span<const Endpoint> endpoint_table() noexcept;  // names the handlers below
 
+    /// The endpoint's handler for `call`, or the 404/405/refusal answer (not a coroutine).
     boost::asio::awaitable<Answer> route(const EndpointCall& call);
 
     /// The refusal a door's `who` gives this caller before its handler runs, or nothing.

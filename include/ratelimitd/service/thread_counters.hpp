@@ -42,6 +42,16 @@ struct ThreadCounters {
     OwnedFamily<duration_sum_cell + 1> http_durations;  ///< labels: route="..."
     /// The label text being looked up; it keeps its capacity, so counting allocates nothing.
     std::string scratch;
+    /// The series each hot counter used last, by the name it was asked for: a run of checks of
+    /// one policy on one route finds them without rendering and hashing a label each time
+    /// (series never move nor die before their family).
+    std::string last_policy;
+    OwnedFamily<policy_cell_count>::Cells* last_policy_cells = nullptr;
+    std::string last_request_route;
+    unsigned last_request_status = 0;
+    OwnedFamily<1>::Cells* last_request_cells = nullptr;
+    std::string last_duration_route;
+    OwnedFamily<duration_sum_cell + 1>::Cells* last_duration_cells = nullptr;
     ThreadCounters* next = nullptr;  ///< the next shard of the same Metrics (set before publishing)
 };
 

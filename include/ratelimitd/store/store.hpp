@@ -9,6 +9,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,13 @@ public:
     virtual boost::asio::awaitable<result<check::Verdict>> apply(const policy::Policy& p,
                                                                  std::string key,
                                                                  std::uint32_t cost) = 0;
+
+    /// apply()'s verdict when the store can decide at once, without suspending (the embedded
+    /// store; a cached denial), else nothing: the caller then co_awaits apply(). Same
+    /// preconditions and verdict as apply(); a store that answers here has charged the cost.
+    /// The default answers nothing. Never throws.
+    virtual std::optional<result<check::Verdict>> try_apply_now(const policy::Policy& p, const std::string& key,
+                                                                std::uint32_t cost);
 
     /// Applies several limits as one atomic decision: when every check admits its cost, all
     /// are charged; when any denies, none is charged. The Verdict has one WindowState per

@@ -32,6 +32,11 @@ public:
 
     boost::asio::awaitable<result<check::Verdict>> apply(const policy::Policy& p, std::string key,
                                                          std::uint32_t cost) override;
+    /// Always decides at once (decide()): the check costs no coroutine frame.
+    std::optional<result<check::Verdict>> try_apply_now(const policy::Policy& p, const std::string& key,
+                                                        std::uint32_t cost) override {
+        return decide(p, key, cost);
+    }
     boost::asio::awaitable<result<check::Verdict>> apply_all(std::vector<LimitCheck> checks) override;
     boost::asio::awaitable<result<check::Verdict>> peek(const policy::Policy& p,
                                                         std::string key) override;
