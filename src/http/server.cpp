@@ -96,6 +96,9 @@ net::awaitable<void> Server::accept_loop() {
 }
 
 void Server::refuse(tcp::socket socket, Lane& lane) {
+    // Counted before the client can read its 503: counted after, a client that reads the
+    // refusal and then asks /metrics could find it missing while this thread waits for a CPU.
+    lane.metrics.count_connection_rejected();
     boost::system::error_code ec;
     // A fresh socket's send buffer has room for a few hundred bytes: write without waiting,
     // so a refusal costs a few system calls and no session.
@@ -108,7 +111,6 @@ void Server::refuse(tcp::socket socket, Lane& lane) {
     for (int i = 0; i < 4 && !ec; ++i) socket.read_some(net::buffer(sink), ec);
     socket.close(ec);
 
-    lane.metrics.count_connection_rejected();
     ++refused_unlogged_;
     const auto now = std::chrono::steady_clock::now();
     if (now - refusal_logged_ >= refusal_log_interval) {
