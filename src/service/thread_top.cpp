@@ -41,6 +41,21 @@ void ThreadTop::record(std::string_view policy, std::string_view tenant, TopBy b
     add(policy, tenant, by, amount);
 }
 
+void ThreadTop::record(std::string_view policy, std::string_view tenant, TopBy by, std::uint64_t amount) {
+    if (seen_in_slice_ < exact_per_slice_) {
+        record(policy, tenant, by, amount, clock::now());
+        return;
+    }
+    ++seen_in_slice_;
+    if (!sampled()) return;
+    const auto now = clock::now();
+    if (now < slice_begin_ || now >= slice_end_) {
+        enter_slice(now);
+        seen_in_slice_ = options_.sample_one_in;
+    }
+    add(policy, tenant, by, amount * options_.sample_one_in);
+}
+
 void ThreadTop::add(std::string_view policy, std::string_view tenant, TopBy by, std::uint64_t amount) {
     auto it = policies_.find(policy);
     if (it == policies_.end()) {

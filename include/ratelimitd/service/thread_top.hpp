@@ -69,6 +69,12 @@ public:
     void record(std::string_view policy, std::string_view tenant, TopBy by, std::uint64_t amount,
                 clock::time_point now);
 
+    /// As record() at the clock's now, read only for a check that is counted: past the
+    /// slice's exact share that is one call in sample_one_in. A kept check that finds the
+    /// next slice begun starts its exact share there, weighted as a sampled one (it stands
+    /// for the checks skipped since the slice turned).
+    void record(std::string_view policy, std::string_view tenant, TopBy by, std::uint64_t amount);
+
     /// The live slices' sketches of `by`, for `policy` or (nullopt) every policy.
     [[nodiscard]] std::vector<PolicySketches> snapshot(const std::optional<std::string>& policy, TopBy by,
                                                        clock::time_point now) const;

@@ -200,5 +200,30 @@ TEST(ThreadTop, SampleOneInOneCountsEveryCheck) {
               (std::vector<RankedTenant>{{"a", 10'000, 0}, {"b", 10'000, 0}}));
 }
 
+TEST(ThreadTop, WithoutATimeTheClockIsReadOnlyForCountedChecks) {
+    // Exact while under the share: every check counted at the clock's time.
+    const TopOptions exact{.k = 5, .window = 5s, .slices = 5, .exact_per_second = 1'000'000, .sample_one_in = 16};
+    TopBoard board(exact);
+    ThreadTop top(exact, board);
+    for (int i = 0; i < 1000; ++i) top.record("login", i % 4 == 0 ? "b" : "a", TopBy::denied, 1);
+    EXPECT_EQ(merge_top(top.snapshot("login", TopBy::denied, ThreadTop::clock::now())[0].sketches, 10),
+              (std::vector<RankedTenant>{{"a", 750, 0}, {"b", 250, 0}}));
+
+    // Past it: one in 16 kept, counted 16 times, an estimate within its standard deviation's
+    // bounds (a slice that turns meanwhile starts with a kept check of weight 16: no bias).
+    const TopOptions sampled{.k = 5, .window = 5s, .slices = 5, .exact_per_second = 1, .sample_one_in = 16};
+    ThreadTop busy(sampled, board);
+    constexpr int checks = 100'000;
+    for (int i = 0; i < checks; ++i) busy.record("login", i % 4 == 0 ? "b" : "a", TopBy::denied, 1);
+    const auto ranked = merge_top(busy.snapshot("login", TopBy::denied, ThreadTop::clock::now())[0].sketches, 10);
+    ASSERT_EQ(ranked.size(), 2u);
+    EXPECT_EQ(ranked[0].tenant, "a");
+    const double a = checks * 0.75;
+    const double b = checks * 0.25;
+    EXPECT_LT(std::abs(static_cast<double>(ranked[0].count) - a), 5 * std::sqrt(15 * a)) << ranked[0].count;
+    EXPECT_LT(std::abs(static_cast<double>(ranked[1].count) - b), 5 * std::sqrt(15 * b)) << ranked[1].count;
+    EXPECT_NE(ranked[0].count, static_cast<std::uint64_t>(a)) << "nothing was sampled";
+}
+
 }  // namespace
 }  // namespace ratelimitd::service
