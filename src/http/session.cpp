@@ -87,7 +87,13 @@ std::optional<Response> answer_for_read_error(const beast::error_code& ec, const
 /// Renders `res` into the session's `wire` buffer and sends it: first with one plain
 /// non-blocking send (the socket almost always has room for a check's few hundred bytes, and
 /// then no completion goes through the scheduler), and what did not fit with async_write.
-net::awaitable<beast::error_code> write_answer(tcp::socket& socket, const Answer& res, std::string& wire) {
+/// Only that wait needs a deadline: `deadline`, when given, is moved to `write_timeout` from
+/// then, so an answer sent whole costs no clock read (the deadline in force until then is the
+/// request's, as it was while the answer was decided). Without `deadline` (100 Continue) the
+/// deadline in force stays.
+net::awaitable<beast::error_code> write_answer(tcp::socket& socket, const Answer& res, std::string& wire,
+                                               Deadline* deadline = nullptr,
+                                               std::chrono::milliseconds write_timeout = {}) {
     // An answer far larger than a check's (a big /metrics page) is not kept for the rest of
     // the connection.
     constexpr std::size_t kept_capacity = 64 * 1024;
@@ -97,6 +103,7 @@ net::awaitable<beast::error_code> write_answer(tcp::socket& socket, const Answer
     const std::size_t sent = socket.write_some(net::buffer(wire), ec);
     if (ec == net::error::would_block || ec == net::error::try_again) ec = {};
     if (!ec && sent < wire.size()) {
+        if (deadline != nullptr) deadline->expires_after(write_timeout);
         auto [wec, n] = co_await net::async_write(socket, net::buffer(wire) + sent, use_tuple);
         ec = wec;
     }
@@ -241,8 +248,9 @@ net::awaitable<void> run_session(tcp::socket socket, Lane& lane, const ServerLim
         RequestParser parser;
         if (auto ec = co_await read_request(socket, deadline, buffer, parser, limits, wire)) {
             if (auto res = answer_for_read_error(ec, limits)) {
-                deadline.expires_after(limits.write_timeout);
-                if (!co_await write_answer(socket, *res, wire)) co_await linger(socket, deadline);
+                if (!co_await write_answer(socket, *res, wire, &deadline, limits.write_timeout)) {
+                    co_await linger(socket, deadline);
+                }
             } else if (ec != bhttp::error::end_of_stream && ec != net::error::eof) {
                 spdlog::debug("session: read ended: {}", ec.message());
             }
@@ -255,8 +263,7 @@ net::awaitable<void> run_session(tcp::socket socket, Lane& lane, const ServerLim
         ++served;
         if (lane.draining || served >= limits.max_requests_per_connection) res.keep_alive(false);
         const bool keep_alive = res.keep_alive();
-        deadline.expires_after(limits.write_timeout);
-        if (co_await write_answer(socket, res, wire) || !keep_alive) break;
+        if (co_await write_answer(socket, res, wire, &deadline, limits.write_timeout) || !keep_alive) break;
     }
 
     beast::error_code ignored;

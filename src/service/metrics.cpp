@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -192,15 +193,16 @@ void Metrics::count_store_error(errc code) {
 }
 
 void Metrics::observe_store_latency(std::chrono::nanoseconds d) {
+    auto& c = mine().store_latency;
     const double s = std::chrono::duration<double>(d).count();
     for (std::size_t i = 0; i < latency_buckets.size(); ++i) {
         if (s <= latency_buckets[i]) {
-            latency_counts_[i].fetch_add(1, std::memory_order_relaxed);
+            c[i].add(1);
             break;
         }
     }
-    latency_total_.fetch_add(1, std::memory_order_relaxed);
-    latency_sum_ns_.fetch_add(static_cast<std::uint64_t>(d.count()), std::memory_order_relaxed);
+    c[store_latency_count_cell].add(1);
+    c[store_latency_sum_cell].add(static_cast<std::uint64_t>(d.count() > 0 ? d.count() : 0));
 }
 
 void Metrics::count_http(std::string_view route, unsigned status) {
@@ -281,14 +283,19 @@ void Metrics::render_store(std::string& out) const {
     }
 
     header(out, "ratelimitd_store_latency_seconds", "histogram", "Time from asking the store to its verdict.");
+    std::array<std::uint64_t, store_latency_sum_cell + 1> sums{};
+    for (const ThreadCounters* t = shards_.load(std::memory_order_acquire); t != nullptr; t = t->next) {
+        for (std::size_t i = 0; i < sums.size(); ++i) sums[i] += t->store_latency[i].get();
+    }
     std::uint64_t cumulative = 0;
     for (std::size_t i = 0; i < latency_buckets.size(); ++i) {
-        cumulative += latency_counts_[i].load(std::memory_order_relaxed);
+        cumulative += sums[i];
         line(out, "ratelimitd_store_latency_seconds_bucket{{le=\"{}\"}} {}\n", latency_buckets[i], cumulative);
     }
-    const auto total = latency_total_.load(std::memory_order_relaxed);
+    // A check counted while this read ran may show in its bucket and not yet in the count.
+    const auto total = std::max(sums[store_latency_count_cell], cumulative);
     line(out, "ratelimitd_store_latency_seconds_bucket{{le=\"+Inf\"}} {}\n", total);
-    line(out, "ratelimitd_store_latency_seconds_sum {}\n", latency_sum_ns_.load(std::memory_order_relaxed) / 1e9);
+    line(out, "ratelimitd_store_latency_seconds_sum {}\n", static_cast<double>(sums[store_latency_sum_cell]) / 1e9);
     line(out, "ratelimitd_store_latency_seconds_count {}\n", total);
 }
 
@@ -315,10 +322,21 @@ void Metrics::render_http(std::string& out) const {
            "Connections answered 503 and closed because max_connections were open.");
     line(out, "ratelimitd_connections_rejected_total {}\n", connections_rejected_.load(std::memory_order_relaxed));
     header(out, "ratelimitd_requests_in_flight", "gauge", "Requests being answered.");
-    line(out, "ratelimitd_requests_in_flight {}\n", in_flight_.load(std::memory_order_relaxed));
+    line(out, "ratelimitd_requests_in_flight {}\n", in_flight());
     header(out, "ratelimitd_auth_unmatched_total", "counter",
            "/v1/auth requests no route matched with no default_policy set: answered 200 without any limit.");
     line(out, "ratelimitd_auth_unmatched_total {}\n", auth_unmatched_.load(std::memory_order_relaxed));
+}
+
+std::int64_t Metrics::in_flight() const {
+    std::int64_t n = 0;
+    for (const ThreadCounters* t = shards_.load(std::memory_order_acquire); t != nullptr; t = t->next) {
+        // finished first: a request that ends while this reads is then counted as in flight
+        // rather than as finished and never started.
+        const auto finished = static_cast<std::int64_t>(t->requests_finished.get());
+        n += static_cast<std::int64_t>(t->requests_started.get()) - finished;
+    }
+    return std::max<std::int64_t>(n, 0);
 }
 
 void Metrics::render_durations(std::string& out) const {

@@ -40,8 +40,7 @@ public:
     Metrics& operator=(const Metrics&) = delete;
 
     /// Upper bounds (seconds) of the store latency histogram's buckets.
-    static constexpr std::array<double, 12> latency_buckets{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
-                                                            0.01,   0.025,   0.05,   0.1,   0.25,   1.0};
+    static constexpr std::array<double, 12> latency_buckets = store_latency_buckets;
 
     void count_check(std::string_view policy, Outcome outcome, bool near_limit);
     /// Units (the check's cost) a policy admitted (`allowed`) or refused.
@@ -63,8 +62,10 @@ public:
     void count_http(std::string_view route, unsigned status);
     void connection_opened() noexcept { connections_open_.fetch_add(1, std::memory_order_relaxed); }
     void connection_closed() noexcept { connections_open_.fetch_sub(1, std::memory_order_relaxed); }
-    void request_started() noexcept { in_flight_.fetch_add(1, std::memory_order_relaxed); }
-    void request_finished() noexcept { in_flight_.fetch_sub(1, std::memory_order_relaxed); }
+    /// Counted in the calling thread's own counters (no locked instruction): the gauge is
+    /// summed at the scrape.
+    void request_started() { mine().requests_started.add(1); }
+    void request_finished() { mine().requests_finished.add(1); }
     /// A reload's result: counted, and the last_reload gauges set (the start-up load counts
     /// as a successful one, at construction).
     void count_reload(bool ok) noexcept;
@@ -87,6 +88,9 @@ private:
     /// This thread's counters of `policy`.
     OwnedFamily<policy_cell_count>::Cells& policy_cells(std::string_view policy);
 
+    /// ratelimitd_requests_in_flight: the threads' started - finished, at least 0.
+    [[nodiscard]] std::int64_t in_flight() const;
+
     // The parts of render(), in exposition order; each is called with mu_ held.
     void render_checks(std::string& out) const;
     void render_store(std::string& out) const;    // errors, latency
@@ -102,11 +106,7 @@ private:
     std::function<std::vector<MetricFamily>()> store_series_;
 
     std::array<std::atomic<std::uint64_t>, 3> store_errors_{};  // timeout, unavailable, bad_reply
-    std::array<std::atomic<std::uint64_t>, latency_buckets.size()> latency_counts_{};
-    std::atomic<std::uint64_t> latency_total_{0};
-    std::atomic<std::uint64_t> latency_sum_ns_{0};
     std::atomic<std::int64_t> connections_open_{0};
-    std::atomic<std::int64_t> in_flight_{0};
     std::atomic<std::uint64_t> reloads_ok_{0};
     std::atomic<std::uint64_t> reloads_failed_{0};
     std::atomic<bool> last_reload_ok_{true};

@@ -15,6 +15,15 @@ inline constexpr std::array<double, 15> http_duration_buckets{0.00005, 0.0001, 0
                                                               0.0025,  0.005,  0.01,    0.025,  0.05,
                                                               0.1,     0.25,   0.5,     1.0,    2.5};
 
+/// Upper bounds (seconds) of ratelimitd_store_latency_seconds.
+inline constexpr std::array<double, 12> store_latency_buckets{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
+                                                              0.01,   0.025,   0.05,   0.1,   0.25,   1.0};
+
+/// The cells of the store latency histogram: one per bucket (not cumulative), then the count
+/// and the sum in nanoseconds.
+inline constexpr std::size_t store_latency_count_cell = store_latency_buckets.size();
+inline constexpr std::size_t store_latency_sum_cell = store_latency_count_cell + 1;
+
 /// The cells of one policy's series.
 enum PolicyCell : std::size_t {
     // 0..4: ratelimitd_checks_total by Outcome (its enum value)
@@ -40,6 +49,11 @@ struct ThreadCounters {
     OwnedFamily<policy_cell_count> policies;  ///< labels: policy="..."
     OwnedFamily<1> http_requests;             ///< labels: route="...",status="..."
     OwnedFamily<duration_sum_cell + 1> http_durations;  ///< labels: route="..."
+    std::array<OwnedCounter, store_latency_sum_cell + 1> store_latency;  ///< no labels
+    /// ratelimitd_requests_in_flight is the sum over the threads of started - finished (a
+    /// request may finish on another thread than it started on: the sum stays right).
+    OwnedCounter requests_started;
+    OwnedCounter requests_finished;
     /// The label text being looked up; it keeps its capacity, so counting allocates nothing.
     std::string scratch;
     /// The series each hot counter used last, by the name it was asked for: a run of checks of

@@ -1,4 +1,5 @@
-// Heavy hitters: the Space-Saving sketch, its merge across threads and slices, slice expiry.
+// Heavy hitters: the Space-Saving sketch, its merge across threads and slices, slice expiry,
+// sampling past a rate.
 #include "ratelimitd/service/space_saving.hpp"
 #include "ratelimitd/service/thread_top.hpp"
 #include "ratelimitd/service/top_board.hpp"
@@ -7,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <random>
 #include <string>
@@ -127,6 +129,100 @@ TEST(ThreadTop, SlicesOlderThanTheWindowAreForgotten) {
     const auto admitted = top.snapshot("login", TopBy::admitted, t0 + 3s);
     EXPECT_EQ(merge_top(admitted[0].sketches, 10), (std::vector<RankedTenant>{{"ip:192.0.2.8", 7, 0}}));
     EXPECT_TRUE(top.snapshot("other", TopBy::denied, t0 + 3s).empty());
+}
+
+TEST(ThreadTop, CountsEveryCheckOfASliceUpToItsExactShare) {
+    // A 1 s slice at 200 checks per second: the first 200 checks of each slice are exact.
+    const TopOptions options{.k = 5, .window = 5s, .slices = 5, .exact_per_second = 200, .sample_one_in = 16};
+    ASSERT_EQ(options.exact_per_slice(), 200u);
+    TopBoard board(options);
+    ThreadTop top(options, board);
+    const auto t0 = ThreadTop::clock::time_point(1000s);
+    for (int i = 0; i < 150; ++i) top.record("login", "a", TopBy::denied, 1, t0);
+    for (int i = 0; i < 50; ++i) top.record("other", "b", TopBy::admitted, 3, t0 + 500ms);  // the share is per thread
+    auto now = top.snapshot("login", TopBy::denied, t0 + 900ms);
+    EXPECT_EQ(merge_top(now[0].sketches, 10), (std::vector<RankedTenant>{{"a", 150, 0}}));
+    EXPECT_EQ(merge_top(top.snapshot("other", TopBy::admitted, t0 + 900ms)[0].sketches, 10),
+              (std::vector<RankedTenant>{{"b", 150, 0}}));
+    // Past the share, a check is counted 16 times or not at all.
+    for (int i = 0; i < 100; ++i) top.record("login", "a", TopBy::denied, 1, t0 + 900ms);
+    now = top.snapshot("login", TopBy::denied, t0 + 900ms);
+    const std::uint64_t past = now[0].sketches[0].entries()[0].count - 150;
+    EXPECT_EQ(past % 16, 0u) << past;
+    EXPECT_GT(past, 0u);  // about 100 / 16 of them were kept
+    // A new slice starts exact again.
+    for (int i = 0; i < 200; ++i) top.record("login", "c", TopBy::denied, 1, t0 + 1s);
+    now = top.snapshot("login", TopBy::denied, t0 + 1s);
+    ASSERT_EQ(now[0].sketches.size(), 2u);
+    std::vector<RankedTenant> second;
+    for (const auto& s : now[0].sketches) {
+        if (s.entries()[0].tenant == "c") second = ranking(s);
+    }
+    EXPECT_EQ(second, (std::vector<RankedTenant>{{"c", 200, 0}}));
+}
+
+TEST(ThreadTop, PastTheExactShareASampleEstimatesEachTenantWithoutBias) {
+    // One exact check per slice, then 1 in 16 counted 16 times: the estimate of a tenant with
+    // c checks has a standard deviation of sqrt(15 c). A periodic stream must not alias.
+    const TopOptions options{.k = 5, .window = 5s, .slices = 5, .exact_per_second = 1, .sample_one_in = 16};
+    TopBoard board(options);
+    ThreadTop top(options, board);
+    const auto t0 = ThreadTop::clock::time_point(1000s);
+    std::map<std::string, std::uint64_t> truth;
+    for (int i = 0; i < 100'000; ++i) {
+        const char* tenant = i % 10 < 6 ? "a" : i % 10 < 9 ? "b" : "c";
+        top.record("login", tenant, TopBy::denied, 1, t0);
+        ++truth[tenant];
+    }
+    const auto now = top.snapshot("login", TopBy::denied, t0);
+    const auto ranked = merge_top(now[0].sketches, 10);
+    ASSERT_EQ(ranked.size(), 3u);
+    bool any_inexact = false;
+    for (const auto& e : ranked) {
+        const auto c = static_cast<double>(truth[e.tenant]);
+        EXPECT_LT(std::abs(static_cast<double>(e.count) - c), 5 * std::sqrt(15 * c)) << e.tenant << " " << e.count;
+        EXPECT_EQ(e.error, 0u);  // three tenants in five slots: the sketch itself is exact
+        any_inexact = any_inexact || e.count != truth[e.tenant];
+    }
+    EXPECT_TRUE(any_inexact) << "nothing was sampled";
+    EXPECT_EQ(ranked[0].tenant, "a");
+    EXPECT_EQ(ranked[1].tenant, "b");
+    EXPECT_EQ(ranked[2].tenant, "c");
+}
+
+TEST(ThreadTop, SampleOneInOneCountsEveryCheck) {
+    const TopOptions options{.k = 5, .window = 5s, .slices = 5, .exact_per_second = 1, .sample_one_in = 1};
+    TopBoard board(options);
+    ThreadTop top(options, board);
+    const auto t0 = ThreadTop::clock::time_point(1000s);
+    for (int i = 0; i < 10'000; ++i) top.record("login", i % 2 == 0 ? "a" : "b", TopBy::admitted, 2, t0);
+    EXPECT_EQ(merge_top(top.snapshot("login", TopBy::admitted, t0)[0].sketches, 10),
+              (std::vector<RankedTenant>{{"a", 10'000, 0}, {"b", 10'000, 0}}));
+}
+
+TEST(ThreadTop, WithoutATimeTheClockIsReadOnlyForCountedChecks) {
+    // Exact while under the share: every check counted at the clock's time.
+    const TopOptions exact{.k = 5, .window = 5s, .slices = 5, .exact_per_second = 1'000'000, .sample_one_in = 16};
+    TopBoard board(exact);
+    ThreadTop top(exact, board);
+    for (int i = 0; i < 1000; ++i) top.record("login", i % 4 == 0 ? "b" : "a", TopBy::denied, 1);
+    EXPECT_EQ(merge_top(top.snapshot("login", TopBy::denied, ThreadTop::clock::now())[0].sketches, 10),
+              (std::vector<RankedTenant>{{"a", 750, 0}, {"b", 250, 0}}));
+
+    // Past it: one in 16 kept, counted 16 times, an estimate within its standard deviation's
+    // bounds (a slice that turns meanwhile starts with a kept check of weight 16: no bias).
+    const TopOptions sampled{.k = 5, .window = 5s, .slices = 5, .exact_per_second = 1, .sample_one_in = 16};
+    ThreadTop busy(sampled, board);
+    constexpr int checks = 100'000;
+    for (int i = 0; i < checks; ++i) busy.record("login", i % 4 == 0 ? "b" : "a", TopBy::denied, 1);
+    const auto ranked = merge_top(busy.snapshot("login", TopBy::denied, ThreadTop::clock::now())[0].sketches, 10);
+    ASSERT_EQ(ranked.size(), 2u);
+    EXPECT_EQ(ranked[0].tenant, "a");
+    const double a = checks * 0.75;
+    const double b = checks * 0.25;
+    EXPECT_LT(std::abs(static_cast<double>(ranked[0].count) - a), 5 * std::sqrt(15 * a)) << ranked[0].count;
+    EXPECT_LT(std::abs(static_cast<double>(ranked[1].count) - b), 5 * std::sqrt(15 * b)) << ranked[1].count;
+    EXPECT_NE(ranked[0].count, static_cast<std::uint64_t>(a)) << "nothing was sampled";
 }
 
 }  // namespace

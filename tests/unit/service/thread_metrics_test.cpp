@@ -54,6 +54,37 @@ TEST(ThreadMetrics, CountsOfManyThreadsAreSummedExactly) {
     }
 }
 
+TEST(ThreadMetrics, StoreLatencyAndRequestsInFlightAreSummedOverThreads) {
+    Metrics m;
+    constexpr int threads = 4;
+    constexpr int per_thread = 5'000;
+    std::vector<std::thread> workers;
+    for (int t = 0; t < threads; ++t) {
+        workers.emplace_back([&m] {
+            for (int i = 0; i < per_thread; ++i) {
+                m.request_started();
+                m.observe_store_latency(i % 2 == 0 ? std::chrono::microseconds(200) : std::chrono::milliseconds(20));
+                m.request_finished();
+            }
+            m.request_started();  // still in flight when the thread ends
+        });
+    }
+    for (auto& w : workers) w.join();
+    std::string text = m.render("1", "x");
+    const std::string b = R"(ratelimitd_store_latency_seconds_bucket{le=")";
+    EXPECT_EQ(sample(text, b + "0.0001\"}"), 0) << text;
+    EXPECT_EQ(sample(text, b + "0.00025\"}"), threads * per_thread / 2) << text;
+    EXPECT_EQ(sample(text, b + "0.025\"}"), threads * per_thread) << text;
+    EXPECT_EQ(sample(text, b + "+Inf\"}"), threads * per_thread) << text;
+    EXPECT_EQ(sample(text, "ratelimitd_store_latency_seconds_count"), threads * per_thread) << text;
+    EXPECT_NEAR(sample(text, "ratelimitd_store_latency_seconds_sum"), threads * per_thread / 2 * (0.0002 + 0.02), 1e-6);
+    EXPECT_EQ(sample(text, "ratelimitd_requests_in_flight"), threads) << text;
+    // Requests that started on the workers finish here: the sum over threads stays right.
+    for (int t = 0; t < threads; ++t) m.request_finished();
+    text = m.render("1", "x");
+    EXPECT_EQ(sample(text, "ratelimitd_requests_in_flight"), 0) << text;
+}
+
 TEST(ThreadMetrics, TwoInstancesOnOneThreadKeepTheirOwnCounts) {
     Metrics a;
     Metrics b;
