@@ -98,7 +98,8 @@ CheckGroup checks_of(policy::CheckPlan& plan, bool shadow) {
 }
 
 bool has_shadow(const policy::CheckPlan& plan) {
-    return std::any_of(plan.limits.begin(), plan.limits.end(), [](const auto& l) { return l.shadow() && !l.windows.empty(); });
+    return std::any_of(plan.limits.begin(), plan.limits.end(),
+                       [](const auto& l) { return l.shadow() && !l.windows.empty(); });
 }
 
 // An answer known without waiting, as ask_store hands it back.
@@ -119,7 +120,7 @@ Decision opening(const policy::CheckPlan& plan) {
     return d;
 }
 
-/// The one window of a plan that is a single enforced plain check (as split_checks and
+/// The one window of a plan that is a single enforced plain check (as checks_of and
 /// plain_single_check would make it), or nullptr: what decide_now may ask Store::try_apply_now.
 const policy::KeyedWindow* lone_plain_window(const policy::CheckPlan& plan, std::uint32_t& cost) {
     if (plan.single_call || plan.mode != policy::Mode::check || plan.limits.size() != 1) return nullptr;
