@@ -44,10 +44,13 @@ std::vector<RefundedLimit> refunded_limits(const policy::CheckPlan& plan) {
 
 }  // namespace
 
-net::awaitable<result<service::Decision>> Doors::check(const check::CheckRequest& req) const {
-    auto plan = policy::plan(registry_.current(), req);
-    if (!plan) co_return std::move(plan.error());
-    co_return co_await service_.decide(std::move(*plan));
+std::optional<result<service::Decision>> Doors::check_now(const check::CheckRequest& req,
+                                                          policy::CheckPlan& plan) const {
+    auto planned = policy::plan(registry_.current(), req);
+    if (!planned) return std::move(planned.error());
+    plan = std::move(*planned);
+    if (auto decided = service_.decide_now(plan)) return std::move(*decided);
+    return std::nullopt;
 }
 
 net::awaitable<result<AuthOutcome>> Doors::auth(const AuthRequest& req) const {

@@ -142,6 +142,8 @@ void Router::audit_admin_call(const EndpointCall& call, std::string_view door, u
     options_.audit->admin_call(who, door, call.req.method_string(), status);
 }
 
+// Not a coroutine: a check the door decides at once (the embedded store, a cached denial, bad
+// input) is answered without a frame of its own; only one that waits for the store gets one.
 net::awaitable<Answer> Router::check(const EndpointCall& call) {
     const Request& req = call.req;
     const std::string_view target = req.target();
@@ -152,12 +154,27 @@ net::awaitable<Answer> Router::check(const EndpointCall& call) {
         const auto q = target.find('?');
         parsed = parse_check_query(q == std::string_view::npos ? std::string_view{} : target.substr(q + 1));
     }
-    if (!parsed) co_return make_error_response(parsed.error(), req.version(), req.keep_alive());
-    const auto decision = co_await doors_.check(*parsed);
-    if (!decision) co_return make_error_response(decision.error(), req.version(), req.keep_alive());
-    auto res = make_check_answer(*decision, req.version(), req.keep_alive());
-    access_log(*decision, res.status(), call.request_id);
-    co_return res;
+    if (!parsed) return answered(make_error_response(parsed.error(), req.version(), req.keep_alive()));
+    policy::CheckPlan plan;
+    if (auto now = doors_.check_now(*parsed, plan)) {
+        if (!*now) return answered(make_error_response(now->error(), req.version(), req.keep_alive()));
+        return answered(check_answer(**now, call));
+    }
+    return check_later(call, std::move(plan));
+}
+
+// The frame holds the plan and the decision once (the service's coroutine refers to them), so
+// it stays within what Asio's frame cache keeps.
+net::awaitable<Answer> Router::check_later(const EndpointCall& call, policy::CheckPlan plan) {
+    service::Decision decision;
+    co_await doors_.decide_into(plan, decision);
+    co_return check_answer(decision, call);
+}
+
+Answer Router::check_answer(const service::Decision& decision, const EndpointCall& call) {
+    auto res = make_check_answer(decision, call.req.version(), call.req.keep_alive());
+    access_log(decision, res.status(), call.request_id);
+    return res;
 }
 
 net::awaitable<Answer> Router::auth(const EndpointCall& call) {

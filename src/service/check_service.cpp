@@ -82,16 +82,28 @@ Decision not_limited(Decision d, const policy::CheckPlan& plan, Metrics& metrics
     return d;
 }
 
-/// The plan's limits into the enforced and the shadow group, each with its cost (0 for a
-/// check_only one, which the store asks without charging: PlannedLimit::part).
-void split_checks(policy::CheckPlan& plan, CheckGroup& enforced, CheckGroup& shadow) {
+/// The plan's enforced limits, or its shadow ones, as store checks, each with its cost (0 for
+/// a check_only one, which the store asks without charging: PlannedLimit::part). Moves their
+/// keys out of the plan.
+CheckGroup checks_of(policy::CheckPlan& plan, bool shadow) {
+    CheckGroup group;
     for (std::size_t i = 0; i < plan.limits.size(); ++i) {
+        if (plan.limits[i].shadow() != shadow) continue;
         const std::uint32_t cost = plan.limits[i].check_only ? 0
                                    : plan.limits[i].cost != 0 ? plan.limits[i].cost
                                                               : plan.cost;
-        (plan.limits[i].shadow() ? shadow : enforced).add(plan.limits[i], i, cost, plan);
+        group.add(plan.limits[i], i, cost, plan);
     }
+    return group;
 }
+
+bool has_shadow(const policy::CheckPlan& plan) {
+    return std::any_of(plan.limits.begin(), plan.limits.end(),
+                       [](const auto& l) { return l.shadow() && !l.windows.empty(); });
+}
+
+// An answer known without waiting, as ask_store hands it back.
+net::awaitable<result<check::Verdict>> answered(result<check::Verdict> verdict) { co_return verdict; }
 
 /// One check that an ordinary Store::apply decides as asked: a check (not a report) of one
 /// window that takes its part as any check does and spends something.
@@ -101,77 +113,143 @@ bool plain_single_check(const LimitChecks& checks) {
     return c.mode == policy::Mode::check && c.part == policy::Part::decide && c.cost >= 1;
 }
 
-}  // namespace
-
-net::awaitable<result<check::Verdict>> CheckService::ask_store(LimitChecks checks) {
-    const auto started = std::chrono::steady_clock::now();
-    result<check::Verdict> verdict = Problem{errc::store_unavailable, ""};
-    // A report always goes through apply_all: that is where the stores take its mode; so does
-    // a check that asks without charging or charges whatever (its Part).
-    if (plain_single_check(checks)) {
-        // One window of one limit is an ordinary check (and keeps what the store does for those).
-        // Decided at once when the store can (embedded, a cached denial): no frame, no resume.
-        const store::LimitCheck& c = checks.front();
-        if (auto now = store_.try_apply_now(*c.policy, c.key, c.cost)) {
-            verdict = std::move(*now);
-        } else {
-            verdict = co_await store_.apply(*c.policy, std::move(checks.front().key), c.cost);
-        }
-    } else {
-        verdict = co_await store_.apply_all(
-            std::vector<store::LimitCheck>(std::make_move_iterator(checks.begin()), std::make_move_iterator(checks.end())));
-    }
-    metrics_.observe_store_latency(std::chrono::steady_clock::now() - started);
-    if (!verdict) metrics_.count_store_error(verdict.error().code);
-    co_return verdict;
-}
-
-
-net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
+/// The decision's names and mode, before any store answers.
+Decision opening(const policy::CheckPlan& plan) {
     Decision d = named_decision(plan);
     d.report = plan.mode == policy::Mode::report;
-    if (plan.limits.empty()) co_return not_limited(std::move(d), plan, metrics_);
-    if (plan.single_call) co_return co_await decide_single_call(std::move(d), std::move(plan));
-    CheckGroup enforced;
-    CheckGroup shadow;
-    split_checks(plan, enforced, shadow);
+    return d;
+}
 
-    // Enforced limits first: when they deny, the shadow ones are neither charged nor asked
-    // (a denied request counts nowhere). Shadow limits are decided apart, so that their
-    // would-be denial never keeps the enforced ones from being charged.
-    Owners& owner = d.owner;
-    if (!enforced.checks.empty()) {
-        auto verdict = co_await ask_store(std::move(enforced.checks));
-        if (!verdict) co_return degrade(std::move(d), plan.limits, enforced.fail_closed, verdict.error());
-        d.verdict = std::move(*verdict);
-        owner = std::move(enforced.owner);
-        if (!d.verdict.allowed) {
-            count(d, plan, owner);
-            offer_crossings(d, plan);
-            co_return d;
-        }
+/// The one window of a plan that is a single enforced plain check (as checks_of and
+/// plain_single_check would make it), or nullptr: what decide_now may ask Store::try_apply_now.
+const policy::KeyedWindow* lone_plain_window(const policy::CheckPlan& plan, std::uint32_t& cost) {
+    if (plan.single_call || plan.mode != policy::Mode::check || plan.limits.size() != 1) return nullptr;
+    const policy::PlannedLimit& limit = plan.limits.front();
+    if (limit.shadow() || limit.windows.size() != 1 || limit.part != policy::Part::decide) return nullptr;
+    cost = limit.check_only ? 0 : limit.cost != 0 ? limit.cost : plan.cost;
+    return cost >= 1 ? &limit.windows.front() : nullptr;
+}
+
+}  // namespace
+
+// The coroutines below keep in their frames only what lives across a co_await; the rest is
+// done in plain functions. A frame over 1,020 bytes is never kept by Asio's recycling cache
+// (Boost 1.81 records a block's size in 4-byte chunks in one byte), so it is a malloc and a
+// free on every check.
+
+result<check::Verdict> CheckService::timed(std::chrono::steady_clock::time_point started,
+                                           result<check::Verdict>&& verdict) {
+    metrics_.observe_store_latency(std::chrono::steady_clock::now() - started);
+    if (!verdict) metrics_.count_store_error(verdict.error().code);
+    return std::move(verdict);
+}
+
+// Not a coroutine: it takes what it needs from `checks` and hands back the store call's own
+// awaitable, so no frame of its own holds them across the wait.
+net::awaitable<result<check::Verdict>> CheckService::ask_store(LimitChecks& checks) {
+    const auto started = std::chrono::steady_clock::now();
+    // A report always goes through apply_all: that is where the stores take its mode; so does
+    // a check that asks without charging or charges whatever (its Part).
+    if (!plain_single_check(checks)) {
+        return ask_all(started, std::vector<store::LimitCheck>(std::make_move_iterator(checks.begin()),
+                                                               std::make_move_iterator(checks.end())));
     }
-    d.verdict.allowed = true;
-    if (!shadow.checks.empty()) {
-        auto verdict = co_await ask_store(std::move(shadow.checks));
-        if (!verdict) {
-            // Shadow limits never deny: a failure of theirs allows, degraded only when nothing
-            // enforced answered.
-            if (owner.empty()) co_return degrade(std::move(d), plan.limits, false, verdict.error());
-            spdlog::warn("store failure for shadow policies policy={} detail={}", d.policy,
-                         log_value(verdict.error().detail));
-        } else {
-            d.shadow_denied = !verdict->allowed;
-            for (auto& w : verdict->windows) d.verdict.windows.push_back(std::move(w));
-            owner.insert(owner.end(), shadow.owner.begin(), shadow.owner.end());
-        }
-    }
-    count(d, plan, owner);
-    offer_crossings(d, plan);
+    // One window of one limit is an ordinary check (and keeps what the store does for those).
+    // Decided at once when the store can (embedded, a cached denial): no store frame, no resume.
+    store::LimitCheck& c = checks.front();
+    if (auto now = store_.try_apply_now(*c.policy, c.key, c.cost)) return answered(timed(started, std::move(*now)));
+    return ask_one(started, *c.policy, std::move(c.key), c.cost);
+}
+
+net::awaitable<result<check::Verdict>> CheckService::ask_one(std::chrono::steady_clock::time_point started,
+                                                             const policy::Policy& p, std::string key,
+                                                             std::uint32_t cost) {
+    co_return timed(started, co_await store_.apply(p, std::move(key), cost));
+}
+
+net::awaitable<result<check::Verdict>> CheckService::ask_all(std::chrono::steady_clock::time_point started,
+                                                             std::vector<store::LimitCheck> checks) {
+    co_return timed(started, co_await store_.apply_all(std::move(checks)));
+}
+
+std::optional<Decision> CheckService::decide_now(policy::CheckPlan& plan) {
+    if (plan.limits.empty()) return not_limited(opening(plan), plan, metrics_);
+    std::uint32_t cost = 0;
+    const policy::KeyedWindow* w = lone_plain_window(plan, cost);
+    if (w == nullptr) return std::nullopt;
+    const auto started = std::chrono::steady_clock::now();
+    auto now = store_.try_apply_now(*w->limit, w->key, cost);
+    if (!now) return std::nullopt;
+    // What decide() makes of the same answer (its one enforced group, no shadow one).
+    Decision d = opening(plan);
+    auto verdict = timed(started, std::move(*now));
+    if (!verdict) return degrade(std::move(d), plan.limits, plan.limits.front().fail_closed(), verdict.error());
+    d.verdict = std::move(*verdict);
+    d.owner.push_back(0);
+    settle(d, plan);
+    return d;
+}
+
+net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
+    Decision d;
+    co_await decide_into(plan, d);
     co_return d;
 }
 
-net::awaitable<Decision> CheckService::decide_single_call(Decision d, policy::CheckPlan plan) {
+net::awaitable<void> CheckService::decide_into(policy::CheckPlan& plan, Decision& d) {
+    d = opening(plan);
+    if (plan.limits.empty()) {
+        d = not_limited(std::move(d), plan, metrics_);
+        co_return;
+    }
+    if (plan.single_call) {
+        co_await decide_single_call(plan, d);
+        co_return;
+    }
+    // Enforced limits first: when they deny, the shadow ones are neither charged nor asked
+    // (a denied request counts nowhere). Shadow limits are decided apart, so that their
+    // would-be denial never keeps the enforced ones from being charged.
+    CheckGroup enforced = checks_of(plan, false);
+    if (!enforced.checks.empty()) {
+        auto verdict = co_await ask_store(enforced.checks);
+        if (!verdict) {
+            d = degrade(std::move(d), plan.limits, enforced.fail_closed, verdict.error());
+            co_return;
+        }
+        d.verdict = std::move(*verdict);
+        d.owner = std::move(enforced.owner);
+        if (!d.verdict.allowed) {
+            settle(d, plan);
+            co_return;
+        }
+    }
+    d.verdict.allowed = true;
+    // Its own coroutine: the shadow group and verdict need no room in this frame.
+    if (has_shadow(plan) && !co_await ask_shadow(plan, d)) co_return;
+    settle(d, plan);
+}
+
+net::awaitable<bool> CheckService::ask_shadow(policy::CheckPlan& plan, Decision& d) {
+    CheckGroup shadow = checks_of(plan, true);
+    auto verdict = co_await ask_store(shadow.checks);
+    if (!verdict) {
+        // Shadow limits never deny: a failure of theirs allows, degraded only when nothing
+        // enforced answered.
+        if (d.owner.empty()) {
+            d = degrade(std::move(d), plan.limits, false, verdict.error());
+            co_return false;
+        }
+        spdlog::warn("store failure for shadow policies policy={} detail={}", d.policy,
+                     log_value(verdict.error().detail));
+        co_return true;
+    }
+    d.shadow_denied = !verdict->allowed;
+    for (auto& w : verdict->windows) d.verdict.windows.push_back(std::move(w));
+    d.owner.insert(d.owner.end(), shadow.owner.begin(), shadow.owner.end());
+    co_return true;
+}
+
+net::awaitable<void> CheckService::decide_single_call(policy::CheckPlan& plan, Decision& d) {
     CheckGroup all;
     for (std::size_t i = 0; i < plan.limits.size(); ++i) {
         const policy::PlannedLimit& l = plan.limits[i];
@@ -179,8 +257,11 @@ net::awaitable<Decision> CheckService::decide_single_call(Decision d, policy::Ch
     }
     bool fail_closed = false;
     for (const auto& l : plan.limits) fail_closed = fail_closed || (!l.shadow() && l.fail_closed());
-    auto verdict = co_await ask_store(std::move(all.checks));
-    if (!verdict) co_return degrade(std::move(d), plan.limits, fail_closed, verdict.error());
+    auto verdict = co_await ask_store(all.checks);
+    if (!verdict) {
+        d = degrade(std::move(d), plan.limits, fail_closed, verdict.error());
+        co_return;
+    }
     d.verdict = std::move(*verdict);
     d.owner = std::move(all.owner);
     // Only enforced limits deny; a shadow one over its limit is counted as such.
@@ -193,9 +274,12 @@ net::awaitable<Decision> CheckService::decide_single_call(Decision d, policy::Ch
             d.verdict.allowed = false;
         }
     }
+    settle(d, plan);
+}
+
+void CheckService::settle(const Decision& d, const policy::CheckPlan& plan) {
     count(d, plan, d.owner);
     offer_crossings(d, plan);
-    co_return d;
 }
 
 Decision CheckService::degrade(Decision d, const policy::PlannedLimits& limits, bool fail_closed,

@@ -1,7 +1,8 @@
 // Heap allocations per check on the whole server path (accept, session, Router, CheckService,
-// MemoryStore) over a loopback socket. operator new is replaced in this executable only: it
-// counts the allocations made on the server's thread, so the client's never mix in. No timing
-// is asserted: a count is the same on a loaded machine as on an idle one.
+// MemoryStore) over a loopback socket. operator new is replaced, and aligned_alloc (where
+// Asio's coroutine frames come from) interposed, in this executable only: they count the
+// allocations made on the server's thread, so the client's never mix in. No timing is
+// asserted: a count is the same on a loaded machine as on an idle one.
 //
 // Measured (POST /v1/check as wrk sends it, 8 rotating tenants, g++ 12 RelWithDebInfo), per check:
 //   before the lean answer path (Beast's serializer over tcp_stream, the rate-limit fields
@@ -14,12 +15,12 @@
 //   with the plan's, the service's and the verdict's vectors inline for a one-limit check
 //   (small_vector) and the request body, the answer body and the JSON writer's text from the
 //   same per-thread recycling allocator as the header fields: 1.0 allowed, 1.0 denied.
-// The goal is <= 2. The one left (what heaptrack listed before this step, less what it
-// removed): the key string (policy/key), longer than
-// std::string's inline 15 bytes. Not counted here, since Asio takes them with aligned_alloc
-// rather than operator new: two coroutine frames a check that miss Asio's cache
-// (Router::check, MemoryStore::apply: a cached block goes to the first frame it fits, not the
-// best).
+// Until then Asio's frames were not counted here. They are now, and none is made anew: the
+// embedded store answers at once (Store::try_apply_now), Router::check and Doors::check_now
+// then make no frame, and Router::handle's is recycled by Asio's cache (16 blocks, each frame
+// of ours under the 1,020 bytes it keeps): 1.0 allowed, 1.0 denied, with frames counted.
+// The goal is <= 1. The one left: the key string (policy/key), longer than
+// std::string's inline 15 bytes.
 #include "ratelimitd/core/clock.hpp"
 #include "ratelimitd/http/router.hpp"
 #include "ratelimitd/http/server.hpp"
@@ -51,10 +52,24 @@ void* counted_alloc(std::size_t n) {
     throw std::bad_alloc();
 }
 
-void* counted_aligned_alloc(std::size_t n, std::align_val_t align) {
+}  // namespace
+
+// glibc's own entry point stays reachable under this name, so the interposed aligned_alloc
+// (and the aligned operator new) forward to it.
+extern "C" {
+void* __libc_memalign(std::size_t align, std::size_t n);
+
+void* aligned_alloc(std::size_t align, std::size_t n) {
     if (counting_this_thread) server_allocations.fetch_add(1, std::memory_order_relaxed);
+    return __libc_memalign(align, n);
+}
+}
+
+namespace {
+
+void* counted_aligned_alloc(std::size_t n, std::align_val_t align) {
     const auto a = static_cast<std::size_t>(align);
-    if (void* p = std::aligned_alloc(a, (n + a - 1) / a * a)) return p;
+    if (void* p = aligned_alloc(a, (n + a - 1) / a * a)) return p;
     throw std::bad_alloc();
 }
 
@@ -164,9 +179,10 @@ protected:
 
 // The ceilings hold what the lean answer path reached with a little room; the code before it
 // made more (figures in the file's head comment), so they fail there: one header field
-// allocated per line again, or the general JSON parser on every body, is several more.
-constexpr double allowed_ceiling = 2;
-constexpr double denied_ceiling = 2;
+// allocated per line again, the general JSON parser on every body, or a coroutine frame that
+// misses Asio's cache on every check is one or several more.
+constexpr double allowed_ceiling = 1.5;
+constexpr double denied_ceiling = 1.5;
 
 TEST_F(ServerPath, AnAllowedCheckStaysUnderTheAllocationCeiling) {
     const double per_check = allocations_per_check("roomy", 8, 2000, 200);

@@ -29,4 +29,13 @@ T run_on_io(boost::asio::awaitable<T> task) {
     return std::move(*out);
 }
 
+/// run_on_io for a coroutine that returns nothing.
+inline void run_on_io(boost::asio::awaitable<void> task) {
+    boost::asio::io_context io;
+    std::exception_ptr failure;
+    boost::asio::co_spawn(io, std::move(task), [&](std::exception_ptr e) { failure = e; });
+    io.run();
+    if (failure) std::rethrow_exception(failure);
+}
+
 }  // namespace ratelimitd::test

@@ -71,8 +71,19 @@ public:
     /// The doors of the thread `service` serves, on its registry.
     explicit Doors(service::CheckService& service) noexcept : Doors(service.registry_handle(), service) {}
 
-    /// /v1/check: policy::plan, then CheckService::decide.
-    boost::asio::awaitable<result<service::Decision>> check(const check::CheckRequest& req) const;
+    /// /v1/check, the part that never suspends: policy::plan of `req` into `plan`, then
+    /// CheckService::decide_now. The answer when that decided (bad input; no limits; a store
+    /// that answers at once: the embedded one, a cached denial), else nothing: `plan` is then
+    /// to be decided with decide_into. No frame is made on the way, so an answer known at once
+    /// costs no allocation and no resume.
+    std::optional<result<service::Decision>> check_now(const check::CheckRequest& req,
+                                                       policy::CheckPlan& plan) const;
+
+    /// The rest of check_now's road: CheckService::decide_into. The caller owns `plan` and
+    /// `out` until it completes.
+    boost::asio::awaitable<void> decide_into(policy::CheckPlan& plan, service::Decision& out) const {
+        return service_.decide_into(plan, out);
+    }
 
     /// /v1/auth: the route and identity sources of the snapshot, for cost 1 (an unmatched
     /// subrequest is counted by the service: ratelimitd_auth_unmatched_total).

@@ -10,7 +10,7 @@ namespace ratelimitd::door {
 /// time (value-initialised) rather than defaulting to one.
 enum class Road : unsigned char {
     own = 1,  ///< no road: the endpoint answers by itself (health, metrics, admin, status page)
-    check,    ///< Doors::check
+    check,    ///< Doors::check_now, then Doors::decide_into
     auth,     ///< Doors::auth
     report,   ///< Doors::report
     release,  ///< Doors::release

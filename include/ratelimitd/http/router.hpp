@@ -119,6 +119,11 @@ private:
 
     void access_log(const service::Decision& d, unsigned status, std::string_view request_id);
 
+    /// /v1/check once the store is to be waited for: `plan` is Doors::check_now's.
+    boost::asio::awaitable<Answer> check_later(const EndpointCall& call, policy::CheckPlan plan);
+    /// A decided check's answer, access-logged.
+    Answer check_answer(const service::Decision& decision, const EndpointCall& call);
+
     service::CheckService& service_;  ///< the admin endpoints' (peek, reset, top, readiness)
     door::Doors doors_;               ///< the road of check, auth, report and release
     service::Metrics& metrics_;

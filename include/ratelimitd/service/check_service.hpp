@@ -13,6 +13,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -73,7 +74,21 @@ public:
     /// enforced limit says on_store_error: deny. No limits: allowed, not limited (an unmatched
     /// auth subrequest is counted). Never throws.
     /// Takes the plan by value: the coroutine owns it (and its registry snapshot) throughout.
+    /// Its frame holds the plan and two decisions (over Asio's 1,020-byte recycling limit):
+    /// a caller that can own them uses decide_now and decide_into.
     boost::asio::awaitable<Decision> decide(policy::CheckPlan plan);
+
+    /// decide() without suspending, when nothing has to be waited for: the plan has no limits,
+    /// or it is one enforced plain check (one window, Mode::check) that the store answers at
+    /// once (Store::try_apply_now: the embedded store, a cached denial). The decision and its
+    /// counting are decide()'s. Nothing otherwise, with `plan` untouched: decide it with
+    /// decide_into (or decide). Never throws but for bad_alloc.
+    std::optional<Decision> decide_now(policy::CheckPlan& plan);
+
+    /// decide() into `out`, for a caller whose frame owns both the plan and the decision: this
+    /// coroutine keeps neither, so its frame stays small enough for Asio to recycle. Both must
+    /// outlive its completion; the plan's keys are moved out. Never throws.
+    boost::asio::awaitable<void> decide_into(policy::CheckPlan& plan, Decision& out);
 
     /// Admin: the state of the key a check would use, without consuming. The request must
     /// resolve to a limited policy (policy::plan_state). Store failures come back as Problems.
@@ -109,11 +124,29 @@ public:
     [[nodiscard]] TopBoard* top_board() const noexcept { return top_ != nullptr ? &top_->board() : nullptr; }
 
 private:
-    /// Store::apply for one check, apply_all for several; times it and counts failures.
-    boost::asio::awaitable<result<check::Verdict>> ask_store(LimitChecks checks);
+    /// Store::apply for one check (Store::try_apply_now first), apply_all for several; times
+    /// it and counts failures. Takes the checks' keys before it returns.
+    boost::asio::awaitable<result<check::Verdict>> ask_store(LimitChecks& checks);
+    /// ask_store's two waits: one Store::apply, one Store::apply_all.
+    boost::asio::awaitable<result<check::Verdict>> ask_one(std::chrono::steady_clock::time_point started,
+                                                           const policy::Policy& p, std::string key,
+                                                           std::uint32_t cost);
+    boost::asio::awaitable<result<check::Verdict>> ask_all(std::chrono::steady_clock::time_point started,
+                                                           std::vector<store::LimitCheck> checks);
 
-    /// CheckPlan::single_call: every limit in one store call; only enforced ones deny.
-    boost::asio::awaitable<Decision> decide_single_call(Decision d, policy::CheckPlan plan);
+    /// decide_into's shadow limits, once the enforced ones admitted: asked, their windows
+    /// appended to `d`. False when `d` is final (degraded: nothing enforced answered).
+    boost::asio::awaitable<bool> ask_shadow(policy::CheckPlan& plan, Decision& d);
+
+    /// A store's answer, timed from `started` and counted when it failed.
+    result<check::Verdict> timed(std::chrono::steady_clock::time_point started, result<check::Verdict>&& verdict);
+
+    /// CheckPlan::single_call: every limit in one store call; only enforced ones deny. Fills
+    /// `d`, which holds the plan's names.
+    boost::asio::awaitable<void> decide_single_call(policy::CheckPlan& plan, Decision& d);
+
+    /// A decision the store answered: counted, and its crossed thresholds offered.
+    void settle(const Decision& d, const policy::CheckPlan& plan);
 
     /// The decision when the store failed: allowed unless `fail_closed`, degraded, counted.
     Decision degrade(Decision d, const policy::PlannedLimits& limits, bool fail_closed,
