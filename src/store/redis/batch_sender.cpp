@@ -9,6 +9,8 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <ranges>
+
 namespace ratelimitd::store::redis {
 
 namespace net = boost::asio;
@@ -45,15 +47,20 @@ void complete_batch(std::vector<QueuedCheck>& batch, result<Value>& reply, bool 
 
 BatchSender::BatchSender(NodeClient& node, Coalescing coalescing) : node_(node), queue_(coalescing) {}
 
+// Not a coroutine: the awaitable of the initiation is returned as it is, one coroutine frame
+// per check fewer.
 net::awaitable<result<Value>> BatchSender::call(CheckArgs check, NodeClient::clock::time_point deadline) {
-    if (!node_.allows()) co_return node_.circuit_open();
-    QueuedCheck queued{std::move(check), deadline, nullptr};
-    co_return co_await net::async_initiate<decltype(net::use_awaitable), void(result<Value>)>(
+    return net::async_initiate<decltype(net::use_awaitable), void(result<Value>)>(
         [this](auto handler, QueuedCheck q) {
-            q.done = std::make_unique<WaiterFor<decltype(handler)>>(node_.executor(), std::move(handler));
+            auto waiter = std::make_unique<WaiterFor<decltype(handler)>>(node_.executor(), std::move(handler));
+            if (!node_.allows()) {
+                waiter->complete(node_.circuit_open());
+                return;
+            }
+            q.done = std::move(waiter);
             enqueue(std::move(q));
         },
-        net::use_awaitable, std::move(queued));
+        net::use_awaitable, QueuedCheck{std::move(check), deadline, nullptr});
 }
 
 void BatchSender::stop() {
@@ -101,13 +108,12 @@ net::awaitable<void> BatchSender::send(std::vector<QueuedCheck> batch) {
     if (!grouped) {
         // A lone check runs its algorithm's own script (one with webhook thresholds: lua/batch.lua,
         // which claims its crossings).
-        const Script& script = script_for(batch.front().args.algorithm);
-        reply = co_await node_.eval(script, single_check_argv(std::move(batch.front().args), false), deadline);
+        const SingleCheck call(std::move(batch.front().args));
+        reply = co_await node_.eval(script_for(call.check().algorithm), call, deadline);
     } else {
-        std::vector<CheckArgs> checks;
-        checks.reserve(n);
-        for (auto& c : batch) checks.push_back(std::move(c.args));
-        reply = co_await node_.eval(batch_script(), grouped_checks_argv(std::move(checks)), deadline);
+        // Written from the queued checks themselves: they stay in `batch` until the reply.
+        const GroupedChecks call(std::views::transform(batch, &QueuedCheck::args));
+        reply = co_await node_.eval(batch_script(), call, deadline);
     }
     --in_flight_;
     // One posted handler resumes every caller of the batch (a post per caller cost a

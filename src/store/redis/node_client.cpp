@@ -127,7 +127,24 @@ void NodeClient::send_asking(Connection& c, clock::time_point deadline) {
     c.async_exec(std::move(asking), deadline, [](result<Value>) {});
 }
 
-net::awaitable<result<Value>> NodeClient::eval(const Script& script, std::vector<std::string> argv,
+namespace {
+
+// The command `verb` `name` (EVALSHA and the digest, or EVAL and the text), then `args`.
+struct ScriptCall {
+    std::string_view verb;
+    std::string_view name;
+    const ScriptArgs* args;
+    void operator()(std::string& out) const {
+        append_array_header(out, 2 + args->count());
+        append_bulk(out, verb);
+        append_bulk(out, name);
+        args->append_to(out);
+    }
+};
+
+}  // namespace
+
+net::awaitable<result<Value>> NodeClient::eval(const Script& script, const ScriptArgs& args,
                                                clock::time_point deadline, bool asking) {
     if (!breaker_.allow()) co_return circuit_open();
     // One deadline for the whole call, NOSCRIPT retry included.
@@ -140,19 +157,16 @@ net::awaitable<result<Value>> NodeClient::eval(const Script& script, std::vector
     // Keep the connection alive across the suspension even if the pool were torn down.
     auto hold = conn->shared_from_this();
 
-    // `argv` stays here, unencoded, for the one case that needs it again.
-    std::string evalsha;
-    append_command(evalsha, {"EVALSHA", script.sha1}, argv);
+    // Encoded into the connection's output when sent; `args` stay with the caller, unencoded,
+    // for the one case that needs them again.
     if (asking) send_asking(*conn, deadline);
-    auto reply = co_await conn->async_exec(std::move(evalsha), deadline, net::use_awaitable);
+    auto reply = co_await conn->async_exec(ScriptCall{"EVALSHA", script.sha1, &args}, deadline, net::use_awaitable);
     record(reply);
     if (reply && reply->is_error() && reply->str.rfind("NOSCRIPT", 0) == 0) {
         // The script cache was emptied (restart, failover, SCRIPT FLUSH): EVAL runs the
         // script and caches it again, so later EVALSHAs find it.
-        std::string eval;
-        append_command(eval, {"EVAL", script.text}, argv);
         if (asking) send_asking(*conn, deadline);
-        reply = co_await conn->async_exec(std::move(eval), deadline, net::use_awaitable);
+        reply = co_await conn->async_exec(ScriptCall{"EVAL", script.text, &args}, deadline, net::use_awaitable);
         record(reply);
     }
     co_return reply;

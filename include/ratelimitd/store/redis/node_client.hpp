@@ -4,6 +4,7 @@
 
 #include "ratelimitd/store/redis/circuit_breaker.hpp"
 #include "ratelimitd/store/redis/connection.hpp"
+#include "ratelimitd/store/redis/script_args.hpp"
 #include "ratelimitd/store/redis/scripts.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -11,6 +12,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <concepts>
 #include <functional>
 #include <memory>
 #include <string>
@@ -35,11 +37,21 @@ public:
     NodeClient(const NodeClient&) = delete;
     NodeClient& operator=(const NodeClient&) = delete;
 
-    /// EVALSHA of `script` with `argv` (numkeys, keys, args), EVAL after NOSCRIPT, both within
+    /// EVALSHA of `script` with `args` (numkeys, keys, args), EVAL after NOSCRIPT, both within
     /// `deadline`. With `asking`, ASKING goes first on the same connection, back-to-back with
-    /// each command (the ASK redirect of Redis Cluster).
-    boost::asio::awaitable<result<Value>> eval(const Script& script, std::vector<std::string> argv,
+    /// each command (the ASK redirect of Redis Cluster). `args` must outlive the call (await
+    /// it where they live; else eval_owned): they are written into the connection's output
+    /// when the command is sent, and again if it must be sent as EVAL.
+    boost::asio::awaitable<result<Value>> eval(const Script& script, const ScriptArgs& args,
                                                clock::time_point deadline, bool asking = false);
+    /// The same, keeping `args` (a ScriptArgs) for as long as the call: for a caller that hands
+    /// the call on unawaited (Redis Cluster's redirect loop). One coroutine frame more.
+    template <class Args>
+        requires std::derived_from<Args, ScriptArgs>
+    boost::asio::awaitable<result<Value>> eval_owned(const Script& script, Args args, clock::time_point deadline,
+                                                     bool asking = false) {
+        co_return co_await eval(script, args, deadline, asking);
+    }
     /// One plain command.
     boost::asio::awaitable<result<Value>> command(std::vector<std::string> argv, clock::time_point deadline,
                                                   bool asking = false);
