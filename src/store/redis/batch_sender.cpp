@@ -49,7 +49,7 @@ BatchSender::BatchSender(NodeClient& node, Coalescing coalescing) : node_(node),
 
 // Not a coroutine: the awaitable of the initiation is returned as it is, one coroutine frame
 // per check fewer.
-net::awaitable<result<Value>> BatchSender::call(CheckArgs check, NodeClient::clock::time_point deadline) {
+net::awaitable<result<Value>> BatchSender::call(CheckArgs&& check, NodeClient::clock::time_point deadline) {
     return net::async_initiate<decltype(net::use_awaitable), void(result<Value>)>(
         [this](auto handler, QueuedCheck q) {
             auto waiter = std::make_unique<WaiterFor<decltype(handler)>>(node_.executor(), std::move(handler));

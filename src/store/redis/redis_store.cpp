@@ -52,28 +52,29 @@ result<check::Verdict> verdict_of(const result<Value>& reply, const policy::Poli
 }  // namespace
 
 // Kept small: its frame is allocated per check, and Asio recycles frames of up to 1,020 bytes
-// only. Whatever runs without suspending lives in plain functions.
+// only. Whatever runs without suspending lives in plain functions, and the check is handed
+// on by reference to functions that take it before they return.
 net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p, std::string key,
                                                          std::uint32_t cost) {
     const auto deadline = clock::now() + timeout_;
     CheckArgs check = check_args(p, std::move(key), cost, members_);
     const std::string lease = check.member;
+    const bool grouped = !coalesce_ && !check.notify.empty();
     // Not `c ? co_await a : co_await b`: GCC 12 destroys the result twice.
     result<Value> reply = Problem{errc::store_unavailable, "not sent"};
     if (coalesce_) reply = co_await batches_.call(std::move(check), deadline);
-    else reply = co_await apply_alone(std::move(check), deadline);
+    else reply = co_await send_alone(std::move(check), deadline);
+    if (grouped) reply = batch_element(reply, 1, 0, true);
     co_return verdict_of(reply, p, lease);
 }
 
-net::awaitable<result<Value>> RedisStore::apply_alone(CheckArgs check, clock::time_point deadline) {
+net::awaitable<result<Value>> RedisStore::send_alone(CheckArgs&& check, clock::time_point deadline) {
     if (check.notify.empty()) {
-        const SingleCheck call(std::move(check));
-        co_return co_await node_.eval(script_for(call.check().algorithm), call, deadline);
+        const Script& script = script_for(check.algorithm);
+        return node_.eval_owned(script, SingleCheck(std::move(check)), deadline);
     }
     // Webhook thresholds are claimed by lua/batch.lua (a batch of one).
-    const GroupedChecks one(std::views::single(std::move(check)));
-    auto reply = co_await node_.eval(batch_script(), one, deadline);
-    co_return batch_element(reply, 1, 0, true);
+    return node_.eval_owned(batch_script(), GroupedChecks(std::views::single(std::move(check))), deadline);
 }
 
 net::awaitable<result<check::Verdict>> RedisStore::apply_all(std::vector<LimitCheck> checks) {

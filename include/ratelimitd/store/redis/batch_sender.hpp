@@ -21,10 +21,11 @@ public:
     BatchSender(const BatchSender&) = delete;
     BatchSender& operator=(const BatchSender&) = delete;
 
-    /// Queues `check` and completes with its own reply. In a batch, a check's own script
-    /// error comes back as bad_script_reply, never as an error Value, so it cannot be taken
-    /// for a redirect of the whole call.
-    boost::asio::awaitable<result<Value>> call(CheckArgs check, NodeClient::clock::time_point deadline);
+    /// Queues `check` when awaited and completes with its own reply. In a batch, a check's own
+    /// script error comes back as bad_script_reply, never as an error Value, so it cannot be
+    /// taken for a redirect of the whole call. Not a coroutine: `check` is taken before this
+    /// returns, so the caller's coroutine frame holds no copy of it.
+    boost::asio::awaitable<result<Value>> call(CheckArgs&& check, NodeClient::clock::time_point deadline);
 
     /// Fails every queued check; nothing will send them now.
     void stop();
