@@ -88,18 +88,22 @@ CheckArgs limit_args(const LimitCheck& c, MemberSource& members) {
     return args;
 }
 
-std::size_t SingleCheck::count() const {
+std::size_t single_check_count(SingleMode mode) noexcept {
     constexpr std::size_t numkeys_key_and_own_args = 7;
-    return numkeys_key_and_own_args + (mode_ == SingleMode::check ? 0 : 1);
+    return numkeys_key_and_own_args + (mode == SingleMode::check ? 0 : 1);
 }
 
-void SingleCheck::append_to(std::string& out) const {
+void append_single_check(std::string& out, const CheckArgs& check, SingleMode mode) {
     append_bulk(out, std::string_view("1"));
-    append_bulk(out, check_.key);
-    append_own_args(out, check_);
-    if (mode_ == SingleMode::peek) append_bulk(out, std::string_view("peek"));
-    if (mode_ == SingleMode::release) append_bulk(out, std::string_view("release"));
+    append_bulk(out, check.key);
+    append_own_args(out, check);
+    if (mode == SingleMode::peek) append_bulk(out, std::string_view("peek"));
+    if (mode == SingleMode::release) append_bulk(out, std::string_view("release"));
 }
+
+std::size_t SingleCheck::count() const { return single_check_count(mode_); }
+
+void SingleCheck::append_to(std::string& out) const { append_single_check(out, check_, mode_); }
 
 SingleCheck release_call(const policy::Policy& p, std::string key, std::string lease) {
     CheckArgs check{p.algorithm, p.limit, p.window.count(), p.burst, 0, std::move(key), std::move(lease)};

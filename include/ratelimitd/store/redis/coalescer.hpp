@@ -69,6 +69,9 @@ public:
     /// already out (max_in_flight), or fewer than in_flight * fill_per_call checks wait. A batch holds up to max_batch checks in queue order; with
     /// one_slot_per_batch only those of the first check's slot (the others keep their order).
     std::optional<std::vector<QueuedCheck>> take(std::size_t in_flight);
+    /// The same into `batch` (emptied first; its capacity is kept, so a sender that reuses
+    /// its vectors allocates none per batch). False when nothing leaves.
+    bool take(std::size_t in_flight, std::vector<QueuedCheck>& batch);
 
     /// Removes and returns the checks whose deadline passed while they queued (at `now`):
     /// sending them would only spend Redis time on an answer nobody waits for.

@@ -117,6 +117,10 @@ private:
     SingleMode mode_;
 };
 
+/// SingleCheck's count and arguments for a check that lives elsewhere (the coalesced queue).
+[[nodiscard]] std::size_t single_check_count(SingleMode mode) noexcept;
+void append_single_check(std::string& out, const CheckArgs& check, SingleMode mode);
+
 /// lua/concurrency.lua freeing `lease` of policy `p` on `key`:
 /// 1, key, limit, lease_ms, burst, 0, lease, "release".
 SingleCheck release_call(const policy::Policy& p, std::string key, std::string lease);
