@@ -3,10 +3,30 @@
 
 #include "ratelimitd/store/redis/cluster/key_slot.hpp"
 
+#include <boost/asio/recycling_allocator.hpp>
+
 #include <algorithm>
+#include <cstddef>
 #include <iterator>
 
 namespace ratelimitd::store::redis {
+
+namespace {
+
+// Whole max_align_t units: the recycling allocator is typed, and a block must be aligned for
+// whatever a waiter holds.
+using Unit = std::max_align_t;
+std::size_t units(std::size_t bytes) { return (bytes + sizeof(Unit) - 1) / sizeof(Unit); }
+
+}  // namespace
+
+void* ReplyWaiter::operator new(std::size_t size) {
+    return boost::asio::recycling_allocator<Unit>().allocate(units(size));
+}
+
+void ReplyWaiter::operator delete(void* p, std::size_t size) noexcept {
+    boost::asio::recycling_allocator<Unit>().deallocate(static_cast<Unit*>(p), units(size));
+}
 
 Coalescer::Coalescer(Coalescing limits) : limits_(limits) {
     limits_.max_batch = std::max<std::size_t>(limits_.max_batch, 1);

@@ -37,6 +37,11 @@ struct Coalescing {
 /// Resumes whoever waits for one queued check's reply.
 struct ReplyWaiter {
     virtual ~ReplyWaiter() = default;
+    /// One waiter is made per check: its memory comes from the blocks Asio's recycling allocator
+    /// keeps per thread, not from the heap each time. (Sized delete: a waiter is deleted through
+    /// this base, whose virtual destructor hands the derived type's size here.)
+    static void* operator new(std::size_t size);
+    static void operator delete(void* p, std::size_t size) noexcept;
     virtual void complete(result<Value> reply) = 0;
     /// The same, called from a handler running on the node's executor: resumes the caller
     /// there and then when it awaits on that executor too (else as complete() does).

@@ -12,6 +12,7 @@
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/recycling_allocator.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <spdlog/common.h>
 
@@ -124,7 +125,9 @@ public:
         return boost::asio::async_initiate<Token, void(result<Value>)>(
             [this](auto handler, const Write& w, clock::time_point at) {
                 using H = std::decay_t<decltype(handler)>;
-                auto p = std::make_shared<detail::PendingFor<H>>(executor_, std::move(handler));
+                // One per command: its memory is recycled by Asio per thread, not taken from the heap.
+                auto p = std::allocate_shared<detail::PendingFor<H>>(
+                    boost::asio::recycling_allocator<detail::PendingFor<H>>(), executor_, std::move(handler));
                 if (!usable()) {
                     fail_unsent(*p);
                     return;
