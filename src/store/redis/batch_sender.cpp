@@ -4,10 +4,10 @@
 #include "ratelimitd/store/redis/verdict_reply.hpp"
 
 #include <boost/asio/async_result.hpp>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
+
+#include <ranges>
 
 namespace ratelimitd::store::redis {
 
@@ -43,17 +43,53 @@ void complete_batch(std::vector<QueuedCheck>& batch, result<Value>& reply, bool 
 
 }  // namespace
 
+/// One batch on its way: the checks taken from the queue, which are also the script's
+/// arguments, written into the command from where they are (nothing is copied for the call,
+/// nor kept encoded for a NOSCRIPT retry).
+class BatchSender::SentBatch final : public ScriptArgs {
+public:
+    std::vector<QueuedCheck> checks;
+
+    /// A lone check runs its algorithm's own script (one with webhook thresholds:
+    /// lua/batch.lua, which claims its crossings).
+    [[nodiscard]] bool grouped() const noexcept { return checks.size() > 1 || !checks.front().args.notify.empty(); }
+    [[nodiscard]] const Script& script() const {
+        return grouped() ? batch_script() : script_for(checks.front().args.algorithm);
+    }
+
+    [[nodiscard]] std::size_t count() const override {
+        return grouped() ? as_grouped().count() : single_check_count(SingleMode::check);
+    }
+    void append_to(std::string& out) const override {
+        if (grouped()) as_grouped().append_to(out);
+        else append_single_check(out, checks.front().args, SingleMode::check);
+    }
+
+private:
+    // The checks seen as lua/batch.lua's arguments, without copying them.
+    [[nodiscard]] auto as_grouped() const -> GroupedChecks<decltype(std::views::transform(checks, &QueuedCheck::args))> {
+        return GroupedChecks(std::views::transform(checks, &QueuedCheck::args));
+    }
+};
+
 BatchSender::BatchSender(NodeClient& node, Coalescing coalescing) : node_(node), queue_(coalescing) {}
 
-net::awaitable<result<Value>> BatchSender::call(CheckArgs check, NodeClient::clock::time_point deadline) {
-    if (!node_.allows()) co_return node_.circuit_open();
-    QueuedCheck queued{std::move(check), deadline, nullptr};
-    co_return co_await net::async_initiate<decltype(net::use_awaitable), void(result<Value>)>(
+BatchSender::~BatchSender() = default;
+
+// Not a coroutine: the awaitable of the initiation is returned as it is, one coroutine frame
+// per check fewer.
+net::awaitable<result<Value>> BatchSender::call(CheckArgs&& check, NodeClient::clock::time_point deadline) {
+    return net::async_initiate<decltype(net::use_awaitable), void(result<Value>)>(
         [this](auto handler, QueuedCheck q) {
-            q.done = std::make_unique<WaiterFor<decltype(handler)>>(node_.executor(), std::move(handler));
+            auto waiter = std::make_unique<WaiterFor<decltype(handler)>>(node_.executor(), std::move(handler));
+            if (!node_.allows()) {
+                waiter->complete(node_.circuit_open());
+                return;
+            }
+            q.done = std::move(waiter);
             enqueue(std::move(q));
         },
-        net::use_awaitable, std::move(queued));
+        net::use_awaitable, QueuedCheck{std::move(check), deadline, nullptr});
 }
 
 void BatchSender::stop() {
@@ -84,39 +120,44 @@ void BatchSender::flush() {
     for (auto& check : queue_.take_expired(NodeClient::clock::now())) {
         check.done->complete(Problem{errc::store_timeout, "redis did not answer in time"});
     }
-    while (auto batch = queue_.take(in_flight_)) {
+    for (;;) {
+        std::unique_ptr<SentBatch> batch;
+        if (spare_.empty()) {
+            batch = std::make_unique<SentBatch>();
+        } else {
+            batch = std::move(spare_.back());
+            spare_.pop_back();
+        }
+        if (!queue_.take(in_flight_, batch->checks)) {
+            spare_.push_back(std::move(batch));
+            return;
+        }
         ++in_flight_;
-        net::co_spawn(node_.executor(), send(std::move(*batch)), net::detached);
+        send(std::move(batch));
     }
 }
 
-net::awaitable<void> BatchSender::send(std::vector<QueuedCheck> batch) {
-    const auto deadline = batch_deadline(batch);
-    const std::size_t n = batch.size();
+void BatchSender::send(std::unique_ptr<SentBatch> batch) {
     batches_sent_.fetch_add(1, std::memory_order_relaxed);
-    checks_batched_.fetch_add(n, std::memory_order_relaxed);
+    checks_batched_.fetch_add(batch->checks.size(), std::memory_order_relaxed);
+    const auto deadline = batch_deadline(batch->checks);
+    // The batch is both the arguments and what the reply's handler holds: it stays put (on the
+    // heap) while the command is written and, for NOSCRIPT, written again.
+    SentBatch& call = *batch;
+    node_.async_eval(call.script(), call, deadline, false,
+                     [this, batch = std::move(batch)](result<Value> reply) mutable {
+                         on_reply(std::move(batch), std::move(reply));
+                     });
+}
 
-    result<Value> reply = Problem{errc::store_unavailable, "not sent"};
-    const bool grouped = n > 1 || !batch.front().args.notify.empty();
-    if (!grouped) {
-        // A lone check runs its algorithm's own script (one with webhook thresholds: lua/batch.lua,
-        // which claims its crossings).
-        const Script& script = script_for(batch.front().args.algorithm);
-        reply = co_await node_.eval(script, single_check_argv(std::move(batch.front().args), false), deadline);
-    } else {
-        std::vector<CheckArgs> checks;
-        checks.reserve(n);
-        for (auto& c : batch) checks.push_back(std::move(c.args));
-        reply = co_await node_.eval(batch_script(), grouped_checks_argv(std::move(checks)), deadline);
-    }
+void BatchSender::on_reply(std::unique_ptr<SentBatch> batch, result<Value> reply) {
     --in_flight_;
-    // One posted handler resumes every caller of the batch (a post per caller cost a
-    // scheduler round and an allocation each): out of this coroutine, so each resumed check
-    // runs from a plain handler, as a posted completion would.
-    net::post(node_.executor(), [batch = std::move(batch), reply = std::move(reply), grouped]() mutable {
-        complete_batch(batch, reply, grouped);
-    });
+    // The checks queued meanwhile leave first; then the callers resume, each from this
+    // handler (a reply's handler: posted, never inside the reply loop).
     flush();
+    complete_batch(batch->checks, reply, batch->grouped());
+    batch->checks.clear();
+    if (spare_.size() < queue_.limits().max_in_flight) spare_.push_back(std::move(batch));
 }
 
 }  // namespace ratelimitd::store::redis

@@ -300,13 +300,15 @@ void Connection::schedule_reconnect() {
     });
 }
 
-void Connection::send(std::shared_ptr<detail::Pending> p, std::string command, clock::time_point deadline) {
-    if (!usable()) {
-        p->finished = true;
-        p->finish(Problem{errc::store_unavailable, "not connected to " + endpoint_.describe()});
-        return;
-    }
-    enqueue(std::move(command), p);
+std::string& Connection::output() noexcept { return link_->outbox; }
+
+void Connection::fail_unsent(detail::Pending& p) {
+    p.finished = true;
+    p.finish(Problem{errc::store_unavailable, "not connected to " + endpoint_.describe()});
+}
+
+void Connection::send(std::shared_ptr<detail::Pending> p, clock::time_point deadline) {
+    link_->expected.push_back(p);
     flush(link_);
     p->deadline.expires_at(deadline);
     p->deadline.async_wait([p, w = weak_from_this()](boost::system::error_code ec) {

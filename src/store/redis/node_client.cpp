@@ -127,35 +127,30 @@ void NodeClient::send_asking(Connection& c, clock::time_point deadline) {
     c.async_exec(std::move(asking), deadline, [](result<Value>) {});
 }
 
-net::awaitable<result<Value>> NodeClient::eval(const Script& script, std::vector<std::string> argv,
-                                               clock::time_point deadline, bool asking) {
-    if (!breaker_.allow()) co_return circuit_open();
-    // One deadline for the whole call, NOSCRIPT retry included.
+namespace detail {
+
+void ScriptCall::operator()(std::string& out) const {
+    append_array_header(out, 2 + args->count());
+    append_bulk(out, verb);
+    append_bulk(out, name);
+    args->append_to(out);
+}
+
+bool is_noscript(const result<Value>& reply) noexcept {
+    return reply && reply->is_error() && reply->str.rfind("NOSCRIPT", 0) == 0;
+}
+
+}  // namespace detail
+
+result<std::shared_ptr<Connection>> NodeClient::connection_for_script() {
+    if (!breaker_.allow()) return circuit_open();
     Connection* conn = pick();
     if (conn == nullptr) {
         result<Value> failure = Problem{errc::store_unavailable, "not connected to " + describe()};
         record(failure);
-        co_return failure;
+        return failure.error();
     }
-    // Keep the connection alive across the suspension even if the pool were torn down.
-    auto hold = conn->shared_from_this();
-
-    // `argv` stays here, unencoded, for the one case that needs it again.
-    std::string evalsha;
-    append_command(evalsha, {"EVALSHA", script.sha1}, argv);
-    if (asking) send_asking(*conn, deadline);
-    auto reply = co_await conn->async_exec(std::move(evalsha), deadline, net::use_awaitable);
-    record(reply);
-    if (reply && reply->is_error() && reply->str.rfind("NOSCRIPT", 0) == 0) {
-        // The script cache was emptied (restart, failover, SCRIPT FLUSH): EVAL runs the
-        // script and caches it again, so later EVALSHAs find it.
-        std::string eval;
-        append_command(eval, {"EVAL", script.text}, argv);
-        if (asking) send_asking(*conn, deadline);
-        reply = co_await conn->async_exec(std::move(eval), deadline, net::use_awaitable);
-        record(reply);
-    }
-    co_return reply;
+    return conn->shared_from_this();
 }
 
 net::awaitable<result<Value>> NodeClient::command(std::vector<std::string> argv, clock::time_point deadline,

@@ -6,6 +6,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <ranges>
+
 namespace ratelimitd::store::redis {
 
 namespace net = boost::asio;
@@ -36,28 +38,43 @@ std::string RedisStore::describe() const { return node_.describe(); }
 
 net::awaitable<bool> RedisStore::ready() { co_return co_await node_.ready(); }
 
+namespace {
+
+// The verdict of a check's reply, with its lease (a concurrency policy): out of apply() so
+// that its temporaries are not kept in apply's coroutine frame.
+result<check::Verdict> verdict_of(const result<Value>& reply, const policy::Policy& p, const std::string& lease) {
+    if (!reply) return reply.error();
+    auto verdict = parse_verdict(*reply, p);
+    if (verdict) attach_lease(*verdict, 0, p, lease);
+    return verdict;
+}
+
+}  // namespace
+
+// Kept small: its frame is allocated per check, and Asio recycles frames of up to 1,020 bytes
+// only. Whatever runs without suspending lives in plain functions, and the check is handed
+// on by reference to functions that take it before they return.
 net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p, std::string key,
                                                          std::uint32_t cost) {
     const auto deadline = clock::now() + timeout_;
     CheckArgs check = check_args(p, std::move(key), cost, members_);
     const std::string lease = check.member;
+    const bool grouped = !coalesce_ && !check.notify.empty();
     // Not `c ? co_await a : co_await b`: GCC 12 destroys the result twice.
     result<Value> reply = Problem{errc::store_unavailable, "not sent"};
-    if (coalesce_) {
-        reply = co_await batches_.call(std::move(check), deadline);
-    } else if (!check.notify.empty()) {
-        // Webhook thresholds are claimed by lua/batch.lua (a batch of one).
-        std::vector<CheckArgs> one;
-        one.push_back(std::move(check));
-        reply = co_await node_.eval(batch_script(), grouped_checks_argv(std::move(one)), deadline);
-        reply = batch_element(reply, 1, 0, true);
-    } else {
-        reply = co_await node_.eval(script_for(p.algorithm), single_check_argv(std::move(check), false), deadline);
+    if (coalesce_) reply = co_await batches_.call(std::move(check), deadline);
+    else reply = co_await send_alone(std::move(check), deadline);
+    if (grouped) reply = batch_element(reply, 1, 0, true);
+    co_return verdict_of(reply, p, lease);
+}
+
+net::awaitable<result<Value>> RedisStore::send_alone(CheckArgs&& check, clock::time_point deadline) {
+    if (check.notify.empty()) {
+        const Script& script = script_for(check.algorithm);
+        return node_.eval_owned(script, SingleCheck(std::move(check)), deadline);
     }
-    if (!reply) co_return reply.error();
-    auto verdict = parse_verdict(*reply, p);
-    if (verdict) attach_lease(*verdict, 0, p, lease);
-    co_return verdict;
+    // Webhook thresholds are claimed by lua/batch.lua (a batch of one).
+    return node_.eval_owned(batch_script(), GroupedChecks(std::views::single(std::move(check))), deadline);
 }
 
 net::awaitable<result<check::Verdict>> RedisStore::apply_all(std::vector<LimitCheck> checks) {
@@ -69,7 +86,8 @@ net::awaitable<result<check::Verdict>> RedisStore::apply_all(std::vector<LimitCh
         leases.push_back(args.back().member);
     }
     const auto deadline = clock::now() + timeout_;
-    auto reply = co_await node_.eval(multi_script(), grouped_checks_argv(std::move(args)), deadline);
+    const GroupedChecks call(std::move(args));
+    auto reply = co_await node_.eval(multi_script(), call, deadline);
     if (!reply) co_return reply.error();
     auto verdict = layered_verdict(*reply, checks);
     // A refund gives units back as a reset does: other sidecars' denial caches must forget.
@@ -82,16 +100,15 @@ net::awaitable<result<check::Verdict>> RedisStore::apply_all(std::vector<LimitCh
 
 net::awaitable<result<check::Verdict>> RedisStore::release(const policy::Policy& p, std::string key,
                                                            std::string lease) {
-    auto reply = co_await node_.eval(script_for(p.algorithm), release_argv(p, std::move(key), std::move(lease)),
-                                     clock::now() + timeout_);
+    const SingleCheck call = release_call(p, std::move(key), std::move(lease));
+    auto reply = co_await node_.eval(script_for(p.algorithm), call, clock::now() + timeout_);
     if (!reply) co_return reply.error();
     co_return parse_verdict(*reply, p);
 }
 
 net::awaitable<result<check::Verdict>> RedisStore::peek(const policy::Policy& p, std::string key) {
-    CheckArgs check = check_args(p, std::move(key), 1, members_);
-    auto reply = co_await node_.eval(script_for(p.algorithm), single_check_argv(std::move(check), true),
-                                     clock::now() + timeout_);
+    const SingleCheck call(check_args(p, std::move(key), 1, members_), SingleMode::peek);
+    auto reply = co_await node_.eval(script_for(p.algorithm), call, clock::now() + timeout_);
     if (!reply) co_return reply.error();
     co_return peek_verdict(*reply, p);
 }

@@ -17,12 +17,6 @@ void append_header(std::string& out, char marker, std::size_t n) {
     out.append(digits, static_cast<std::size_t>(end + 2 - digits));
 }
 
-void append_bulk(std::string& out, std::string_view arg) {
-    append_header(out, '$', arg.size());
-    out.append(arg);
-    out.append("\r\n", 2);
-}
-
 // Bytes of the command, within a few per argument: enough to grow `out` once.
 std::size_t estimate(std::initializer_list<std::string_view> head, std::span<const std::string> tail) {
     constexpr std::size_t framing = 16;  // "$", the length's digits, two "\r\n"
@@ -34,12 +28,37 @@ std::size_t estimate(std::initializer_list<std::string_view> head, std::span<con
 
 }  // namespace
 
+void append_array_header(std::string& out, std::size_t n) { append_header(out, '*', n); }
+
+void append_bulk(std::string& out, std::string_view arg) {
+    append_header(out, '$', arg.size());
+    out.append(arg);
+    out.append("\r\n", 2);
+}
+
+void append_bulk(std::string& out, std::int64_t n) {
+    // "$<1 or 2 digits>\r\n<up to 20 characters>\r\n" in one buffer, appended once.
+    char wire[32];
+    char digits[24];
+    const auto digits_end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+    const auto length = static_cast<std::size_t>(digits_end - digits);
+    char* at = wire;
+    *at++ = '$';
+    at = std::to_chars(at, wire + sizeof wire, length).ptr;
+    *at++ = '\r';
+    *at++ = '\n';
+    for (const char* d = digits; d != digits_end; ++d) *at++ = *d;
+    *at++ = '\r';
+    *at++ = '\n';
+    out.append(wire, static_cast<std::size_t>(at - wire));
+}
+
 void append_command(std::string& out, std::initializer_list<std::string_view> head,
                     std::span<const std::string> tail) {
     out.reserve(out.size() + estimate(head, tail));
     append_header(out, '*', head.size() + tail.size());
     for (const auto arg : head) append_bulk(out, arg);
-    for (const auto& arg : tail) append_bulk(out, arg);
+    for (const auto& arg : tail) append_bulk(out, std::string_view(arg));
 }
 
 }  // namespace ratelimitd::store::redis

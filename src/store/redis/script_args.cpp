@@ -4,18 +4,36 @@
 #include "ratelimitd/store/lease_id.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 namespace ratelimitd::store::redis {
 
 namespace {
 
 // The algorithm script's own ARGV[1..5], the tail of every layout.
-void append_own_args(std::vector<std::string>& argv, CheckArgs& check) {
-    argv.push_back(std::to_string(check.limit));
-    argv.push_back(std::to_string(check.window_ms));
-    argv.push_back(std::to_string(check.burst));
-    argv.push_back(check.report ? std::to_string(check.report_cost) : std::to_string(check.cost));
-    argv.push_back(std::move(check.member));
+void append_own_args(std::string& out, const CheckArgs& check) {
+    append_bulk(out, check.limit);
+    append_bulk(out, check.window_ms);
+    append_bulk(out, check.burst);
+    append_bulk(out, check.report ? check.report_cost : static_cast<std::int64_t>(check.cost));
+    append_bulk(out, check.member);
+}
+
+// The mode of lua/batch.lua and lua/multi.lua: ARGV[6] of the algorithm's script.
+void append_mode(std::string& out, const CheckArgs& check) {
+    if (check.report) {
+        // "report:<max_debt>", written in place
+        char mode[32] = "report:";
+        constexpr std::size_t prefix = 7;
+        const auto end = std::to_chars(mode + prefix, mode + sizeof mode, check.max_debt).ptr;
+        append_bulk(out, std::string_view(mode, static_cast<std::size_t>(end - mode)));
+        return;
+    }
+    switch (check.part) {
+    case policy::Part::ask: append_bulk(out, std::string_view("ask")); return;
+    case policy::Part::charge: append_bulk(out, std::string_view("charge")); return;
+    default: append_bulk(out, std::string_view()); return;
+    }
 }
 
 }  // namespace
@@ -70,47 +88,37 @@ CheckArgs limit_args(const LimitCheck& c, MemberSource& members) {
     return args;
 }
 
-std::vector<std::string> single_check_argv(CheckArgs check, bool peek) {
-    std::vector<std::string> argv;
-    argv.reserve(3 + args_per_check);
-    argv.emplace_back("1");
-    argv.push_back(std::move(check.key));
-    append_own_args(argv, check);
-    if (peek) argv.emplace_back("peek");
-    return argv;
+std::size_t single_check_count(SingleMode mode) noexcept {
+    constexpr std::size_t numkeys_key_and_own_args = 7;
+    return numkeys_key_and_own_args + (mode == SingleMode::check ? 0 : 1);
 }
 
-std::vector<std::string> release_argv(const policy::Policy& p, std::string key, std::string lease) {
+void append_single_check(std::string& out, const CheckArgs& check, SingleMode mode) {
+    append_bulk(out, std::string_view("1"));
+    append_bulk(out, check.key);
+    append_own_args(out, check);
+    if (mode == SingleMode::peek) append_bulk(out, std::string_view("peek"));
+    if (mode == SingleMode::release) append_bulk(out, std::string_view("release"));
+}
+
+std::size_t SingleCheck::count() const { return single_check_count(mode_); }
+
+void SingleCheck::append_to(std::string& out) const { append_single_check(out, check_, mode_); }
+
+SingleCheck release_call(const policy::Policy& p, std::string key, std::string lease) {
     CheckArgs check{p.algorithm, p.limit, p.window.count(), p.burst, 0, std::move(key), std::move(lease)};
-    std::vector<std::string> argv = single_check_argv(std::move(check), false);
-    argv.emplace_back("release");
-    return argv;
+    return SingleCheck(std::move(check), SingleMode::release);
 }
 
-std::vector<std::string> grouped_checks_argv(std::vector<CheckArgs> checks) {
-    std::vector<std::string> argv;
-    argv.reserve(1 + (1 + args_per_check) * checks.size());
-    argv.push_back(std::to_string(checks.size()));
-    for (auto& c : checks) argv.push_back(std::move(c.key));
-    std::vector<std::string> notify_pairs;
-    for (std::size_t i = 0; i < checks.size(); ++i) {
-        if (checks[i].notify.empty()) continue;
-        notify_pairs.push_back(std::to_string(i + 1));
-        notify_pairs.push_back(std::move(checks[i].notify));
-    }
-    for (auto& c : checks) {
-        argv.emplace_back(policy::to_string(c.algorithm));
-        const bool report = c.report;
-        const std::int64_t max_debt = c.max_debt;
-        const policy::Part part = c.part;
-        append_own_args(argv, c);
-        argv.emplace_back(report                          ? "report:" + std::to_string(max_debt)
-                          : part == policy::Part::ask     ? std::string("ask")
-                          : part == policy::Part::charge ? std::string("charge")
-                                                          : std::string());
-    }
-    for (auto& a : notify_pairs) argv.push_back(std::move(a));
-    return argv;
+void append_grouped_check(std::string& out, const CheckArgs& check) {
+    append_bulk(out, policy::to_string(check.algorithm));
+    append_own_args(out, check);
+    append_mode(out, check);
+}
+
+void append_notify_pair(std::string& out, std::size_t index, const std::string& notify) {
+    append_bulk(out, static_cast<std::int64_t>(index));
+    append_bulk(out, notify);
 }
 
 }  // namespace ratelimitd::store::redis

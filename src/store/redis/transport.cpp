@@ -97,16 +97,6 @@ std::string Transport::describe_error(const boost::system::error_code& ec) {
     return ec.message();
 }
 
-void Transport::async_write(const std::string& data, IoHandler handler) {
-    if (tls_) net::async_write(*tls_, net::buffer(data), std::move(handler));
-    else net::async_write(*plain_, net::buffer(data), std::move(handler));
-}
-
-void Transport::async_read_some(net::mutable_buffer buffer, IoHandler handler) {
-    if (tls_) tls_->async_read_some(buffer, std::move(handler));
-    else plain_->async_read_some(buffer, std::move(handler));
-}
-
 void Transport::close() {
     resolver_.cancel();
     if (!plain_ && !tls_) return;

@@ -9,6 +9,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/stream.hpp>
+#include <boost/asio/write.hpp>
 
 #include <cstddef>
 #include <functional>
@@ -26,16 +27,27 @@ class Transport {
 public:
     /// Empty on success; else why it failed, in words fit for a log (never key material).
     using OpenHandler = std::function<void(std::string failure)>;
-    using IoHandler = std::function<void(boost::system::error_code, std::size_t)>;
 
     Transport(const boost::asio::any_io_executor& ex, const Endpoint& endpoint);
     Transport(const Transport&) = delete;
     Transport& operator=(const Transport&) = delete;
 
     void async_open(OpenHandler handler);
-    /// Writes all of `data`, which must stay alive and unchanged until `handler` runs.
-    void async_write(const std::string& data, IoHandler handler);
-    void async_read_some(boost::asio::mutable_buffer buffer, IoHandler handler);
+    /// Writes all of `data`, which must stay alive and unchanged until `handler`
+    /// (void(error_code, std::size_t)) runs. A template, not a std::function: the handler goes
+    /// into Asio's operation as it is, whose memory Asio recycles, where a std::function
+    /// holding more than two pointers would cost a heap allocation per write.
+    template <class Handler>
+    void async_write(const std::string& data, Handler&& handler) {
+        if (tls_) boost::asio::async_write(*tls_, boost::asio::buffer(data), std::forward<Handler>(handler));
+        else boost::asio::async_write(*plain_, boost::asio::buffer(data), std::forward<Handler>(handler));
+    }
+    /// Reads what has arrived into `buffer`; a template for the reason async_write is.
+    template <class Handler>
+    void async_read_some(boost::asio::mutable_buffer buffer, Handler&& handler) {
+        if (tls_) tls_->async_read_some(buffer, std::forward<Handler>(handler));
+        else plain_->async_read_some(buffer, std::forward<Handler>(handler));
+    }
     /// Cancels everything in flight (their handlers run with operation_aborted). Idempotent.
     void close();
 

@@ -23,9 +23,12 @@ void* create(const redisReadTask* task, Fill fill) noexcept {
             fill(member);
             return &member;
         }
-        auto root = std::make_unique<Value>();
+        // The reader's own root (privdata): one reply is read at a time, and next() moves it
+        // out before the next one starts, so no root is allocated per reply.
+        auto* root = static_cast<Value*>(task->privdata);
+        *root = Value{};
         fill(*root);
-        return root.release();
+        return root;
     } catch (const std::bad_alloc&) {
         return nullptr;  // hiredis reports "Out of memory" and frees the root
     } catch (const std::length_error&) {
@@ -68,8 +71,9 @@ void* create_nil(const redisReadTask* task) {
     return create(task, [](Value& v) { v.type = Value::Type::nil; });
 }
 
-// hiredis frees only roots (a failed read, the reader's end); members live inside them.
-void free_root(void* root) { delete static_cast<Value*>(root); }
+// hiredis frees only roots (a failed read, the reader's end); members live inside them, and
+// the root is the reader's own: emptied, not deleted.
+void free_root(void* root) { *static_cast<Value*>(root) = Value{}; }
 
 redisReplyObjectFunctions value_functions{create_string, create_array, create_integer, create_nil, free_root};
 
@@ -77,6 +81,7 @@ redisReplyObjectFunctions value_functions{create_string, create_array, create_in
 
 ValueReader::ValueReader() : reader_(redisReaderCreateWithFunctions(&value_functions)) {
     if (reader_ == nullptr) throw std::bad_alloc();
+    reader_->privdata = &root_;  // (hiredis 0.14's redisReaderSetPrivdata casts it to int)
 }
 
 ValueReader::~ValueReader() { redisReaderFree(reader_); }
@@ -87,8 +92,7 @@ ValueReader::Status ValueReader::next(Value& out) {
     void* raw = nullptr;
     if (redisReaderGetReply(reader_, &raw) != REDIS_OK) return Status::malformed;
     if (raw == nullptr) return Status::incomplete;
-    std::unique_ptr<Value> reply(static_cast<Value*>(raw));
-    out = std::move(*reply);
+    out = std::move(*static_cast<Value*>(raw));
     return Status::reply;
 }
 

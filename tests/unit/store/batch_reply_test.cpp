@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
+
 namespace ratelimitd::store::redis {
 namespace {
 
@@ -23,7 +25,7 @@ Value error(std::string text) {
 Value array(std::vector<Value> elements) {
     Value v;
     v.type = Value::Type::array;
-    v.elements = std::move(elements);
+    v.elements.assign(std::make_move_iterator(elements.begin()), std::make_move_iterator(elements.end()));
     return v;
 }
 

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
+
 using namespace ratelimitd;
 using namespace ratelimitd::store::redis;
 using namespace ratelimitd::store::redis::cluster;
@@ -26,7 +28,7 @@ Value string(std::string s) {
 Value array(std::vector<Value> e) {
     Value x;
     x.type = Value::Type::array;
-    x.elements = std::move(e);
+    x.elements.assign(std::make_move_iterator(e.begin()), std::make_move_iterator(e.end()));
     return x;
 }
 

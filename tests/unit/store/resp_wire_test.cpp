@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,16 @@ TEST(RespCommand, LongArgumentsCarryTheirWholeLength) {
     append_command(out, {}, tail);
     EXPECT_EQ(out.substr(0, 13), "*1\r\n$70000\r\nx");
     EXPECT_EQ(out.size(), 4 + 8 + 70000 + 2u);
+}
+
+TEST(RespCommand, NumbersAreBulkStringsOfTheirDigits) {
+    std::string out;
+    append_array_header(out, 4);
+    append_bulk(out, std::int64_t{0});
+    append_bulk(out, std::int64_t{-42});
+    append_bulk(out, std::numeric_limits<std::int64_t>::min());
+    append_bulk(out, std::string_view("x"));
+    EXPECT_EQ(out, "*4\r\n$1\r\n0\r\n$3\r\n-42\r\n$20\r\n-9223372036854775808\r\n$1\r\nx\r\n");
 }
 
 TEST(ValueReader, ReadsEveryTypeNestedInOrder) {

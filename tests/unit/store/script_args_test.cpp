@@ -1,8 +1,13 @@
-// The scripts' argument layout as script_args.cpp writes it.
+// The scripts' argument layout as script_args.cpp writes it, read back off the wire.
 #include "ratelimitd/store/redis/script_args.hpp"
+
+#include "ratelimitd/store/redis/value_reader.hpp"
 
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <ranges>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -16,23 +21,83 @@ CheckArgs args(Algorithm a, std::string key, std::string member = {}) {
     return CheckArgs{a, 10, 60'000, 12, 3, std::move(key), std::move(member)};
 }
 
+// The arguments as Redis reads them: the RESP array count() announces, parsed back (a RESP
+// command is a valid reply), with nothing left over, so a wrong count() fails here too.
+Argv sent(const ScriptArgs& call) {
+    std::string wire;
+    append_array_header(wire, call.count());
+    call.append_to(wire);
+    ValueReader reader;
+    EXPECT_TRUE(reader.feed(wire.data(), wire.size()));
+    Value v;
+    EXPECT_EQ(reader.next(v), ValueReader::Status::reply);
+    Value rest;
+    EXPECT_EQ(reader.next(rest), ValueReader::Status::incomplete) << "bytes beyond the announced count";
+    Argv argv;
+    for (const auto& e : v.elements) argv.push_back(e.str);
+    return argv;
+}
+
+Argv grouped(std::vector<CheckArgs> checks) { return sent(GroupedChecks(std::move(checks))); }
+
 TEST(ScriptArgs, ASingleCheckIsOneKeyThenTheAlgorithmsOwnFiveArguments) {
-    EXPECT_EQ(single_check_argv(args(Algorithm::gcra, "k"), false),
+    EXPECT_EQ(sent(SingleCheck(args(Algorithm::gcra, "k"))),
               (Argv{"1", "k", "10", "60000", "12", "3", ""}));
 }
 
 TEST(ScriptArgs, APeekAddsPeekLast) {
-    EXPECT_EQ(single_check_argv(args(Algorithm::sliding_log, "k", "id:1"), true),
+    EXPECT_EQ(sent(SingleCheck(args(Algorithm::sliding_log, "k", "id:1"), SingleMode::peek)),
               (Argv{"1", "k", "10", "60000", "12", "3", "id:1", "peek"}));
 }
 
 TEST(ScriptArgs, GroupedChecksAreTheKeysThenArgsPerCheckValuesEach) {
-    Argv argv = grouped_checks_argv({args(Algorithm::token_bucket, "a"), args(Algorithm::fixed_window, "b")});
+    Argv argv = grouped({args(Algorithm::token_bucket, "a"), args(Algorithm::fixed_window, "b")});
     EXPECT_EQ(argv, (Argv{"2", "a", "b",                                     //
                           "token_bucket", "10", "60000", "12", "3", "", "",  //
                           "fixed_window", "10", "60000", "12", "3", "", ""}));
     // The stride the build writes into lua/batch.lua and lua/multi.lua.
     EXPECT_EQ(argv.size(), 1 + 2 + 2 * args_per_check);
+}
+
+TEST(ScriptArgs, AReleaseNamesItsLeaseThenRelease) {
+    policy::Policy p;
+    p.algorithm = Algorithm::concurrency;
+    p.limit = 4;
+    p.window = std::chrono::milliseconds(30'000);
+    p.burst = 4;
+    EXPECT_EQ(sent(release_call(p, "k", "lease-1")), (Argv{"1", "k", "4", "30000", "4", "0", "lease-1", "release"}));
+}
+
+// Numbers are written by std::to_chars: the signs and widths std::to_string wrote.
+TEST(ScriptArgs, ModesAndNumbersAreWrittenAsTheScriptsReadThem) {
+    CheckArgs report = args(Algorithm::fixed_window, "r");
+    report.report = true;
+    report.report_cost = -17;
+    report.max_debt = 250;
+    CheckArgs ask = args(Algorithm::gcra, "a");
+    ask.part = policy::Part::ask;
+    CheckArgs charge = args(Algorithm::sliding_window, "c");
+    charge.part = policy::Part::charge;
+    charge.limit = std::numeric_limits<std::int64_t>::max();
+    charge.window_ms = 0;
+    EXPECT_EQ(grouped({report, ask, charge}),
+              (Argv{"3", "r", "a", "c",                                                     //
+                    "fixed_window", "10", "60000", "12", "-17", "", "report:250",           //
+                    "gcra", "10", "60000", "12", "3", "", "ask",                            //
+                    "sliding_window", "9223372036854775807", "0", "12", "3", "", "charge"}));
+}
+
+// The coalesced batch is written from the queued checks through a view, never copied.
+TEST(ScriptArgs, AViewOfTheCallersChecksIsWrittenLikeAVector) {
+    struct Queued {
+        CheckArgs args;
+        int other = 0;
+    };
+    std::vector<Queued> queue{{args(Algorithm::token_bucket, "a")}, {args(Algorithm::gcra, "b")}};
+    queue[1].args.notify = "8";
+    const GroupedChecks view(std::views::transform(queue, &Queued::args));
+    EXPECT_EQ(sent(view), grouped({queue[0].args, queue[1].args}));
+    EXPECT_EQ(sent(view).back(), "8");
 }
 
 TEST(ScriptArgs, CheckArgsTakeThePolicysNumbers) {
@@ -67,7 +132,7 @@ TEST(ScriptArgs, AReportCarriesItsPolicysDebtBoundAndACheckItsThresholds) {
     const CheckArgs report = report_args(p, "k", 30, members);
     EXPECT_EQ(report.notify, "debt:25");
     std::vector<CheckArgs> one{report};
-    const Argv argv = grouped_checks_argv(std::move(one));
+    const Argv argv = grouped(std::move(one));
     EXPECT_EQ(argv.back(), "debt:25") << "the pair (1, bound) after the arguments";
     EXPECT_EQ(argv[argv.size() - 2], "1");
     rule->debt = 0;
@@ -98,7 +163,7 @@ TEST(ScriptArgs, TheHashLayoutIsTheTokenBucketsMember) {
     EXPECT_EQ(hashes.next(gcra), "");
     EXPECT_EQ(check_args(bucket, "k", 1, hashes).member, "hash");
     EXPECT_EQ(report_args(bucket, "k", 5, hashes).member, "hash");
-    EXPECT_EQ(single_check_argv(check_args(bucket, "k", 1, hashes), true),
+    EXPECT_EQ(sent(SingleCheck(check_args(bucket, "k", 1, hashes), SingleMode::peek)),
               (Argv{"1", "k", "0", "0", "0", "1", "hash", "peek"}));
 }
 

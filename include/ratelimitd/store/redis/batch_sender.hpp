@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 namespace ratelimitd::store::redis {
 
@@ -18,13 +20,15 @@ namespace ratelimitd::store::redis {
 class BatchSender {
 public:
     BatchSender(NodeClient& node, Coalescing coalescing);
+    ~BatchSender();
     BatchSender(const BatchSender&) = delete;
     BatchSender& operator=(const BatchSender&) = delete;
 
-    /// Queues `check` and completes with its own reply. In a batch, a check's own script
-    /// error comes back as bad_script_reply, never as an error Value, so it cannot be taken
-    /// for a redirect of the whole call.
-    boost::asio::awaitable<result<Value>> call(CheckArgs check, NodeClient::clock::time_point deadline);
+    /// Queues `check` when awaited and completes with its own reply. In a batch, a check's own
+    /// script error comes back as bad_script_reply, never as an error Value, so it cannot be
+    /// taken for a redirect of the whole call. Not a coroutine: `check` is taken before this
+    /// returns, so the caller's coroutine frame holds no copy of it.
+    boost::asio::awaitable<result<Value>> call(CheckArgs&& check, NodeClient::clock::time_point deadline);
 
     /// Fails every queued check; nothing will send them now.
     void stop();
@@ -34,13 +38,20 @@ public:
     [[nodiscard]] std::uint64_t checks_batched() const noexcept { return checks_batched_.load(std::memory_order_relaxed); }
 
 private:
+    class SentBatch;  // batch_sender.cpp
+
     void enqueue(QueuedCheck check);
     /// Fails the expired checks, then sends batches while the Coalescer lets them go.
     void flush();
-    boost::asio::awaitable<void> send(std::vector<QueuedCheck> batch);
+    /// Sends `batch` (its checks taken from the queue) as one script call.
+    void send(std::unique_ptr<SentBatch> batch);
+    /// Hands each check of `batch` its reply, and keeps `batch` for the next one.
+    void on_reply(std::unique_ptr<SentBatch> batch, result<Value> reply);
 
     NodeClient& node_;
     Coalescer queue_;
+    /// Batches answered, kept with their vectors' capacity: no allocation per batch sent.
+    std::vector<std::unique_ptr<SentBatch>> spare_;
     std::size_t in_flight_ = 0;
     bool flush_posted_ = false;
     bool stopped_ = false;

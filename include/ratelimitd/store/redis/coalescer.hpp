@@ -37,6 +37,11 @@ struct Coalescing {
 /// Resumes whoever waits for one queued check's reply.
 struct ReplyWaiter {
     virtual ~ReplyWaiter() = default;
+    /// One waiter is made per check: its memory comes from the blocks Asio's recycling allocator
+    /// keeps per thread, not from the heap each time. (Sized delete: a waiter is deleted through
+    /// this base, whose virtual destructor hands the derived type's size here.)
+    static void* operator new(std::size_t size);
+    static void operator delete(void* p, std::size_t size) noexcept;
     virtual void complete(result<Value> reply) = 0;
     /// The same, called from a handler running on the node's executor: resumes the caller
     /// there and then when it awaits on that executor too (else as complete() does).
@@ -69,6 +74,9 @@ public:
     /// already out (max_in_flight), or fewer than in_flight * fill_per_call checks wait. A batch holds up to max_batch checks in queue order; with
     /// one_slot_per_batch only those of the first check's slot (the others keep their order).
     std::optional<std::vector<QueuedCheck>> take(std::size_t in_flight);
+    /// The same into `batch` (emptied first; its capacity is kept, so a sender that reuses
+    /// its vectors allocates none per batch). False when nothing leaves.
+    bool take(std::size_t in_flight, std::vector<QueuedCheck>& batch);
 
     /// Removes and returns the checks whose deadline passed while they queued (at `now`):
     /// sending them would only spend Redis time on an answer nobody waits for.

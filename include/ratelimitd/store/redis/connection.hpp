@@ -12,11 +12,13 @@
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/recycling_allocator.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <spdlog/common.h>
 
 #include <atomic>
 #include <chrono>
+#include <concepts>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -112,19 +114,35 @@ public:
     /// A context exists (connected or connecting): commands sent now are queued in order.
     [[nodiscard]] bool usable() const noexcept { return link_ != nullptr && !stopped_; }
 
-    /// Sends `command` (already in RESP: append_command) and completes with the reply (a
-    /// Redis error reply is a Value, not a failure) or with store_unavailable /
-    /// store_timeout. Completion signature: void(result<Value>). Never completes inside
-    /// this call.
+    /// Sends a command and completes with the reply (a Redis error reply is a Value, not a
+    /// failure) or with store_unavailable / store_timeout. `write(out)` appends the command in
+    /// RESP to `out`, the connection's own output, when it is sent: the command needs no
+    /// string of its own, and nothing it is written from is copied. Completion signature:
+    /// void(result<Value>). Never completes inside this call.
+    template <class Write, class Token>
+        requires std::invocable<const Write&, std::string&>
+    auto async_exec(Write write, clock::time_point deadline, Token&& token) {
+        return boost::asio::async_initiate<Token, void(result<Value>)>(
+            [this](auto handler, const Write& w, clock::time_point at) {
+                using H = std::decay_t<decltype(handler)>;
+                // One per command: its memory is recycled by Asio per thread, not taken from the heap.
+                auto p = std::allocate_shared<detail::PendingFor<H>>(
+                    boost::asio::recycling_allocator<detail::PendingFor<H>>(), executor_, std::move(handler));
+                if (!usable()) {
+                    fail_unsent(*p);
+                    return;
+                }
+                w(output());
+                send(std::move(p), at);
+            },
+            token, std::move(write), deadline);
+    }
+
+    /// The same with `command` already in RESP (append_command).
     template <class Token>
     auto async_exec(std::string command, clock::time_point deadline, Token&& token) {
-        return boost::asio::async_initiate<Token, void(result<Value>)>(
-            [this](auto handler, std::string wire, clock::time_point at) {
-                using H = std::decay_t<decltype(handler)>;
-                auto p = std::make_shared<detail::PendingFor<H>>(executor_, std::move(handler));
-                send(std::move(p), std::move(wire), at);
-            },
-            token, std::move(command), deadline);
+        return async_exec([c = std::move(command)](std::string& out) { out.append(c); }, deadline,
+                          std::forward<Token>(token));
     }
 
 private:
@@ -137,7 +155,12 @@ private:
     /// Logs one failed attempt to connect or set up: the first of an outage at `level`, then
     /// one line per report interval counting the attempts meanwhile; the rest at debug.
     void report_failed_attempt(spdlog::level::level_enum level, const std::string& what);
-    void send(std::shared_ptr<detail::Pending> p, std::string command, clock::time_point deadline);
+    /// The link's output: encoded commands not yet handed to the stream. usable() only.
+    std::string& output() noexcept;
+    /// Expects the reply of the command just written to output() in turn, and starts writing.
+    void send(std::shared_ptr<detail::Pending> p, clock::time_point deadline);
+    /// Fails a command that could not be sent: there is no link.
+    void fail_unsent(detail::Pending& p);
     /// Puts `command` (RESP) on the link's output, expecting its reply in turn (`p` null: setup).
     void enqueue(std::string command, std::shared_ptr<detail::Pending> p);
 

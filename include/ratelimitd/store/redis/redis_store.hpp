@@ -74,6 +74,10 @@ public:
     [[nodiscard]] std::uint64_t checks_batched() const noexcept { return batches_.checks_batched(); }
 
 private:
+    /// A check sent on its own (coalescing off): its algorithm's script, or lua/batch.lua for
+    /// one with webhook thresholds (its reply then is a batch of one). Takes `check` before it
+    /// returns; not a coroutine, so the caller's frame holds no copy of it.
+    boost::asio::awaitable<result<Value>> send_alone(CheckArgs&& check, clock::time_point deadline);
     /// PUBLISH of a reset `key` on its reset channel (see reset_channel.hpp); a failure is
     /// logged, the reset stands.
     boost::asio::awaitable<void> publish_reset(const std::string& key, clock::time_point deadline);

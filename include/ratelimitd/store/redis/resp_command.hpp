@@ -2,6 +2,8 @@
 // (it calls sprintf per argument and allocates the result), no intermediate argument vector.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <span>
 #include <string>
@@ -14,5 +16,13 @@ namespace ratelimitd::store::redis {
 /// shifted to make room for them.
 void append_command(std::string& out, std::initializer_list<std::string_view> head,
                     std::span<const std::string> tail = {});
+
+/// The pieces, for a caller that writes its arguments from its own fields (ScriptArgs):
+/// "*<n>\r\n", the header of a command of `n` bulk strings.
+void append_array_header(std::string& out, std::size_t n);
+/// "$<length>\r\n<bytes>\r\n".
+void append_bulk(std::string& out, std::string_view arg);
+/// A number as a bulk string, its digits written by std::to_chars (no std::string for it).
+void append_bulk(std::string& out, std::int64_t n);
 
 }  // namespace ratelimitd::store::redis

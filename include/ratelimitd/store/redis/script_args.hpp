@@ -3,12 +3,14 @@
 #pragma once
 
 #include "ratelimitd/policy/policy.hpp"
+#include "ratelimitd/store/redis/resp_command.hpp"
 #include "ratelimitd/store/state_layout.hpp"
 #include "ratelimitd/store/store.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <random>
+#include <ranges>
 #include <string>
 #include <vector>
 
@@ -75,17 +77,92 @@ CheckArgs report_args(const policy::Policy& p, std::string key, std::int64_t rep
 /// The arguments of one check of Store::apply_all: a report, or a check taking its part.
 CheckArgs limit_args(const LimitCheck& c, MemberSource& members);
 
-/// EVALSHA arguments (after the digest) of the algorithm's own script:
-/// 1, key, limit, window_ms, burst, cost, member[, "peek"].
-std::vector<std::string> single_check_argv(CheckArgs check, bool peek);
+/// A script call's arguments (numkeys, the keys, then the script's ARGV), written as RESP bulk
+/// strings straight from the checks' fields into the command's bytes: no argument vector, no
+/// std::string per number (std::to_chars). NodeClient::eval writes them after EVALSHA and the
+/// digest, and again after EVAL and the script's text when Redis answers NOSCRIPT, so nothing
+/// is kept encoded for that retry.
+class ScriptArgs {
+public:
+    virtual ~ScriptArgs() = default;
+    /// How many bulk strings append_to() writes (the command's array counts them).
+    [[nodiscard]] virtual std::size_t count() const = 0;
+    virtual void append_to(std::string& out) const = 0;
 
-/// EVALSHA arguments (after the digest) of lua/concurrency.lua freeing `lease`:
+protected:
+    ScriptArgs() = default;
+    ScriptArgs(const ScriptArgs&) = default;
+    ScriptArgs& operator=(const ScriptArgs&) = default;
+};
+
+/// What the algorithm's own script is asked, after its five arguments.
+enum class SingleMode {
+    check,    ///< decide and charge: nothing more
+    peek,     ///< decide without charging: "peek"
+    release,  ///< lua/concurrency.lua frees the lease in `member`: "release"
+};
+
+/// The algorithm's own script: 1, key, limit, window_ms, burst, cost, member[, "peek" |
+/// "release"].
+class SingleCheck final : public ScriptArgs {
+public:
+    explicit SingleCheck(CheckArgs check, SingleMode mode = SingleMode::check)
+        : check_(std::move(check)), mode_(mode) {}
+    [[nodiscard]] std::size_t count() const override;
+    void append_to(std::string& out) const override;
+    [[nodiscard]] const CheckArgs& check() const noexcept { return check_; }
+
+private:
+    CheckArgs check_;
+    SingleMode mode_;
+};
+
+/// SingleCheck's count and arguments for a check that lives elsewhere (the coalesced queue).
+[[nodiscard]] std::size_t single_check_count(SingleMode mode) noexcept;
+void append_single_check(std::string& out, const CheckArgs& check, SingleMode mode);
+
+/// lua/concurrency.lua freeing `lease` of policy `p` on `key`:
 /// 1, key, limit, lease_ms, burst, 0, lease, "release".
-std::vector<std::string> release_argv(const policy::Policy& p, std::string key, std::string lease);
+SingleCheck release_call(const policy::Policy& p, std::string key, std::string lease);
 
-/// EVALSHA arguments (after the digest) of lua/batch.lua or lua/multi.lua: n, the n keys,
-/// then args_per_check values per check, in order, then a pair (1-based index, thresholds) per
-/// check with CheckArgs::notify.
-std::vector<std::string> grouped_checks_argv(std::vector<CheckArgs> checks);
+/// One check's args_per_check values in lua/batch.lua or lua/multi.lua: the algorithm's name,
+/// its five arguments, the mode.
+void append_grouped_check(std::string& out, const CheckArgs& check);
+/// The pair (1-based `index`, thresholds) of a check with CheckArgs::notify.
+void append_notify_pair(std::string& out, std::size_t index, const std::string& notify);
+
+/// lua/batch.lua or lua/multi.lua: n, the n keys, then args_per_check values per check, in
+/// order, then a pair (1-based index, thresholds) per check with CheckArgs::notify. `Checks` is
+/// any range of CheckArgs: owned (a vector) or a view of the callers' own (the coalesced batch),
+/// so they are never gathered into a vector of their own.
+template <std::ranges::forward_range Checks>
+class GroupedChecks final : public ScriptArgs {
+public:
+    explicit GroupedChecks(Checks checks) : checks_(std::move(checks)) {}
+
+    [[nodiscard]] std::size_t count() const override {
+        std::size_t n = 0;
+        std::size_t notifying = 0;
+        for (const CheckArgs& c : checks_) {
+            ++n;
+            if (!c.notify.empty()) ++notifying;
+        }
+        return 1 + n * (1 + args_per_check) + 2 * notifying;
+    }
+
+    void append_to(std::string& out) const override {
+        append_bulk(out, static_cast<std::int64_t>(std::ranges::distance(checks_)));
+        for (const CheckArgs& c : checks_) append_bulk(out, c.key);
+        for (const CheckArgs& c : checks_) append_grouped_check(out, c);
+        std::size_t index = 0;
+        for (const CheckArgs& c : checks_) {
+            ++index;
+            if (!c.notify.empty()) append_notify_pair(out, index, c.notify);
+        }
+    }
+
+private:
+    Checks checks_;
+};
 
 }  // namespace ratelimitd::store::redis

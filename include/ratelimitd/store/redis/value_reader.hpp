@@ -1,6 +1,7 @@
 // Redis replies read straight into Values: hiredis parses the protocol and calls our functions
 // to build each member in place, so a batch reply is one Value per member and one vector per
-// array, not hiredis's objects (one allocation per member) followed by a deep copy.
+// array, not hiredis's objects (one allocation per member) followed by a deep copy, and
+// the root is the reader's own.
 #pragma once
 
 #include "ratelimitd/store/redis/value.hpp"
@@ -34,6 +35,7 @@ public:
     [[nodiscard]] std::string error() const;
 
 private:
+    Value root_;  // the reply being read; hiredis is handed its address (privdata)
     redisReader* reader_;
 };
 

@@ -270,10 +270,9 @@ net::awaitable<result<check::Verdict>> ClusterStore::apply(const policy::Policy&
             grouped = true;
             std::vector<CheckArgs> one;
             one.push_back(std::move(check));
-            return node.client.eval(batch_script(), grouped_checks_argv(std::move(one)), deadline, asking);
+            return node.client.eval_owned(batch_script(), GroupedChecks(std::move(one)), deadline, asking);
         }
-        return node.client.eval(script_for(p.algorithm), single_check_argv(std::move(check), false), deadline,
-                                asking);
+        return node.client.eval_owned(script_for(p.algorithm), SingleCheck(std::move(check)), deadline, asking);
     });
     if (grouped) reply = batch_element(reply, 1, 0, true);
     if (!reply) co_return reply.error();
@@ -287,7 +286,7 @@ net::awaitable<result<check::Verdict>> ClusterStore::release(const policy::Polic
     const int slot = key_slot(key);
     const auto deadline = clock::now() + timeout_;
     auto reply = co_await routed(slot, deadline, [&](ClusterNode& node, bool asking) {
-        return node.client.eval(script_for(p.algorithm), release_argv(p, key, lease), deadline, asking);
+        return node.client.eval_owned(script_for(p.algorithm), release_call(p, key, lease), deadline, asking);
     });
     if (!reply) co_return reply.error();
     co_return parse_verdict(*reply, p);
@@ -322,7 +321,7 @@ net::awaitable<result<check::Verdict>> ClusterStore::apply_all(std::vector<Limit
             args.push_back(limit_args(c, node.members));
             leases.push_back(args.back().member);
         }
-        return node.client.eval(multi_script(), grouped_checks_argv(std::move(args)), deadline, asking);
+        return node.client.eval_owned(multi_script(), GroupedChecks(std::move(args)), deadline, asking);
     });
     if (!reply) co_return reply.error();
     auto verdict = layered_verdict(*reply, checks);
@@ -339,7 +338,8 @@ net::awaitable<result<check::Verdict>> ClusterStore::peek(const policy::Policy& 
     const auto deadline = clock::now() + timeout_;
     auto reply = co_await routed(slot, deadline, [&](ClusterNode& node, bool asking) {
         CheckArgs check = check_args(p, key, 1, node.members);
-        return node.client.eval(script_for(p.algorithm), single_check_argv(std::move(check), true), deadline, asking);
+        return node.client.eval_owned(script_for(p.algorithm), SingleCheck(std::move(check), SingleMode::peek), deadline,
+                                      asking);
     });
     if (!reply) co_return reply.error();
     co_return peek_verdict(*reply, p);

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <span>
 #include <utility>
 
 namespace ratelimitd::store::redis::cluster {
@@ -95,7 +96,8 @@ net::awaitable<result<check::Verdict>> CrossSlotCheck::charge_group(SlotGroup& g
     auto reply = co_await cluster_.routed(g.slot, deadline, [&](ClusterNode& node, bool asking) {
         g.sent.clear();
         for (const auto& c : mine) g.sent.push_back(limit_args(c, node.members));
-        return node.client.eval(multi_script(), grouped_checks_argv(g.sent), deadline, asking);
+        return node.client.eval_owned(multi_script(), GroupedChecks(std::span<const CheckArgs>(g.sent)), deadline,
+                                      asking);
     });
     if (!reply) {
         g.sent.clear();
@@ -126,7 +128,8 @@ net::awaitable<void> CrossSlotCheck::refund_groups(std::size_t charged, clock::t
         for (std::size_t k = 0; k < g.sent.size(); ++k) args.push_back(refund_args(g.sent[k], windows_[g.members[k]], since));
         g.sent.clear();  // refunded (or lost): no lease stays with the check
         auto reply = co_await cluster_.routed(g.slot, deadline, [&](ClusterNode& node, bool asking) {
-            return node.client.eval(refund_script(), grouped_checks_argv(args), deadline, asking);
+            return node.client.eval_owned(refund_script(), GroupedChecks(std::span<const CheckArgs>(args)), deadline,
+                                          asking);
         });
         cluster_.refunds->fetch_add(1, std::memory_order_relaxed);
         auto after = reply ? layered_verdict(*reply, checks_of(g)) : result<check::Verdict>(reply.error());
