@@ -85,14 +85,16 @@ Decision not_limited(Decision d, const policy::CheckPlan& plan, Metrics& metrics
 /// The plan's enforced limits, or its shadow ones, as store checks, each with its cost (0 for
 /// a check_only one, which the store asks without charging: PlannedLimit::part). Moves their
 /// keys out of the plan.
+/// What one limit of the plan charges: nothing when check_only, else its own cost or the plan's.
+std::uint32_t limit_cost(const policy::PlannedLimit& limit, const policy::CheckPlan& plan) {
+    return limit.check_only ? 0 : limit.cost != 0 ? limit.cost : plan.cost;
+}
+
 CheckGroup checks_of(policy::CheckPlan& plan, bool shadow) {
     CheckGroup group;
     for (std::size_t i = 0; i < plan.limits.size(); ++i) {
         if (plan.limits[i].shadow() != shadow) continue;
-        const std::uint32_t cost = plan.limits[i].check_only ? 0
-                                   : plan.limits[i].cost != 0 ? plan.limits[i].cost
-                                                              : plan.cost;
-        group.add(plan.limits[i], i, cost, plan);
+        group.add(plan.limits[i], i, limit_cost(plan.limits[i], plan), plan);
     }
     return group;
 }
@@ -126,7 +128,7 @@ const policy::KeyedWindow* lone_plain_window(const policy::CheckPlan& plan, std:
     if (plan.single_call || plan.mode != policy::Mode::check || plan.limits.size() != 1) return nullptr;
     const policy::PlannedLimit& limit = plan.limits.front();
     if (limit.shadow() || limit.windows.size() != 1 || limit.part != policy::Part::decide) return nullptr;
-    cost = limit.check_only ? 0 : limit.cost != 0 ? limit.cost : plan.cost;
+    cost = limit_cost(limit, plan);
     return cost >= 1 ? &limit.windows.front() : nullptr;
 }
 
