@@ -18,7 +18,7 @@
 -- before counting, so the count is exact whichever sidecar asks. remaining = limit - held.
 -- The reset is when a slot is free: now when one is, else when enough of the oldest leases
 -- expire (the (held - limit + 1)-th expiry; the first one unless the limit was lowered).
--- A denied check writes nothing but the trim. The TTL is the last lease's expiry.
+-- A denied check writes nothing but the trim. The TTL runs to the last lease's expiry.
 local limit = tonumber(ARGV[1])
 local lease_ms = tonumber(ARGV[2])
 local cost = tonumber(ARGV[4])
@@ -73,8 +73,11 @@ elseif held + cost <= limit then
 end
 
 if not peek and held > 0 then
+  -- A TTL relative to `now`, not PEXPIREAT: Redis 7.0 deletes the key at once when the time
+  -- given is behind its own clock, which moves on while the script runs (or `now` came from the
+  -- calling script's TIME): live leases would be lost, and the reset below would find none.
   local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-  redis.call('PEXPIREAT', KEYS[1], last[2])
+  redis.call('PEXPIRE', KEYS[1], string.format('%.0f', tonumber(last[2]) - now))
 end
 
 local remaining = math.max(0, limit - held)
