@@ -78,6 +78,7 @@ public:
         if (grouped()) append_batch(out, args(), groups_);
         else append_single_check(out, checks.front().args, SingleMode::check);
     }
+    [[nodiscard]] bool flat_reply() const override { return grouped(); }
 
 private:
     PolicyGroups groups_;

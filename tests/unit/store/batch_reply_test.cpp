@@ -2,6 +2,7 @@
 // rebuilt as its algorithm's own script would have answered it alone.
 #include "ratelimitd/store/redis/flat_reply.hpp"
 
+#include "ratelimitd/store/redis/value_reader.hpp"
 #include "ratelimitd/store/redis/verdict_reply.hpp"
 
 #include <gtest/gtest.h>
@@ -104,6 +105,26 @@ TEST(BatchReply, ACheckWithExtrasGetsThemAfterItsSeven) {
     ASSERT_TRUE(verdict.has_value());
     EXPECT_EQ(verdict->windows.front().window_end_ms, 61'000);
     EXPECT_EQ(verdict->windows.front().crossed, 0b11);
+}
+
+// The connection reads lua/batch.lua's reply flat (Value::Type::integers): shared out the same,
+// a check's error among the integers included.
+TEST(BatchReply, AReplyReadFlatIsSharedOutAsAnArrayIs) {
+    ValueReader reader;
+    reader.expect_integers(true);
+    const std::string wire = "*10\r\n:1700000000250\r\n:1\r\n:4\r\n:750\r\n-ERR WRONGTYPE\r\n:0\r\n:0\r\n"
+                             ":0\r\n:0\r\n:30001\r\n";
+    ASSERT_TRUE(reader.feed(wire.data(), wire.size()));
+    Value v;
+    ASSERT_EQ(reader.next(v), ValueReader::Status::reply);
+    ASSERT_EQ(v.type, Value::Type::integers);
+    const result<Value> reply = std::move(v);
+    const FlatReply flat(reply, 3);
+    EXPECT_EQ(numbers_of(flat.element(0, 5)), (Numbers{1, 5, 4, 1'700'000'001, 0, 1, 750}));
+    const auto failed = flat.element(1, 5);
+    ASSERT_FALSE(failed.has_value());
+    EXPECT_EQ(failed.error().detail, "redis error: ERR WRONGTYPE");
+    EXPECT_EQ(numbers_of(flat.element(2, 10)), (Numbers{0, 10, 0, 1'700'000'031, 31, 31, 30'001}));
 }
 
 TEST(BatchReply, AnErrorOfTheWholeCallIsEveryones) {

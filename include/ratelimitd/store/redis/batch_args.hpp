@@ -98,6 +98,7 @@ public:
 
     [[nodiscard]] std::size_t count() const override { return batch_arg_count(checks_, groups_); }
     void append_to(std::string& out) const override { append_batch(out, checks_, groups_); }
+    [[nodiscard]] bool flat_reply() const override { return true; }
 
 private:
     Checks checks_;

@@ -14,7 +14,9 @@ namespace ratelimitd::store::redis {
 /// its 1-based index, how many, the values}. Its shape is checked once, when made; element()
 /// then gives each check its reply as the algorithm's own script gives it, the numbers the
 /// script left out derived here exactly as every script computes them (lua/batch.lua's head),
-/// so parse_verdict reads it as a lone check's and every header is the same.
+/// so parse_verdict reads it as a lone check's and every header is the same. The reply is read
+/// flat by the connection (Value::Type::integers, ScriptArgs::flat_reply); an array of Values
+/// (any other reader's) is read the same.
 /// Holds `reply` by reference: it must outlive this.
 class FlatReply {
 public:

@@ -97,6 +97,9 @@ public:
     /// How many bulk strings append_to() writes (the command's array counts them).
     [[nodiscard]] virtual std::size_t count() const = 0;
     virtual void append_to(std::string& out) const = 0;
+    /// True when the script answers lua/batch.lua's flat array of integers: the connection
+    /// then reads it into Value::integers (ValueReader::expect_integers), no Value per member.
+    [[nodiscard]] virtual bool flat_reply() const { return false; }
 
 protected:
     ScriptArgs() = default;
