@@ -1,5 +1,5 @@
 // The one place that spells the argument layout of the scripts in lua/: numkeys, the keys,
-// then each check's arguments.
+// then each check's arguments (lua/batch.lua's policies-once grouping: batch_args.hpp).
 #pragma once
 
 #include "ratelimitd/policy/policy.hpp"
