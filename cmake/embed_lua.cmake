@@ -3,11 +3,15 @@
 #
 # The algorithms are described once, as the enumerators of policy::Algorithm and the rows of
 # policy::algorithm_table (ALGORITHM_HEADER, algorithm.hpp); the argument layout once, as
-# args_per_check (ARGS_HEADER, script_args.hpp). Directives write them into the scripts that
-# combine the algorithms (lua/batch.lua, lua/multi.lua, lua/refund.lua):
+# args_per_check, args_per_policy, args_per_batch_check and reply_per_check (ARGS_HEADER,
+# script_args.hpp).
+# Directives write them into the scripts that combine the algorithms (lua/batch.lua,
+# lua/multi.lua, lua/refund.lua):
 #   --@algorithms       every algorithm's lua/NAME.lua pasted in as `local NAME = function(KEYS,
 #                       ARGV) ... end`, then `local algorithms = { NAME = NAME, ... }`
 #   --@args_per_check   `local args_per_check = N`
+#   --@batch_layout     `local args_per_policy = N`, `local args_per_batch_check = M` and
+#                       `local reply_per_check = R`
 #   --@notify           lua/notify/crossings.lua: the quota webhooks' crossing test and claim
 #   --@cluster_refunds  `local cluster_refunds = { NAME = true, ... }`: the rows with a cluster
 #                       refund (.cluster_refund other than ClusterRefund::none)
@@ -78,6 +82,18 @@ if(NOT args_text MATCHES "args_per_check = ([0-9]+);")
   message(FATAL_ERROR "${ARGS_HEADER}: no `args_per_check = N;` found")
 endif()
 set(args_per_check ${CMAKE_MATCH_1})
+if(NOT args_text MATCHES "args_per_policy = ([0-9]+);")
+  message(FATAL_ERROR "${ARGS_HEADER}: no `args_per_policy = N;` found")
+endif()
+set(args_per_policy ${CMAKE_MATCH_1})
+if(NOT args_text MATCHES "args_per_batch_check = ([0-9]+);")
+  message(FATAL_ERROR "${ARGS_HEADER}: no `args_per_batch_check = N;` found")
+endif()
+set(args_per_batch_check ${CMAKE_MATCH_1})
+if(NOT args_text MATCHES "reply_per_check = ([0-9]+);")
+  message(FATAL_ERROR "${ARGS_HEADER}: no `reply_per_check = N;` found")
+endif()
+set(reply_per_check ${CMAKE_MATCH_1})
 
 set(functions "")
 set(table "local algorithms = {\n")
@@ -107,6 +123,9 @@ foreach(script ${scripts})
   file(READ ${script} text)
   string(REPLACE "--@algorithms\n" "${functions}${table}\n" text "${text}")
   string(REPLACE "--@args_per_check\n" "local args_per_check = ${args_per_check}\n" text "${text}")
+  string(REPLACE "--@batch_layout\n"
+                 "local args_per_policy = ${args_per_policy}\nlocal args_per_batch_check = ${args_per_batch_check}\nlocal reply_per_check = ${reply_per_check}\n"
+                 text "${text}")
   string(REPLACE "--@cluster_refunds\n" "${refundable}\n" text "${text}")
   string(REPLACE "--@notify\n" "${notify_text}" text "${text}")
   string(APPEND body "        {\"${name}\", R\"rl_lua(${text})rl_lua\"},\n")

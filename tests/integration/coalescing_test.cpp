@@ -11,8 +11,10 @@
 #include <boost/asio/io_context.hpp>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <tuple>
 #include <map>
 #include <memory>
 #include <optional>
@@ -205,6 +207,60 @@ TEST_F(RedisCoalescing, EveryAlgorithmIsExactInsideMixedBatches) {
     EXPECT_EQ(admitted[sw.name], 17);
     EXPECT_LT(lane.store().batches_sent(), verdicts.size()) << "nothing was coalesced";
     for (const auto& key : redis_->keys()) EXPECT_GT(redis_->integer({"PTTL", key}), 0) << key;
+}
+
+// Issue 36 item 7: lua/batch.lua gets each policy's numbers once and answers flat; RedisStore
+// rebuilds every verdict. Two policies (one of them twice, under two names: one group of
+// numbers), several checks of each on a few keys, in one batch, decide exactly as the same
+// checks sent one at a time, and the batch's times are those its scripts computed.
+TEST_F(RedisCoalescing, ABatchOfSeveralPoliciesDecidesAsLoneChecksDo) {
+    const auto tb = make_policy(policy::Algorithm::token_bucket, 2);
+    auto tb_twin = tb;
+    tb_twin.name = "co-token_bucket-twin";
+    const auto sw = make_policy(policy::Algorithm::sliding_window, 4);
+    auto checks_under = [&](const std::string& tenant) {
+        std::vector<StoreOnOneThread::Check> checks;
+        for (int i = 0; i < 6; ++i) {
+            checks.push_back({&tb, policy::make_key("rl", tb.name, tenant + std::to_string(i % 2), "global")});
+            checks.push_back({&sw, policy::make_key("rl", sw.name, tenant, "global")});
+            checks.push_back({&tb_twin, policy::make_key("rl", tb_twin.name, tenant, "global")});
+        }
+        return checks;
+    };
+    std::vector<result<check::Verdict>> alone;
+    {
+        StoreOnOneThread lane(*redis_, 5s, Coalescing{.enabled = false});
+        for (const auto& c : checks_under("alone")) alone.push_back(lane.apply_together({c}).front());
+    }
+    StoreOnOneThread lane(*redis_, 5s, Coalescing{});
+    reset_stats();
+    const auto before_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch()).count();
+    const auto batched = lane.apply_together(checks_under("batched"));
+    const auto after_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::system_clock::now().time_since_epoch()).count();
+    ASSERT_EQ(calls_of(*redis_, "evalsha"), 1) << "one batch";
+
+    ASSERT_EQ(batched.size(), alone.size());
+    int denied = 0;
+    for (std::size_t i = 0; i < batched.size(); ++i) {
+        ASSERT_TRUE(batched[i]) << i << ": " << batched[i].error().detail;
+        ASSERT_TRUE(alone[i]) << i << ": " << alone[i].error().detail;
+        const auto& b = batched[i]->windows.at(0);
+        const auto& a = alone[i]->windows.at(0);
+        EXPECT_EQ(std::tie(b.policy, b.allowed, b.limit, b.window_s, b.remaining),
+                  std::tie(a.policy, a.allowed, a.limit, a.window_s, a.remaining))
+            << i;
+        // The instants differ (one batch, lone calls one after another): the times must be what
+        // the scripts compute from the batch's reset_after_ms.
+        EXPECT_EQ(b.reset_after_s, (b.reset_after_ms + 999) / 1000) << i;
+        EXPECT_EQ(b.retry_after_s, b.allowed ? 0 : std::max<std::int64_t>(1, b.reset_after_s)) << i;
+        EXPECT_GE(b.reset_epoch_s, (before_ms - 1000 + b.reset_after_ms + 999) / 1000) << i;
+        EXPECT_LE(b.reset_epoch_s, (after_ms + 1000 + b.reset_after_ms + 999) / 1000) << i;
+        if (!b.allowed) ++denied;
+    }
+    // tb: 2 of 3 on each of its two keys, the twin 2 of 6 on one, sw 4 of 6.
+    EXPECT_EQ(denied, 2 + 4 + 2);
 }
 
 // Issue 17 (a reload that changes a policy's algorithm): a key another algorithm wrote is no

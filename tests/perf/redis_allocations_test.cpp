@@ -21,6 +21,13 @@
 // .CO_FRAME), 12.0 with Asio's frame cache at 16 blocks rather than 8 (the ten or so frames of
 // a Redis check found 8 full). Together: 1.03, the key string (policy::make_key); every frame
 // is recycled. The issue's goal is <= 2.
+//
+// Coalesced (16 connections at once, 7 to 11 checks per lua/batch.lua call; printed, only a
+// loose ceiling asserted since batch sizes follow timing): 6.2-6.6 per check before issue 36
+// item 7, 6.2-7.3 after it (the batch's reply was one allocation per call; the Coalescer's
+// deque, 0.47 per check, is gone). Traced by call site: the key string (1.0) and eight
+// coroutine frames (service, router, session, store, batch sender) at 0.6-0.8 each, which
+// miss Asio's 16-block recycling cache while 16 checks are in flight, more so in bigger batches.
 #include "ratelimitd/core/clock.hpp"
 #include "ratelimitd/http/router.hpp"
 #include "ratelimitd/http/server.hpp"
@@ -163,6 +170,46 @@ protected:
         return static_cast<double>(after - before) / n;
     }
 
+    /// Server-side allocations per check over `clients` connections sending `each` checks
+    /// at once (each waits for its answer before the next): checks that arrive together leave
+    /// in one lua/batch.lua call. Prints the checks per call seen.
+    double allocations_per_coalesced_check(int clients, int each) {
+        std::vector<std::unique_ptr<test::RawConnection>> conns;
+        for (int k = 0; k < clients; ++k) conns.push_back(std::make_unique<test::RawConnection>(port()));
+        const bool ready = test::wait_until([&] {
+            conns.front()->send("GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+            return conns.front()->read_response(5s).status == 200;
+        }, 10s);
+        EXPECT_TRUE(ready) << "the Redis store never answered";
+        auto run = [&](int rounds) {
+            std::vector<std::thread> threads;
+            for (int k = 0; k < clients; ++k) {
+                threads.emplace_back([&, k] {
+                    const std::string wire = check_wire("c" + std::to_string(k % 4));
+                    for (int i = 0; i < rounds; ++i) {
+                        EXPECT_TRUE(conns[static_cast<std::size_t>(k)]->send(wire));
+                        const auto answer = conns[static_cast<std::size_t>(k)]->read_response(5s);
+                        EXPECT_EQ(answer.status, 200);
+                        EXPECT_EQ(answer.body.find("degraded"), std::string::npos) << answer.body;
+                    }
+                });
+            }
+            for (auto& t : threads) t.join();
+        };
+        run(20);
+        const auto calls_before = store_->batches_sent();
+        const auto checks_before = store_->checks_batched();
+        const auto before = server_allocations.load();
+        run(each);
+        const auto after = server_allocations.load();
+        const auto calls = store_->batches_sent() - calls_before;
+        const auto checks = store_->checks_batched() - checks_before;
+        std::printf("checks per script call: %.2f (%llu calls)\n",
+                    calls == 0 ? 0.0 : static_cast<double>(checks) / static_cast<double>(calls),
+                    static_cast<unsigned long long>(calls));
+        return static_cast<double>(after - before) / (clients * each);
+    }
+
     test::RedisServer redis_;
     policy::RegistryHandle registry_;
     service::Metrics metrics_;
@@ -183,6 +230,14 @@ TEST_F(RedisServerPath, ALoneCheckOnRedisStaysUnderTheAllocationCeiling) {
     const double per_check = allocations_per_lone_check(8, 1000);
     std::printf("heap allocations per allowed check on Redis, on the server thread: %.2f\n", per_check);
     EXPECT_LE(per_check, allowed_ceiling);
+}
+
+// Many connections at once: batches of lua/batch.lua. How many checks share a call depends on
+// timing, so only a loose ceiling is asserted; the figure is printed.
+TEST_F(RedisServerPath, CoalescedChecksOnRedisStayUnderALooseCeiling) {
+    const double per_check = allocations_per_coalesced_check(16, 250);
+    std::printf("heap allocations per coalesced check on Redis, on the server thread: %.2f\n", per_check);
+    EXPECT_LE(per_check, 4 * allowed_ceiling);
 }
 
 }  // namespace

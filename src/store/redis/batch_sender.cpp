@@ -1,7 +1,8 @@
 // BatchSender: posts a flush per turn of the event loop, sends batches, hands out replies.
 #include "ratelimitd/store/redis/batch_sender.hpp"
 
-#include "ratelimitd/store/redis/verdict_reply.hpp"
+#include "ratelimitd/store/redis/batch_args.hpp"
+#include "ratelimitd/store/redis/flat_reply.hpp"
 
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/post.hpp>
@@ -35,20 +36,29 @@ struct WaiterFor final : ReplyWaiter {
     Handler handler;
 };
 
-/// Hands each check of an answered batch its own reply element.
+/// Hands each check of an answered batch its own reply: a lone check's is its script's, whole;
+/// a batch's is shared out of lua/batch.lua's flat reply, each rebuilt with its policy's limit.
 void complete_batch(std::vector<QueuedCheck>& batch, result<Value>& reply, bool grouped) {
-    const std::size_t n = batch.size();
-    for (std::size_t i = 0; i < n; ++i) batch[i].done->complete_here(batch_element(reply, n, i, grouped));
+    if (!grouped) {
+        batch.front().done->complete_here(std::move(reply));
+        return;
+    }
+    const FlatReply flat(reply, batch.size());
+    for (std::size_t i = 0; i < batch.size(); ++i) batch[i].done->complete_here(flat.element(i, batch[i].args.limit));
 }
 
 }  // namespace
 
 /// One batch on its way: the checks taken from the queue, which are also the script's
 /// arguments, written into the command from where they are (nothing is copied for the call,
-/// nor kept encoded for a NOSCRIPT retry).
+/// nor kept encoded for a NOSCRIPT retry), and their policies' groups (lua/batch.lua receives
+/// each policy's numbers once), kept with the batch so that their vectors are reused too.
 class BatchSender::SentBatch final : public ScriptArgs {
 public:
     std::vector<QueuedCheck> checks;
+
+    // The checks seen as lua/batch.lua's arguments, without copying them.
+    [[nodiscard]] auto args() const { return std::views::transform(checks, &QueuedCheck::args); }
 
     /// A lone check runs its algorithm's own script (one with webhook thresholds:
     /// lua/batch.lua, which claims its crossings).
@@ -56,20 +66,22 @@ public:
     [[nodiscard]] const Script& script() const {
         return grouped() ? batch_script() : script_for(checks.front().args.algorithm);
     }
+    /// Groups the checks by their policies' numbers: once, before the call is written.
+    void group() {
+        if (grouped()) groups_.assign(args());
+    }
 
     [[nodiscard]] std::size_t count() const override {
-        return grouped() ? as_grouped().count() : single_check_count(SingleMode::check);
+        return grouped() ? batch_arg_count(args(), groups_) : single_check_count(SingleMode::check);
     }
     void append_to(std::string& out) const override {
-        if (grouped()) as_grouped().append_to(out);
+        if (grouped()) append_batch(out, args(), groups_);
         else append_single_check(out, checks.front().args, SingleMode::check);
     }
+    [[nodiscard]] bool flat_reply() const override { return grouped(); }
 
 private:
-    // The checks seen as lua/batch.lua's arguments, without copying them.
-    [[nodiscard]] auto as_grouped() const -> GroupedChecks<decltype(std::views::transform(checks, &QueuedCheck::args))> {
-        return GroupedChecks(std::views::transform(checks, &QueuedCheck::args));
-    }
+    PolicyGroups groups_;
 };
 
 BatchSender::BatchSender(NodeClient& node, Coalescing coalescing) : node_(node), queue_(coalescing) {}
@@ -144,6 +156,7 @@ void BatchSender::send(std::unique_ptr<SentBatch> batch) {
     // The batch is both the arguments and what the reply's handler holds: it stays put (on the
     // heap) while the command is written and, for NOSCRIPT, written again.
     SentBatch& call = *batch;
+    call.group();
     node_.async_eval(call.script(), call, deadline, false,
                      [this, batch = std::move(batch)](result<Value> reply) mutable {
                          on_reply(std::move(batch), std::move(reply));

@@ -189,6 +189,9 @@ void Connection::on_read(const LinkPtr& link, std::size_t n) {
     // Each handler below may end this link (a failed setup, READONLY, a hook): then stop.
     while (link_ == link) {
         Value value;
+        // The next reply answers the oldest command still expected: read as it asked.
+        const auto& next = link->expected;
+        link->reader.expect_integers(!next.empty() && next.front() != nullptr && next.front()->flat_reply);
         const auto status = link->reader.next(value);
         if (status == ValueReader::Status::malformed) {
             // Not the protocol, or no memory left to hold the reply: the stream cannot be trusted.

@@ -1,6 +1,8 @@
 // RedisStore: a Store over one NodeClient, apply() coalesced through a BatchSender.
 #include "ratelimitd/store/redis/redis_store.hpp"
 
+#include "ratelimitd/store/redis/batch_args.hpp"
+#include "ratelimitd/store/redis/flat_reply.hpp"
 #include "ratelimitd/store/redis/reset_channel.hpp"
 #include "ratelimitd/store/redis/verdict_reply.hpp"
 
@@ -64,7 +66,7 @@ net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p
     result<Value> reply = Problem{errc::store_unavailable, "not sent"};
     if (coalesce_) reply = co_await batches_.call(std::move(check), deadline);
     else reply = co_await send_alone(std::move(check), deadline);
-    if (grouped) reply = batch_element(reply, 1, 0, true);
+    if (grouped) reply = FlatReply(reply, 1).element(0, p.limit);
     co_return verdict_of(reply, p, lease);
 }
 
@@ -74,7 +76,7 @@ net::awaitable<result<Value>> RedisStore::send_alone(CheckArgs&& check, clock::t
         return node_.eval_owned(script, SingleCheck(std::move(check)), deadline);
     }
     // Webhook thresholds are claimed by lua/batch.lua (a batch of one).
-    return node_.eval_owned(batch_script(), GroupedChecks(std::views::single(std::move(check))), deadline);
+    return node_.eval_owned(batch_script(), BatchChecks(std::views::single(std::move(check))), deadline);
 }
 
 net::awaitable<result<check::Verdict>> RedisStore::apply_all(std::vector<LimitCheck> checks) {

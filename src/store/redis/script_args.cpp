@@ -10,13 +10,23 @@ namespace ratelimitd::store::redis {
 
 namespace {
 
-// The algorithm script's own ARGV[1..5], the tail of every layout.
-void append_own_args(std::string& out, const CheckArgs& check) {
+// The algorithm script's ARGV[1..3], a policy's numbers.
+void append_numbers(std::string& out, const CheckArgs& check) {
     append_bulk(out, check.limit);
     append_bulk(out, check.window_ms);
     append_bulk(out, check.burst);
+}
+
+// The algorithm script's ARGV[4..5], the check's own.
+void append_cost_and_member(std::string& out, const CheckArgs& check) {
     append_bulk(out, check.report ? check.report_cost : static_cast<std::int64_t>(check.cost));
     append_bulk(out, check.member);
+}
+
+// The algorithm script's own ARGV[1..5], the tail of every layout but lua/batch.lua's.
+void append_own_args(std::string& out, const CheckArgs& check) {
+    append_numbers(out, check);
+    append_cost_and_member(out, check);
 }
 
 // The mode of lua/batch.lua and lua/multi.lua: ARGV[6] of the algorithm's script.
@@ -113,6 +123,17 @@ SingleCheck release_call(const policy::Policy& p, std::string key, std::string l
 void append_grouped_check(std::string& out, const CheckArgs& check) {
     append_bulk(out, policy::to_string(check.algorithm));
     append_own_args(out, check);
+    append_mode(out, check);
+}
+
+void append_policy_numbers(std::string& out, const CheckArgs& check) {
+    append_bulk(out, policy::to_string(check.algorithm));
+    append_numbers(out, check);
+}
+
+void append_batch_check(std::string& out, std::size_t policy, const CheckArgs& check) {
+    append_bulk(out, static_cast<std::int64_t>(policy));
+    append_cost_and_member(out, check);
     append_mode(out, check);
 }
 

@@ -14,18 +14,24 @@ namespace {
 // Value it still writes into: only the innermost open array grows, and its ancestors are
 // left alone until it is done. Members therefore cost memory only as their bytes arrive
 // (hiredis's own objects allocate a whole array's table from its header).
+// A member of a flat array (Value::Type::integers) that is no integer (create_integer keeps
+// those) is kept aside in its elements, with its position.
 template <class Fill>
 void* create(const redisReadTask* task, Fill fill) noexcept {
     try {
         if (task->parent != nullptr) {
-            auto& members = static_cast<Value*>(task->parent->obj)->elements;
-            Value& member = members.emplace_back();
+            auto& parent = *static_cast<Value*>(task->parent->obj);
+            Value& member = parent.elements.emplace_back();
             fill(member);
+            if (parent.type == Value::Type::integers) {
+                member.integer = static_cast<std::int64_t>(parent.integers.size());
+                parent.integers.push_back(0);
+            }
             return &member;
         }
         // The reader's own root (privdata): one reply is read at a time, and next() moves it
         // out before the next one starts, so no root is allocated per reply.
-        auto* root = static_cast<Value*>(task->privdata);
+        Value* root = &static_cast<ValueReader::State*>(task->privdata)->root;
         *root = Value{};
         fill(*root);
         return root;
@@ -52,15 +58,36 @@ void* create_string(const redisReadTask* task, char* str, std::size_t len) {
 }
 
 void* create_array(const redisReadTask* task, int elements) {
+    const bool flat = task->parent == nullptr && static_cast<ValueReader::State*>(task->privdata)->flat;
     return create(task, [&](Value& v) {
-        v.type = Value::Type::array;
         // A bounded first guess: the header alone must not decide how much is allocated.
+        if (flat) {
+            v.type = Value::Type::integers;
+            constexpr int first_guess = 1024;  // 8 KB: a batch of 64 checks needs 193
+            v.integers.reserve(static_cast<std::size_t>(elements < first_guess ? elements : first_guess));
+            return;
+        }
+        v.type = Value::Type::array;
         constexpr int first_guess = 64;
         v.elements.reserve(static_cast<std::size_t>(elements < first_guess ? elements : first_guess));
     });
 }
 
 void* create_integer(const redisReadTask* task, long long value) {
+    if (task->parent != nullptr) {
+        auto& parent = *static_cast<Value*>(task->parent->obj);
+        if (parent.type == Value::Type::integers) {
+            // A flat array's member: 8 bytes in its vector.
+            try {
+                parent.integers.push_back(value);
+            } catch (const std::bad_alloc&) {
+                return nullptr;
+            } catch (const std::length_error&) {
+                return nullptr;
+            }
+            return &parent;  // hiredis wants an object; it keeps only the root's
+        }
+    }
     return create(task, [&](Value& v) {
         v.type = Value::Type::integer;
         v.integer = value;
@@ -81,7 +108,7 @@ redisReplyObjectFunctions value_functions{create_string, create_array, create_in
 
 ValueReader::ValueReader() : reader_(redisReaderCreateWithFunctions(&value_functions)) {
     if (reader_ == nullptr) throw std::bad_alloc();
-    reader_->privdata = &root_;  // (hiredis 0.14's redisReaderSetPrivdata casts it to int)
+    reader_->privdata = &state_;  // (hiredis 0.14's redisReaderSetPrivdata casts it to int)
 }
 
 ValueReader::~ValueReader() { redisReaderFree(reader_); }

@@ -93,19 +93,4 @@ void attach_lease(check::Verdict& v, std::size_t i, const policy::Policy& p, con
     }
 }
 
-result<Value> batch_element(result<Value>& reply, std::size_t n, std::size_t i, bool grouped) {
-    if (!reply) return reply.error();
-    // A lone check's reply, or an error for the whole call: a lone check takes it whole (its
-    // only reader); every check of a failed batch gets its own copy of the error.
-    if (!grouped) return std::move(reply);
-    if (reply->is_error()) return *reply;
-    if (reply->type != Value::Type::array || reply->elements.size() != n) {
-        return Problem{errc::bad_script_reply, "expected one reply per check from lua/batch.lua"};
-    }
-    if (reply->elements[i].is_error()) {
-        return Problem{errc::bad_script_reply, "redis error: " + reply->elements[i].str};
-    }
-    return std::move(reply->elements[i]);
-}
-
 }  // namespace ratelimitd::store::redis

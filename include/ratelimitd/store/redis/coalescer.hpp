@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <cstddef>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -91,7 +90,10 @@ public:
 
 private:
     Coalescing limits_;
-    std::deque<QueuedCheck> queue_;
+    /// A vector, not a deque: it keeps its capacity when emptied, so a busy thread's queue
+    /// allocates nothing per check once grown (a deque freed and took a block every few checks:
+    /// 0.47 allocations per coalesced check). Taking from the front moves the few checks behind.
+    std::vector<QueuedCheck> queue_;
 };
 
 /// The earliest deadline of a batch: no check waits past its own.

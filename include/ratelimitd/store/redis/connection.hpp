@@ -37,6 +37,7 @@ struct Pending {
     virtual void finish(result<Value> r) = 0;  // posts the waiter's completion
     boost::asio::steady_timer deadline;
     bool finished = false;
+    bool flat_reply = false;  ///< its reply is read flat (ValueReader::expect_integers)
 };
 
 template <class Handler>
@@ -117,8 +118,9 @@ public:
     /// Sends a command and completes with the reply (a Redis error reply is a Value, not a
     /// failure) or with store_unavailable / store_timeout. `write(out)` appends the command in
     /// RESP to `out`, the connection's own output, when it is sent: the command needs no
-    /// string of its own, and nothing it is written from is copied. Completion signature:
-    /// void(result<Value>). Never completes inside this call.
+    /// string of its own, and nothing it is written from is copied. When `write` has
+    /// flat_reply() and it answers true, the reply is read flat (ValueReader::expect_integers).
+    /// Completion signature: void(result<Value>). Never completes inside this call.
     template <class Write, class Token>
         requires std::invocable<const Write&, std::string&>
     auto async_exec(Write write, clock::time_point deadline, Token&& token) {
@@ -132,6 +134,7 @@ public:
                     fail_unsent(*p);
                     return;
                 }
+                if constexpr (requires { w.flat_reply(); }) p->flat_reply = w.flat_reply();
                 w(output());
                 send(std::move(p), at);
             },

@@ -35,6 +35,8 @@ struct ScriptCall {
     std::string_view name;
     const ScriptArgs* args;
     void operator()(std::string& out) const;
+    /// The reply is read flat (Connection::async_exec asks this of what it writes).
+    [[nodiscard]] bool flat_reply() const { return args->flat_reply(); }
 };
 
 /// Redis answered that it does not have the script (its cache was emptied).

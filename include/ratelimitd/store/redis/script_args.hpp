@@ -1,5 +1,5 @@
 // The one place that spells the argument layout of the scripts in lua/: numkeys, the keys,
-// then each check's arguments.
+// then each check's arguments (lua/batch.lua's policies-once grouping: batch_args.hpp).
 #pragma once
 
 #include "ratelimitd/policy/policy.hpp"
@@ -22,6 +22,15 @@ namespace ratelimitd::store::redis {
 /// charge, policy::Part). The build (cmake/embed_lua.cmake) reads this line
 /// and writes the number into both scripts.
 inline constexpr std::size_t args_per_check = 7;
+
+/// lua/batch.lua's layout (batch_args.hpp): the numbers of each policy once per batch, its
+/// algorithm's name then limit, window_ms and burst; then per check its policy's 1-based index,
+/// then cost, member and mode. Its flat reply (flat_reply.hpp) has reply_per_check values per
+/// check: allowed, remaining, reset_after_ms. The build reads these three lines and writes them
+/// into the script.
+inline constexpr std::size_t args_per_policy = 4;
+inline constexpr std::size_t args_per_batch_check = 4;
+inline constexpr std::size_t reply_per_check = 3;
 
 /// One check as the scripts read it.
 struct CheckArgs {
@@ -88,6 +97,9 @@ public:
     /// How many bulk strings append_to() writes (the command's array counts them).
     [[nodiscard]] virtual std::size_t count() const = 0;
     virtual void append_to(std::string& out) const = 0;
+    /// True when the script answers lua/batch.lua's flat array of integers: the connection
+    /// then reads it into Value::integers (ValueReader::expect_integers), no Value per member.
+    [[nodiscard]] virtual bool flat_reply() const { return false; }
 
 protected:
     ScriptArgs() = default;
@@ -125,16 +137,22 @@ void append_single_check(std::string& out, const CheckArgs& check, SingleMode mo
 /// 1, key, limit, lease_ms, burst, 0, lease, "release".
 SingleCheck release_call(const policy::Policy& p, std::string key, std::string lease);
 
-/// One check's args_per_check values in lua/batch.lua or lua/multi.lua: the algorithm's name,
+/// One check's args_per_check values in lua/multi.lua: the algorithm's name,
 /// its five arguments, the mode.
 void append_grouped_check(std::string& out, const CheckArgs& check);
+/// A policy's numbers in lua/batch.lua, once per batch: the algorithm's name, limit, window_ms,
+/// burst (args_per_policy values).
+void append_policy_numbers(std::string& out, const CheckArgs& check);
+/// A check in lua/batch.lua (args_per_batch_check values): the 1-based index of its policy's
+/// numbers, then cost, member and mode.
+void append_batch_check(std::string& out, std::size_t policy, const CheckArgs& check);
 /// The pair (1-based `index`, thresholds) of a check with CheckArgs::notify.
 void append_notify_pair(std::string& out, std::size_t index, const std::string& notify);
 
-/// lua/batch.lua or lua/multi.lua: n, the n keys, then args_per_check values per check, in
+/// lua/multi.lua (and lua/refund.lua): n, the n keys, then args_per_check values per check, in
 /// order, then a pair (1-based index, thresholds) per check with CheckArgs::notify. `Checks` is
-/// any range of CheckArgs: owned (a vector) or a view of the callers' own (the coalesced batch),
-/// so they are never gathered into a vector of their own.
+/// any range of CheckArgs: owned (a vector) or a view of the callers' own, so they are never
+/// gathered into a vector of their own. (lua/batch.lua takes BatchChecks, batch_args.hpp.)
 template <std::ranges::forward_range Checks>
 class GroupedChecks final : public ScriptArgs {
 public:

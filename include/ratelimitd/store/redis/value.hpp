@@ -37,11 +37,16 @@ struct ReplyAllocator {
 };
 
 struct Value {
-    enum class Type { nil, integer, string, status, error, array };
+    /// integers: an array read flat (ValueReader::expect_integers, lua/batch.lua's reply): its
+    /// integer members in `integers`, without a Value each; any other member (a check's error)
+    /// in `elements`, with its position in the array as its `integer`, and 0 in its place in
+    /// `integers`.
+    enum class Type { nil, integer, string, status, error, array, integers };
     Type type = Type::nil;
     std::int64_t integer = 0;
     std::string str;                                     ///< string, status and error text
     std::vector<Value, ReplyAllocator<Value>> elements;  ///< array members
+    std::vector<std::int64_t, ReplyAllocator<std::int64_t>> integers;  ///< a flat array's members
 
     [[nodiscard]] bool is_error() const noexcept { return type == Type::error; }
 };

@@ -1,7 +1,8 @@
 // Redis replies read straight into Values: hiredis parses the protocol and calls our functions
 // to build each member in place, so a batch reply is one Value per member and one vector per
 // array, not hiredis's objects (one allocation per member) followed by a deep copy, and
-// the root is the reader's own.
+// the root is the reader's own. A reply expected flat (lua/batch.lua's) is read into one
+// vector of integers.
 #pragma once
 
 #include "ratelimitd/store/redis/value.hpp"
@@ -31,11 +32,22 @@ public:
     bool feed(const char* data, std::size_t n);
     /// The next whole reply, in the order the server sent them.
     Status next(Value& out);
+    /// Whether the reply next() reads (or is reading) is read flat when it is an array: its
+    /// integers into Value::integers, 8 bytes each, not a Value each (Value::Type::integers).
+    /// Set before each next() for the reply it will read; it must not change while that reply
+    /// is incomplete (Connection sets it from the command the reply answers).
+    void expect_integers(bool flat) noexcept { state_.flat = flat; }
     /// What made next() answer malformed.
     [[nodiscard]] std::string error() const;
 
+    /// What hiredis is handed (privdata): the reply being read, and how.
+    struct State {
+        Value root;
+        bool flat = false;
+    };
+
 private:
-    Value root_;  // the reply being read; hiredis is handed its address (privdata)
+    State state_;
     redisReader* reader_;
 };
 

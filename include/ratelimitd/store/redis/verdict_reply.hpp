@@ -36,15 +36,4 @@ result<bool> reset_result(const Value& reply);
 /// and the whole check was allowed, so charged: a denied layered check holds nothing.
 void attach_lease(check::Verdict& v, std::size_t i, const policy::Policy& p, const std::string& member);
 
-/// Check `i`'s own reply, moved out of the reply to a call of `n` checks (lua/batch.lua, or,
-/// when `grouped` is false, the algorithm's own script for one check). A failure or an error reply of the whole call is
-/// everyone's; a check's own error (its pcall in lua/batch.lua) is bad_script_reply, so it
-/// cannot be taken for a redirect of the call.
-result<Value> batch_element(result<Value>& reply, std::size_t n, std::size_t i, bool grouped);
-
-/// The same for a call of lua/batch.lua when n > 1, else of the algorithm's own script.
-inline result<Value> batch_element(result<Value>& reply, std::size_t n, std::size_t i) {
-    return batch_element(reply, n, i, n > 1);
-}
-
 }  // namespace ratelimitd::store::redis

@@ -1,6 +1,8 @@
 // ClusterStore: slot routing over one ClusterNode per node, MOVED/ASK followed within the deadline.
 #include "ratelimitd/store/redis/cluster/cluster_store.hpp"
 
+#include "ratelimitd/store/redis/batch_args.hpp"
+#include "ratelimitd/store/redis/flat_reply.hpp"
 #include "ratelimitd/store/redis/reset_channel.hpp"
 #include "ratelimitd/store/redis/script_args.hpp"
 #include "ratelimitd/store/redis/scripts.hpp"
@@ -270,11 +272,11 @@ net::awaitable<result<check::Verdict>> ClusterStore::apply(const policy::Policy&
             grouped = true;
             std::vector<CheckArgs> one;
             one.push_back(std::move(check));
-            return node.client.eval_owned(batch_script(), GroupedChecks(std::move(one)), deadline, asking);
+            return node.client.eval_owned(batch_script(), BatchChecks(std::move(one)), deadline, asking);
         }
         return node.client.eval_owned(script_for(p.algorithm), SingleCheck(std::move(check)), deadline, asking);
     });
-    if (grouped) reply = batch_element(reply, 1, 0, true);
+    if (grouped) reply = FlatReply(reply, 1).element(0, p.limit);
     if (!reply) co_return reply.error();
     auto verdict = parse_verdict(*reply, p);
     if (verdict) attach_lease(*verdict, 0, p, lease);
