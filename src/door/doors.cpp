@@ -44,12 +44,12 @@ std::vector<RefundedLimit> refunded_limits(const policy::CheckPlan& plan) {
 
 }  // namespace
 
-std::optional<result<service::Decision>> Doors::check_now(const check::CheckRequest& req,
-                                                          policy::CheckPlan& plan) const {
+std::optional<result<service::Decision>> Doors::check_now(const check::CheckRequest& req, policy::CheckPlan& plan,
+                                                          std::chrono::steady_clock::time_point now) const {
     auto planned = policy::plan(registry_.current(), req);
     if (!planned) return std::move(planned.error());
     plan = std::move(*planned);
-    if (auto decided = service_.decide_now(plan)) return std::move(*decided);
+    if (auto decided = service_.decide_now(plan, now)) return std::move(*decided);
     return std::nullopt;
 }
 

@@ -73,7 +73,8 @@ net::awaitable<Answer> Router::handle(Request req, RequestContext ctx) {
     }
 
     metrics_.request_started();
-    const auto started = std::chrono::steady_clock::now();  // ratelimitd's own answer time
+    // ratelimitd's own answer time, from the request read (the session's reading of the clock).
+    if (ctx.arrived == std::chrono::steady_clock::time_point{}) ctx.arrived = std::chrono::steady_clock::now();
     std::optional<Answer> routed;
     try {
         routed = co_await route(EndpointCall{req, path, ctx, request_id});
@@ -88,8 +89,12 @@ net::awaitable<Answer> Router::handle(Request req, RequestContext ctx) {
     Answer res = std::move(*routed);
     metrics_.request_finished();
     metrics_.count_http(route_label(path), res.status());
-    metrics_.observe_answer_time(route_label(path), std::chrono::steady_clock::now() - started);
+    // The request's second and last clock read: the answer time's end, and where the session
+    // counts the keep-alive idle time from.
+    const auto ready = std::chrono::steady_clock::now();
+    metrics_.observe_answer_time(route_label(path), ready - ctx.arrived);
     res.add_field("X-Request-Id", request_id);
+    res.ready_at(ready);
     co_return res;
 }
 
@@ -156,7 +161,7 @@ net::awaitable<Answer> Router::check(const EndpointCall& call) {
     }
     if (!parsed) return answered(make_error_response(parsed.error(), req.version(), req.keep_alive()));
     policy::CheckPlan plan;
-    if (auto now = doors_.check_now(*parsed, plan)) {
+    if (auto now = doors_.check_now(*parsed, plan, call.ctx.arrived)) {
         if (!*now) return answered(make_error_response(now->error(), req.version(), req.keep_alive()));
         return answered(check_answer(**now, call));
     }

@@ -16,6 +16,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -75,9 +76,9 @@ public:
     /// CheckService::decide_now. The answer when that decided (bad input; no limits; a store
     /// that answers at once: the embedded one, a cached denial), else nothing: `plan` is then
     /// to be decided with decide_into. No frame is made on the way, so an answer known at once
-    /// costs no allocation and no resume.
-    std::optional<result<service::Decision>> check_now(const check::CheckRequest& req,
-                                                       policy::CheckPlan& plan) const;
+    /// costs no allocation and no resume. `now`: the request's instant (RequestContext::arrived).
+    std::optional<result<service::Decision>> check_now(const check::CheckRequest& req, policy::CheckPlan& plan,
+                                                       std::chrono::steady_clock::time_point now) const;
 
     /// The rest of check_now's road: CheckService::decide_into. The caller owns `plan` and
     /// `out` until it completes.

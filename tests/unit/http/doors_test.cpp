@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,7 +42,7 @@ protected:
     /// /v1/check as the HTTP door takes it: check_now, and decide_into when that left a plan.
     result<service::Decision> check(const check::CheckRequest& req) {
         policy::CheckPlan plan;
-        if (auto now = doors_.check_now(req, plan)) return std::move(*now);
+        if (auto now = doors_.check_now(req, plan, std::chrono::steady_clock::now())) return std::move(*now);
         service::Decision d;
         test::run_on_io(doors_.decide_into(plan, d));
         return d;
