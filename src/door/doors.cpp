@@ -53,17 +53,17 @@ std::optional<result<service::Decision>> Doors::check_now(const check::CheckRequ
     return std::nullopt;
 }
 
-net::awaitable<result<AuthOutcome>> Doors::auth(const AuthRequest& req) const {
+std::optional<result<AuthOutcome>> Doors::auth_now(const AuthRequest& req, policy::CheckPlan& plan,
+                                                   int& deny_status, std::chrono::steady_clock::time_point now) const {
     // One snapshot for routes, identity sources, the hash secret and the deny status.
     const auto registry = registry_.current();
-    auto plan = policy::plan(registry, policy::AuthRequest{req.method, req.uri, req.identity,
-                                                           effective_hash_secret(req.env_secret, *registry)});
-    if (!plan) co_return std::move(plan.error());
-    const int deny_status = req.deny_status.value_or(registry->auth.deny_status);
-    // Awaited first, then the outcome built: with the co_await inside AuthOutcome's braced
-    // initialiser, GCC 12's build freed the decision's strings twice (RouterTest crashed).
-    auto decision = co_await service_.decide(std::move(*plan));
-    co_return AuthOutcome{std::move(decision), deny_status};
+    auto planned = policy::plan(registry, policy::AuthRequest{req.method, req.uri, req.identity,
+                                                              effective_hash_secret(req.env_secret, *registry)});
+    if (!planned) return std::move(planned.error());
+    deny_status = req.deny_status.value_or(registry->auth.deny_status);
+    plan = std::move(*planned);
+    if (auto decided = service_.decide_now(plan, now)) return AuthOutcome{std::move(*decided), deny_status};
+    return std::nullopt;
 }
 
 net::awaitable<result<service::Decision>> Doors::report(const policy::ReportRequest& req, const Caller& caller) const {

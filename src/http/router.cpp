@@ -182,18 +182,36 @@ Answer Router::check_answer(const service::Decision& decision, const EndpointCal
     return res;
 }
 
+// Not a coroutine, as check() is not: an auth subrequest the door decides at once (the embedded
+// store, a cached denial, bad input) is answered without a frame of its own.
 net::awaitable<Answer> Router::auth(const EndpointCall& call) {
     const Request& req = call.req;
     auto query = parse_auth_request(req, call.path);
-    if (!query) co_return make_error_response(query.error(), req.version(), req.keep_alive());
+    if (!query) return answered(make_error_response(query.error(), req.version(), req.keep_alive()));
     const auto input = identity_input(req, call.ctx.peer);
     const door::AuthRequest asked{query->method, query->uri, input, query->deny_status, options_.hash_secret};
-    const auto outcome = co_await doors_.auth(asked);
-    if (!outcome) co_return make_error_response(outcome.error(), req.version(), req.keep_alive());
-    auto res = make_auth_answer(outcome->decision, outcome->deny_status, req.version(), req.keep_alive(),
+    policy::CheckPlan plan;
+    int deny_status = 429;
+    if (auto now = doors_.auth_now(asked, plan, deny_status, call.ctx.arrived)) {
+        if (!*now) return answered(make_error_response(now->error(), req.version(), req.keep_alive()));
+        return answered(auth_answer((*now)->decision, (*now)->deny_status, call));
+    }
+    return auth_later(call, std::move(plan), deny_status);
+}
+
+// The frame holds the plan and the decision once, as check_later's does.
+net::awaitable<Answer> Router::auth_later(const EndpointCall& call, policy::CheckPlan plan, int deny_status) {
+    service::Decision decision;
+    co_await doors_.decide_into(plan, decision);
+    co_return auth_answer(decision, deny_status, call);
+}
+
+Answer Router::auth_answer(const service::Decision& decision, int deny_status, const EndpointCall& call) {
+    const Request& req = call.req;
+    auto res = make_auth_answer(decision, deny_status, req.version(), req.keep_alive(),
                                 req.method() == bhttp::verb::head);
-    access_log(outcome->decision, res.status(), call.request_id);
-    co_return res;
+    access_log(decision, res.status(), call.request_id);
+    return res;
 }
 
 // A report is planned as a check, decided in report mode and answered as a check (always 200:

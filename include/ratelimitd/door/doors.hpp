@@ -86,9 +86,15 @@ public:
         return service_.decide_into(plan, out);
     }
 
-    /// /v1/auth: the route and identity sources of the snapshot, for cost 1 (an unmatched
-    /// subrequest is counted by the service: ratelimitd_auth_unmatched_total).
-    boost::asio::awaitable<result<AuthOutcome>> auth(const AuthRequest& req) const;
+    /// /v1/auth, the part that never suspends, as check_now is /v1/check's: policy::plan of
+    /// `req` by the route and identity sources of one snapshot, for cost 1, into `plan`, and
+    /// the status a denial answers with into `deny_status`; then CheckService::decide_now at
+    /// `now` (an unmatched subrequest is counted by the service:
+    /// ratelimitd_auth_unmatched_total). The outcome when that decided (bad input, no limits,
+    /// a store that answers at once), else nothing: `plan` is then to be decided with
+    /// decide_into, and `deny_status` holds. No frame is made on the way.
+    std::optional<result<AuthOutcome>> auth_now(const AuthRequest& req, policy::CheckPlan& plan, int& deny_status,
+                                                std::chrono::steady_clock::time_point now) const;
 
     /// /v1/report: policy::plan_report, then decide in report mode. A refund (negative cost)
     /// that the store took is logged here (policy, key hash, units, `caller`), once per limit,

@@ -11,7 +11,7 @@ namespace ratelimitd::door {
 enum class Road : unsigned char {
     own = 1,  ///< no road: the endpoint answers by itself (health, metrics, admin, status page)
     check,    ///< Doors::check_now, then Doors::decide_into
-    auth,     ///< Doors::auth
+    auth,     ///< Doors::auth_now, then Doors::decide_into
     report,   ///< Doors::report
     release,  ///< Doors::release
     rls,      ///< Doors::rls (gRPC's ShouldRateLimit)

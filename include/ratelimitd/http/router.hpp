@@ -123,6 +123,10 @@ private:
     boost::asio::awaitable<Answer> check_later(const EndpointCall& call, policy::CheckPlan plan);
     /// A decided check's answer, access-logged.
     Answer check_answer(const service::Decision& decision, const EndpointCall& call);
+    /// /v1/auth once the store is to be waited for: `plan` and `deny_status` are Doors::auth_now's.
+    boost::asio::awaitable<Answer> auth_later(const EndpointCall& call, policy::CheckPlan plan, int deny_status);
+    /// A decided auth subrequest's answer (bodiless: the proxy reads the status), access-logged.
+    Answer auth_answer(const service::Decision& decision, int deny_status, const EndpointCall& call);
 
     service::CheckService& service_;  ///< the admin endpoints' (peek, reset, top, readiness)
     door::Doors doors_;               ///< the road of check, auth, report and release

@@ -39,6 +39,16 @@ protected:
         return req;
     }
 
+    /// /v1/auth as the HTTP door takes it: auth_now, and decide_into when that left a plan.
+    result<AuthOutcome> auth(const AuthRequest& req) {
+        policy::CheckPlan plan;
+        int deny_status = 0;
+        if (auto now = doors_.auth_now(req, plan, deny_status, std::chrono::steady_clock::now())) return std::move(*now);
+        service::Decision d;
+        test::run_on_io(doors_.decide_into(plan, d));
+        return AuthOutcome{std::move(d), deny_status};
+    }
+
     /// /v1/check as the HTTP door takes it: check_now, and decide_into when that left a plan.
     result<service::Decision> check(const check::CheckRequest& req) {
         policy::CheckPlan plan;
@@ -101,11 +111,11 @@ TEST_F(DoorsTest, AnAuthSubrequestDeniesWithTheProxysStatusElseTheRegistrys) {
     identity.peer = "192.0.2.1";
     const std::optional<std::string> no_env_secret;
     const AuthRequest registrys{"GET", "/x", identity, std::nullopt, no_env_secret};
-    const auto a = test::run_on_io(doors_.auth(registrys));
+    const auto a = auth(registrys);
     ASSERT_TRUE(a.has_value()) << a.error().detail;
     EXPECT_EQ(a->deny_status, 403);
     const AuthRequest proxys{"GET", "/x", identity, 429, no_env_secret};
-    const auto b = test::run_on_io(doors_.auth(proxys));
+    const auto b = auth(proxys);
     ASSERT_TRUE(b.has_value()) << b.error().detail;
     EXPECT_EQ(b->deny_status, 429);
 }
