@@ -28,14 +28,9 @@ std::string key_hash(std::string_view key) {
     return to_hex(std::span<const unsigned char>(digest, 8));
 }
 
-// What a refund's log line and counter name, taken from the plan before deciding moves it.
-struct RefundedLimit {
-    std::string policy;
-    std::string key_hash;
-};
-
-std::vector<RefundedLimit> refunded_limits(const policy::CheckPlan& plan) {
-    std::vector<RefundedLimit> out;
+// What a refund's log line names, taken from the plan before deciding moves it.
+RefundedLimits refunded_limits(const policy::CheckPlan& plan) {
+    RefundedLimits out;
     for (const auto& limit : plan.limits) {
         out.push_back({limit.policy->name, limit.windows.empty() ? "" : key_hash(limit.windows.front().key)});
     }
@@ -66,20 +61,22 @@ std::optional<result<AuthOutcome>> Doors::auth_now(const AuthRequest& req, polic
     return std::nullopt;
 }
 
-net::awaitable<result<service::Decision>> Doors::report(const policy::ReportRequest& req, const Caller& caller) const {
-    auto plan = policy::plan_report(registry_.current(), req);
-    if (!plan) co_return std::move(plan.error());
-    const bool refund = req.cost < 0;
-    const auto refunded = refund ? refunded_limits(*plan) : std::vector<RefundedLimit>{};
-    auto decision = co_await service_.decide(std::move(*plan));
-    if (refund && decision.limited && !decision.degraded) {
-        const auto units = static_cast<std::uint64_t>(-req.cost);
-        for (const auto& limit : refunded) {
-            spdlog::info("refund policy={} key_hash={} units={} peer={} request_id={}", limit.policy,
-                         limit.key_hash, units, log_value(caller.peer), caller.request_id);
-        }
+std::optional<Problem> Doors::report_plan(const policy::ReportRequest& req, policy::CheckPlan& plan,
+                                          RefundedLimits& refunded) const {
+    auto planned = policy::plan_report(registry_.current(), req);
+    if (!planned) return std::move(planned.error());
+    plan = std::move(*planned);
+    refunded = req.cost < 0 ? refunded_limits(plan) : RefundedLimits{};
+    return std::nullopt;
+}
+
+void Doors::log_refund(const service::Decision& decision, std::uint64_t units, const RefundedLimits& refunded,
+                       const Caller& caller) {
+    if (!decision.limited || decision.degraded) return;
+    for (const auto& limit : refunded) {
+        spdlog::info("refund policy={} key_hash={} units={} peer={} request_id={}", limit.policy, limit.key_hash,
+                     units, log_value(caller.peer), caller.request_id);
     }
-    co_return decision;
 }
 
 net::awaitable<result<service::Decision>> Doors::release(ReleaseRequest req) const {

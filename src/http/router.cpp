@@ -215,39 +215,63 @@ Answer Router::auth_answer(const service::Decision& decision, int deny_status, c
 }
 
 // A report is planned as a check, decided in report mode and answered as a check (always 200:
-// a report is charged without asking).
+// a report is charged without asking). Not a coroutine: what is parsed and planned is done
+// before the one frame that waits (report_later), which keeps only the plan and the decision.
 net::awaitable<Answer> Router::report(const EndpointCall& call) {
     const Request& req = call.req;
     auto parsed = parse_report_json(req.body());
-    if (!parsed) co_return make_error_response(parsed.error(), req.version(), req.keep_alive());
+    if (!parsed) return answered(make_error_response(parsed.error(), req.version(), req.keep_alive()));
     // Giving units back is an operator's act (door: admin_to_give_back); refused before
     // anything is planned or charged.
     if (parsed->cost < 0) {
-        if (auto refusal = give_back_refusal(call)) co_return std::move(*refusal);
+        if (auto refusal = give_back_refusal(call)) return answered(std::move(*refusal));
     }
-    const door::Caller caller{call.ctx.peer, call.request_id};
-    const auto decision = co_await doors_.report(*parsed, caller);
-    if (parsed->cost < 0 && options_.audit != nullptr) {
+    policy::CheckPlan plan;
+    door::RefundedLimits refunded;
+    if (auto bad = doors_.report_plan(*parsed, plan, refunded)) {
+        if (parsed->cost < 0) {
+            audit_refund(call, RefundRecord{parsed->check.policy.value_or(""), parsed->check.tenant,
+                                            parsed->check.scope.value_or("global"), -parsed->cost,
+                                            to_string(bad->code)});
+        }
+        return answered(make_error_response(*bad, req.version(), req.keep_alive()));
+    }
+    return report_later(call, std::move(plan), std::move(refunded), parsed->cost);
+}
+
+net::awaitable<Answer> Router::report_later(const EndpointCall& call, policy::CheckPlan plan,
+                                            door::RefundedLimits refunded, std::int64_t cost) {
+    service::Decision decision;
+    co_await doors_.decide_into(plan, decision);
+    co_return report_answer(decision, refunded, cost, call);
+}
+
+Answer Router::report_answer(const service::Decision& decision, const door::RefundedLimits& refunded,
+                             std::int64_t cost, const EndpointCall& call) {
+    if (cost < 0) {
+        door::Doors::log_refund(decision, static_cast<std::uint64_t>(-cost), refunded,
+                                door::Caller{call.ctx.peer, call.request_id});
         // The refund as the road decided it: given back, or why not.
-        const auto outcome = !decision                ? std::string(to_string(decision.error().code))
-                             : !decision->limited     ? std::string("not_limited")
-                             : decision->degraded     ? std::string(to_string(decision->store_error))
-                                                      : std::string("refunded");
-        options_.audit->record(
-            "refund", actor(call),
-            {{"door", "/v1/report"},
-             {"policy", decision ? nlohmann::ordered_json(decision->policy)
-                                 : nlohmann::ordered_json(parsed->check.policy.value_or(""))},
-             {"tenant", decision ? decision->tenant : parsed->check.tenant},
-             {"scope", decision ? decision->scope : parsed->check.scope.value_or("global")},
-             {"units", -parsed->cost},
-             {"outcome", outcome},
-             {"request_id", call.request_id}});
+        const std::string_view outcome = !decision.limited ? "not_limited"
+                                         : decision.degraded ? to_string(decision.store_error)
+                                                             : "refunded";
+        audit_refund(call, RefundRecord{decision.policy, decision.tenant, decision.scope, -cost, outcome});
     }
-    if (!decision) co_return make_error_response(decision.error(), req.version(), req.keep_alive());
-    auto res = make_check_answer(*decision, req.version(), req.keep_alive());
-    access_log(*decision, res.status(), call.request_id);
-    co_return res;
+    auto res = make_check_answer(decision, call.req.version(), call.req.keep_alive());
+    access_log(decision, res.status(), call.request_id);
+    return res;
+}
+
+void Router::audit_refund(const EndpointCall& call, const RefundRecord& r) const {
+    if (options_.audit == nullptr) return;
+    options_.audit->record("refund", actor(call),
+                           {{"door", "/v1/report"},
+                            {"policy", r.policy},
+                            {"tenant", r.tenant},
+                            {"scope", r.scope},
+                            {"units", r.units},
+                            {"outcome", r.outcome},
+                            {"request_id", call.request_id}});
 }
 
 net::awaitable<Answer> Router::healthz(const EndpointCall& call) {

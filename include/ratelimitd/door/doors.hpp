@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ratelimitd::door {
 
@@ -43,6 +44,13 @@ struct Caller {
     std::string_view peer;        ///< the direct peer's address
     std::string_view request_id;  ///< the id the answer carries
 };
+
+/// A refunded limit as a refund's log line names it, taken from the plan before deciding.
+struct RefundedLimit {
+    std::string policy;
+    std::string key_hash;  ///< the first 16 hex digits of its key's SHA-256 (never the key)
+};
+using RefundedLimits = std::vector<RefundedLimit>;
 
 /// A release (/v1/release): the check's fields name the concurrency policy and key; `lease`
 /// is the capability a check returned (its format is the wire's to check).
@@ -96,12 +104,19 @@ public:
     std::optional<result<AuthOutcome>> auth_now(const AuthRequest& req, policy::CheckPlan& plan, int& deny_status,
                                                 std::chrono::steady_clock::time_point now) const;
 
-    /// /v1/report: policy::plan_report, then decide in report mode. A refund (negative cost)
-    /// that the store took is logged here (policy, key hash, units, `caller`), once per limit,
-    /// and counted by the service.
+    /// /v1/report, the part that never suspends: policy::plan_report of `req` into `plan`, and
+    /// for a refund (negative cost) the names its log lines need into `refunded` (taken before
+    /// deciding moves the keys out). A Problem for bad input, which charges nothing. The rest
+    /// of the road: decide_into (report mode), then log_refund. Its caller's frame owns the
+    /// plan and the decision, as check_later's does.
     /// Whether the caller may give units back is the door's to ask before (door.hpp).
-    boost::asio::awaitable<result<service::Decision>> report(const policy::ReportRequest& req,
-                                                             const Caller& caller) const;
+    std::optional<Problem> report_plan(const policy::ReportRequest& req, policy::CheckPlan& plan,
+                                       RefundedLimits& refunded) const;
+
+    /// A decided refund of `units` that the store took: logged (policy, key hash, units,
+    /// `caller`), once per limit of `refunded`; counted by the service already.
+    static void log_refund(const service::Decision& decision, std::uint64_t units, const RefundedLimits& refunded,
+                           const Caller& caller);
 
     /// /v1/release: plans the key as a peek does (policy::plan_state), which must be a
     /// concurrency policy (else invalid_request), then CheckService::release. Store failures

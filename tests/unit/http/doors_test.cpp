@@ -39,6 +39,17 @@ protected:
         return req;
     }
 
+    /// /v1/report as the HTTP door takes it: report_plan, decide_into, log_refund.
+    result<service::Decision> report(const policy::ReportRequest& req, const Caller& caller) {
+        policy::CheckPlan plan;
+        RefundedLimits refunded;
+        if (auto bad = doors_.report_plan(req, plan, refunded)) return std::move(*bad);
+        service::Decision d;
+        test::run_on_io(doors_.decide_into(plan, d));
+        if (req.cost < 0) Doors::log_refund(d, static_cast<std::uint64_t>(-req.cost), refunded, caller);
+        return d;
+    }
+
     /// /v1/auth as the HTTP door takes it: auth_now, and decide_into when that left a plan.
     result<AuthOutcome> auth(const AuthRequest& req) {
         policy::CheckPlan plan;
@@ -92,14 +103,14 @@ TEST_F(DoorsTest, AReleaseOfAPolicyThatKeepsNoLeasesIsRefusedBeforeTheStore) {
 
 TEST_F(DoorsTest, ARefundTheStoreTookIsCountedPerLimit) {
     policy::ReportRequest refund{request("login"), -3};
-    const auto d = test::run_on_io(doors_.report(refund, Caller{"127.0.0.1", "req-1"}));
+    const auto d = report(refund, Caller{"127.0.0.1", "req-1"});
     ASSERT_TRUE(d.has_value()) << d.error().detail;
     EXPECT_TRUE(d->report);
     const std::string text = metrics_.render("0", "scripted");
     EXPECT_NE(text.find("ratelimitd_refunded_units_total{policy=\"login\"} 3\n"), std::string::npos) << text;
 
     policy::ReportRequest charge{request("login"), 2};
-    ASSERT_TRUE(test::run_on_io(doors_.report(charge, Caller{"127.0.0.1", "req-2"})).has_value());
+    ASSERT_TRUE(report(charge, Caller{"127.0.0.1", "req-2"}).has_value());
     EXPECT_NE(metrics_.render("0", "scripted").find("ratelimitd_refunds_total{policy=\"login\"} 1\n"),
               std::string::npos)
         << "a positive report is no refund";
