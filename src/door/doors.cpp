@@ -93,22 +93,28 @@ net::awaitable<result<service::Decision>> Doors::release(ReleaseRequest req) con
     co_return co_await service_.release(std::move(*target), std::move(req.lease));
 }
 
-net::awaitable<result<RlsOutcome>> Doors::rls(const policy::RlsRequest& req) const {
+result<RlsOutcome> Doors::rls_plan(const policy::RlsRequest& req) const {
     auto plan = policy::plan(registry_.current(), req, registry_.envoy_keys());
-    if (!plan) co_return std::move(plan.error());
-    RlsOutcome out{std::move(*plan), {}};
+    if (!plan) return std::move(plan.error());
+    return RlsOutcome{std::move(*plan), {}};
+}
+
+net::awaitable<void> Doors::rls(const policy::RlsRequest& req, result<RlsOutcome>& outcome) const {
+    outcome = rls_plan(req);
+    if (!outcome) co_return;
+    RlsOutcome& out = *outcome;
     // envoyproxy/ratelimit's accounting (single_call) charges a denied call in its one call.
     const bool charge_denied = out.plan.check.registry->domains && out.plan.check.registry->domains->charge_denied &&
                                !out.plan.check.single_call;
     // A cost no window can ever admit is a denial decided without the store.
     if (out.plan.never_admitted) {
         if (charge_denied) co_await charge(out.plan);
-        co_return out;
+        co_return;
     }
     // A copy: the answer reads every descriptor's limit after the decision.
-    out.decision = co_await service_.decide(out.plan.check);
+    policy::CheckPlan check = out.plan.check;
+    co_await service_.decide_into(check, out.decision);
     if (charge_denied && !out.decision.verdict.allowed && !out.decision.degraded) co_await charge(out.plan);
-    co_return out;
 }
 
 net::awaitable<void> Doors::charge(const policy::RlsPlan& plan) const {

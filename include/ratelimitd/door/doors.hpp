@@ -123,11 +123,17 @@ public:
     /// come back as Problems (on_store_error decides checks, not releases).
     boost::asio::awaitable<result<service::Decision>> release(ReleaseRequest req) const;
 
-    /// ShouldRateLimit: policy::plan of the call's descriptors, then decide unless the plan
-    /// is never_admitted; a denied call is then charged under envoy_denied_calls: charge.
-    boost::asio::awaitable<result<RlsOutcome>> rls(const policy::RlsRequest& req) const;
+    /// ShouldRateLimit: policy::plan of the call's descriptors into `outcome` (or its
+    /// Problem), then decide unless the plan is never_admitted; a denied call is then charged
+    /// under envoy_denied_calls: charge. The caller's frame holds the outcome, which it must
+    /// keep until completion: this coroutine's holds only a copy of the plan's check (the
+    /// decision moves its keys out), so it stays within Asio's recycling limit.
+    boost::asio::awaitable<void> rls(const policy::RlsRequest& req, result<RlsOutcome>& outcome) const;
 
 private:
+    /// rls()'s plan, as an outcome not decided yet.
+    result<RlsOutcome> rls_plan(const policy::RlsRequest& req) const;
+
     /// envoy_denied_calls: charge: the denied call's costs charged as a report.
     boost::asio::awaitable<void> charge(const policy::RlsPlan& plan) const;
 
