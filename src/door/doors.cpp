@@ -37,6 +37,9 @@ RefundedLimits refunded_limits(const policy::CheckPlan& plan) {
     return out;
 }
 
+// A door's answer known without asking the store, as its awaitable hands it back.
+net::awaitable<result<service::Decision>> refused(Problem why) { co_return why; }
+
 }  // namespace
 
 std::optional<result<service::Decision>> Doors::check_now(const check::CheckRequest& req, policy::CheckPlan& plan,
@@ -79,18 +82,19 @@ void Doors::log_refund(const service::Decision& decision, std::uint64_t units, c
     }
 }
 
+// Not a coroutine: it hands back the service's own awaitable, which owns the plan and the
+// lease, so no frame of the door holds a second copy of them across the wait.
 net::awaitable<result<service::Decision>> Doors::release(ReleaseRequest req) const {
     auto target = policy::plan_state(registry_.current(), req.check);
-    if (!target) co_return std::move(target.error());
+    if (!target) return refused(std::move(target.error()));
     const policy::Policy& p = *target->limits.front().policy;
     if (!policy::traits(p.algorithm).leases) {
-        co_return Problem{errc::invalid_request,
-                          "policy: \"" + p.name + "\" uses " + policy::to_string(p.algorithm) +
-                              "; only leases of algorithm " +
-                              policy::algorithm_names_or([](const policy::AlgorithmTraits& t) { return t.leases; }) +
-                              " can be released"};
+        const auto keeps_leases = [](const policy::AlgorithmTraits& t) { return t.leases; };
+        return refused(Problem{errc::invalid_request, "policy: \"" + p.name + "\" uses " +
+                                                          policy::to_string(p.algorithm) + "; only leases of algorithm " +
+                                                          policy::algorithm_names_or(keeps_leases) + " can be released"});
     }
-    co_return co_await service_.release(std::move(*target), std::move(req.lease));
+    return service_.release(std::move(*target), std::move(req.lease));
 }
 
 result<RlsOutcome> Doors::rls_plan(const policy::RlsRequest& req) const {
@@ -129,7 +133,8 @@ net::awaitable<void> Doors::charge(const policy::RlsPlan& plan) const {
         if (report.limits.back().cost == 0) report.limits.back().cost = plan.check.cost;
     }
     if (report.limits.empty()) co_return;
-    const service::Decision charged = co_await service_.decide(std::move(report));
+    service::Decision charged;
+    co_await service_.decide_into(report, charged);  // decide()'s frame would hold both again
     if (charged.degraded) spdlog::warn("envoy_denied_calls: charge: the store failed, the denied call is not charged");
 }
 

@@ -73,7 +73,8 @@ public:
     unsigned short port() const { return server_->local_endpoint().port(); }
 
     static std::string check_wire(std::string_view policy, std::string_view tenant) {
-        const std::string body = R"({"policy":")" + std::string(policy) + R"(","tenant":")" + std::string(tenant) + "\"}";
+        const std::string body =
+            R"({"policy":")" + std::string(policy) + R"(","tenant":")" + std::string(tenant) + "\"}";
         return "POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
                std::to_string(body.size()) + "\r\n\r\n" + body;
     }

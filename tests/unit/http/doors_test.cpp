@@ -54,7 +54,9 @@ protected:
     result<AuthOutcome> auth(const AuthRequest& req) {
         policy::CheckPlan plan;
         int deny_status = 0;
-        if (auto now = doors_.auth_now(req, plan, deny_status, std::chrono::steady_clock::now())) return std::move(*now);
+        if (auto now = doors_.auth_now(req, plan, deny_status, std::chrono::steady_clock::now())) {
+            return std::move(*now);
+        }
         service::Decision d;
         test::run_on_io(doors_.decide_into(plan, d));
         return AuthOutcome{std::move(d), deny_status};
