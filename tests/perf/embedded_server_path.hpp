@@ -30,9 +30,16 @@ using namespace std::chrono_literals;
 // roomy refills slowly (a token every 86 ms): its buckets stay in the store for the whole
 // test. One that refilled within a millisecond was full again, so dropped, between two checks
 // of a tenant on a slow (sanitized) build, and each check then counted a new entry and key.
+// The routes are /v1/auth's: a proxy's subrequest for /roomy/... or /tight/..., its tenant the
+// X-Api-Key header.
 inline constexpr const char* embedded_config = R"(policies:
   roomy: { algorithm: token_bucket, limit: 1000000, window: 24h }
   tight: { algorithm: token_bucket, limit: 1, window: 60s }
+routes:
+  - { path: "/roomy/*", policy: roomy }
+  - { path: "/tight/*", policy: tight }
+identity:
+  - { name: api_key, header: X-Api-Key }
 )";
 
 /// The server on one thread (accept and the one lane share its io_context). `on_server_thread`
@@ -79,14 +86,38 @@ public:
                std::to_string(body.size()) + "\r\n\r\n" + body;
     }
 
+    /// A reverse proxy's auth subrequest for `uri`, on behalf of `tenant` (its API key).
+    static std::string auth_wire(std::string_view uri, std::string_view tenant) {
+        return "GET /v1/auth HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Original-URI: " + std::string(uri) +
+               "\r\nX-Original-Method: GET\r\nX-Api-Key: " + std::string(tenant) + "\r\n\r\n";
+    }
+
     /// `counter`'s growth per check over `n` checks on one keep-alive connection, after a
     /// warm-up that creates the tenants' buckets and the session's buffers. Every answer must
     /// be `expected_status`.
     double per_check(const std::function<std::uint64_t()>& counter, std::string_view policy, int tenants, int n,
                      unsigned expected_status) {
-        test::RawConnection c(port());
         std::vector<std::string> wires;
         for (int t = 0; t < tenants; ++t) wires.push_back(check_wire(policy, "t" + std::to_string(t)));
+        return per_request(counter, wires, n, expected_status);
+    }
+
+    /// The same for /v1/auth: subrequests for /<policy>/x, the tenants' keys rotating.
+    double per_auth(const std::function<std::uint64_t()>& counter, std::string_view policy, int tenants, int n,
+                    unsigned expected_status) {
+        std::vector<std::string> wires;
+        for (int t = 0; t < tenants; ++t) {
+            wires.push_back(auth_wire("/" + std::string(policy) + "/x", "t" + std::to_string(t)));
+        }
+        return per_request(counter, wires, n, expected_status);
+    }
+
+    /// `counter`'s growth per request over `n` requests (`wires` in turn) on one keep-alive
+    /// connection, after a warm-up of four rounds of them.
+    double per_request(const std::function<std::uint64_t()>& counter, const std::vector<std::string>& wires, int n,
+                       unsigned expected_status) {
+        test::RawConnection c(port());
+        const int tenants = static_cast<int>(wires.size());
         auto one = [&](int i) {
             EXPECT_TRUE(c.send(wires[static_cast<std::size_t>(i % tenants)]));
             return c.read_response(5s).status;

@@ -123,5 +123,20 @@ TEST_F(ServerPath, ADeniedCheckStaysUnderTheAllocationCeiling) {
     EXPECT_LE(per_check, denied_ceiling);
 }
 
+// /v1/auth takes the check's road (Doors::auth_now): 10.0 allocations per subrequest before
+// (Doors::auth's and CheckService::decide's frames over Asio's 1,020-byte limit among them),
+// 6.0 after, allowed or denied. The six left are not traced here; the subrequest's own text
+// (its URI and identity, the tenant and key) and its Beast answer are the candidates.
+constexpr double auth_ceiling = 6.5;
+
+TEST_F(ServerPath, AnAuthSubrequestStaysUnderTheAllocationCeiling) {
+    const double allowed = server_.per_auth([] { return server_allocations.load(); }, "roomy", 8, 2000, 200);
+    const double denied = server_.per_auth([] { return server_allocations.load(); }, "tight", 1, 2000, 429);
+    std::printf("heap allocations per auth subrequest on the server thread: %.2f allowed, %.2f denied\n", allowed,
+                denied);
+    EXPECT_LE(allowed, auth_ceiling);
+    EXPECT_LE(denied, auth_ceiling);
+}
+
 }  // namespace
 }  // namespace ratelimitd::http

@@ -78,5 +78,14 @@ TEST_F(ServerClock, ADeniedCheckReadsTheClockTwice) {
     EXPECT_GE(per_check, 1.0);
 }
 
+// /v1/auth: 8.0 before, as a check.
+TEST_F(ServerClock, AnAuthSubrequestReadsTheClockTwice) {
+    const double allowed = server_.per_auth([] { return server_clock_reads.load(); }, "roomy", 8, 2000, 200);
+    const double denied = server_.per_auth([] { return server_clock_reads.load(); }, "tight", 1, 2000, 429);
+    std::printf("clock reads per auth subrequest on the server thread: %.2f allowed, %.2f denied\n", allowed, denied);
+    EXPECT_LE(allowed, clock_reads_ceiling);
+    EXPECT_LE(denied, clock_reads_ceiling);
+}
+
 }  // namespace
 }  // namespace ratelimitd::http
