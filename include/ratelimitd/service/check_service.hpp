@@ -75,7 +75,8 @@ public:
     /// auth subrequest is counted). Never throws.
     /// Takes the plan by value: the coroutine owns it (and its registry snapshot) throughout.
     /// Its frame holds the plan and two decisions (over Asio's 1,020-byte recycling limit):
-    /// a caller that can own them uses decide_now and decide_into.
+    /// a caller that can own them uses decide_now and decide_into, as every door does (the
+    /// simulator and tests use this one).
     boost::asio::awaitable<Decision> decide(policy::CheckPlan plan);
 
     /// decide() without suspending, when nothing has to be waited for: the plan has no limits,
