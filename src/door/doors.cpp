@@ -28,90 +28,97 @@ std::string key_hash(std::string_view key) {
     return to_hex(std::span<const unsigned char>(digest, 8));
 }
 
-// What a refund's log line and counter name, taken from the plan before deciding moves it.
-struct RefundedLimit {
-    std::string policy;
-    std::string key_hash;
-};
-
-std::vector<RefundedLimit> refunded_limits(const policy::CheckPlan& plan) {
-    std::vector<RefundedLimit> out;
+// What a refund's log line names, taken from the plan before deciding moves it.
+RefundedLimits refunded_limits(const policy::CheckPlan& plan) {
+    RefundedLimits out;
     for (const auto& limit : plan.limits) {
         out.push_back({limit.policy->name, limit.windows.empty() ? "" : key_hash(limit.windows.front().key)});
     }
     return out;
 }
 
+// A door's answer known without asking the store, as its awaitable hands it back.
+net::awaitable<result<service::Decision>> refused(Problem why) { co_return why; }
+
 }  // namespace
 
-std::optional<result<service::Decision>> Doors::check_now(const check::CheckRequest& req,
-                                                          policy::CheckPlan& plan) const {
+std::optional<result<service::Decision>> Doors::check_now(const check::CheckRequest& req, policy::CheckPlan& plan,
+                                                          std::chrono::steady_clock::time_point now) const {
     auto planned = policy::plan(registry_.current(), req);
     if (!planned) return std::move(planned.error());
     plan = std::move(*planned);
-    if (auto decided = service_.decide_now(plan)) return std::move(*decided);
+    if (auto decided = service_.decide_now(plan, now)) return std::move(*decided);
     return std::nullopt;
 }
 
-net::awaitable<result<AuthOutcome>> Doors::auth(const AuthRequest& req) const {
+std::optional<result<AuthOutcome>> Doors::auth_now(const AuthRequest& req, policy::CheckPlan& plan,
+                                                   int& deny_status, std::chrono::steady_clock::time_point now) const {
     // One snapshot for routes, identity sources, the hash secret and the deny status.
     const auto registry = registry_.current();
-    auto plan = policy::plan(registry, policy::AuthRequest{req.method, req.uri, req.identity,
-                                                           effective_hash_secret(req.env_secret, *registry)});
-    if (!plan) co_return std::move(plan.error());
-    const int deny_status = req.deny_status.value_or(registry->auth.deny_status);
-    // Awaited first, then the outcome built: with the co_await inside AuthOutcome's braced
-    // initialiser, GCC 12's build freed the decision's strings twice (RouterTest crashed).
-    auto decision = co_await service_.decide(std::move(*plan));
-    co_return AuthOutcome{std::move(decision), deny_status};
+    auto planned = policy::plan(registry, policy::AuthRequest{req.method, req.uri, req.identity,
+                                                              effective_hash_secret(req.env_secret, *registry)});
+    if (!planned) return std::move(planned.error());
+    deny_status = req.deny_status.value_or(registry->auth.deny_status);
+    plan = std::move(*planned);
+    if (auto decided = service_.decide_now(plan, now)) return AuthOutcome{std::move(*decided), deny_status};
+    return std::nullopt;
 }
 
-net::awaitable<result<service::Decision>> Doors::report(const policy::ReportRequest& req, const Caller& caller) const {
-    auto plan = policy::plan_report(registry_.current(), req);
-    if (!plan) co_return std::move(plan.error());
-    const bool refund = req.cost < 0;
-    const auto refunded = refund ? refunded_limits(*plan) : std::vector<RefundedLimit>{};
-    auto decision = co_await service_.decide(std::move(*plan));
-    if (refund && decision.limited && !decision.degraded) {
-        const auto units = static_cast<std::uint64_t>(-req.cost);
-        for (const auto& limit : refunded) {
-            spdlog::info("refund policy={} key_hash={} units={} peer={} request_id={}", limit.policy,
-                         limit.key_hash, units, log_value(caller.peer), caller.request_id);
-        }
+std::optional<Problem> Doors::report_plan(const policy::ReportRequest& req, policy::CheckPlan& plan,
+                                          RefundedLimits& refunded) const {
+    auto planned = policy::plan_report(registry_.current(), req);
+    if (!planned) return std::move(planned.error());
+    plan = std::move(*planned);
+    refunded = req.cost < 0 ? refunded_limits(plan) : RefundedLimits{};
+    return std::nullopt;
+}
+
+void Doors::log_refund(const service::Decision& decision, std::uint64_t units, const RefundedLimits& refunded,
+                       const Caller& caller) {
+    if (!decision.limited || decision.degraded) return;
+    for (const auto& limit : refunded) {
+        spdlog::info("refund policy={} key_hash={} units={} peer={} request_id={}", limit.policy, limit.key_hash,
+                     units, log_value(caller.peer), caller.request_id);
     }
-    co_return decision;
 }
 
+// Not a coroutine: it hands back the service's own awaitable, which owns the plan and the
+// lease, so no frame of the door holds a second copy of them across the wait.
 net::awaitable<result<service::Decision>> Doors::release(ReleaseRequest req) const {
     auto target = policy::plan_state(registry_.current(), req.check);
-    if (!target) co_return std::move(target.error());
+    if (!target) return refused(std::move(target.error()));
     const policy::Policy& p = *target->limits.front().policy;
     if (!policy::traits(p.algorithm).leases) {
-        co_return Problem{errc::invalid_request,
-                          "policy: \"" + p.name + "\" uses " + policy::to_string(p.algorithm) +
-                              "; only leases of algorithm " +
-                              policy::algorithm_names_or([](const policy::AlgorithmTraits& t) { return t.leases; }) +
-                              " can be released"};
+        const auto keeps_leases = [](const policy::AlgorithmTraits& t) { return t.leases; };
+        return refused(Problem{errc::invalid_request, "policy: \"" + p.name + "\" uses " +
+                                                          policy::to_string(p.algorithm) + "; only leases of algorithm " +
+                                                          policy::algorithm_names_or(keeps_leases) + " can be released"});
     }
-    co_return co_await service_.release(std::move(*target), std::move(req.lease));
+    return service_.release(std::move(*target), std::move(req.lease));
 }
 
-net::awaitable<result<RlsOutcome>> Doors::rls(const policy::RlsRequest& req) const {
+result<RlsOutcome> Doors::rls_plan(const policy::RlsRequest& req) const {
     auto plan = policy::plan(registry_.current(), req, registry_.envoy_keys());
-    if (!plan) co_return std::move(plan.error());
-    RlsOutcome out{std::move(*plan), {}};
+    if (!plan) return std::move(plan.error());
+    return RlsOutcome{std::move(*plan), {}};
+}
+
+net::awaitable<void> Doors::rls(const policy::RlsRequest& req, result<RlsOutcome>& outcome) const {
+    outcome = rls_plan(req);
+    if (!outcome) co_return;
+    RlsOutcome& out = *outcome;
     // envoyproxy/ratelimit's accounting (single_call) charges a denied call in its one call.
     const bool charge_denied = out.plan.check.registry->domains && out.plan.check.registry->domains->charge_denied &&
                                !out.plan.check.single_call;
     // A cost no window can ever admit is a denial decided without the store.
     if (out.plan.never_admitted) {
         if (charge_denied) co_await charge(out.plan);
-        co_return out;
+        co_return;
     }
     // A copy: the answer reads every descriptor's limit after the decision.
-    out.decision = co_await service_.decide(out.plan.check);
+    policy::CheckPlan check = out.plan.check;
+    co_await service_.decide_into(check, out.decision);
     if (charge_denied && !out.decision.verdict.allowed && !out.decision.degraded) co_await charge(out.plan);
-    co_return out;
 }
 
 net::awaitable<void> Doors::charge(const policy::RlsPlan& plan) const {
@@ -126,7 +133,8 @@ net::awaitable<void> Doors::charge(const policy::RlsPlan& plan) const {
         if (report.limits.back().cost == 0) report.limits.back().cost = plan.check.cost;
     }
     if (report.limits.empty()) co_return;
-    const service::Decision charged = co_await service_.decide(std::move(report));
+    service::Decision charged;
+    co_await service_.decide_into(report, charged);  // decide()'s frame would hold both again
     if (charged.degraded) spdlog::warn("envoy_denied_calls: charge: the store failed, the denied call is not charged");
 }
 

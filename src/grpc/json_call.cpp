@@ -29,7 +29,8 @@ net::awaitable<door::RlsJsonAnswer> answer_json(const door::Doors& doors, std::s
     if (!parsed.ok()) co_return bad_request(std::string(parsed.message()));
     auto decoded = decode_request(request, limits);
     if (!decoded) co_return bad_request(decoded.error().detail);
-    auto outcome = co_await doors.rls(*decoded);
+    result<door::RlsOutcome> outcome;
+    co_await doors.rls(*decoded, outcome);
     if (!outcome) co_return bad_request(outcome.error().detail);
     const auto now_s =
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();

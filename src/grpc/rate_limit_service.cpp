@@ -47,7 +47,8 @@ net::awaitable<void> answer(Call call, const door::Doors& doors, RequestLimits l
     try {
         auto request = decode_request(*call.request, limits);
         if (!request) co_return call.refuse(request.error());
-        auto outcome = co_await doors.rls(*request);
+        result<door::RlsOutcome> outcome;
+        co_await doors.rls(*request, outcome);
         if (!outcome) co_return call.refuse(outcome.error());
         const auto now_s = std::chrono::duration_cast<std::chrono::seconds>(
                                std::chrono::system_clock::now().time_since_epoch())

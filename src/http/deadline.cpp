@@ -33,9 +33,11 @@ Deadline::~Deadline() {
     state_->timer.cancel();
 }
 
-void Deadline::expires_after(clock::duration d) noexcept {
+void Deadline::expires_after(clock::duration d) noexcept { expires_at(clock::now() + d); }
+
+void Deadline::expires_at(clock::time_point at) noexcept {
     State& s = *state_;
-    s.at = clock::now() + d;
+    s.at = at;
     if (s.at < s.wake) s.timer.cancel();  // the watcher would look too late: wake it to re-plan
 }
 

@@ -73,7 +73,8 @@ net::awaitable<Answer> Router::handle(Request req, RequestContext ctx) {
     }
 
     metrics_.request_started();
-    const auto started = std::chrono::steady_clock::now();  // ratelimitd's own answer time
+    // ratelimitd's own answer time, from the request read (the session's reading of the clock).
+    if (ctx.arrived == std::chrono::steady_clock::time_point{}) ctx.arrived = std::chrono::steady_clock::now();
     std::optional<Answer> routed;
     try {
         routed = co_await route(EndpointCall{req, path, ctx, request_id});
@@ -88,8 +89,12 @@ net::awaitable<Answer> Router::handle(Request req, RequestContext ctx) {
     Answer res = std::move(*routed);
     metrics_.request_finished();
     metrics_.count_http(route_label(path), res.status());
-    metrics_.observe_answer_time(route_label(path), std::chrono::steady_clock::now() - started);
+    // The request's second and last clock read: the answer time's end, and where the session
+    // counts the keep-alive idle time from.
+    const auto ready = std::chrono::steady_clock::now();
+    metrics_.observe_answer_time(route_label(path), ready - ctx.arrived);
     res.add_field("X-Request-Id", request_id);
+    res.ready_at(ready);
     co_return res;
 }
 
@@ -156,7 +161,7 @@ net::awaitable<Answer> Router::check(const EndpointCall& call) {
     }
     if (!parsed) return answered(make_error_response(parsed.error(), req.version(), req.keep_alive()));
     policy::CheckPlan plan;
-    if (auto now = doors_.check_now(*parsed, plan)) {
+    if (auto now = doors_.check_now(*parsed, plan, call.ctx.arrived)) {
         if (!*now) return answered(make_error_response(now->error(), req.version(), req.keep_alive()));
         return answered(check_answer(**now, call));
     }
@@ -177,54 +182,96 @@ Answer Router::check_answer(const service::Decision& decision, const EndpointCal
     return res;
 }
 
+// Not a coroutine, as check() is not: an auth subrequest the door decides at once (the embedded
+// store, a cached denial, bad input) is answered without a frame of its own.
 net::awaitable<Answer> Router::auth(const EndpointCall& call) {
     const Request& req = call.req;
     auto query = parse_auth_request(req, call.path);
-    if (!query) co_return make_error_response(query.error(), req.version(), req.keep_alive());
+    if (!query) return answered(make_error_response(query.error(), req.version(), req.keep_alive()));
     const auto input = identity_input(req, call.ctx.peer);
     const door::AuthRequest asked{query->method, query->uri, input, query->deny_status, options_.hash_secret};
-    const auto outcome = co_await doors_.auth(asked);
-    if (!outcome) co_return make_error_response(outcome.error(), req.version(), req.keep_alive());
-    auto res = make_auth_answer(outcome->decision, outcome->deny_status, req.version(), req.keep_alive(),
+    policy::CheckPlan plan;
+    int deny_status = 429;
+    if (auto now = doors_.auth_now(asked, plan, deny_status, call.ctx.arrived)) {
+        if (!*now) return answered(make_error_response(now->error(), req.version(), req.keep_alive()));
+        return answered(auth_answer((*now)->decision, (*now)->deny_status, call));
+    }
+    return auth_later(call, std::move(plan), deny_status);
+}
+
+// The frame holds the plan and the decision once, as check_later's does.
+net::awaitable<Answer> Router::auth_later(const EndpointCall& call, policy::CheckPlan plan, int deny_status) {
+    service::Decision decision;
+    co_await doors_.decide_into(plan, decision);
+    co_return auth_answer(decision, deny_status, call);
+}
+
+Answer Router::auth_answer(const service::Decision& decision, int deny_status, const EndpointCall& call) {
+    const Request& req = call.req;
+    auto res = make_auth_answer(decision, deny_status, req.version(), req.keep_alive(),
                                 req.method() == bhttp::verb::head);
-    access_log(outcome->decision, res.status(), call.request_id);
-    co_return res;
+    access_log(decision, res.status(), call.request_id);
+    return res;
 }
 
 // A report is planned as a check, decided in report mode and answered as a check (always 200:
-// a report is charged without asking).
+// a report is charged without asking). Not a coroutine: what is parsed and planned is done
+// before the one frame that waits (report_later), which keeps only the plan and the decision.
 net::awaitable<Answer> Router::report(const EndpointCall& call) {
     const Request& req = call.req;
     auto parsed = parse_report_json(req.body());
-    if (!parsed) co_return make_error_response(parsed.error(), req.version(), req.keep_alive());
+    if (!parsed) return answered(make_error_response(parsed.error(), req.version(), req.keep_alive()));
     // Giving units back is an operator's act (door: admin_to_give_back); refused before
     // anything is planned or charged.
     if (parsed->cost < 0) {
-        if (auto refusal = give_back_refusal(call)) co_return std::move(*refusal);
+        if (auto refusal = give_back_refusal(call)) return answered(std::move(*refusal));
     }
-    const door::Caller caller{call.ctx.peer, call.request_id};
-    const auto decision = co_await doors_.report(*parsed, caller);
-    if (parsed->cost < 0 && options_.audit != nullptr) {
+    policy::CheckPlan plan;
+    door::RefundedLimits refunded;
+    if (auto bad = doors_.report_plan(*parsed, plan, refunded)) {
+        if (parsed->cost < 0) {
+            audit_refund(call, RefundRecord{parsed->check.policy.value_or(""), parsed->check.tenant,
+                                            parsed->check.scope.value_or("global"), -parsed->cost,
+                                            to_string(bad->code)});
+        }
+        return answered(make_error_response(*bad, req.version(), req.keep_alive()));
+    }
+    return report_later(call, std::move(plan), std::move(refunded), parsed->cost);
+}
+
+net::awaitable<Answer> Router::report_later(const EndpointCall& call, policy::CheckPlan plan,
+                                            door::RefundedLimits refunded, std::int64_t cost) {
+    service::Decision decision;
+    co_await doors_.decide_into(plan, decision);
+    co_return report_answer(decision, refunded, cost, call);
+}
+
+Answer Router::report_answer(const service::Decision& decision, const door::RefundedLimits& refunded,
+                             std::int64_t cost, const EndpointCall& call) {
+    if (cost < 0) {
+        door::Doors::log_refund(decision, static_cast<std::uint64_t>(-cost), refunded,
+                                door::Caller{call.ctx.peer, call.request_id});
         // The refund as the road decided it: given back, or why not.
-        const auto outcome = !decision                ? std::string(to_string(decision.error().code))
-                             : !decision->limited     ? std::string("not_limited")
-                             : decision->degraded     ? std::string(to_string(decision->store_error))
-                                                      : std::string("refunded");
-        options_.audit->record(
-            "refund", actor(call),
-            {{"door", "/v1/report"},
-             {"policy", decision ? nlohmann::ordered_json(decision->policy)
-                                 : nlohmann::ordered_json(parsed->check.policy.value_or(""))},
-             {"tenant", decision ? decision->tenant : parsed->check.tenant},
-             {"scope", decision ? decision->scope : parsed->check.scope.value_or("global")},
-             {"units", -parsed->cost},
-             {"outcome", outcome},
-             {"request_id", call.request_id}});
+        const std::string_view outcome = !decision.limited ? "not_limited"
+                                         : decision.degraded ? to_string(decision.store_error)
+                                                             : "refunded";
+        audit_refund(call, RefundRecord{decision.policy, decision.tenant, decision.scope, -cost, outcome});
     }
-    if (!decision) co_return make_error_response(decision.error(), req.version(), req.keep_alive());
-    auto res = make_check_answer(*decision, req.version(), req.keep_alive());
-    access_log(*decision, res.status(), call.request_id);
-    co_return res;
+    auto res = make_check_answer(decision, call.req.version(), call.req.keep_alive());
+    access_log(decision, res.status(), call.request_id);
+    return res;
+}
+
+void Router::audit_refund(const EndpointCall& call, const RefundRecord& r) const {
+    if (options_.audit == nullptr) return;
+    options_.audit->record("refund", actor(call),
+                           {{"door", "/v1/report"},
+                            {"policy", r.policy},
+                            {"tenant", r.tenant},
+                            {"scope", r.scope},
+                            {"units", r.units},
+                            {"outcome", r.outcome},
+                            {"request_id", call.request_id}});
 }
 
 net::awaitable<Answer> Router::healthz(const EndpointCall& call) {

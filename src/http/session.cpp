@@ -90,10 +90,12 @@ std::optional<Response> answer_for_read_error(const beast::error_code& ec, const
 /// Only that wait needs a deadline: `deadline`, when given, is moved to `write_timeout` from
 /// then, so an answer sent whole costs no clock read (the deadline in force until then is the
 /// request's, as it was while the answer was decided). Without `deadline` (100 Continue) the
-/// deadline in force stays.
+/// deadline in force stays. `sent_at`, when given and the answer had to wait, becomes the
+/// time it was all sent (a clock read on that road only).
 net::awaitable<beast::error_code> write_answer(tcp::socket& socket, const Answer& res, std::string& wire,
                                                Deadline* deadline = nullptr,
-                                               std::chrono::milliseconds write_timeout = {}) {
+                                               std::chrono::milliseconds write_timeout = {},
+                                               Deadline::clock::time_point* sent_at = nullptr) {
     // An answer far larger than a check's (a big /metrics page) is not kept for the rest of
     // the connection.
     constexpr std::size_t kept_capacity = 64 * 1024;
@@ -106,6 +108,7 @@ net::awaitable<beast::error_code> write_answer(tcp::socket& socket, const Answer
         if (deadline != nullptr) deadline->expires_after(write_timeout);
         auto [wec, n] = co_await net::async_write(socket, net::buffer(wire) + sent, use_tuple);
         ec = wec;
+        if (sent_at != nullptr) *sent_at = Deadline::clock::now();
     }
     if (wire.capacity() > kept_capacity) std::string().swap(wire);
     co_return ec;
@@ -121,12 +124,13 @@ std::string_view readable(const beast::flat_buffer& buffer) {
 /// never refused for a byte the client put in it. A block over `header_limit` (request line
 /// included) is header_limit: 431, as the contract says.
 net::awaitable<beast::error_code> read_header_block(tcp::socket& stream, beast::flat_buffer& buffer,
-                                                    std::size_t header_limit) {
+                                                    std::size_t header_limit, bool& waited) {
     auto scan = scan_header_block(readable(buffer));
     while (scan.state == HeaderScan::State::incomplete) {
         // The limit is on the whole block (Beast's own counts only the unparsed rest).
         if (buffer.size() > header_limit) co_return bhttp::error::header_limit;
         const std::size_t scanned = buffer.size();
+        waited = true;
         auto [ec, n] = co_await stream.async_read_some(buffer.prepare(4096), use_tuple);
         if (ec) co_return ec;
         buffer.commit(n);
@@ -174,20 +178,21 @@ net::awaitable<void> linger(tcp::socket& stream, Deadline& deadline) {
     }
 }
 
-/// Reads the rest of one request (its first bytes are in `buffer`) into `parser`. The whole
-/// request must arrive within request_timeout, so slow or half-sent requests cannot hold the
-/// connection.
-net::awaitable<beast::error_code> read_request(tcp::socket& stream, Deadline& deadline, beast::flat_buffer& buffer,
-                                               RequestParser& parser,
-                                               const ServerLimits& limits, std::string& wire) {
-    deadline.expires_after(limits.request_timeout);
-    if (auto ec = co_await read_header_block(stream, buffer, limits.max_header_bytes)) co_return ec;
+/// Reads the rest of one request (its first bytes are in `buffer`) into `parser`, under the
+/// deadline the caller set (request_timeout: slow or half-sent requests cannot hold the
+/// connection). `waited` becomes true when any of it had to be waited for: the request was
+/// not whole when its first bytes were in.
+net::awaitable<beast::error_code> read_request(tcp::socket& stream, beast::flat_buffer& buffer, RequestParser& parser,
+                                               const ServerLimits& limits, std::string& wire, bool& waited) {
+    if (auto ec = co_await read_header_block(stream, buffer, limits.max_header_bytes, waited)) co_return ec;
     parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
     parser.body_limit(limits.max_body_bytes);
     // The header block is in the buffer: parse it here rather than through an Asio read,
     // which would complete through the scheduler. Only what is still missing is awaited.
     if (auto ec = parse_buffered(parser, buffer)) co_return ec;
+    if (parser.is_done()) co_return beast::error_code{};
     if (!parser.is_header_done()) {
+        waited = true;
         auto [ec, n] = co_await bhttp::async_read_header(stream, buffer, parser, use_tuple);
         if (ec) co_return ec;
     }
@@ -200,6 +205,7 @@ net::awaitable<beast::error_code> read_request(tcp::socket& stream, Deadline& de
     }
     if (auto ec = parse_buffered(parser, buffer)) co_return ec;
     if (parser.is_done()) co_return beast::error_code{};
+    waited = true;
     auto [bec, bn] = co_await bhttp::async_read(stream, buffer, parser, use_tuple);
     co_return bec;
 }
@@ -231,6 +237,8 @@ net::awaitable<void> run_session(tcp::socket socket, Lane& lane, const ServerLim
     }
 
     std::size_t served = 0;
+    // Where the next wait for a request counts from: the connection's start, then each answer.
+    Deadline::clock::time_point idle_from = Deadline::clock::now();
     while (!lane.draining) {
         // Wait for the first byte of the next request under the keep-alive deadline. Only
         // here is the session idle: a drain may close it without losing a request. A new
@@ -238,15 +246,21 @@ net::awaitable<void> run_session(tcp::socket socket, Lane& lane, const ServerLim
         // one that sends nothing should not hold a slot for the whole keep-alive time.
         guard.slot().idle = true;
         if (buffer.size() == 0) {
-            deadline.expires_after(served == 0 ? limits.request_timeout : limits.idle_timeout);
+            deadline.expires_at(served == 0 ? idle_from + limits.request_timeout : idle_from + limits.idle_timeout);
             auto [ec, n] = co_await socket.async_read_some(buffer.prepare(4096), use_tuple);
             if (ec) break;
             buffer.commit(n);
         }
         guard.slot().idle = false;
 
+        // The request's clock read: the whole request must arrive within request_timeout, and
+        // (when it came whole in these first bytes, as it almost always does) the router times
+        // its answer and decides a check from this instant.
+        const auto first_bytes = Deadline::clock::now();
+        deadline.expires_at(first_bytes + limits.request_timeout);
         RequestParser parser;
-        if (auto ec = co_await read_request(socket, deadline, buffer, parser, limits, wire)) {
+        bool waited = false;
+        if (auto ec = co_await read_request(socket, buffer, parser, limits, wire, waited)) {
             if (auto res = answer_for_read_error(ec, limits)) {
                 if (!co_await write_answer(socket, *res, wire, &deadline, limits.write_timeout)) {
                     co_await linger(socket, deadline);
@@ -256,6 +270,7 @@ net::awaitable<void> run_session(tcp::socket socket, Lane& lane, const ServerLim
             }
             break;
         }
+        ctx.arrived = waited ? Deadline::clock::now() : first_bytes;
 
         Answer res = co_await lane.router.handle(parser.release(), ctx);
         // Connection: close while shutting down, and on the last request a connection may
@@ -263,7 +278,12 @@ net::awaitable<void> run_session(tcp::socket socket, Lane& lane, const ServerLim
         ++served;
         if (lane.draining || served >= limits.max_requests_per_connection) res.keep_alive(false);
         const bool keep_alive = res.keep_alive();
-        if (co_await write_answer(socket, res, wire, &deadline, limits.write_timeout) || !keep_alive) break;
+        // The keep-alive idle time counts from the answer: when it was ready (the router's
+        // reading), or all sent when the send had to wait.
+        idle_from = res.ready_at() != Deadline::clock::time_point{} ? res.ready_at() : Deadline::clock::now();
+        if (co_await write_answer(socket, res, wire, &deadline, limits.write_timeout, &idle_from) || !keep_alive) {
+            break;
+        }
     }
 
     beast::error_code ignored;

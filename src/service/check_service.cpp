@@ -146,6 +146,14 @@ result<check::Verdict> CheckService::timed(std::chrono::steady_clock::time_point
     return std::move(verdict);
 }
 
+result<check::Verdict> CheckService::at_once(result<check::Verdict>&& verdict) {
+    // A function call of well under a microsecond: timing it took two clock reads per check,
+    // the most of what the embedded road read (docs/operations.md, the store latency row).
+    metrics_.observe_store_latency(std::chrono::nanoseconds::zero());
+    if (!verdict) metrics_.count_store_error(verdict.error().code);
+    return std::move(verdict);
+}
+
 // Not a coroutine: it takes what it needs from `checks` and hands back the store call's own
 // awaitable, so no frame of its own holds them across the wait.
 net::awaitable<result<check::Verdict>> CheckService::ask_store(LimitChecks& checks) {
@@ -159,7 +167,9 @@ net::awaitable<result<check::Verdict>> CheckService::ask_store(LimitChecks& chec
     // One window of one limit is an ordinary check (and keeps what the store does for those).
     // Decided at once when the store can (embedded, a cached denial): no store frame, no resume.
     store::LimitCheck& c = checks.front();
-    if (auto now = store_.try_apply_now(*c.policy, c.key, c.cost)) return answered(timed(started, std::move(*now)));
+    if (auto now = store_.try_apply_now(*c.policy, c.key, c.cost, started)) {
+        return answered(at_once(std::move(*now)));
+    }
     return ask_one(started, *c.policy, std::move(c.key), c.cost);
 }
 
@@ -174,21 +184,21 @@ net::awaitable<result<check::Verdict>> CheckService::ask_all(std::chrono::steady
     co_return timed(started, co_await store_.apply_all(std::move(checks)));
 }
 
-std::optional<Decision> CheckService::decide_now(policy::CheckPlan& plan) {
+// Reads no clock: the store and the heavy hitters take the request's instant, `now`.
+std::optional<Decision> CheckService::decide_now(policy::CheckPlan& plan, std::chrono::steady_clock::time_point now) {
     if (plan.limits.empty()) return not_limited(opening(plan), plan, metrics_);
     std::uint32_t cost = 0;
     const policy::KeyedWindow* w = lone_plain_window(plan, cost);
     if (w == nullptr) return std::nullopt;
-    const auto started = std::chrono::steady_clock::now();
-    auto now = store_.try_apply_now(*w->limit, w->key, cost);
-    if (!now) return std::nullopt;
+    auto answer = store_.try_apply_now(*w->limit, w->key, cost, now);
+    if (!answer) return std::nullopt;
     // What decide() makes of the same answer (its one enforced group, no shadow one).
     Decision d = opening(plan);
-    auto verdict = timed(started, std::move(*now));
+    auto verdict = at_once(std::move(*answer));
     if (!verdict) return degrade(std::move(d), plan.limits, plan.limits.front().fail_closed(), verdict.error());
     d.verdict = std::move(*verdict);
     d.owner.push_back(0);
-    settle(d, plan);
+    settle(d, plan, &now);
     return d;
 }
 
@@ -279,8 +289,9 @@ net::awaitable<void> CheckService::decide_single_call(policy::CheckPlan& plan, D
     settle(d, plan);
 }
 
-void CheckService::settle(const Decision& d, const policy::CheckPlan& plan) {
-    count(d, plan, d.owner);
+void CheckService::settle(const Decision& d, const policy::CheckPlan& plan,
+                          const std::chrono::steady_clock::time_point* now) {
+    count(d, plan, d.owner, now);
     offer_crossings(d, plan);
 }
 
@@ -301,7 +312,8 @@ Decision CheckService::degrade(Decision d, const policy::PlannedLimits& limits, 
     return d;
 }
 
-void CheckService::count(const Decision& d, const policy::CheckPlan& plan, const Owners& owner) {
+void CheckService::count(const Decision& d, const policy::CheckPlan& plan, const Owners& owner,
+                         const std::chrono::steady_clock::time_point* now) {
     const policy::PlannedLimits& limits = plan.limits;
     const std::uint32_t plan_cost = plan.cost;
     if (d.report) {
@@ -333,9 +345,15 @@ void CheckService::count(const Decision& d, const policy::CheckPlan& plan, const
         const std::uint32_t cost = limits[i].check_only ? 0 : limits[i].cost != 0 ? limits[i].cost : plan_cost;
         metrics_.count_verdict(p.name, outcome, allowed && near, cost, d.verdict.from_denial_cache);
         if (top_ != nullptr && outcome != Outcome::shadow_denied) {
-            // Denied checks count one each; admitted ones count their units.
-            top_->record(p.name, limits[i].tenant, allowed ? TopBy::admitted : TopBy::denied, allowed ? cost : 1,
-                         ThreadTop::clock::now());
+            // Denied checks count one each; admitted ones count their units. At the check's
+            // instant when it has one, else the clock is read only for a check that is counted.
+            const TopBy by = allowed ? TopBy::admitted : TopBy::denied;
+            const std::uint64_t amount = allowed ? cost : 1;
+            if (now != nullptr) {
+                top_->record(p.name, limits[i].tenant, by, amount, *now);
+            } else {
+                top_->record(p.name, limits[i].tenant, by, amount);
+            }
         }
     }
 }

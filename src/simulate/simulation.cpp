@@ -1,5 +1,5 @@
-// Simulation: the two calls door::Doors::auth makes (policy::plan of an AuthRequest, then
-// CheckService::decide), with the logged client address as the peer and the logged headers
+// Simulation: the two calls door::Doors::auth_now makes (policy::plan of an AuthRequest, then
+// CheckService's decision), with the logged client address as the peer and the logged headers
 // as the request's, on an embedded store whose clock is the log's.
 #include "ratelimitd/simulate/simulation.hpp"
 

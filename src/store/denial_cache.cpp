@@ -99,9 +99,10 @@ net::awaitable<result<check::Verdict>> CachingStore::apply(const policy::Policy&
 }
 
 std::optional<result<check::Verdict>> CachingStore::try_apply_now(const policy::Policy& p, const std::string& key,
-                                                                  std::uint32_t cost) {
-    if (!policy::traits(p.algorithm).cacheable_denials) return inner_.try_apply_now(p, key, cost);
-    if (auto cached = cache_.lookup(key, DenialCache::PolicyNumbers::of(p), DenialCache::clock::now())) {
+                                                                  std::uint32_t cost,
+                                                                  std::chrono::steady_clock::time_point now) {
+    if (!policy::traits(p.algorithm).cacheable_denials) return inner_.try_apply_now(p, key, cost, now);
+    if (auto cached = cache_.lookup(key, DenialCache::PolicyNumbers::of(p), now)) {
         cached->from_denial_cache = true;  // counted per policy by the service
         return result<check::Verdict>(std::move(*cached));
     }

@@ -10,7 +10,8 @@ boost::asio::awaitable<result<check::Verdict>> Store::release(const policy::Poli
 }
 
 std::optional<result<check::Verdict>> Store::try_apply_now(const policy::Policy& /*p*/, const std::string& /*key*/,
-                                                          std::uint32_t /*cost*/) {
+                                                          std::uint32_t /*cost*/,
+                                                          std::chrono::steady_clock::time_point /*now*/) {
     return std::nullopt;
 }
 

@@ -16,9 +16,11 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ratelimitd::door {
 
@@ -42,6 +44,13 @@ struct Caller {
     std::string_view peer;        ///< the direct peer's address
     std::string_view request_id;  ///< the id the answer carries
 };
+
+/// A refunded limit as a refund's log line names it, taken from the plan before deciding.
+struct RefundedLimit {
+    std::string policy;
+    std::string key_hash;  ///< the first 16 hex digits of its key's SHA-256 (never the key)
+};
+using RefundedLimits = std::vector<RefundedLimit>;
 
 /// A release (/v1/release): the check's fields name the concurrency policy and key; `lease`
 /// is the capability a check returned (its format is the wire's to check).
@@ -75,9 +84,9 @@ public:
     /// CheckService::decide_now. The answer when that decided (bad input; no limits; a store
     /// that answers at once: the embedded one, a cached denial), else nothing: `plan` is then
     /// to be decided with decide_into. No frame is made on the way, so an answer known at once
-    /// costs no allocation and no resume.
-    std::optional<result<service::Decision>> check_now(const check::CheckRequest& req,
-                                                       policy::CheckPlan& plan) const;
+    /// costs no allocation and no resume. `now`: the request's instant (RequestContext::arrived).
+    std::optional<result<service::Decision>> check_now(const check::CheckRequest& req, policy::CheckPlan& plan,
+                                                       std::chrono::steady_clock::time_point now) const;
 
     /// The rest of check_now's road: CheckService::decide_into. The caller owns `plan` and
     /// `out` until it completes.
@@ -85,27 +94,46 @@ public:
         return service_.decide_into(plan, out);
     }
 
-    /// /v1/auth: the route and identity sources of the snapshot, for cost 1 (an unmatched
-    /// subrequest is counted by the service: ratelimitd_auth_unmatched_total).
-    boost::asio::awaitable<result<AuthOutcome>> auth(const AuthRequest& req) const;
+    /// /v1/auth, the part that never suspends, as check_now is /v1/check's: policy::plan of
+    /// `req` by the route and identity sources of one snapshot, for cost 1, into `plan`, and
+    /// the status a denial answers with into `deny_status`; then CheckService::decide_now at
+    /// `now` (an unmatched subrequest is counted by the service:
+    /// ratelimitd_auth_unmatched_total). The outcome when that decided (bad input, no limits,
+    /// a store that answers at once), else nothing: `plan` is then to be decided with
+    /// decide_into, and `deny_status` holds. No frame is made on the way.
+    std::optional<result<AuthOutcome>> auth_now(const AuthRequest& req, policy::CheckPlan& plan, int& deny_status,
+                                                std::chrono::steady_clock::time_point now) const;
 
-    /// /v1/report: policy::plan_report, then decide in report mode. A refund (negative cost)
-    /// that the store took is logged here (policy, key hash, units, `caller`), once per limit,
-    /// and counted by the service.
+    /// /v1/report, the part that never suspends: policy::plan_report of `req` into `plan`, and
+    /// for a refund (negative cost) the names its log lines need into `refunded` (taken before
+    /// deciding moves the keys out). A Problem for bad input, which charges nothing. The rest
+    /// of the road: decide_into (report mode), then log_refund. Its caller's frame owns the
+    /// plan and the decision, as check_later's does.
     /// Whether the caller may give units back is the door's to ask before (door.hpp).
-    boost::asio::awaitable<result<service::Decision>> report(const policy::ReportRequest& req,
-                                                             const Caller& caller) const;
+    std::optional<Problem> report_plan(const policy::ReportRequest& req, policy::CheckPlan& plan,
+                                       RefundedLimits& refunded) const;
+
+    /// A decided refund of `units` that the store took: logged (policy, key hash, units,
+    /// `caller`), once per limit of `refunded`; counted by the service already.
+    static void log_refund(const service::Decision& decision, std::uint64_t units, const RefundedLimits& refunded,
+                           const Caller& caller);
 
     /// /v1/release: plans the key as a peek does (policy::plan_state), which must be a
     /// concurrency policy (else invalid_request), then CheckService::release. Store failures
     /// come back as Problems (on_store_error decides checks, not releases).
     boost::asio::awaitable<result<service::Decision>> release(ReleaseRequest req) const;
 
-    /// ShouldRateLimit: policy::plan of the call's descriptors, then decide unless the plan
-    /// is never_admitted; a denied call is then charged under envoy_denied_calls: charge.
-    boost::asio::awaitable<result<RlsOutcome>> rls(const policy::RlsRequest& req) const;
+    /// ShouldRateLimit: policy::plan of the call's descriptors into `outcome` (or its
+    /// Problem), then decide unless the plan is never_admitted; a denied call is then charged
+    /// under envoy_denied_calls: charge. The caller's frame holds the outcome, which it must
+    /// keep until completion: this coroutine's holds only a copy of the plan's check (the
+    /// decision moves its keys out), so it stays within Asio's recycling limit.
+    boost::asio::awaitable<void> rls(const policy::RlsRequest& req, result<RlsOutcome>& outcome) const;
 
 private:
+    /// rls()'s plan, as an outcome not decided yet.
+    result<RlsOutcome> rls_plan(const policy::RlsRequest& req) const;
+
     /// envoy_denied_calls: charge: the denied call's costs charged as a report.
     boost::asio::awaitable<void> charge(const policy::RlsPlan& plan) const;
 

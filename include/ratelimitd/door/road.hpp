@@ -11,8 +11,8 @@ namespace ratelimitd::door {
 enum class Road : unsigned char {
     own = 1,  ///< no road: the endpoint answers by itself (health, metrics, admin, status page)
     check,    ///< Doors::check_now, then Doors::decide_into
-    auth,     ///< Doors::auth
-    report,   ///< Doors::report
+    auth,     ///< Doors::auth_now, then Doors::decide_into
+    report,   ///< Doors::report_plan, then Doors::decide_into
     release,  ///< Doors::release
     rls,      ///< Doors::rls (gRPC's ShouldRateLimit)
 };

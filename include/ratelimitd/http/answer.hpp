@@ -5,6 +5,7 @@
 #include "ratelimitd/http/rendered_answer.hpp"
 #include "ratelimitd/http/types.hpp"
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -31,8 +32,14 @@ public:
     /// tests and tools that read fields, never on the request path.
     [[nodiscard]] Response to_response() const;
 
+    /// When the answer was ready (Router::handle's answer-time reading; unset otherwise): the
+    /// session counts the keep-alive idle time from it, without a clock read of its own.
+    [[nodiscard]] std::chrono::steady_clock::time_point ready_at() const noexcept { return ready_at_; }
+    void ready_at(std::chrono::steady_clock::time_point at) noexcept { ready_at_ = at; }
+
 private:
     std::variant<Response, RenderedAnswer> held_;
+    std::chrono::steady_clock::time_point ready_at_{};
 };
 
 }  // namespace ratelimitd::http

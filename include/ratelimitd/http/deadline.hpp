@@ -16,7 +16,7 @@ namespace ratelimitd::http {
 /// beast::tcp_stream does on a timeout (a pending read or write then completes with
 /// operation_aborted, and later ones fail). The watcher sleeps at most `longest_nap` at a
 /// time, so moving the deadline to at least that far ahead (every deadline a session sets,
-/// when longest_nap is the shortest of them) is a clock read and a store: the timer is
+/// when longest_nap is the shortest of them) is a store (and a clock read, expires_after): the timer is
 /// touched once per nap, not per request. A deadline sooner than the watcher's next wake-up
 /// (the linger after an error answer) re-arms the timer.
 /// @par Thread Safety
@@ -31,7 +31,10 @@ public:
     Deadline(const Deadline&) = delete;
     Deadline& operator=(const Deadline&) = delete;
 
+    /// The deadline is `d` from now: a clock read.
     void expires_after(clock::duration d) noexcept;
+    /// The deadline is `at` (an instant the caller read, or one it reads anyway): no clock read.
+    void expires_at(clock::time_point at) noexcept;
     /// True once the watcher has closed the socket.
     [[nodiscard]] bool expired() const noexcept;
 

@@ -123,6 +123,26 @@ private:
     boost::asio::awaitable<Answer> check_later(const EndpointCall& call, policy::CheckPlan plan);
     /// A decided check's answer, access-logged.
     Answer check_answer(const service::Decision& decision, const EndpointCall& call);
+    /// /v1/auth once the store is to be waited for: `plan` and `deny_status` are Doors::auth_now's.
+    boost::asio::awaitable<Answer> auth_later(const EndpointCall& call, policy::CheckPlan plan, int deny_status);
+    /// /v1/report once planned: decides `plan` (report mode), then report_answer.
+    boost::asio::awaitable<Answer> report_later(const EndpointCall& call, policy::CheckPlan plan,
+                                                door::RefundedLimits refunded, std::int64_t cost);
+    /// A decided report's answer, access-logged; a refund (negative `cost`) logged per limit
+    /// and in the audit trail.
+    Answer report_answer(const service::Decision& decision, const door::RefundedLimits& refunded, std::int64_t cost,
+                         const EndpointCall& call);
+    /// A refund's line in the audit trail (when there is one): what was asked, and its outcome.
+    struct RefundRecord {
+        std::string_view policy;
+        std::string_view tenant;
+        std::string_view scope;
+        std::int64_t units = 0;
+        std::string_view outcome;  ///< refunded, not_limited, or why not (an error code)
+    };
+    void audit_refund(const EndpointCall& call, const RefundRecord& r) const;
+    /// A decided auth subrequest's answer (bodiless: the proxy reads the status), access-logged.
+    Answer auth_answer(const service::Decision& decision, int deny_status, const EndpointCall& call);
 
     service::CheckService& service_;  ///< the admin endpoints' (peek, reset, top, readiness)
     door::Doors doors_;               ///< the road of check, auth, report and release

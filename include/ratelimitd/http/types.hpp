@@ -7,6 +7,7 @@
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ struct RequestContext {
     /// The paths the listener that took the request serves (ServerLimits::routes); null: every
     /// endpoint. A path outside them is answered 404, as if it did not exist.
     const std::vector<std::string>* routes = nullptr;
+    /// When the request was read whole: the session's one clock read for it. The answer time
+    /// is measured from it and a check is decided at it (heavy hitters, the embedded store's
+    /// time). Unset (the clock's epoch): Router::handle reads the clock itself.
+    std::chrono::steady_clock::time_point arrived{};
 };
 
 }  // namespace ratelimitd::http

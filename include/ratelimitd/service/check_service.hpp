@@ -75,15 +75,18 @@ public:
     /// auth subrequest is counted). Never throws.
     /// Takes the plan by value: the coroutine owns it (and its registry snapshot) throughout.
     /// Its frame holds the plan and two decisions (over Asio's 1,020-byte recycling limit):
-    /// a caller that can own them uses decide_now and decide_into.
+    /// a caller that can own them uses decide_now and decide_into, as every door does (the
+    /// simulator and tests use this one).
     boost::asio::awaitable<Decision> decide(policy::CheckPlan plan);
 
     /// decide() without suspending, when nothing has to be waited for: the plan has no limits,
     /// or it is one enforced plain check (one window, Mode::check) that the store answers at
     /// once (Store::try_apply_now: the embedded store, a cached denial). The decision and its
-    /// counting are decide()'s. Nothing otherwise, with `plan` untouched: decide it with
-    /// decide_into (or decide). Never throws but for bad_alloc.
-    std::optional<Decision> decide_now(policy::CheckPlan& plan);
+    /// counting are decide()'s, at the instant `now` (the request's: the store's time, the heavy
+    /// hitters' slice), and the store's answer is counted in the latency histogram untimed
+    /// (at_once). Nothing otherwise, with `plan` untouched: decide it with decide_into (or
+    /// decide). Reads no clock. Never throws but for bad_alloc.
+    std::optional<Decision> decide_now(policy::CheckPlan& plan, std::chrono::steady_clock::time_point now);
 
     /// decide() into `out`, for a caller whose frame owns both the plan and the decision: this
     /// coroutine keeps neither, so its frame stays small enough for Asio to recycle. Both must
@@ -125,7 +128,8 @@ public:
 
 private:
     /// Store::apply for one check (Store::try_apply_now first), apply_all for several; times
-    /// it and counts failures. Takes the checks' keys before it returns.
+    /// it (an answer given at once: at_once) and counts failures. Takes the checks' keys
+    /// before it returns.
     boost::asio::awaitable<result<check::Verdict>> ask_store(LimitChecks& checks);
     /// ask_store's two waits: one Store::apply, one Store::apply_all.
     boost::asio::awaitable<result<check::Verdict>> ask_one(std::chrono::steady_clock::time_point started,
@@ -140,13 +144,18 @@ private:
 
     /// A store's answer, timed from `started` and counted when it failed.
     result<check::Verdict> timed(std::chrono::steady_clock::time_point started, result<check::Verdict>&& verdict);
+    /// A store's answer given at once (try_apply_now): counted in the latency histogram as 0 s,
+    /// and when it failed.
+    result<check::Verdict> at_once(result<check::Verdict>&& verdict);
 
     /// CheckPlan::single_call: every limit in one store call; only enforced ones deny. Fills
     /// `d`, which holds the plan's names.
     boost::asio::awaitable<void> decide_single_call(policy::CheckPlan& plan, Decision& d);
 
-    /// A decision the store answered: counted, and its crossed thresholds offered.
-    void settle(const Decision& d, const policy::CheckPlan& plan);
+    /// A decision the store answered: counted, and its crossed thresholds offered. `now`: the
+    /// check's instant, or nullptr (the heavy hitters read the clock if they count it).
+    void settle(const Decision& d, const policy::CheckPlan& plan,
+                const std::chrono::steady_clock::time_point* now = nullptr);
 
     /// The decision when the store failed: allowed unless `fail_closed`, degraded, counted.
     Decision degrade(Decision d, const policy::PlannedLimits& limits, bool fail_closed,
@@ -155,7 +164,8 @@ private:
     /// Counts each limit in ratelimitd_checks_total (and near-limit) by its windows;
     /// `owner[k]` is the limit of verdict window k; units (cost) and denial-cache hits too.
     /// A report counts no check; a refund counts in ratelimitd_refunds_total per limit.
-    void count(const Decision& d, const policy::CheckPlan& plan, const Owners& owner);
+    void count(const Decision& d, const policy::CheckPlan& plan, const Owners& owner,
+               const std::chrono::steady_clock::time_point* now);
 
     /// Hands the thresholds the store says the decision's windows crossed to the sink.
     void offer_crossings(const Decision& d, const policy::CheckPlan& plan) const;

@@ -108,7 +108,8 @@ public:
     /// A cached denial, or what the inner store decides at once; nothing otherwise (apply()
     /// then asks, and remembers a denial).
     std::optional<result<check::Verdict>> try_apply_now(const policy::Policy& p, const std::string& key,
-                                                        std::uint32_t cost) override;
+                                                        std::uint32_t cost,
+                                                        std::chrono::steady_clock::time_point now) override;
     /// Layered checks go straight to the inner store: a cached denial of one key could not
     /// report the other limits' windows. A refund (gives_back) forgets its keys here before
     /// and after, as reset() does.

@@ -8,6 +8,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -54,9 +55,11 @@ public:
     /// apply()'s verdict when the store can decide at once, without suspending (the embedded
     /// store; a cached denial), else nothing: the caller then co_awaits apply(). Same
     /// preconditions and verdict as apply(); a store that answers here has charged the cost.
-    /// The default answers nothing. Never throws.
+    /// `now` is the check's instant, read by the caller (its request's), so that the store
+    /// reads no clock of its own for it. The default answers nothing. Never throws.
     virtual std::optional<result<check::Verdict>> try_apply_now(const policy::Policy& p, const std::string& key,
-                                                                std::uint32_t cost);
+                                                                std::uint32_t cost,
+                                                                std::chrono::steady_clock::time_point now);
 
     /// Applies several limits as one atomic decision: when every check admits its cost, all
     /// are charged; when any denies, none is charged. The Verdict has one WindowState per

@@ -142,17 +142,21 @@ boost::asio::awaitable<result<check::Verdict>> MemoryStore::apply_all(std::vecto
     co_return decide_all(checks);
 }
 
-check::Verdict MemoryStore::decide(const policy::Policy& p, const std::string& key,
-                                   std::uint32_t cost) {
+check::Verdict MemoryStore::decide(const policy::Policy& p, const std::string& key, std::uint32_t cost,
+                                   const std::chrono::steady_clock::time_point* at) {
     const Key hashed(key);
     Shard& shard = impl_->shard_of(hashed);
     Reply r;
     std::int64_t now = 0;
     {
         std::lock_guard lock(shard.mutex);
-        // Read the clock under the lock, as Redis reads TIME inside the script: checks of one
-        // key then see non-decreasing times in the order they are decided.
-        now = impl_->clock.now_ms();
+        // The time is taken under the lock, as Redis reads TIME inside the script: checks of one
+        // key then see non-decreasing times in the order they are decided. A check decided at
+        // once brings its request's instant, read before the lock: two of one key may then see
+        // their times out of order by what passed between reading and locking (a millisecond
+        // boundary crossed in between), which the algorithms take as no time passed or that
+        // little less (as after a step back of the clock); exactness is unchanged.
+        now = at != nullptr ? impl_->clock.now_ms_at(*at) : impl_->clock.now_ms();
         r = run_algorithm(shard.map, hashed, p, static_cast<std::int64_t>(cost), now);
         if (shard.map.size() > shard.max_keys) {
             const auto written = [&key](std::string_view k) { return k == key; };

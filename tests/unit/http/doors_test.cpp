@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,10 +39,33 @@ protected:
         return req;
     }
 
+    /// /v1/report as the HTTP door takes it: report_plan, decide_into, log_refund.
+    result<service::Decision> report(const policy::ReportRequest& req, const Caller& caller) {
+        policy::CheckPlan plan;
+        RefundedLimits refunded;
+        if (auto bad = doors_.report_plan(req, plan, refunded)) return std::move(*bad);
+        service::Decision d;
+        test::run_on_io(doors_.decide_into(plan, d));
+        if (req.cost < 0) Doors::log_refund(d, static_cast<std::uint64_t>(-req.cost), refunded, caller);
+        return d;
+    }
+
+    /// /v1/auth as the HTTP door takes it: auth_now, and decide_into when that left a plan.
+    result<AuthOutcome> auth(const AuthRequest& req) {
+        policy::CheckPlan plan;
+        int deny_status = 0;
+        if (auto now = doors_.auth_now(req, plan, deny_status, std::chrono::steady_clock::now())) {
+            return std::move(*now);
+        }
+        service::Decision d;
+        test::run_on_io(doors_.decide_into(plan, d));
+        return AuthOutcome{std::move(d), deny_status};
+    }
+
     /// /v1/check as the HTTP door takes it: check_now, and decide_into when that left a plan.
     result<service::Decision> check(const check::CheckRequest& req) {
         policy::CheckPlan plan;
-        if (auto now = doors_.check_now(req, plan)) return std::move(*now);
+        if (auto now = doors_.check_now(req, plan, std::chrono::steady_clock::now())) return std::move(*now);
         service::Decision d;
         test::run_on_io(doors_.decide_into(plan, d));
         return d;
@@ -81,14 +105,14 @@ TEST_F(DoorsTest, AReleaseOfAPolicyThatKeepsNoLeasesIsRefusedBeforeTheStore) {
 
 TEST_F(DoorsTest, ARefundTheStoreTookIsCountedPerLimit) {
     policy::ReportRequest refund{request("login"), -3};
-    const auto d = test::run_on_io(doors_.report(refund, Caller{"127.0.0.1", "req-1"}));
+    const auto d = report(refund, Caller{"127.0.0.1", "req-1"});
     ASSERT_TRUE(d.has_value()) << d.error().detail;
     EXPECT_TRUE(d->report);
     const std::string text = metrics_.render("0", "scripted");
     EXPECT_NE(text.find("ratelimitd_refunded_units_total{policy=\"login\"} 3\n"), std::string::npos) << text;
 
     policy::ReportRequest charge{request("login"), 2};
-    ASSERT_TRUE(test::run_on_io(doors_.report(charge, Caller{"127.0.0.1", "req-2"})).has_value());
+    ASSERT_TRUE(report(charge, Caller{"127.0.0.1", "req-2"}).has_value());
     EXPECT_NE(metrics_.render("0", "scripted").find("ratelimitd_refunds_total{policy=\"login\"} 1\n"),
               std::string::npos)
         << "a positive report is no refund";
@@ -100,11 +124,11 @@ TEST_F(DoorsTest, AnAuthSubrequestDeniesWithTheProxysStatusElseTheRegistrys) {
     identity.peer = "192.0.2.1";
     const std::optional<std::string> no_env_secret;
     const AuthRequest registrys{"GET", "/x", identity, std::nullopt, no_env_secret};
-    const auto a = test::run_on_io(doors_.auth(registrys));
+    const auto a = auth(registrys);
     ASSERT_TRUE(a.has_value()) << a.error().detail;
     EXPECT_EQ(a->deny_status, 403);
     const AuthRequest proxys{"GET", "/x", identity, 429, no_env_secret};
-    const auto b = test::run_on_io(doors_.auth(proxys));
+    const auto b = auth(proxys);
     ASSERT_TRUE(b.has_value()) << b.error().detail;
     EXPECT_EQ(b->deny_status, 429);
 }

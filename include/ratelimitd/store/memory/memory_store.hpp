@@ -32,10 +32,12 @@ public:
 
     boost::asio::awaitable<result<check::Verdict>> apply(const policy::Policy& p, std::string key,
                                                          std::uint32_t cost) override;
-    /// Always decides at once (decide()): the check costs no coroutine frame.
+    /// Always decides at once (decide()): the check costs no coroutine frame, and its time is
+    /// `now`'s (Clock::now_ms_at), not a clock read of its own.
     std::optional<result<check::Verdict>> try_apply_now(const policy::Policy& p, const std::string& key,
-                                                        std::uint32_t cost) override {
-        return decide(p, key, cost);
+                                                        std::uint32_t cost,
+                                                        std::chrono::steady_clock::time_point now) override {
+        return decide(p, key, cost, &now);
     }
     boost::asio::awaitable<result<check::Verdict>> apply_all(std::vector<LimitCheck> checks) override;
     boost::asio::awaitable<result<check::Verdict>> peek(const policy::Policy& p,
@@ -46,8 +48,10 @@ public:
     boost::asio::awaitable<bool> ready() override;
     std::string describe() const override;
 
-    /// The synchronous core of apply(), for tests and benchmarks. Never fails.
-    check::Verdict decide(const policy::Policy& p, const std::string& key, std::uint32_t cost);
+    /// The synchronous core of apply(), for tests and benchmarks. Never fails. The time is the
+    /// clock's, read under the shard's lock; with `at`, the clock's time of that instant.
+    check::Verdict decide(const policy::Policy& p, const std::string& key, std::uint32_t cost,
+                          const std::chrono::steady_clock::time_point* at = nullptr);
 
     /// The synchronous core of apply_all(): every involved shard locked (in a fixed order),
     /// then all charged or none. Never fails.
