@@ -22,12 +22,12 @@
 // a Redis check found 8 full). Together: 1.03, the key string (policy::make_key); every frame
 // is recycled. The issue's goal is <= 2.
 //
-// Coalesced (16 connections at once, 7 to 11 checks per lua/batch.lua call; printed, only a
-// loose ceiling asserted since batch sizes follow timing): 6.2-6.6 per check before issue 36
-// item 7, 6.2-7.3 after it (the batch's reply was one allocation per call; the Coalescer's
-// deque, 0.47 per check, is gone). Traced by call site: the key string (1.0) and eight
-// coroutine frames (service, router, session, store, batch sender) at 0.6-0.8 each, which
-// miss Asio's 16-block recycling cache while 16 checks are in flight, more so in bigger batches.
+// Coalesced (16 connections at once, 7 to 11 checks per lua/batch.lua call): 6.2-6.6 per
+// check before issue 36 item 7, 5.7-7.3 after it (the batch's reply was one allocation per
+// call; the Coalescer's deque, 0.47 per check, is gone). Traced by call site: the key string
+// (1.0) and eight coroutine frames (service, router, session, store, batch sender) at 0.6-0.8
+// each, which missed Asio's recycling cache of 16 blocks while 16 checks were in flight. With
+// 64 blocks (CMakeLists.txt): 1.10, so the lone check's ceiling holds here too.
 #include "ratelimitd/core/clock.hpp"
 #include "ratelimitd/http/router.hpp"
 #include "ratelimitd/http/server.hpp"
@@ -233,11 +233,11 @@ TEST_F(RedisServerPath, ALoneCheckOnRedisStaysUnderTheAllocationCeiling) {
 }
 
 // Many connections at once: batches of lua/batch.lua. How many checks share a call depends on
-// timing, so only a loose ceiling is asserted; the figure is printed.
-TEST_F(RedisServerPath, CoalescedChecksOnRedisStayUnderALooseCeiling) {
+// timing; how many frames are live at once does not (one request per connection at a time).
+TEST_F(RedisServerPath, CoalescedChecksOnRedisStayUnderTheAllocationCeiling) {
     const double per_check = allocations_per_coalesced_check(16, 250);
     std::printf("heap allocations per coalesced check on Redis, on the server thread: %.2f\n", per_check);
-    EXPECT_LE(per_check, 4 * allowed_ceiling);
+    EXPECT_LE(per_check, allowed_ceiling);
 }
 
 }  // namespace
