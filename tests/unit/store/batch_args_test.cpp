@@ -2,7 +2,7 @@
 // policy's numbers once, each check by its policy's index.
 #include "ratelimitd/store/redis/batch_args.hpp"
 
-#include "ratelimitd/store/redis/value_reader.hpp"
+#include "support/script_args_wire.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,22 +20,7 @@ CheckArgs args(Algorithm a, std::string key, std::int64_t limit = 10, std::strin
     return CheckArgs{a, limit, 60'000, 12, 3, std::move(key), std::move(member)};
 }
 
-// The arguments as Redis reads them: the RESP array count() announces, parsed back, with
-// nothing left over, so a wrong count() fails here too.
-Argv sent(const ScriptArgs& call) {
-    std::string wire;
-    append_array_header(wire, call.count());
-    call.append_to(wire);
-    ValueReader reader;
-    EXPECT_TRUE(reader.feed(wire.data(), wire.size()));
-    Value v;
-    EXPECT_EQ(reader.next(v), ValueReader::Status::reply);
-    Value rest;
-    EXPECT_EQ(reader.next(rest), ValueReader::Status::incomplete) << "bytes beyond the announced count";
-    Argv argv;
-    for (const auto& e : v.elements) argv.push_back(e.str);
-    return argv;
-}
+Argv sent(const ScriptArgs& call) { return test::sent_argv(call); }
 
 Argv batch(std::vector<CheckArgs> checks) { return sent(BatchChecks(std::move(checks))); }
 

@@ -1,7 +1,7 @@
 // The scripts' argument layout as script_args.cpp writes it, read back off the wire.
 #include "ratelimitd/store/redis/script_args.hpp"
 
-#include "ratelimitd/store/redis/value_reader.hpp"
+#include "support/script_args_wire.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,22 +21,7 @@ CheckArgs args(Algorithm a, std::string key, std::string member = {}) {
     return CheckArgs{a, 10, 60'000, 12, 3, std::move(key), std::move(member)};
 }
 
-// The arguments as Redis reads them: the RESP array count() announces, parsed back (a RESP
-// command is a valid reply), with nothing left over, so a wrong count() fails here too.
-Argv sent(const ScriptArgs& call) {
-    std::string wire;
-    append_array_header(wire, call.count());
-    call.append_to(wire);
-    ValueReader reader;
-    EXPECT_TRUE(reader.feed(wire.data(), wire.size()));
-    Value v;
-    EXPECT_EQ(reader.next(v), ValueReader::Status::reply);
-    Value rest;
-    EXPECT_EQ(reader.next(rest), ValueReader::Status::incomplete) << "bytes beyond the announced count";
-    Argv argv;
-    for (const auto& e : v.elements) argv.push_back(e.str);
-    return argv;
-}
+Argv sent(const ScriptArgs& call) { return test::sent_argv(call); }
 
 Argv grouped(std::vector<CheckArgs> checks) { return sent(GroupedChecks(std::move(checks))); }
 
