@@ -5,8 +5,10 @@
 # and the container tests elevate). Stages, each printing its duration:
 #   1. Release build with the tests (warnings are errors), the whole suite on it, the Debian
 #      package (cpack -G DEB) from the same build;
-#   2. the container image, made from that build's binary, run as users run it, and the
-#      package installed in a fresh container (scripts/container-test.sh);
+#   2. the container image, built with README.md's container command exactly as printed and
+#      run as users run it; README.md's first command, exactly as printed, in a fresh Debian 12
+#      container until it answers a check; the package installed in a fresh container
+#      (scripts/container-test.sh);
 #   3. an AddressSanitizer + UndefinedBehaviorSanitizer build (RelWithDebInfo: the other build
 #      type) and the whole suite again on it; every spawned ratelimitd must exit 0 on SIGTERM
 #      with no sanitizer report in its log;
@@ -16,15 +18,22 @@
 #   scripts/test.sh --plain      stage 1's build and tests only (quicker while developing)
 #   scripts/test.sh --repeat N   stage 1's build, then each of its tests N times in a row
 #                                (ctest --repeat until-fail:N; for hunting flaky tests)
+#   scripts/test.sh --under-load [--plain | --repeat N]
+#                                the same while one busy loop per core keeps every core busy
+#                                (as CI on a developer's machine still at work): proves no wait
+#                                in the suite or the scripts is a guess of the machine's speed
 set -euo pipefail
 cd "$(dirname "$0")/.."
+usage="usage: scripts/test.sh [--under-load] [--plain | --repeat N]"
 mode=all
 repeat=1
+under_load=0
+if [ "${1:-}" = --under-load ]; then under_load=1; shift; fi
 case "${1:-}" in
   "") ;;
   --plain) mode=plain ;;
-  --repeat) mode=plain; repeat=${2:?usage: scripts/test.sh --repeat N} ;;
-  *) echo "usage: scripts/test.sh [--plain | --repeat N]" >&2; exit 2 ;;
+  --repeat) mode=plain; repeat=${2:?$usage} ;;
+  *) echo "$usage" >&2; exit 2 ;;
 esac
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -32,6 +41,18 @@ bash scripts/install-deps.sh   # elevates only the apt-get it needs
 
 # Cache hits across checkouts of the same tree (a clean clone reuses a developer's objects).
 export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
+
+busy_pids=()
+if [ "$under_load" = 1 ]; then
+  # One busy loop per core, each ended by `timeout` after 3 hours at the latest and by the trap
+  # when the run ends, so none outlives the run.
+  for _ in $(seq 1 "$(nproc)"); do
+    timeout 3h bash -c 'while :; do :; done' &
+    busy_pids+=($!)
+  done
+  trap 'kill "${busy_pids[@]}" 2>/dev/null || true' EXIT
+  echo "=== under load: ${#busy_pids[@]} busy loops (pids ${busy_pids[*]})"
+fi
 
 started=$SECONDS
 stage_started=$SECONDS
@@ -67,8 +88,10 @@ fi
 stage_done "Release build, tests and package"
 
 if [ "$mode" = all ]; then
-  $SUDO bash scripts/container-test.sh image build/ratelimitd
-  stage_done "container image (from the Release binary) and run"
+  $SUDO bash scripts/container-test.sh image
+  stage_done "container image (README's command) and run"
+  $SUDO bash scripts/container-test.sh readme
+  stage_done "README's first command in a fresh Debian 12 container"
   $SUDO bash scripts/container-test.sh deb build/ratelimitd_*.deb
   stage_done "package install test"
   # Leaks and undefined behaviour fail the run; the spawned ratelimitd inherits these options.

@@ -36,7 +36,7 @@ Descriptor one(const std::string& key, const std::string& value, std::optional<s
 struct Sidecar {
     explicit Sidecar(const std::string& redis_url)
         : server(config, redis_url, {"--grpc-listen", "127.0.0.1:0", "--store-timeout", "2s"}),
-          client(grpc_port_from_log(server.process().wait_for_log("grpc listening on", 10s))) {}
+          client(grpc_port_from_log(server.process().wait_for_log("grpc listening on", process_start_bound))) {}
     RlsResponse call(const RlsRequest& req) {
         RlsResponse res;
         const auto status = client.call(req, res);

@@ -50,10 +50,10 @@ struct LimitedServer {
                                       "--threads", "2", "--grpc-listen", "127.0.0.1:0"};
         argv.insert(argv.end(), extra.begin(), extra.end());
         child = Child(argv, path + ".log");
-        const auto line = child.wait_for_log("listening on ", 15s);
+        const auto line = child.wait_for_log("listening on ", process_start_bound);
         if (line.empty()) throw std::runtime_error("ratelimitd did not start: " + child.log());
         http_port = static_cast<unsigned short>(std::stoi(line.substr(line.find(':', line.find("listening on ")) + 1)));
-        grpc_port = grpc_port_from_log(child.wait_for_log("grpc listening on", 10s));
+        grpc_port = grpc_port_from_log(child.wait_for_log("grpc listening on", process_start_bound));
     }
     // A field of the open-file warning ("grpc_cap=102"), or -1 when it was not logged.
     long logged(const std::string& field) const {

@@ -34,7 +34,7 @@ Descriptor tokens(const std::string& user, std::uint64_t hits) { return Descript
 struct Sidecar {
     Sidecar(const std::string& redis_url, const std::string& denied_calls)
         : server(config(denied_calls), redis_url, {"--grpc-listen", "127.0.0.1:0", "--store-timeout", "2s"}),
-          client(grpc_port_from_log(server.process().wait_for_log("grpc listening on", 10s))) {}
+          client(grpc_port_from_log(server.process().wait_for_log("grpc listening on", process_start_bound))) {}
     RlsResponse call(const RlsRequest& req) {
         RlsResponse res;
         const auto status = client.call(req, res);

@@ -73,7 +73,7 @@ struct Sidecar {
         : server(config(denied_calls), redis_url,
                  {"--grpc-listen", "127.0.0.1:0", "--store-timeout", "2s", "--envoy-key-layout",
                   "envoyproxy-ratelimit", "--envoy-key-prefix", prefix, "--envoy-expiration-jitter", jitter}),
-          client(grpc_port_from_log(server.process().wait_for_log("grpc listening on", 10s))) {}
+          client(grpc_port_from_log(server.process().wait_for_log("grpc listening on", process_start_bound))) {}
     RlsResponse call(const RlsRequest& req) {
         RlsResponse res;
         const auto status = client.call(req, res);

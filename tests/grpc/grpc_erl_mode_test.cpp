@@ -79,7 +79,7 @@ protected:
     }
     void start_serving(const std::vector<std::string>& program) {
         start(program);
-        ASSERT_FALSE(process_.wait_for_log("grpc listening on", 10s).empty()) << process_.log();
+        ASSERT_FALSE(process_.wait_for_log("grpc listening on", process_start_bound).empty()) << process_.log();
         ASSERT_TRUE(wait_until([&] { return can_connect(port("DEBUG_PORT")); }, 5s)) << process_.log();
     }
     std::vector<std::string> link() const { return {(dir_ / "ratelimit").string()}; }

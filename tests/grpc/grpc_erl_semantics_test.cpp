@@ -55,7 +55,7 @@ RlsRequest with_limit(const std::string& key, const std::string& value, std::uin
 struct Sidecar {
     explicit Sidecar(const std::string& redis_url, const std::vector<std::string>& extra = {})
         : server(config, redis_url, with_grpc(extra)),
-          client(grpc_port_from_log(server.process().wait_for_log("grpc listening on", 10s))) {}
+          client(grpc_port_from_log(server.process().wait_for_log("grpc listening on", process_start_bound))) {}
     static std::vector<std::string> with_grpc(std::vector<std::string> extra) {
         for (const char* a : {"--grpc-listen", "127.0.0.1:0", "--store-timeout", "2s"}) extra.emplace_back(a);
         return extra;

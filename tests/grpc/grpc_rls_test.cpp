@@ -67,7 +67,7 @@ std::string config_with_rules() {
 const std::vector<std::string> grpc_any_port{"--grpc-listen", "127.0.0.1:0"};
 
 unsigned short grpc_port(Ratelimitd& server) {
-    return grpc_port_from_log(server.process().wait_for_log("grpc listening on", 10s));
+    return grpc_port_from_log(server.process().wait_for_log("grpc listening on", process_start_bound));
 }
 
 Descriptor one(const std::string& key, const std::string& value, std::optional<std::uint64_t> hits = {}) {

@@ -54,7 +54,7 @@ struct TlsServer {
                                       "--grpc-listen", "127.0.0.1:0"};
         argv.insert(argv.end(), extra.begin(), extra.end());
         child = Child(argv, path + ".log");
-        port = grpc_port_from_log(child.wait_for_log("grpc listening on", 15s));
+        port = grpc_port_from_log(child.wait_for_log("grpc listening on", process_start_bound));
         if (port == 0) throw std::runtime_error("ratelimitd did not start: " + child.log());
     }
     Child child;

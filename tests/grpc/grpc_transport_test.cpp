@@ -29,7 +29,7 @@ const char* config = R"(policies:
 const std::vector<std::string> grpc_any_port{"--grpc-listen", "127.0.0.1:0"};
 
 unsigned short grpc_port(Ratelimitd& server) {
-    const auto line = server.process().wait_for_log("grpc listening on", 10s);
+    const auto line = server.process().wait_for_log("grpc listening on", process_start_bound);
     return grpc_port_from_log(line);
 }
 

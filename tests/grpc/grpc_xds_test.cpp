@@ -37,7 +37,7 @@ std::vector<std::string> xds_args(const XdsControlPlane& cp, std::vector<std::st
 struct XdsSidecar {
     XdsSidecar(const XdsControlPlane& cp, const std::string& redis_url, std::vector<std::string> extra = {})
         : server(no_rules, redis_url, xds_args(cp, std::move(extra))),
-          client(grpc_port_from_log(server.process().wait_for_log("grpc listening on", 10s))),
+          client(grpc_port_from_log(server.process().wait_for_log("grpc listening on", process_start_bound))),
           http(server.port()) {}
 
     // `calls` concurrent calls on one descriptor: how many were admitted, denied, failed.

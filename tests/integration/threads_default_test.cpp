@@ -1,6 +1,7 @@
 // The --threads default as the real binary applies it: the CPUs of its affinity mask, not the
 // host's core count (a process pinned to one CPU runs one server thread).
 #include "support/processes.hpp"
+#include "support/wait.hpp"
 
 #include <gtest/gtest.h>
 
@@ -34,7 +35,7 @@ TEST(ThreadsDefault, ProcessPinnedToOneCpuRunsOneThread) {
                  scratch_dir() + "/threads-default.log");
     ASSERT_EQ(::sched_setaffinity(0, sizeof saved, &saved), 0);
 
-    const auto line = server.wait_for_log("listening on", 10s);
+    const auto line = server.wait_for_log("listening on", process_start_bound);
     ASSERT_FALSE(line.empty()) << server.log();
     EXPECT_NE(line.find("threads=1"), std::string::npos) << line;
 }

@@ -1,5 +1,6 @@
 // Starts nginx -p <scratch> -c <conf> on the rendered shipped config plus a test upstream.
 #include "support/nginx.hpp"
+#include "support/wait.hpp"
 
 #include <arpa/inet.h>
 #include <signal.h>
@@ -74,7 +75,7 @@ Nginx::Nginx(const Options& options) : port_(free_port()), upstream_port_(free_p
     child_ = Child({binary, "-p", dir + "/", "-e", "stderr", "-c", main_conf, "-g",
                     "daemon off; pid " + dir + "/nginx.pid; error_log stderr;"},
                    dir + "/nginx.log");
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    const auto until = std::chrono::steady_clock::now() + process_start_bound;
     while (std::chrono::steady_clock::now() < until) {
         if (can_connect(port_) && can_connect(upstream_port_)) return;
         if (!child_.running()) break;

@@ -1,5 +1,6 @@
 // Child processes for integration tests: redis-server and ratelimitd on free loopback ports.
 #include "support/processes.hpp"
+#include "support/wait.hpp"
 
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
@@ -242,7 +243,7 @@ void RedisServer::start() {
     }
     argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
     child_ = Child(argv, log);
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    const auto until = std::chrono::steady_clock::now() + process_start_bound;
     while (std::chrono::steady_clock::now() < until) {
         if (can_connect(port_) && command({"PING"}) == "PONG") return;
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -363,7 +364,7 @@ RedisCluster::RedisCluster(const RedisClusterOptions& options)
         nodes_.emplace_back(argv, dir + "/redis-" + p + ".log");
         create.push_back("127.0.0.1:" + p);
     }
-    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    auto until = std::chrono::steady_clock::now() + process_start_bound;
     for (int i = 0; i < total; ++i) {
         while (command(i, {"PING"}) != "PONG") {
             if (std::chrono::steady_clock::now() > until) throw std::runtime_error("cluster node did not start");
@@ -383,7 +384,7 @@ RedisCluster::RedisCluster(const RedisClusterOptions& options)
     }
     // Every node must see the cluster as ok and agree on every slot's owner (and replicas); every
     // replica's link must be up.
-    until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    until = std::chrono::steady_clock::now() + process_start_bound;
     while (true) {
         bool ok = true;
         const std::string slots = command(0, {"CLUSTER", "SLOTS"});
@@ -547,13 +548,14 @@ void Ratelimitd::stop() {
     stopped_ = true;
     if (child_.running()) {
         child_.signal(SIGTERM);
-        const int code = child_.wait(std::chrono::seconds(15));
+        const int code = child_.wait(process_start_bound);
         if (code == -1) {
             child_.signal(SIGKILL);
             child_.wait(std::chrono::seconds(5));
         }
         if (code != 0) ADD_FAILURE() << "ratelimitd on port " << port_ << " exited with " << code
-                                     << " after SIGTERM (-1: still running after 15 s); its log:\n" << child_.log();
+                                     << " after SIGTERM (-1: still running after " << process_start_bound.count()
+                                     << " s); its log:\n" << child_.log();
     }
     const std::string log = child_.log();
     for (const auto report : sanitizer_reports) {
@@ -579,7 +581,7 @@ Ratelimitd::Ratelimitd(const std::string& config_text, const std::string& redis_
     if (!sets_store_timeout(config_text, extra_args, extra_env)) argv.insert(argv.end(), {"--store-timeout", "2s"});
     argv.insert(argv.end(), extra_args.begin(), extra_args.end());
     child_ = Child(argv, scratch_dir() + "/ratelimitd-" + std::to_string(id) + ".log", extra_env);
-    const std::string line = child_.wait_for_log("listening on ", std::chrono::seconds(15));
+    const std::string line = child_.wait_for_log("listening on ", process_start_bound);
     if (line.empty()) throw std::runtime_error("ratelimitd did not start: " + child_.log());
     const auto colon = line.find(':', line.find("listening on "));
     port_ = static_cast<unsigned short>(std::stoi(line.substr(colon + 1)));

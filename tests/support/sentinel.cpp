@@ -1,5 +1,6 @@
 // A sentinel process for integration tests.
 #include "support/sentinel.hpp"
+#include "support/wait.hpp"
 
 #include <hiredis/hiredis.h>
 
@@ -66,7 +67,7 @@ RedisSentinel::RedisSentinel(std::string name, unsigned short master_port)
                         << "sentinel down-after-milliseconds " << name_ << " 1000\n"
                         << "sentinel failover-timeout " << name_ << " 3000\n";
     child_ = Child({"redis-server", conf, "--sentinel"}, base + ".log");
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    const auto until = std::chrono::steady_clock::now() + process_start_bound;
     while (std::chrono::steady_clock::now() < until) {
         if (can_connect(port_) && command({"PING"}) == "PONG") return;
         std::this_thread::sleep_for(std::chrono::milliseconds(10));

@@ -61,6 +61,30 @@ pick_port() {
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# How long to wait for a server this script started to answer: a bound, never a delay (a
+# passing run waits only as long as the server takes). Generous because CI may run on a 2-core
+# machine with both cores busy and a sanitized build.
+start_bound=${RATELIMITD_TEST_START_BOUND:-60}
+
+# poll_until SECONDS COMMAND...: runs COMMAND every 50 ms until it succeeds (0) or SECONDS have
+# passed (1).
+poll_until() {
+  local deadline=$(( SECONDS + $1 ))
+  shift
+  until "$@"; do
+    [ "$SECONDS" -lt "$deadline" ] || return 1
+    sleep 0.05
+  done
+}
+
+# answers_or_exited PID COMMAND...: true once COMMAND succeeds or PID has exited (the caller
+# then tells which), so a server that died is not waited for until the bound.
+answers_or_exited() {
+  local pid=$1
+  shift
+  "$@" >/dev/null 2>&1 || ! kill -0 "$pid" 2>/dev/null
+}
+
 # A missing tool is a broken machine, not a reason to skip: say how to fix it and fail.
 require_tools() {
   local t
@@ -82,11 +106,7 @@ start_redis() {
     redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" \
       >"$work/redis-$port.log" 2>&1 &
     pid=$!
-    for _ in $(seq 1 100); do
-      redis-cli -p "$port" ping >/dev/null 2>&1 && break
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.05
-    done
+    poll_until "$start_bound" answers_or_exited "$pid" redis-cli -p "$port" ping || true
     # Our own server answered, not one that held the port before (ours would then have exited).
     if kill -0 "$pid" 2>/dev/null && redis-cli -p "$port" ping >/dev/null 2>&1; then
       started_pids+=("$pid"); started_port=$port; started_pid=$pid; return 0
@@ -112,7 +132,7 @@ start_ratelimitd() {
   started_pid=$!
   ratelimitd_pids+=("$started_pid")
   ratelimitd_logs+=("$log")
-  for _ in $(seq 1 200); do grep -q "listening on" "$log" && break; kill -0 "$started_pid" 2>/dev/null || break; sleep 0.05; done
+  poll_until "$start_bound" answers_or_exited "$started_pid" grep -q "listening on" "$log" || true
   port=$(grep -o 'listening on [0-9.]*:[0-9]*' "$log" | head -1 | sed 's/.*://')
   [ -n "$port" ] || { cat "$log" >&2; fail "ratelimitd did not start"; }
   started_port=$port
@@ -132,11 +152,7 @@ launch_nginx() {
 # stopped and 1 returned.
 await_started() {
   local pid=$1 port=$2 path=$3
-  for _ in $(seq 1 100); do
-    curl -s -o /dev/null "http://127.0.0.1:$port$path" 2>/dev/null && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.05
-  done
+  poll_until "$start_bound" answers_or_exited "$pid" curl -s -o /dev/null "http://127.0.0.1:$port$path" || true
   if kill -0 "$pid" 2>/dev/null && curl -s -o /dev/null "http://127.0.0.1:$port$path"; then
     started_pids+=("$pid"); started_port=$port; started_pid=$pid; return 0
   fi
@@ -191,6 +207,8 @@ NGINX
   fail "could not start nginx"
 }
 
+cluster_ok() { redis-cli -p "$1" cluster info 2>/dev/null | tr -d '\r' | grep -qx 'cluster_state:ok'; }
+
 # start_redis_cluster N: N cluster-enabled redis-servers (primaries, no replicas) made one
 # cluster by `redis-cli --cluster create`; waits until every node reports cluster_state:ok.
 # Sets cluster_ports (space-separated) and started_port (the first node).
@@ -204,11 +222,7 @@ start_redis_cluster() {
       redis-server --port "$port" --cluster-port "$picked_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" \
         --cluster-enabled yes --cluster-config-file "$work/nodes-$port.conf" >"$work/redis-$port.log" 2>&1 &
       pid=$!
-      for _ in $(seq 1 100); do
-        redis-cli -p "$port" ping >/dev/null 2>&1 && break
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.05
-      done
+      poll_until "$start_bound" answers_or_exited "$pid" redis-cli -p "$port" ping || true
       if kill -0 "$pid" 2>/dev/null && redis-cli -p "$port" ping >/dev/null 2>&1; then
         started_pids+=("$pid"); cluster_ports="$cluster_ports $port"; addrs="$addrs 127.0.0.1:$port"; break
       fi
@@ -219,11 +233,8 @@ start_redis_cluster() {
   redis-cli --cluster create $addrs --cluster-replicas 0 --cluster-yes >"$work/cluster-create.log" 2>&1 \
     || { cat "$work/cluster-create.log" >&2; fail "redis-cli --cluster create failed"; }
   for port in $cluster_ports; do
-    for _ in $(seq 1 200); do
-      state=$(redis-cli -p "$port" cluster info | tr -d '\r' | sed -n 's/^cluster_state://p')
-      [ "$state" = ok ] && break
-      sleep 0.05
-    done
+    poll_until "$start_bound" cluster_ok "$port" || true
+    state=$(redis-cli -p "$port" cluster info | tr -d '\r' | sed -n 's/^cluster_state://p')
     [ "$state" = ok ] || fail "redis cluster node $port is not ok: $state"
   done
   cluster_ports=${cluster_ports# }
