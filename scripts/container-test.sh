@@ -2,13 +2,14 @@
 # The container image and the Debian package, built and run as users run them, with no
 # registry: a Debian 12 base made locally with mmdebstrap, podman with host networking, and
 # only loopback addresses. Run as root (scripts/test.sh calls it).
-#   scripts/container-test.sh image [BINARY] build docker/Dockerfile; run it (--read-only, UID
-#                                            10001, /healthz, /readyz, a check against a
-#                                            redis-server on loopback, SIGTERM exits 0). With
-#                                            BINARY (a Release ratelimitd built on Debian 12),
-#                                            the image takes it (BINARY=prebuilt) instead of
-#                                            compiling: scripts/test.sh passes the one its
-#                                            Release stage built
+#   scripts/container-test.sh image          build the image with README.md's container command,
+#                                            exactly as README prints it; run it (--read-only,
+#                                            UID 10001, /healthz, /readyz, a check against a
+#                                            redis-server on loopback, SIGTERM exits 0)
+#   scripts/container-test.sh readme         README.md's first command, exactly as printed, in a
+#                                            fresh Debian 12 container (packages from Debian's
+#                                            mirror, a cold build): the time until the first
+#                                            check is answered
 #   scripts/container-test.sh deb DEB_FILE   apt-get install the package in a fresh container
 #                                            from the base, check the files, start the binary
 # Each step prints how long it took.
@@ -24,6 +25,17 @@ export CONTAINERS_REGISTRIES_CONF=$work/registries.conf
 printf 'unqualified-search-registries = []\nshort-name-mode = "disabled"\n' >"$CONTAINERS_REGISTRIES_CONF"
 # Without --runtime runc / cgroupfs and the two ulimits the OCI runtime fails here on
 # setrlimit and on hybrid cgroup hosts.
+# The same settings for README's own `podman build` line, which names no flags: this machine's
+# engine configuration, given to every podman the script runs through CONTAINERS_CONF.
+export CONTAINERS_CONF=$work/containers.conf
+cat >"$CONTAINERS_CONF" <<'CONF'
+[containers]
+netns = "host"
+default_ulimits = ["nofile=10000:10000", "nproc=1000:1000"]
+[engine]
+runtime = "runc"
+cgroup_manager = "cgroupfs"
+CONF
 engine=(podman --runtime runc --cgroup-manager cgroupfs)
 limits=(--ulimit nofile=10000:10000 --ulimit nproc=1000:1000)
 containers=()
@@ -51,31 +63,38 @@ ensure_base() {
 
 # The port a containerised ratelimitd chose for --listen 127.0.0.1:0, from its log.
 listening_port() {  # container
-  local _ line
-  for _ in $(seq 1 200); do
-    line=$("${engine[@]}" logs "$1" 2>&1 | grep -m1 'listening on' || true)
-    [ -n "$line" ] && { sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' <<<"$line"; return; }
-    [ "$("${engine[@]}" inspect -f '{{.State.Running}}' "$1")" = true ] || break
-    sleep 0.05
-  done
+  local line
+  poll_until "$start_bound" logged_or_stopped "$1" 'listening on' || true
+  line=$("${engine[@]}" logs "$1" 2>&1 | grep -m1 'listening on' || true)
+  [ -n "$line" ] && { sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' <<<"$line"; return; }
   "${engine[@]}" logs "$1" >&2 || true
   fail "$1 did not start listening"
 }
 
-test_image() {  # [prebuilt-binary]
+# logged_or_stopped CONTAINER TEXT: true once the container's log holds TEXT or it has stopped.
+logged_or_stopped() {
+  "${engine[@]}" logs "$1" 2>&1 | grep -q "$2" && return 0
+  [ "$("${engine[@]}" inspect -f '{{.State.Running}}' "$1")" != true ]
+}
+
+# readme_command PATTERN: the first line of a ```sh block in README.md that starts with
+# PATTERN, with its trailing comment removed: the command exactly as a reader copies it.
+readme_command() {
+  local line
+  line=$(awk -v p="$1" '/^```sh/{code=1; next} /^```/{code=0} code && index($0, p) == 1 {print; exit}' README.md)
+  [ -n "$line" ] || fail "README.md has no command starting with '$1' in a sh block"
+  sed 's/[[:space:]]*#.*$//' <<<"$line"
+}
+
+test_image() {
   ensure_base
-  local context=. from=(--build-arg BINARY=source)
-  if [ -n "${1:-}" ]; then
-    # A context of just what the prebuilt path copies: the stripped binary and the config.
-    context=$work/context
-    mkdir -p "$context/prebuilt" "$context/config"
-    strip -o "$context/prebuilt/ratelimitd" "$1"
-    cp config/example.yaml "$context/config/"
-    from=(--build-arg BINARY=prebuilt)
-  fi
-  step "image build (docker/Dockerfile, ${from[1]})"
-  "${engine[@]}" build --quiet --format docker --pull=never --network host "${limits[@]}" "${from[@]}" \
-    -f docker/Dockerfile -t localhost/ratelimitd:ci "$context" >/dev/null
+  local command; command=$(readme_command "podman build")
+  step "image build: README's command, as printed: $command"
+  # eval: the line as a shell reads it (README's quoting, if any, included); its tag is README's.
+  eval "$command" >"$work/image-build.log" 2>&1 || { tail -40 "$work/image-build.log" >&2; fail "README's container command failed: $command"; }
+  local tag; tag=$(sed -n 's/.* -t \([^ ]*\).*/\1/p' <<<"$command")
+  [ -n "$tag" ] || fail "README's container command names no tag (-t): $command"
+  "${engine[@]}" tag "$tag" localhost/ratelimitd:ci
   # The name deploy/kubernetes/ uses (tests/deploy/manifests_test.py checks it is this version).
   local version; version=$(sed -n 's/^project(ratelimitd VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
   "${engine[@]}" tag localhost/ratelimitd:ci "localhost/ratelimitd:$version"
@@ -118,13 +137,8 @@ test_image() {  # [prebuilt-binary]
   awk '{print} /^policies:/{print "  added-by-ci:\n    algorithm: fixed_window\n    limit: 1\n    window: 1m"}' \
     config/example.yaml >"$work/config/.config.yaml.new"
   mv "$work/config/.config.yaml.new" "$work/config/config.yaml"
-  local _ reloaded=""
-  for _ in $(seq 1 200); do
-    reloaded=$("${engine[@]}" logs "$name" 2>&1 | grep -m1 'reloaded path="/etc/ratelimitd/config.yaml"' || true)
-    [ -n "$reloaded" ] && break
-    sleep 0.05
-  done
-  [ -n "$reloaded" ] || { "${engine[@]}" logs "$name" >&2; fail "a changed mounted config was not reloaded"; }
+  poll_until "$start_bound" logged_or_stopped "$name" 'reloaded path="/etc/ratelimitd/config.yaml"' || true
+  "${engine[@]}" logs "$name" 2>&1 | grep -q 'reloaded path="/etc/ratelimitd/config.yaml"' || { "${engine[@]}" logs "$name" >&2; fail "a changed mounted config was not reloaded"; }
   curl -fsS -X POST "http://127.0.0.1:$port/v1/check" -H 'Content-Type: application/json' \
     -d "{\"policy\":\"added-by-ci\",\"tenant\":\"$tenant\"}" | grep -q '"allowed":true' \
     || fail "the reloaded policy does not answer"
@@ -133,6 +147,41 @@ test_image() {  # [prebuilt-binary]
   local rc; rc=$("${engine[@]}" wait "$name")
   [ "$rc" = 0 ] || { "${engine[@]}" logs "$name" >&2; fail "SIGTERM: exit $rc, expected 0"; }
   took "image: UID 10001, read-only root, /healthz, /readyz, check in Redis with headers, reload of the mounted file, SIGTERM exits 0"
+}
+
+# README.md's first command, exactly as printed, in a fresh Debian 12 container as a newcomer
+# runs it: root, the tree as a clone has it, nothing installed beyond the base, no ccache. The
+# container shares the host's network (Debian's mirror, and the check on 127.0.0.1:8080).
+test_readme() {
+  ensure_base
+  local command name=ratelimitd-readme-$$ started
+  command=$(readme_command "bash scripts/start.sh")
+  (exec 3<>/dev/tcp/127.0.0.1/8080) 2>/dev/null && fail "127.0.0.1:8080 is taken: README's command listens there"
+  step "README's first command in a fresh debian:12 container: $command"
+  mkdir -p "$work/tree"
+  git ls-files -z --cached --others --exclude-standard | tar -c --null -T - | tar -x -C "$work/tree"
+  containers+=("$name")
+  started=$(date +%s)
+  "${engine[@]}" run -d --pull=never --name "$name" --network host "${limits[@]}" \
+    -v "$work/tree:/src" -w /src localhost/debian:12 bash -c "$command" >/dev/null
+  poll_until 1800 readme_check_answered "$name" || true
+  if ! readme_check_answered "$name" >/dev/null; then
+    "${engine[@]}" logs "$name" 2>&1 | tail -40 >&2
+    fail "README's first command did not answer a check on 127.0.0.1:8080"
+  fi
+  "${engine[@]}" logs "$name" 2>&1 | grep '^start.sh: .*([0-9]* s)' || true
+  took "README's first command: first check answered $(( $(date +%s) - started )) s after the container started"
+}
+
+# readme_check_answered CONTAINER: true once README's check answers allowed; fails the run at
+# once if the container stopped first.
+readme_check_answered() {
+  if [ "$("${engine[@]}" inspect -f '{{.State.Running}}' "$1")" != true ]; then
+    "${engine[@]}" logs "$1" 2>&1 | tail -40 >&2
+    fail "README's first command stopped before it answered a check"
+  fi
+  curl -fsS -X POST http://127.0.0.1:8080/v1/check -H 'Content-Type: application/json' \
+    -d '{"policy":"login","tenant":"readme"}' 2>/dev/null | grep -q '"allowed":true'
 }
 
 test_deb() {  # deb-file
@@ -163,8 +212,7 @@ test_deb() {  # deb-file
   # As the unit starts it: a non-root user, the packaged config.
   "${engine[@]}" exec -d --user 65534:65534 "$name" \
     ratelimitd --config /etc/ratelimitd/config.yaml --listen "127.0.0.1:$port" --threads 2 >/dev/null
-  local _
-  for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.05; done
+  poll_until "$start_bound" curl -fsS -o /dev/null "http://127.0.0.1:$port/healthz" 2>/dev/null || true
   curl -fsS "http://127.0.0.1:$port/healthz" | grep -q '"ok"' || fail "the packaged binary does not answer /healthz"
   curl -fsS -X POST "http://127.0.0.1:$port/v1/check" -d '{"policy":"login","tenant":"deb"}' \
     -H 'Content-Type: application/json' | grep -q '"allowed":true' || fail "the packaged binary does not decide a check"
@@ -185,7 +233,8 @@ test_deb() {  # deb-file
 }
 
 case "${1:-}" in
-  image) test_image "${2:-}" ;;
+  image)  test_image ;;
+  readme) test_readme ;;
   deb)   test_deb "${2:?usage: container-test.sh deb DEB_FILE}" ;;
-  *) echo "usage: container-test.sh image [BINARY] | deb DEB_FILE" >&2; exit 2 ;;
+  *) echo "usage: container-test.sh image | readme | deb DEB_FILE" >&2; exit 2 ;;
 esac
