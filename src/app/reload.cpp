@@ -2,6 +2,7 @@
 #include "ratelimitd/app/reload.hpp"
 
 #include "ratelimitd/app/config_warnings.hpp"
+#include "ratelimitd/core/freed_memory.hpp"
 #include "ratelimitd/core/log_value.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
 #include "ratelimitd/policy/rls_domain.hpp"
@@ -20,9 +21,11 @@ ReloadOutcome reload_config(const std::string& path, policy::RegistryHandle& reg
         overlay);
 }
 
-ReloadOutcome reload_config(const std::string& path, const std::function<policy::Config()>& load,
-                   policy::RegistryHandle& registry, const store::Backend& backend, service::Metrics& metrics,
-                   const WarningContext& warnings, const std::function<void(policy::Registry&)>& overlay) {
+namespace {
+
+ReloadOutcome try_reload(const std::string& path, const std::function<policy::Config()>& load,
+                         policy::RegistryHandle& registry, const store::Backend& backend, service::Metrics& metrics,
+                         const WarningContext& warnings, const std::function<void(policy::Registry&)>& overlay) {
     try {
         auto next = load();
         if (overlay) overlay(next.registry);
@@ -52,6 +55,17 @@ ReloadOutcome reload_config(const std::string& path, const std::function<policy:
                       e.what());
         return {false, std::string("unexpected failure (") + e.what() + ")", ""};
     }
+}
+
+}  // namespace
+
+ReloadOutcome reload_config(const std::string& path, const std::function<policy::Config()>& load,
+                   policy::RegistryHandle& registry, const store::Backend& backend, service::Metrics& metrics,
+                   const WarningContext& warnings, const std::function<void(policy::Registry&)>& overlay) {
+    auto outcome = try_reload(path, load, registry, backend, metrics, warnings, overlay);
+    // Whether applied or refused, the parse's nodes are freed by now: give their pages back.
+    return_freed_memory();
+    return outcome;
 }
 
 }  // namespace ratelimitd::app

@@ -108,7 +108,8 @@ net::awaitable<void> replay(LineSource& source, LineParser& parser, Simulation& 
     while (source.next(line)) {
         ++counts.lines;
         progress.tick(counts.lines);
-        if (const char* why = parser.parse(line, req)) {
+        const char* why = source.line_too_long() ? "longer than 64 KiB" : parser.parse(line, req);
+        if (why != nullptr) {
             if (++counts.unparsed <= shown_unparsed) {
                 std::fprintf(stderr, "simulate: line %llu unparsed (%s): %s\n",
                              static_cast<unsigned long long>(counts.lines), why, shown(line).c_str());

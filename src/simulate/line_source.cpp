@@ -4,6 +4,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -91,26 +92,48 @@ bool LineSource::refill() {
     return true;
 }
 
-bool LineSource::next(std::string_view& line) {
+void LineSource::hand_out(std::size_t len, std::size_t consumed, std::string_view& line) {
+    const char* start = buffer_.data() + begin_;
+    begin_ += consumed;
+    if (len > 0 && start[len - 1] == '\r') --len;
+    line = std::string_view(start, len);
+    ++lines_;
+}
+
+bool LineSource::skip_rest_of_line() {
     for (;;) {
         const char* start = buffer_.data() + begin_;
         if (const void* nl = std::memchr(start, '\n', end_ - begin_)) {
-            std::size_t len = static_cast<const char*>(nl) - start;
-            begin_ += len + 1;
-            if (len > 0 && start[len - 1] == '\r') --len;
-            line = std::string_view(start, len);
+            begin_ += static_cast<std::size_t>(static_cast<const char*>(nl) - start) + 1;
+            return true;
+        }
+        begin_ = end_;
+        if (!refill()) return false;
+    }
+}
+
+bool LineSource::next(std::string_view& line) {
+    too_long_ = false;
+    for (;;) {
+        const std::size_t avail = end_ - begin_;
+        // Only the first max_line + 1 bytes are searched: a line is either within them or too long.
+        const std::size_t window = std::min(avail, max_line + 1);
+        const char* start = buffer_.data() + begin_;
+        if (const void* nl = std::memchr(start, '\n', window)) {
+            const auto len = static_cast<std::size_t>(static_cast<const char*>(nl) - start);
+            hand_out(len, len + 1, line);
+            return true;
+        }
+        if (avail > max_line) {
+            too_long_ = true;
+            line = std::string_view();
             ++lines_;
+            skip_rest_of_line();
             return true;
         }
         if (!refill()) {
             if (begin_ == end_) return false;
-            // The last line had no "\n".
-            std::size_t len = end_ - begin_;
-            const char* last = buffer_.data() + begin_;
-            begin_ = end_;
-            if (len > 0 && last[len - 1] == '\r') --len;
-            line = std::string_view(last, len);
-            ++lines_;
+            hand_out(end_ - begin_, end_ - begin_, line);  // the last line had no "\n"
             return true;
         }
     }

@@ -7,6 +7,7 @@
 #include "support/load.hpp"
 #include "support/metrics_text.hpp"
 #include "support/processes.hpp"
+#include "support/wait.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -74,7 +75,7 @@ struct Server {
           child({RATELIMITD_BINARY, "--config", path, "--listen", "127.0.0.1:0", "--threads", "2",
                  "--watch-config", "off"},
                 scratch_dir() + "/refusal-server-" + std::to_string(free_port()) + ".log") {
-        const std::string line = child.wait_for_log("listening on ", 15s);
+        const std::string line = child.wait_for_log("listening on ", process_start_bound);
         if (line.empty()) throw std::runtime_error("ratelimitd did not start: " + child.log());
         port = static_cast<unsigned short>(std::stoi(line.substr(line.find(':', line.find("listening on ")) + 1)));
     }
@@ -165,6 +166,42 @@ TEST(ConfigRefusal, JsonReloadIsRefusedAndTheOldConfigKeepsServing) {
 
 TEST(ConfigRefusal, YamlReloadIsRefusedAndTheOldConfigKeepsServing) {
     expect_reload_refused_and_serving("policies:\n  demo: {algorithm: fixed_window, limit: 5, window: 60s}\n", ".yaml");
+}
+
+// A kB figure from /proc/PID/status ("VmRSS", "VmHWM").
+long status_kb(pid_t pid, const std::string& field) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
+    }
+    return -1;
+}
+
+// Issue 45: refusing a 15 MiB config took about 1 GB of RSS (the parse's YAML nodes) that the
+// process kept for good. Refused, it must give the memory back: RSS within 10 % of before.
+TEST(ConfigRefusal, ALargeRefusedReloadGivesItsMemoryBack) {
+    const std::string valid = "policies:\n  demo: {algorithm: fixed_window, limit: 5, window: 60s}\n";
+    Server server(write_file("large.yaml", valid));
+    EXPECT_EQ(allowed_of(server.port, "before", 8), 5);
+    const long before = status_kb(server.child.pid(), "VmRSS");
+    ASSERT_GT(before, 0);
+
+    // Within every bound of a file (3.5 MB, 60,000 policies), refused by its last policy once
+    // parsed, which takes a few hundred MB of YAML nodes.
+    std::string large = "policies:\n";
+    for (int i = 0; i < 60'000; ++i) {
+        large += "  p" + std::to_string(i) + ": {algorithm: fixed_window, limit: 5, window: 60s}\n";
+    }
+    large += "  last: {algorithm: no_such_algorithm, limit: 5, window: 60s}\n";
+    server.replace_config(large);
+    server.child.signal(SIGHUP);
+    ASSERT_FALSE(server.child.wait_for_log("reload refused", 60s).empty()) << server.child.log();
+    // The parse did take the memory (else this test could not fail).
+    EXPECT_GT(status_kb(server.child.pid(), "VmHWM") - before, 100 * 1024);
+    const auto back = [&] { return status_kb(server.child.pid(), "VmRSS") <= before + before / 10; };
+    EXPECT_TRUE(wait_until(back, 10s)) << "RSS " << status_kb(server.child.pid(), "VmRSS") << " kB, before "
+                                       << before << " kB";
+    EXPECT_EQ(allowed_of(server.port, "after", 8), 5);
 }
 
 }  // namespace
