@@ -31,7 +31,9 @@ int new_version(const char* name, const std::string& pem, std::int64_t generatio
     if (fd < 0) return -1;
     const timespec times[2] = {{static_cast<time_t>(generation), 0}, {static_cast<time_t>(generation), 0}};
     if (!write_all(fd, pem) || ::futimens(fd, times) != 0) {
+        const int why = errno;  // close() must not hide the reason the caller reports
         ::close(fd);
+        errno = why;
         return -1;
     }
     return fd;
