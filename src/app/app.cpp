@@ -11,6 +11,7 @@
 #include "ratelimitd/app/xds_source.hpp"
 
 #include "ratelimitd/core/clock.hpp"
+#include "ratelimitd/core/tls_reloads.hpp"
 #include "ratelimitd/grpc/grpc_server.hpp"
 #include "ratelimitd/http/loopback.hpp"
 #include "ratelimitd/notify/notifier.hpp"
@@ -363,7 +364,7 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     notify::Notifier notifier(notify::NotifierOptions{.queue = settings.notify_queue});
     options.extra_metrics = [&grpc_metrics, &xds, &notifier, grpc = settings.grpc_listen.has_value()] {
         return (grpc ? grpc_metrics.render() : std::string()) + (xds ? xds->metrics().render() : std::string()) +
-               notifier.metrics().render();
+               notifier.metrics().render() + TlsReloads::process().render();
     };
 
     // The main thread accepts connections and handles signals; the server threads serve sessions.

@@ -9,7 +9,6 @@
 #include <boost/asio/post.hpp>
 #include <spdlog/spdlog.h>
 
-#include <fstream>
 
 namespace ratelimitd::app {
 
@@ -18,13 +17,6 @@ namespace net = boost::asio;
 namespace {
 
 Problem bad(std::string what) { return Problem{errc::invalid_request, std::move(what)}; }
-
-std::optional<Problem> unreadable(const std::string& path, const char* setting) {
-    if (path.empty()) return std::nullopt;
-    std::ifstream in(path);
-    if (!in) return bad(std::string(setting) + ": cannot read " + log_value(path));
-    return std::nullopt;
-}
 
 }  // namespace
 
@@ -39,9 +31,8 @@ result<xds::XdsClientOptions> xds_client_options(const config::Settings& s) {
     if (s.xds_tls_cert.empty() != s.xds_tls_key.empty()) {
         return bad("xds_tls_cert and xds_tls_key: a client certificate needs both");
     }
-    if (auto p = unreadable(s.xds_tls_ca, "xds_tls_ca")) return *p;
-    if (auto p = unreadable(s.xds_tls_cert, "xds_tls_cert")) return *p;
-    if (auto p = unreadable(s.xds_tls_key, "xds_tls_key")) return *p;
+    // Checked whole now (parse, key matches certificate), as each reconnect checks them again.
+    if (auto refusal = xds::XdsTlsFiles::refusal({s.xds_tls_ca, s.xds_tls_cert, s.xds_tls_key})) return bad(*refusal);
     auto metadata = config::parse_pairs(s.xds_node_metadata, '=', "xds_node_metadata");
     if (!metadata) return metadata.error();
     auto headers = config::parse_pairs(s.xds_headers, ':', "xds_headers");

@@ -2,6 +2,7 @@
 // own listener, and an orderly stop.
 #include "ratelimitd/grpc/grpc_server.hpp"
 
+#include "ratelimitd/grpc/certificate_reloader.hpp"
 #include "ratelimitd/grpc/health_service.hpp"
 #include "ratelimitd/grpc/rate_limit_service.hpp"
 #include "ratelimitd/grpc/tls_credentials.hpp"
@@ -58,7 +59,13 @@ result<std::unique_ptr<GrpcServer>> GrpcServer::start(boost::asio::any_io_execut
     // Plaintext by default, as Envoy's rate limit filter talks to a sidecar or an in-cluster
     // service; TLS (and client certificates) with grpc_tls. The connections we hand over go
     // through the credentials' handshake, under the same handshake deadline.
-    auto credentials = make_listener_credentials(options.tls);
+    if (options.tls.enabled) {
+        // Checked now and on every change; gRPC only ever sees what passed.
+        auto reloader = CertificateReloader::start(options.tls);
+        if (!reloader) return reloader.error();
+        s->reloader_ = std::move(*reloader);
+    }
+    auto credentials = make_listener_credentials(options.tls, s->reloader_.get());
     s->certificates_ = std::move(credentials.provider);
     std::shared_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor =
         builder.experimental().AddExternalConnectionAcceptor(

@@ -1,8 +1,12 @@
 // make_listener_credentials: grpc::experimental::TlsServerCredentials with a
 // FileWatcherCertificateProvider, chosen over SslServerCredentials (which holds the PEM it
 // was given for the server's life) so certificates renewed on disk are served without a
-// restart, as envoyproxy/ratelimit reloads its own.
+// restart, as envoyproxy/ratelimit reloads its own. The watcher reads the reloader's checked
+// copies, never the operator's files: gRPC aborts on an empty key and serves a half-written
+// certificate or a mismatched key as they are (every handshake fails).
 #include "ratelimitd/grpc/tls_credentials.hpp"
+
+#include "ratelimitd/grpc/certificate_reloader.hpp"
 
 #include "ratelimitd/grpc/client_san_verifier.hpp"
 
@@ -10,18 +14,24 @@
 #include <grpcpp/security/tls_certificate_provider.h>
 #include <grpcpp/security/tls_credentials_options.h>
 
-#include <algorithm>
-
 namespace ratelimitd::rls {
 
 namespace gx = grpc::experimental;
 
-ListenerCredentials make_listener_credentials(const GrpcTlsOptions& options) {
-    if (!options.enabled) return {grpc::InsecureServerCredentials(), nullptr};
-    const auto seconds = std::max<std::chrono::seconds::rep>(options.reload_interval.count(), 1);
-    const auto interval = static_cast<unsigned int>(std::min<std::chrono::seconds::rep>(seconds, 86'400));
-    auto provider = std::make_shared<gx::FileWatcherCertificateProvider>(options.key_file, options.cert_file,
-                                                                         options.client_ca_file, interval);
+namespace {
+
+// The copies live in memory and change only after a check, so reading them every second costs
+// nothing and adds at most a second to the reload interval.
+constexpr unsigned int served_copy_interval_seconds = 1;
+
+}  // namespace
+
+ListenerCredentials make_listener_credentials(const GrpcTlsOptions& options, const CertificateReloader* reloader) {
+    if (!options.enabled || !reloader) return {grpc::InsecureServerCredentials(), nullptr};
+    // Key and chain from the one path: gRPC never pairs one version's key with another's chain.
+    auto provider = std::make_shared<gx::FileWatcherCertificateProvider>(
+        reloader->identity_path(), reloader->identity_path(), reloader->client_ca_path(),
+        served_copy_interval_seconds);
     gx::TlsServerCredentialsOptions tls(provider);
     tls.watch_identity_key_cert_pairs();
     if (options.client_ca_file.empty()) {

@@ -9,8 +9,6 @@
 #include <grpcpp/grpcpp.h>
 #include <spdlog/spdlog.h>
 
-#include <fstream>
-#include <sstream>
 
 namespace ratelimitd::xds {
 namespace {
@@ -23,14 +21,6 @@ constexpr std::chrono::milliseconds stop_slice{100};
 // the least interval common gRPC servers accept without answering "too many pings".
 constexpr int keepalive_ms = 300'000;
 constexpr int keepalive_timeout_ms = 20'000;
-
-std::string read_file(const std::string& path) {
-    if (path.empty()) return {};
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 std::int64_t now_s() {
     return std::chrono::duration_cast<std::chrono::seconds>(Clock::now().time_since_epoch()).count();
@@ -49,7 +39,10 @@ envoy::config::core::v3::Node make_node(const XdsClientOptions& options) {
 }
 
 XdsClient::XdsClient(XdsClientOptions options, ConfigSink sink, XdsMetrics& metrics)
-    : options_(std::move(options)), sink_(std::move(sink)), metrics_(metrics) {}
+    : options_(std::move(options)),
+      sink_(std::move(sink)),
+      metrics_(metrics),
+      tls_files_(XdsTlsPaths{options_.tls_ca_file, options_.tls_cert_file, options_.tls_key_file}) {}
 
 XdsClient::~XdsClient() { stop(); }
 
@@ -91,7 +84,7 @@ void XdsClient::run() {
     }
 }
 
-std::shared_ptr<grpc::Channel> XdsClient::make_channel() const {
+std::shared_ptr<grpc::Channel> XdsClient::make_channel() {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(static_cast<int>(options_.max_message_bytes));
     // A channel of its own: gRPC's shared subchannel pool would carry a failed connection's
@@ -101,11 +94,8 @@ std::shared_ptr<grpc::Channel> XdsClient::make_channel() const {
     args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, keepalive_timeout_ms);
     std::shared_ptr<grpc::ChannelCredentials> credentials;
     if (options_.tls) {
-        grpc::SslCredentialsOptions ssl;
-        ssl.pem_root_certs = read_file(options_.tls_ca_file);
-        ssl.pem_cert_chain = read_file(options_.tls_cert_file);
-        ssl.pem_private_key = read_file(options_.tls_key_file);
-        credentials = grpc::SslCredentials(ssl);
+        // Read again for this connection, checked first: a bad file keeps the last good one.
+        credentials = grpc::SslCredentials(tls_files_.current());
         if (!options_.tls_server_san.empty()) args.SetSslTargetNameOverride(options_.tls_server_san);
     } else {
         credentials = grpc::InsecureChannelCredentials();

@@ -9,6 +9,7 @@
 #include "grpc/xds_control_plane.hpp"
 #include "support/concurrent_calls.hpp"
 #include "support/http_client.hpp"
+#include "support/metrics_text.hpp"
 #include "support/processes.hpp"
 #include "support/rls_client.hpp"
 #include "support/wait.hpp"
@@ -16,6 +17,8 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <filesystem>
+#include <fstream>
 
 namespace ratelimitd::test {
 namespace {
@@ -214,6 +217,52 @@ TEST(GrpcXds, TheControlPlaneIsReachedOverTlsWithAClientCertificate) {
         << anonymous.server.process().log();
     EXPECT_EQ(cp.await_streams(2, 100ms).size(), 1u);
     EXPECT_FALSE(anonymous.ready());
+}
+
+// Issue 45 item 3: the client key emptied on disk (a Secret truncated, not yet written again)
+// and then the control plane restarts. The reconnect reads the files again: the empty key is
+// refused and counted, and the last good pair opens the new stream. Before, the empty key was
+// handed to gRPC as "no client certificate" and every reconnect was refused by the control plane.
+TEST(GrpcXds, AClientKeyEmptiedOnDiskKeepsTheLastGoodOneAcrossReconnects) {
+    GrpcTlsCerts certs;
+    RedisServer redis;
+    const auto key = certs.dir() + "/xds-client.key";
+    std::filesystem::copy_file(certs.client().key, key);
+    XdsControlPlane cp(0, XdsServerTls{certs.server().cert, certs.server().key, certs.ca().cert});
+    cp.set("v1", {edge_at("v1", 4)});
+    XdsSidecar s(cp, redis.url(),
+                 {"--xds-tls", "on", "--xds-tls-ca", certs.ca().cert, "--xds-tls-cert", certs.client().cert,
+                  "--xds-tls-key", key, "--xds-tls-server-san", "localhost"});
+    ASSERT_EQ(cp.await_streams(1, 10s).size(), 1u) << s.server.process().log();
+    std::ofstream(key, std::ios::trunc).flush();  // `: > tls.key`
+    cp.restart();
+    EXPECT_EQ(cp.await_streams(2, 20s).size(), 2u) << "reconnected with the last good key\n" << s.server.process().log();
+    const auto log = s.server.process().log();
+    EXPECT_NE(log.find("xds: TLS reload refused: xds_tls_key: " + key + " is empty"), std::string::npos) << log;
+    EXPECT_GE(sample(s.http.get("/metrics").body, "ratelimitd_tls_reload_total{outcome=\"refused\"}"), 1);
+}
+
+// A control plane file that cannot serve stops the start, naming it (it was only checked for
+// being readable, and failed at every connection instead).
+TEST(GrpcXds, ATlsFileThatCannotServeStopsTheStart) {
+    GrpcTlsCerts certs;
+    XdsControlPlane cp;
+    Child mismatch({RATELIMITD_BINARY, "--config", RATELIMITD_TEST_DATA_DIR "/xds/no_rules.yaml", "--listen",
+                    "127.0.0.1:0", "--xds-server", cp.address(), "--xds-tls", "on", "--xds-tls-cert",
+                    certs.client().cert, "--xds-tls-key", certs.server().key},
+                   scratch_dir() + "/xds-mismatch.log");
+    EXPECT_EQ(mismatch.wait(10s), 1);
+    EXPECT_NE(mismatch.log().find("xds_tls_key: " + certs.server().key + " does not match the certificate in "
+                                  "xds_tls_cert " + certs.client().cert),
+              std::string::npos)
+        << mismatch.log();
+    const auto empty_ca = certs.dir() + "/empty-ca.crt";
+    std::ofstream(empty_ca).flush();
+    Child empty({RATELIMITD_BINARY, "--config", RATELIMITD_TEST_DATA_DIR "/xds/no_rules.yaml", "--listen",
+                 "127.0.0.1:0", "--xds-server", cp.address(), "--xds-tls", "on", "--xds-tls-ca", empty_ca},
+                scratch_dir() + "/xds-empty-ca.log");
+    EXPECT_EQ(empty.wait(10s), 1);
+    EXPECT_NE(empty.log().find("xds_tls_ca: " + empty_ca + " is empty"), std::string::npos) << empty.log();
 }
 
 TEST(GrpcXds, ForceStartIsReadyBeforeTheFirstConfig) {

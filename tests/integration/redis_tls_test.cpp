@@ -3,6 +3,7 @@
 // server (wrong CA, expired, another name) answered by on_store_error, with the reason logged.
 #include "support/http_client.hpp"
 #include "support/load.hpp"
+#include "support/metrics_text.hpp"
 #include "support/processes.hpp"
 #include "support/sentinel.hpp"
 #include "support/tls_certs.hpp"
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -170,6 +172,31 @@ TEST(RedisTls, PlainRedisUrlToATlsPortIsAStoreFailure) {
     TlsRedis redis(certs().server());
     Ratelimitd rl(config, "redis://127.0.0.1:" + std::to_string(redis.tls_port));
     expect_store_failure(rl);
+}
+
+// Issue 45 item 3: the client key emptied on disk (a Secret truncated and not yet written)
+// while Redis restarts. Every reconnect reads the files again; the empty key is refused, the
+// last good context connects, and the refusal is counted. Before, every reconnect failed until
+// the key came back: a store outage made by a file.
+TEST(RedisTls, AClientKeyEmptiedOnDiskKeepsTheLastGoodOneAcrossReconnects) {
+    TlsRedis redis(certs().server(), /*require_client_cert=*/true);
+    const auto key = scratch_dir() + "/redis-client-" + std::to_string(redis.tls_port) + ".key";
+    std::filesystem::copy_file(certs().client().key, key, std::filesystem::copy_options::overwrite_existing);
+    Ratelimitd rl(config, redis.url(), with_ca({"--redis-tls-cert", certs().client().cert, "--redis-tls-key", key}));
+    HttpClient c(rl.port());
+    ASSERT_EQ(check(c, "closed").status, 200) << rl.process().log();
+    std::ofstream(key, std::ios::trunc).flush();  // `: > tls.key`
+    redis.server.kill_hard();
+    redis.server.restart();
+    const auto served = [&] {
+        HttpClient probe(rl.port());
+        const auto res = check(probe, "closed", "probe");
+        return res.status == 200 && res.body.find("degraded") == std::string::npos;
+    };
+    EXPECT_TRUE(wait_until(served, 10s, 100ms)) << rl.process().log();
+    EXPECT_GE(sample(c.get("/metrics").body, "ratelimitd_tls_reload_total{outcome=\"refused\"}"), 1);
+    EXPECT_NE(rl.process().log().find("redis TLS: cannot use the client key " + key), std::string::npos)
+        << rl.process().log();
 }
 
 TEST(RedisTls, RedisRestartedUnderLoadIsUsedAgainOverTls) {

@@ -25,6 +25,7 @@ class CertificateProviderInterface;
 
 namespace ratelimitd::rls {
 
+class CertificateReloader;
 class LaneRing;
 class RateLimitService;
 class HealthService;
@@ -84,6 +85,7 @@ private:
     std::unique_ptr<LaneRing> lanes_;
     std::unique_ptr<RateLimitService> rls_;
     std::unique_ptr<HealthService> health_;
+    std::unique_ptr<CertificateReloader> reloader_;  // null in plaintext; outlives the provider reading its copies
     std::shared_ptr<grpc::experimental::CertificateProviderInterface> certificates_;  // null in plaintext
     std::unique_ptr<grpc::Server> server_;  // after the services: destroyed before them
     std::unique_ptr<GrpcListener> listener_;

@@ -1,4 +1,4 @@
-// The gRPC listener's server credentials: plaintext, or TLS from files gRPC re-reads.
+// The gRPC listener's server credentials: plaintext, or TLS from the reloader's checked copies.
 #pragma once
 
 #include "ratelimitd/grpc/tls_options.hpp"
@@ -14,6 +14,8 @@ class CertificateProviderInterface;
 
 namespace ratelimitd::rls {
 
+class CertificateReloader;
+
 /// The credentials the listener hands its connections to, and the provider that feeds them
 /// certificates (kept for as long as the server runs; null in plaintext).
 struct ListenerCredentials {
@@ -22,10 +24,11 @@ struct ListenerCredentials {
 };
 
 /// Plaintext when TLS is off. Else gRPC's TLS credentials over a file watcher that reads the
-/// certificate, key and client CA files again every `reload_interval` (a renewed certificate
-/// is served without a restart; a file that cannot be read keeps the last good one), with a
-/// client certificate required and verified against the client CA when one is set, and its
-/// SAN checked when grpc_tls_client_san is set. `options` must have passed tls_refusal.
-ListenerCredentials make_listener_credentials(const GrpcTlsOptions& options);
+/// `reloader`'s copies every second: only a certificate, key and client CA that passed its
+/// checks reach gRPC (a renewed certificate is served without a restart; a bad file keeps the
+/// last good pair), with a client certificate required and verified against the client CA when
+/// one is set, and its SAN checked when grpc_tls_client_san is set. `reloader` must outlive
+/// the provider returned.
+ListenerCredentials make_listener_credentials(const GrpcTlsOptions& options, const CertificateReloader* reloader);
 
 }  // namespace ratelimitd::rls

@@ -2,6 +2,8 @@
 // start (before a connection could fail in the middle of a handshake for a reason known now).
 #pragma once
 
+#include "ratelimitd/core/pem_check.hpp"
+
 #include <chrono>
 #include <optional>
 #include <string>
@@ -25,11 +27,17 @@ struct GrpcTlsOptions {
     }
 };
 
+/// grpc_tls_cert, grpc_tls_key and grpc_tls_client_ca as read now, for pem_pair_refusal and
+/// pem_bundle_refusal (at start and by the CertificateReloader alike).
+PemFile read_cert_file(const GrpcTlsOptions& options);
+PemFile read_key_file(const GrpcTlsOptions& options);
+PemFile read_client_ca_file(const GrpcTlsOptions& options);
+
 /// Why these options cannot serve, naming the setting and the file (never a file's content):
 /// a certificate without its key or the other way round, a client CA or SAN without TLS, a
 /// SAN without a client CA (no certificate would be asked for, so none could be checked),
-/// an unreadable file (or one over 1 MiB), a file without a PEM certificate or key, a key
-/// that does not match the certificate. Nothing when TLS is off and nothing is set, or when they can serve.
+/// an unreadable or empty file (or one over 1 MiB), a file without a PEM certificate or key or
+/// with one cut short, a key that does not match the certificate. Nothing when TLS is off and nothing is set, or when they can serve.
 std::optional<std::string> tls_refusal(const GrpcTlsOptions& options);
 
 }  // namespace ratelimitd::rls

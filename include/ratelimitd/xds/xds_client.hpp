@@ -6,6 +6,7 @@
 #include "ratelimitd/xds/ads_state.hpp"
 #include "ratelimitd/xds/backoff.hpp"
 #include "ratelimitd/xds/xds_metrics.hpp"
+#include "ratelimitd/xds/xds_tls_files.hpp"
 
 #include <chrono>
 #include <condition_variable>
@@ -53,7 +54,8 @@ using ConfigSink =
 /// wrong), and when the stream ends (control plane gone, refused message, oversized message)
 /// waits the backoff and opens a new one, until stop(). The last config accepted stays in
 /// force meanwhile: nothing is handed to the sink until a new one is accepted. The TLS files
-/// are read again on each connection attempt (a renewed certificate needs no restart).
+/// are read again on each connection attempt (a renewed certificate needs no restart); a
+/// changed file that fails the checks is refused and the last good one used (XdsTlsFiles).
 /// @par Thread Safety
 /// start() and stop() from one thread; the sink runs on the client's.
 class XdsClient {
@@ -71,7 +73,7 @@ private:
     void run();
     /// One connection and stream until it ends; true when it delivered an accepted config.
     bool run_stream(AdsState& state);
-    std::shared_ptr<grpc::Channel> make_channel() const;
+    std::shared_ptr<grpc::Channel> make_channel();
     /// Waits for the channel to connect, in short slices so stop() is not kept waiting.
     bool await_connected(grpc::Channel& channel);
     /// Sleeps up to `wait`; false when stop() was called.
@@ -81,6 +83,7 @@ private:
     XdsClientOptions options_;
     ConfigSink sink_;
     XdsMetrics& metrics_;
+    XdsTlsFiles tls_files_;  // used on the client's thread only
     mutable std::mutex mu_;  // stopping_ and context_
     std::condition_variable wake_;
     bool stopping_ = false;

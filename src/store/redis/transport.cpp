@@ -2,6 +2,7 @@
 #include "transport.hpp"
 
 #include "tls_context.hpp"
+#include "tls_context_cache.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/post.hpp>
@@ -24,8 +25,9 @@ tcp::socket& Transport::socket() { return tls_ ? tls_->next_layer() : *plain_; }
 
 void Transport::async_open(OpenHandler handler) {
     if (endpoint_.tls) {
-        // Read the files now, for this connection: a renewed certificate needs no restart.
-        auto ctx = make_tls_context(endpoint_.tls_options);
+        // The files read again for this connection (a renewed certificate needs no restart);
+        // a changed file that cannot be used keeps the last good context.
+        auto ctx = TlsContextCache::process().get(endpoint_.tls_options);
         if (!ctx) {
             net::post(executor_, [h = std::move(handler), why = ctx.error().detail] { h(why); });
             return;

@@ -63,7 +63,7 @@ private:
     Endpoint endpoint_;
     boost::asio::ip::tcp::resolver resolver_;
     std::optional<boost::asio::ip::tcp::socket> plain_;
-    std::unique_ptr<boost::asio::ssl::context> context_;  // before tls_, which refers to it
+    std::shared_ptr<boost::asio::ssl::context> context_;  // before tls_, which refers to it; shared by connections
     std::optional<boost::asio::ssl::stream<boost::asio::ip::tcp::socket>> tls_;
     boost::asio::any_io_executor executor_;
 };
