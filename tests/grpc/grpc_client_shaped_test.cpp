@@ -35,7 +35,7 @@ RlsRequest with_override(const std::string& value, std::uint32_t count) {
     auto req = rls_request("edge", {one("tenant", "X"), one("tenant", value)});
     auto* limit = req.mutable_descriptors(1)->mutable_limit();
     limit->set_requests_per_unit(count);
-    limit->set_unit(envoy::type::v3::RateLimitUnit::MINUTE);
+    limit->set_unit(RlsResponse::RateLimit::MINUTE);  // the same number in both enums
     return req;
 }
 

@@ -160,7 +160,7 @@ TEST(GrpcStoreFailure, AStoppedRedisIsUnavailableInErlModeAndOnStoreErrorInANati
     const auto grpc_port = free_port();
     Child erl({"/usr/bin/env", "-i", "REDIS_SOCKET_TYPE=tcp", "REDIS_URL=127.0.0.1:" + std::to_string(redis.port()),
                "RUNTIME_ROOT=" + dir.string(), "RUNTIME_SUBDIRECTORY=rt", "RUNTIME_WATCH_ROOT=false",
-               "USE_STATSD=false", "HOST=127.0.0.1", "GRPC_HOST=127.0.0.1", "DEBUG_HOST=127.0.0.1",
+               "USE_STATSD=false", "LOG_LEVEL=info", "HOST=127.0.0.1", "GRPC_HOST=127.0.0.1", "DEBUG_HOST=127.0.0.1",
                "PORT=" + std::to_string(free_port()), "GRPC_PORT=" + std::to_string(grpc_port),
                "DEBUG_PORT=" + std::to_string(free_port()), RATELIMITD_BINARY, "--erl-env"},
               (dir / "log").string());
