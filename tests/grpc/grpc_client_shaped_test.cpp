@@ -70,6 +70,19 @@ TEST(GrpcClientShaped, ALongValueIsDecidedAndTheOtherDescriptorsAreCharged) {
     for (const auto& key : redis.keys()) EXPECT_LT(key.size(), 256u) << "keys stay short";
 }
 
+// Envoy's largest header by default (60 KiB) mapped into two descriptors: a 120 KiB call, which
+// gRPC took for too large (RESOURCE_EXHAUSTED, an error Envoy admits) under a 64 KiB cap.
+TEST(GrpcClientShaped, ASixtyKibHeaderInTwoDescriptorsIsDecided) {
+    RedisServer redis;
+    Sidecar s(redis.url());
+    const std::string header(60 * 1024, 'h');
+    const auto res = s.call(rls_request("edge", {one("tenant", header), one("user", header)}));
+    EXPECT_EQ(res.overall_code(), RlsResponse::OK);
+    ASSERT_EQ(res.statuses_size(), 2);
+    EXPECT_EQ(res.statuses(0).limit_remaining(), 2u);
+    EXPECT_EQ(res.statuses(1).limit_remaining(), 99u);
+}
+
 TEST(GrpcClientShaped, ConcurrentCallsWithALongValueAdmitExactlyTheLimit) {
     RedisServer redis;
     Sidecar s(redis.url());

@@ -6,6 +6,7 @@
 // The real binary, a real redis-server stopped (or a port nobody listens on), a real gRPC
 // client from Envoy's protos, a control plane speaking the published ADS protocol.
 #include "grpc/xds_control_plane.hpp"
+#include "support/http_client.hpp"
 #include "support/processes.hpp"
 #include "support/rls_client.hpp"
 #include "support/wait.hpp"
@@ -109,6 +110,10 @@ TEST_F(GatewayDeployment, RedisDownAnswersUnavailableEvenForARuleOfZero) {
     start_with_rules(0);
     EXPECT_EQ(settled_status(), grpc::StatusCode::UNAVAILABLE) << process_.log();
     for (int i = 0; i < 5; ++i) EXPECT_EQ(status_of(*client_, user_call("eg")), grpc::StatusCode::UNAVAILABLE);
+    // /json answers the same failure as envoyproxy/ratelimit's does: 500.
+    HttpClient http(static_cast<unsigned short>(std::stoi(vars_.at("PORT"))));
+    EXPECT_EQ(http.post("/json", R"({"domain":"eg","descriptors":[{"entries":[{"key":"user","value":"a"}]}]})").status,
+              500);
 }
 
 TEST_F(GatewayDeployment, TheOperatorMayChooseOkOrOverLimitInstead) {
