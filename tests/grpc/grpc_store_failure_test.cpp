@@ -186,6 +186,26 @@ TEST(GrpcStoreFailure, AStoppedRedisIsUnavailableInErlModeAndOnStoreErrorInANati
     EXPECT_EQ(code, RlsResponse::OVER_LIMIT) << "on_store_error: deny";
 }
 
+// A deadline is a failure too: a Redis that stops answering (SIGSTOP) past the store timeout
+// makes the call UNAVAILABLE; once it answers again, the call is decided.
+TEST(GrpcStoreFailure, AStoreDeadlineUnderXdsIsUnavailable) {
+    RedisServer redis;
+    XdsControlPlane cp;
+    Ratelimitd server("prefix: rl\n", redis.url(),
+                      {"--grpc-listen", "127.0.0.1:0", "--xds-server", cp.address(), "--xds-backoff-initial", "100ms",
+                       "--xds-backoff-max", "400ms", "--store-timeout", "100ms"});
+    RlsClient client(grpc_port_from_log(server.process().wait_for_log("grpc listening on", 10s)));
+    ASSERT_EQ(cp.await_streams(1, 10s).size(), 1u);
+    cp.set("v1", {rls_config("edge", {{"user", "", 5}})});
+    const auto ack = cp.await_reply(cp.current_nonce(), 10s);
+    ASSERT_TRUE(ack && !ack->nack);
+    ASSERT_TRUE(wait_until([&] { return status_of(client, user_call("edge")) == grpc::StatusCode::OK; }, 10s));
+    redis.pause();
+    EXPECT_EQ(status_of(client, user_call("edge")), grpc::StatusCode::UNAVAILABLE) << server.process().log();
+    redis.resume();
+    EXPECT_TRUE(wait_until([&] { return status_of(client, user_call("edge")) == grpc::StatusCode::OK; }, 10s));
+}
+
 // ratelimitd's own xds_server (not ERL mode): the same default, and the setting.
 TEST(GrpcStoreFailure, XdsRulesAnswerAsEnvoyStoreErrorSays) {
     for (const std::string choice : {"unavailable", "deny"}) {
