@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <iterator>
+#include <string>
+#include <vector>
 
 namespace ratelimitd::erl {
 namespace {

@@ -127,7 +127,8 @@ public:
     /// Problem), then decide unless the plan is never_admitted; a denied call is then charged
     /// under envoy_denied_calls: charge. A store failure or timeout answers as
     /// EnvoyKeys::store_error says: each limit's on_store_error, allowed, denied, or a Problem
-    /// (store_unavailable or store_timeout) the door answers UNAVAILABLE. The caller's frame holds the outcome, which it must
+    /// (store_unavailable or store_timeout) the door answers UNAVAILABLE.
+    /// The caller's frame holds the outcome, which it must
     /// keep until completion: this coroutine's holds only a copy of the plan's check (the
     /// decision moves its keys out), so it stays within Asio's recycling limit.
     boost::asio::awaitable<void> rls(const policy::RlsRequest& req, result<RlsOutcome>& outcome) const;
