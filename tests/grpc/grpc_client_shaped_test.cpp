@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace ratelimitd::test {
 namespace {
@@ -40,9 +41,13 @@ RlsRequest with_override(const std::string& value, std::uint32_t count) {
 }
 
 struct Sidecar {
-    explicit Sidecar(const std::string& redis_url)
-        : server(config, redis_url, {"--grpc-listen", "127.0.0.1:0", "--store-timeout", "2s"}),
+    explicit Sidecar(const std::string& redis_url, std::vector<std::string> extra = {})
+        : server(config, redis_url, with(std::move(extra))),
           client(grpc_port_from_log(server.process().wait_for_log("grpc listening on", 10s))) {}
+    static std::vector<std::string> with(std::vector<std::string> extra) {
+        extra.insert(extra.begin(), {"--grpc-listen", "127.0.0.1:0", "--store-timeout", "2s"});
+        return extra;
+    }
     RlsResponse call(const RlsRequest& req) {
         RlsResponse res;
         const auto status = client.call(req, res);
@@ -81,6 +86,28 @@ TEST(GrpcClientShaped, ASixtyKibHeaderInTwoDescriptorsIsDecided) {
     ASSERT_EQ(res.statuses_size(), 2);
     EXPECT_EQ(res.statuses(0).limit_remaining(), 2u);
     EXPECT_EQ(res.statuses(1).limit_remaining(), 99u);
+}
+
+// envoyproxy/ratelimit's keys: a descriptor of 40 long entries is one short key, a long value
+// alone a key of its bounded form; both decided and charged.
+TEST(GrpcClientShaped, ErlKeysStayBoundedForLongValuesAndManyEntries) {
+    RedisServer redis;
+    Sidecar s(redis.url(), {"--envoy-key-layout", "envoyproxy-ratelimit"});
+    Descriptor many;
+    for (int i = 0; i < 40; ++i) many.entries.push_back({"tenant", std::string(5000, 'm')});
+    auto req = rls_request("edge", {one("tenant", std::string(5000, 'v')), many, one("user", "u")});
+    auto* limit = req.mutable_descriptors(1)->mutable_limit();
+    limit->set_requests_per_unit(7);
+    limit->set_unit(RlsResponse::RateLimit::HOUR);
+    const auto res = s.call(req);
+    EXPECT_EQ(res.overall_code(), RlsResponse::OK);
+    ASSERT_EQ(res.statuses_size(), 3);
+    EXPECT_EQ(res.statuses(0).limit_remaining(), 2u);
+    EXPECT_EQ(res.statuses(1).limit_remaining(), 6u);
+    EXPECT_EQ(res.statuses(2).limit_remaining(), 99u);
+    const auto keys = redis.keys();
+    EXPECT_EQ(keys.size(), 3u);
+    for (const auto& key : keys) EXPECT_LT(key.size(), 6200u);
 }
 
 TEST(GrpcClientShaped, ConcurrentCallsWithALongValueAdmitExactlyTheLimit) {
