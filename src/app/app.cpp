@@ -343,7 +343,7 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     const auto budget = budget_connections(settings.max_connections,
                                            settings.grpc_listen ? settings.grpc_max_connections : 0);
     policy::RegistryHandle registry(std::make_shared<const policy::Registry>(std::move(config.registry)),
-                                    envoy_keys(settings));
+                                    envoy_keys(settings, run.load != nullptr || xds_options.has_value()));
     SystemClock clock;
     auto backend = open_backend(settings, registry, clock);
     if (!backend) return 1;

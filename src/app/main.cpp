@@ -5,6 +5,7 @@
 #include "ratelimitd/app/settings.hpp"
 #include "ratelimitd/erl/erl_environment.hpp"
 #include "ratelimitd/erl/runtime_directory.hpp"
+#include "ratelimitd/erl/unknown_variables.hpp"
 #include "ratelimitd/grpc/json_call.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
 #include "ratelimitd/simulate/command.hpp"
@@ -15,7 +16,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <string>
 #include <string_view>
+#include <unistd.h>
+#include <vector>
 
 using namespace ratelimitd;
 
@@ -86,6 +90,16 @@ app::RunOptions erl_run_options(const erl::ErlMode& mode, const app::Settings& s
     return run;
 }
 
+// The names of the process environment, in its order (ERL mode warns of those it ignores).
+std::vector<std::string> environment_names() {
+    std::vector<std::string> names;
+    for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+        const std::string_view entry(*e);
+        names.emplace_back(entry.substr(0, entry.find('=')));
+    }
+    return names;
+}
+
 // Started as `ratelimit` or with --erl-env: envoyproxy/ratelimit's environment is the whole
 // configuration (docs/envoy.md, "Replacing envoyproxy/ratelimit").
 int serve_erl(const app::CommandLine& cl, const app::EnvLookup& process_env) {
@@ -110,7 +124,9 @@ int serve_erl(const app::CommandLine& cl, const app::EnvLookup& process_env) {
         return 2;
     }
     app::setup_logging(settings->log_level, settings->log_format);
-    return app::run(*settings, std::move(config), erl_run_options(*mode, *settings));
+    auto run = erl_run_options(*mode, *settings);
+    for (auto& warning : erl::unknown_variable_warnings(environment_names())) run.warnings.push_back(std::move(warning));
+    return app::run(*settings, std::move(config), run);
 }
 
 }  // namespace

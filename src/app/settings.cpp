@@ -24,12 +24,24 @@ result<Settings> resolve_settings(const CommandLine& cl, const policy::FileSetti
     return settings;
 }
 
-policy::EnvoyKeys envoy_keys(const Settings& settings) {
+namespace {
+
+policy::RlsStoreError store_error(const Settings& settings, bool erl_or_xds) {
+    if (!erl_or_xds) return policy::RlsStoreError::on_store_error;
+    if (settings.envoy_store_error == "allow") return policy::RlsStoreError::allow;
+    if (settings.envoy_store_error == "deny") return policy::RlsStoreError::deny;
+    return policy::RlsStoreError::unavailable;
+}
+
+}  // namespace
+
+policy::EnvoyKeys envoy_keys(const Settings& settings, bool erl_or_xds) {
     return policy::EnvoyKeys{
         .erl = settings.envoy_key_layout == "envoyproxy-ratelimit",
         .prefix = settings.envoy_key_prefix,
         .jitter = std::chrono::duration_cast<std::chrono::seconds>(settings.envoy_expiration_jitter),
         .shadow_all = settings.envoy_shadow_mode,
+        .store_error = store_error(settings, erl_or_xds),
     };
 }
 

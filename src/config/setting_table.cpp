@@ -78,6 +78,7 @@ constexpr std::array<std::string_view, 5> log_levels{"trace", "debug", "info", "
 constexpr std::array<std::string_view, 2> log_formats{"text", "json"};
 constexpr std::array<std::string_view, 3> access_log_modes{"off", "denied", "all"};
 constexpr std::array<std::string_view, 2> envoy_key_layouts{"ratelimitd", "envoyproxy-ratelimit"};
+constexpr std::array<std::string_view, 3> envoy_store_errors{"unavailable", "allow", "deny"};
 constexpr std::array<std::string_view, 2> redis_state_layouts{"string", "hash"};
 
 using T = SettingType;
@@ -337,6 +338,13 @@ constexpr SettingRow rows[] = {
      .type = T::on_off, .default_text = "off",
      .help = "every ShouldRateLimit call answers OK overall; descriptors still say OVER_LIMIT (its SHADOW_MODE)",
      .field = both<&Settings::envoy_shadow_mode, &FileSettings::envoy_shadow_mode>()},
+    // envoyproxy/ratelimit answers a store error with a gRPC error, which Envoy's
+    // failure_mode_deny (Envoy Gateway's failClosed) decides; swapping it for ratelimitd must
+    // not turn a fail-closed gateway fail-open. Native registry domains keep on_store_error.
+    {.file_key = "envoy_store_error", .flag = "envoy-store-error", .env = "RATELIMITD_ENVOY_STORE_ERROR",
+     .type = T::choice, .choices = envoy_store_errors, .default_text = "unavailable",
+     .help = "ERL mode and xDS: a store failure answers ShouldRateLimit UNAVAILABLE (Envoy decides), OK or OVER_LIMIT",
+     .field = both<&Settings::envoy_store_error, &FileSettings::envoy_store_error>()},
 };
 
 }  // namespace

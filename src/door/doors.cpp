@@ -97,6 +97,20 @@ net::awaitable<result<service::Decision>> Doors::release(ReleaseRequest req) con
     return service_.release(std::move(*target), std::move(req.lease));
 }
 
+void Doors::answer_store_error(policy::RlsStoreError mode, result<RlsOutcome>& outcome) {
+    service::Decision& d = outcome->decision;
+    switch (mode) {
+    case policy::RlsStoreError::on_store_error: return;  // degrade() applied each limit's
+    case policy::RlsStoreError::allow: d.verdict.allowed = true; return;
+    case policy::RlsStoreError::deny: d.verdict.allowed = false; return;
+    case policy::RlsStoreError::unavailable:
+        // envoyproxy/ratelimit answers a store error with a gRPC error: Envoy's
+        // failure_mode_deny (Envoy Gateway's failClosed) then decides, not this process.
+        outcome = Problem{d.store_error, "rate limit store unavailable"};
+        return;
+    }
+}
+
 result<RlsOutcome> Doors::rls_plan(const policy::RlsRequest& req) const {
     auto plan = policy::plan(registry_.current(), req, registry_.envoy_keys());
     if (!plan) return std::move(plan.error());
@@ -118,6 +132,10 @@ net::awaitable<void> Doors::rls(const policy::RlsRequest& req, result<RlsOutcome
     // A copy: the answer reads every descriptor's limit after the decision.
     policy::CheckPlan check = out.plan.check;
     co_await service_.decide_into(check, out.decision);
+    if (out.decision.degraded) {
+        answer_store_error(registry_.envoy_keys().store_error, outcome);
+        co_return;
+    }
     if (charge_denied && !out.decision.verdict.allowed && !out.decision.degraded) co_await charge(out.plan);
 }
 

@@ -81,6 +81,11 @@ public:
         return value;
     }
     bool is_set(std::string_view name) const { return env_(std::string(name).c_str()) != nullptr; }
+    /// A variable of ratelimitd's own ERL mode (no row of the table): its text, or nothing.
+    std::optional<std::string> own(std::string_view name) const {
+        const char* v = env_(std::string(name).c_str());
+        return v == nullptr ? std::nullopt : std::optional<std::string>(v);
+    }
     bool flag(std::string_view name) const { return *parse_go_bool(text_or(name, "false")); }
     std::int64_t integer(std::string_view name) const { return parse_go_int(text_or(name, "0")).value_or(0); }
     std::chrono::milliseconds duration(std::string_view name) const {
@@ -314,6 +319,24 @@ void map_keys(const ErlReader& r, ErlMode& out) {
     if (r.flag("SHADOW_MODE")) out.overlay["RATELIMITD_ENVOY_SHADOW_MODE"] = "on";
 }
 
+// envoyproxy/ratelimit answers a store error with a gRPC error (Envoy's failure_mode_deny
+// decides): ratelimitd's default too (envoy_store_error: unavailable). REDIS_ERROR_ANSWER, a
+// variable of ERL mode only, chooses otherwise with the codes an ERL operator knows.
+void map_store_error(const ErlReader& r, ErlMode& out) {
+    const auto answer = r.own(store_error_variable);
+    if (!answer) return;
+    const std::string code = lower(*answer);
+    if (code == "unavailable") {
+        out.overlay["RATELIMITD_ENVOY_STORE_ERROR"] = "unavailable";
+    } else if (code == "ok") {
+        out.overlay["RATELIMITD_ENVOY_STORE_ERROR"] = "allow";
+    } else if (code == "over_limit") {
+        out.overlay["RATELIMITD_ENVOY_STORE_ERROR"] = "deny";
+    } else {
+        refuse(store_error_variable, "expected UNAVAILABLE, OK or OVER_LIMIT, got " + quote(*answer, 64));
+    }
+}
+
 void map_runtime(const ErlReader& r, const std::string& cwd, ErlMode& out) {
     RuntimeLayout layout;
     layout.root = r.text("RUNTIME_ROOT");
@@ -382,6 +405,7 @@ result<ErlMode> map_erl_environment(const config::EnvLookup& env, const std::str
         map_listeners(reader, out);
         map_logging_and_stats(reader, out);
         map_keys(reader, out);
+        map_store_error(reader, out);
         map_config_source(reader, cwd, out);
         return out;
     } catch (const Refusal& e) {

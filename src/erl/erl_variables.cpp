@@ -144,15 +144,15 @@ constexpr ErlVariable rows[] = {
     {"REDIS_HEALTH_CHECK_ACTIVE_CONNECTION", T::boolean, "false", U::mapped,
      "true: `/healthcheck` PINGs the store and answers 500 when it does not answer", ""},
     {"REDIS_TIMEOUT", T::duration, "10s", U::no_effect,
-     "a check waits for the store at most `RATELIMITD_STORE_TIMEOUT` (50ms), then its limit's on_store_error decides; "
-     "reconnection is automatic",
+     "a check waits for the store at most `RATELIMITD_STORE_TIMEOUT` (50ms), then answers UNAVAILABLE "
+     "(`REDIS_ERROR_ANSWER`); reconnection is automatic",
      ""},
     {"REDIS_PERSECOND_TIMEOUT", T::duration, "10s", U::no_effect, persecond_only, ""},
     {"REDIS_POOL_ON_EMPTY_BEHAVIOR", T::text, "WAIT", U::mapped,
      "WAIT only, as envoyproxy/ratelimit: CREATE and ERROR are refused", "CREATE"},
     {"REDIS_PERSECOND_POOL_ON_EMPTY_BEHAVIOR", T::text, "WAIT", U::no_effect, persecond_only, ""},
     {"REDIS_STARTUP_INITIAL_INTERVAL", T::duration, "1s", U::no_effect,
-     "ratelimitd starts without Redis and connects as soon as it answers (checks meanwhile: on_store_error)", ""},
+     "ratelimitd starts without Redis and connects as soon as it answers (calls meanwhile: UNAVAILABLE, `REDIS_ERROR_ANSWER`)", ""},
     {"REDIS_STARTUP_MAX_INTERVAL", T::duration, "30s", U::no_effect, "as REDIS_STARTUP_INITIAL_INTERVAL", ""},
     {"REDIS_STARTUP_MAX_ELAPSED_TIME", T::duration, "0", U::no_effect, "as REDIS_STARTUP_INITIAL_INTERVAL", ""},
     {"MEMCACHE_HOST_PORT", T::list, "", U::no_effect, memcache_only, ""},

@@ -17,6 +17,9 @@ using envoy::service::ratelimit::v3::RateLimitResponse;
 
 namespace {
 
+// envoy_store_error: unavailable. envoyproxy/ratelimit's /json answers a store error 500.
+bool is_store_failure(errc code) { return code == errc::store_unavailable || code == errc::store_timeout; }
+
 door::RlsJsonAnswer bad_request(std::string_view why) {
     spdlog::debug("POST /json refused: {}", why);
     return {400, "Bad Request\n"};
@@ -31,6 +34,7 @@ net::awaitable<door::RlsJsonAnswer> answer_json(const door::Doors& doors, std::s
     if (!decoded) co_return bad_request(decoded.error().detail);
     result<door::RlsOutcome> outcome;
     co_await doors.rls(*decoded, outcome);
+    if (!outcome && is_store_failure(outcome.error().code)) co_return door::RlsJsonAnswer{500, "Internal Server Error\n"};
     if (!outcome) co_return bad_request(outcome.error().detail);
     const auto now_s =
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();

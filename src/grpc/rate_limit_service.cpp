@@ -35,10 +35,17 @@ struct Call {
                             Clock::now() - arrived);
         reactor->Finish(status);  // the last touch: gRPC may free request and response now
     }
-    void refuse(const Problem& why) const {
+    void refuse(const Problem& why) const { finish(grpc::Status(status_code(why.code), why.detail), RlsAnswer::error); }
+
+    static grpc::StatusCode status_code(errc code) {
+        switch (code) {
         // No config from the control plane yet: UNKNOWN, as envoyproxy/ratelimit's service error.
-        const auto code = why.code == errc::config_pending ? grpc::StatusCode::UNKNOWN : grpc::StatusCode::INVALID_ARGUMENT;
-        finish(grpc::Status(code, why.detail), RlsAnswer::error);
+        case errc::config_pending: return grpc::StatusCode::UNKNOWN;
+        // envoy_store_error: unavailable. Envoy's failure_mode_deny decides.
+        case errc::store_unavailable:
+        case errc::store_timeout: return grpc::StatusCode::UNAVAILABLE;
+        default: return grpc::StatusCode::INVALID_ARGUMENT;  // policy::rls_refusals' rows
+        }
     }
 };
 

@@ -1,5 +1,8 @@
-// decode_request: field by field, with a Problem that says which field broke which limit.
+// decode_request: field by field, with a Problem that says which field broke which limit; a
+// long value bounded (rls_value.hpp), never refused.
 #include "ratelimitd/grpc/request_codec.hpp"
+
+#include "ratelimitd/policy/rls_value.hpp"
 
 #include <string>
 
@@ -18,9 +21,8 @@ using Descriptor = envoy::extensions::common::ratelimit::v3::RateLimitDescriptor
 result<policy::RlsDescriptor> decode_descriptor(const Descriptor& d, const std::string& where,
                                                 const RequestLimits& limits) {
     if (d.entries_size() == 0) return invalid(where + ".entries: empty (a descriptor needs at least one entry)");
-    if (static_cast<std::size_t>(d.entries_size()) > limits.max_entries) {
-        return invalid(where + ".entries: more than " + std::to_string(limits.max_entries));
-    }
+    // No bound on the number of entries or a value's length: a client shapes both (a header
+    // a request_headers action maps), and the message's own size bounds them.
     policy::RlsDescriptor out;
     out.entries.reserve(static_cast<std::size_t>(d.entries_size()));
     for (int j = 0; j < d.entries_size(); ++j) {
@@ -28,10 +30,7 @@ result<policy::RlsDescriptor> decode_descriptor(const Descriptor& d, const std::
         const std::string at = where + ".entries[" + std::to_string(j) + "]";
         if (e.key().empty()) return invalid(at + ".key: empty");
         if (e.key().size() > limits.max_key_bytes) return invalid(too_long(at + ".key", limits.max_key_bytes));
-        if (e.value().size() > limits.max_value_bytes) {
-            return invalid(too_long(at + ".value", limits.max_value_bytes));
-        }
-        out.entries.push_back(policy::RlsEntry{e.key(), e.value()});
+        out.entries.push_back(policy::RlsEntry{e.key(), policy::bounded_value(e.value())});
     }
     // A wrapper, so "unset" (the request's hits_addend) differs from an explicit 0.
     if (d.has_hits_addend()) out.hits_addend = d.hits_addend().value();

@@ -93,7 +93,7 @@ std::span<const Endpoint> endpoint_table() noexcept {
         // envoyproxy/ratelimit's own doors (ERL mode, docs/envoy.md "Replacing envoyproxy/ratelimit").
         {"/healthcheck", false, methods::get, &Router::healthcheck,
          {0, Access::anyone, "none; one PING with REDIS_HEALTH_CHECK_ACTIVE_CONNECTION=true", Road::own}},
-        // ShouldRateLimit in JSON: the gRPC call's bounds (descriptors, entries, bytes) and road.
+        // ShouldRateLimit in JSON: the gRPC call's bounds (descriptors, keys), refusals and road.
         {"/json", false, methods::post, &Router::rls_json,
          {can::spend, Access::anyone, "as ShouldRateLimit: one script call over the call's descriptors (at most 64)",
           Road::rls}},
@@ -113,7 +113,8 @@ GrpcDoor grpc_door() noexcept {
              "one script call over the call's descriptors (at most 64), check-only ones (hits_addend 0) included; "
              "a denied call under envoy_denied_calls: charge one more script call (none with envoy_key_layout: "
              "envoyproxy-ratelimit)",
-             Road::rls}};
+             Road::rls},
+            policy::rls_refusals()};
 }
 
 const Endpoint* find_endpoint(std::string_view path) noexcept {

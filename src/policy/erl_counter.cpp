@@ -2,7 +2,12 @@
 // src/utils/utilities.go, published): see erl_counter.hpp.
 #include "ratelimitd/policy/erl_counter.hpp"
 
+#include "ratelimitd/core/hex.hpp"
 #include "ratelimitd/policy/rls_domain.hpp"
+
+#include <openssl/sha.h>
+
+#include <algorithm>
 
 namespace ratelimitd::policy {
 
@@ -11,16 +16,40 @@ std::int64_t erl_window_start(RlsUnit unit, std::int64_t now_s) noexcept {
     return divider > 0 ? now_s / divider * divider : now_s;
 }
 
+namespace {
+
+/// "%h", the hex SHA-256 of the entries (each key and value length-prefixed, so no two lists
+/// hash alike) and "_": what stands for entries too long to write out. It holds one '_', and
+/// entries written out hold at least two ("key_value_"), so it is never the text of any.
+std::string hashed_entries(std::span<const RlsEntry> entries) {
+    std::string raw;
+    for (const auto& e : entries) {
+        raw.append(std::to_string(e.key.size())).append(":").append(e.key);
+        raw.append(std::to_string(e.value.size())).append(":").append(e.value);
+    }
+    unsigned char digest[SHA256_DIGEST_LENGTH];
+    SHA256(reinterpret_cast<const unsigned char*>(raw.data()), raw.size(), digest);
+    return "%h" + to_hex(std::span<const unsigned char>(digest)) + "_";
+}
+
+}  // namespace
+
 std::string erl_key(std::string_view prefix, std::string_view domain, std::span<const RlsEntry> entries,
                     RlsUnit unit, std::int64_t now_s) {
+    std::size_t entries_bytes = 0;
+    for (const auto& e : entries) entries_bytes += e.key.size() + e.value.size() + 2;
     std::string key;
-    std::size_t size = prefix.size() + domain.size() + 24;
-    for (const auto& e : entries) size += e.key.size() + e.value.size() + 2;
-    key.reserve(size);
+    key.reserve(prefix.size() + domain.size() + 24 + std::min(entries_bytes, max_erl_entries_bytes));
     key.append(prefix).append(domain).push_back('_');
-    for (const auto& e : entries) {
-        key.append(e.key).push_back('_');
-        key.append(e.value).push_back('_');
+    if (entries_bytes > max_erl_entries_bytes) {
+        // A client-shaped descriptor (many entries, long values): one short key, so one call's
+        // Redis work stays bounded whatever the message holds.
+        key += hashed_entries(entries);
+    } else {
+        for (const auto& e : entries) {
+            key.append(e.key).push_back('_');
+            key.append(e.value).push_back('_');
+        }
     }
     key.append(std::to_string(erl_window_start(unit, now_s)));
     return key;

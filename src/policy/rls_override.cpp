@@ -15,11 +15,8 @@ result<void> validate_override(const RlsLimitOverride& limit, std::size_t i) {
         return Problem{errc::invalid_request, path + "unit: expected 1 (SECOND) .. 7 (WEEK), got " +
                                                   std::to_string(limit.unit)};
     }
-    if (limit.requests_per_unit > envoy_bounds::max_requests_per_unit) {
-        return Problem{errc::invalid_request, path + "requests_per_unit: " + std::to_string(limit.requests_per_unit) +
-                                                  ", at most " +
-                                                  std::to_string(envoy_bounds::max_requests_per_unit) + " allowed"};
-    }
+    // Any requests_per_unit a uint32 holds is a limit, as envoyproxy/ratelimit takes it: a
+    // proxy's client may shape the override (dynamic metadata), and an error would admit.
     return {};
 }
 

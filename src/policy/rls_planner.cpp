@@ -29,12 +29,12 @@ std::string descriptor_path(std::size_t i) { return "descriptors[" + std::to_str
 
 Problem bad_request(std::string detail) { return Problem{errc::invalid_request, std::move(detail)}; }
 
+/// Only what the proxy itself shapes can make a call invalid: an entry's key comes from its
+/// config (an action's descriptor_key), never from its client. A value (any length: the
+/// decoder bounded it, rls_value.hpp), the number of entries (more than any rule nests match
+/// none, as envoyproxy/ratelimit matches them) and a hits_addend are decided, never refused.
 result<void> validate_descriptor(const RlsDescriptor& d, std::size_t i) {
     if (d.entries.empty()) return bad_request(descriptor_path(i) + ".entries: expected at least one entry");
-    if (d.entries.size() > rls_bounds::max_entries) {
-        return bad_request(descriptor_path(i) + ".entries: " + std::to_string(d.entries.size()) + " entries, at most " +
-                           std::to_string(rls_bounds::max_entries) + " allowed");
-    }
     for (std::size_t j = 0; j < d.entries.size(); ++j) {
         const auto& e = d.entries[j];
         const std::string path = descriptor_path(i) + ".entries[" + std::to_string(j) + "]";
@@ -42,10 +42,6 @@ result<void> validate_descriptor(const RlsDescriptor& d, std::size_t i) {
         if (e.key.size() > rls_bounds::max_key_bytes) {
             return bad_request(path + ".key: " + std::to_string(e.key.size()) + " bytes, at most " +
                                std::to_string(rls_bounds::max_key_bytes) + " allowed");
-        }
-        if (e.value.size() > rls_bounds::max_value_bytes) {
-            return bad_request(path + ".value: " + std::to_string(e.value.size()) + " bytes, at most " +
-                               std::to_string(rls_bounds::max_value_bytes) + " allowed");
         }
     }
     if (d.limit) return validate_override(*d.limit, i);

@@ -299,6 +299,21 @@ TEST_F(ErlDeployment, TakesItsRulesFromAnXdsControlPlaneAsEnvoyGatewayStartsIt) 
     EXPECT_EQ(redis_.integer({"GET", key}), 48) << "key " << key;
 }
 
+// Issue 45 item 6: a misspelt variable is named at start with the name it meant, and Envoy
+// Gateway's variables ERL mode does not read are named too; the start goes on.
+TEST_F(ErlDeployment, UnknownErlLookingVariablesAreWarnedByNameAtStart) {
+    write_file(config_dir() / "rules.yaml", rules("erl", 2));
+    vars_["RUNTIME_IGNORE_DOTFILES"] = "true";
+    vars_["OTEL_EXPORTER_OTLP_ENDPOINT"] = "http://collector:4318";
+    start_serving(link());
+    EXPECT_FALSE(process_.wait_for_log(
+                             "RUNTIME_IGNORE_DOTFILES is not read in ERL mode; did you mean RUNTIME_IGNOREDOTFILES?", 5s)
+                     .empty())
+        << process_.log();
+    EXPECT_FALSE(process_.wait_for_log("OTEL_EXPORTER_OTLP_ENDPOINT is not read in ERL mode", 5s).empty());
+    EXPECT_EQ(process_.log().find("RUNTIME_ROOT is not read"), std::string::npos) << "known names are not warned";
+}
+
 TEST_F(ErlDeployment, ShadowModeLetsEveryCallThroughAndStillCounts) {
     write_file(config_dir() / "rules.yaml", rules("erl", 2));
     vars_["SHADOW_MODE"] = "true";

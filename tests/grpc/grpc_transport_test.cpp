@@ -114,9 +114,9 @@ TEST(GrpcTransport, OversizedMessageIsRefusedAndChargesNothing) {
     RedisServer redis;
     Ratelimitd server(config, redis.url(), grpc_any_port);
     RlsClient client(grpc_port(server));
-    // Within the codec's limits per field, but 70 KiB in all: above the 64 KiB receive cap.
+    // Within the codec's limits per field, but 4.7 MiB in all: above the 4 MiB receive cap.
     std::vector<Descriptor> many;
-    for (int i = 0; i < 60; ++i) many.push_back({{{"k", std::string(1000, 'x')}, {"j", std::string(200, 'y')}}, {}});
+    for (int i = 0; i < 60; ++i) many.push_back({{{"k", std::string(80'000, 'x')}, {"j", std::string(200, 'y')}}, {}});
     RlsResponse res;
     const auto status = client.call(rls_request("edge", many), res);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();

@@ -29,7 +29,9 @@ result<Settings> resolve_settings(const CommandLine& cl, const policy::FileSetti
 const char* usage();
 
 /// The settings of Envoy's keys (envoy_key_layout, envoy_key_prefix, envoy_expiration_jitter
-/// in whole seconds, as envoyproxy/ratelimit counts it).
-policy::EnvoyKeys envoy_keys(const Settings& settings);
+/// in whole seconds, as envoyproxy/ratelimit counts it), and how a store failure answers:
+/// envoy_store_error when the Envoy rules are envoyproxy/ratelimit's own (`erl_or_xds`: ERL
+/// mode or xds_server, whose rules carry no on_store_error), else each limit's on_store_error.
+policy::EnvoyKeys envoy_keys(const Settings& settings, bool erl_or_xds = false);
 
 }  // namespace ratelimitd::app

@@ -79,6 +79,8 @@ struct Settings {
     std::string envoy_key_prefix;               ///< envoyproxy-ratelimit: its CACHE_KEY_PREFIX
     std::chrono::milliseconds envoy_expiration_jitter{0};  ///< its EXPIRATION_JITTER_MAX_SECONDS
     bool envoy_shadow_mode = false;             ///< every ShouldRateLimit answers OK overall (its SHADOW_MODE)
+    /// ERL mode and xDS: a store failure answers unavailable (gRPC UNAVAILABLE), allow or deny.
+    std::string envoy_store_error = "unavailable";
 
     bool operator==(const Settings&) const = default;
 };
@@ -141,6 +143,7 @@ struct FileSettings {
     std::optional<std::string> envoy_key_prefix;
     std::optional<std::chrono::milliseconds> envoy_expiration_jitter;
     std::optional<bool> envoy_shadow_mode;
+    std::optional<std::string> envoy_store_error;
 
     bool operator==(const FileSettings&) const = default;
 };

@@ -125,7 +125,10 @@ public:
 
     /// ShouldRateLimit: policy::plan of the call's descriptors into `outcome` (or its
     /// Problem), then decide unless the plan is never_admitted; a denied call is then charged
-    /// under envoy_denied_calls: charge. The caller's frame holds the outcome, which it must
+    /// under envoy_denied_calls: charge. A store failure or timeout answers as
+    /// EnvoyKeys::store_error says: each limit's on_store_error, allowed, denied, or a Problem
+    /// (store_unavailable or store_timeout) the door answers UNAVAILABLE.
+    /// The caller's frame holds the outcome, which it must
     /// keep until completion: this coroutine's holds only a copy of the plan's check (the
     /// decision moves its keys out), so it stays within Asio's recycling limit.
     boost::asio::awaitable<void> rls(const policy::RlsRequest& req, result<RlsOutcome>& outcome) const;
@@ -133,6 +136,9 @@ public:
 private:
     /// rls()'s plan, as an outcome not decided yet.
     result<RlsOutcome> rls_plan(const policy::RlsRequest& req) const;
+
+    /// A degraded decision in `outcome` answered by `mode` (rls()).
+    static void answer_store_error(policy::RlsStoreError mode, result<RlsOutcome>& outcome);
 
     /// envoy_denied_calls: charge: the denied call's costs charged as a report.
     boost::asio::awaitable<void> charge(const policy::RlsPlan& plan) const;

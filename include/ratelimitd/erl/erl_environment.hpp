@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ratelimitd::erl {
@@ -31,6 +32,11 @@ struct RuntimeLayout {
 };
 
 /// What the environment asks of the process besides its ordinary settings.
+/// ERL mode's one variable of its own (envoyproxy/ratelimit has none for it): what a call
+/// answers when the store fails, UNAVAILABLE (the default: Envoy's failure_mode_deny decides),
+/// OK or OVER_LIMIT, any case; RATELIMITD_ENVOY_STORE_ERROR's unavailable, allow, deny.
+inline constexpr std::string_view store_error_variable = "REDIS_ERROR_ANSWER";
+
 struct ErlMode {
     /// RATELIMITD_* variable -> text, read before the process environment
     /// (overlay_lookup).

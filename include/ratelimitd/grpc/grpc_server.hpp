@@ -33,8 +33,10 @@ class HealthService;
 /// What the server accepts.
 struct GrpcServerOptions {
     /// Largest request message; a larger one is refused by gRPC (RESOURCE_EXHAUSTED) before
-    /// it is decoded, so it charges nothing. Far above any real descriptor set.
-    int max_receive_bytes = 64 * 1024;
+    /// it is decoded, so it charges nothing. gRPC's own default, which envoyproxy/ratelimit
+    /// keeps: a refusal is an error Envoy admits, and a client shapes the size (Envoy's
+    /// headers, 60 KiB by default, mapped into at most 64 descriptors stay below 4 MiB).
+    int max_receive_bytes = 4 * 1024 * 1024;
     /// The rate-limit fields each answer asks Envoy to add (grpc_x_ratelimit_headers).
     ResponseHeaders headers = ResponseHeaders::ietf;
     /// Connections open at once; one more is closed at once (grpc_max_connections).

@@ -4,7 +4,9 @@
 #pragma once
 
 #include "ratelimitd/door/road.hpp"
+#include "ratelimitd/policy/rls_refusals.hpp"
 
+#include <span>
 #include <string_view>
 
 namespace ratelimitd::http {
@@ -62,6 +64,9 @@ constexpr bool chose_access(Access who) noexcept {
 struct GrpcDoor {
     std::string_view name;
     Door door;
+    /// The only calls it answers with an error, each the proxy's doing: an error lets Envoy
+    /// admit the request, so nothing a client shapes is among them.
+    std::span<const policy::RlsRefusal> refusals;
 };
 
 /// envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit.

@@ -7,6 +7,7 @@
 #include "ratelimitd/policy/rls_plan.hpp"
 #include "ratelimitd/policy/rls_request.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -18,9 +19,15 @@ namespace ratelimitd::policy {
 /// (now / unit seconds) * unit seconds, a month being 30 days and a year 365 from the epoch.
 [[nodiscard]] std::int64_t erl_window_start(RlsUnit unit, std::int64_t now_s) noexcept;
 
+/// The most bytes a key writes its entries in ("key_value_" each): one entry of the longest
+/// key and the longest value kept as sent (rls_value.hpp) fits, as ERL's pods write it.
+inline constexpr std::size_t max_erl_entries_bytes = 6144;
+
 /// prefix + domain + "_" + (entry key + "_" + entry value + "_") per entry + window start:
 /// "rl_edge_remote_address_10.0.0.1_1764518400". Keys and values go in as sent (its pods
-/// write them so: "a_b" + "c" and "a" + "b_c" share a key there, and so here).
+/// write them so: "a_b" + "c" and "a" + "b_c" share a key there, and so here). Entries of
+/// more than max_erl_entries_bytes are written as "%h" + their SHA-256 (hex) + "_" instead:
+/// ERL's pods would write a longer key (not shared then), and a call's keys stay short.
 [[nodiscard]] std::string erl_key(std::string_view prefix, std::string_view domain, std::span<const RlsEntry> entries,
                                   RlsUnit unit, std::int64_t now_s);
 

@@ -176,8 +176,17 @@ struct AuthSettings {
 
 struct RlsDomains;  // rls_domain.hpp: the Envoy rate limit service's domains
 
+/// How the Envoy rate limit service answers a call the store could not decide.
+enum class RlsStoreError {
+    on_store_error,  ///< each limit's own on_store_error: native registry configs
+    unavailable,     ///< gRPC UNAVAILABLE: Envoy's failure_mode_deny decides (ERL mode, xDS)
+    allow,           ///< OK (envoy_store_error: allow)
+    deny             ///< OVER_LIMIT (envoy_store_error: deny)
+};
+
 /// Whose Redis keys and accounting Envoy's descriptors use: process settings
-/// (envoy_key_layout, envoy_key_prefix, envoy_expiration_jitter), the same for every registry.
+/// (envoy_key_layout, envoy_key_prefix, envoy_expiration_jitter), the same for every registry;
+/// and how a store failure answers (envoy_store_error, in ERL mode and under xDS).
 struct EnvoyKeys {
     /// envoy_key_layout: envoyproxy-ratelimit: a rule aligned to its unit is counted on
     /// envoyproxy/ratelimit's keys, as its pods count (Algorithm::erl_fixed_window).
@@ -186,6 +195,8 @@ struct EnvoyKeys {
     std::chrono::seconds jitter{0};         ///< its EXPIRATION_JITTER_MAX_SECONDS
     /// envoy_shadow_mode (its SHADOW_MODE): a call over a limit still answers OK overall.
     bool shadow_all = false;
+    /// What a ShouldRateLimit call answers when the store fails or times out.
+    RlsStoreError store_error = RlsStoreError::on_store_error;
 };
 
 /// The reloadable part of the config file. Immutable once built; shared between requests

@@ -13,8 +13,8 @@
 
 namespace ratelimitd::policy {
 
-/// invalid_request naming `descriptors[i].limit.<field>` when the unit is not one of
-/// RlsUnit's (1..7) or requests_per_unit is above envoy_bounds::max_requests_per_unit.
+/// invalid_request naming `descriptors[i].limit.unit` when the unit is not one of RlsUnit's
+/// (1..7): Envoy sends only those. Every requests_per_unit (0..UINT32_MAX) is valid.
 [[nodiscard]] result<void> validate_override(const RlsLimitOverride& limit, std::size_t i);
 
 /// The limit's Policy: a fixed window of requests_per_unit per unit, aligned to the unit,

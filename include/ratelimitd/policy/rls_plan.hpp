@@ -49,16 +49,16 @@ struct RlsDescriptorPlan {
     bool never_admitted = false;
 };
 
-/// What one call may hold; more is an invalid_request naming the bound.
 /// The metric label of every descriptor of a call to a domain no config names: fixed, so the
 /// caller's domain never becomes a label; "(" and " " are escaped in every configured label.
 inline constexpr const char* unknown_domain_label = "(unknown domain)";
 
+/// What one call may hold; more is an invalid_request naming the bound. Only the proxy's own
+/// config shapes these (how many rate_limits a route has, an action's descriptor_key); what
+/// its clients shape (values, entry counts, hits, limit overrides) has no bound here.
 namespace rls_bounds {
 inline constexpr std::size_t max_descriptors = 64;
-inline constexpr std::size_t max_entries = 16;         ///< per descriptor
 inline constexpr std::size_t max_key_bytes = 1024;     ///< an entry's key
-inline constexpr std::size_t max_value_bytes = 4096;   ///< an entry's value
 }  // namespace rls_bounds
 
 /// A planned ShouldRateLimit call.
@@ -77,8 +77,10 @@ struct RlsPlan {
 
 /// Plans a ShouldRateLimit call on the registry's `domains` (docs/envoy-config.md): an
 /// empty domain, no descriptors, a descriptor without entries, an empty key, or more than
-/// rls_bounds allow are Problems (invalid_request) naming what was wrong; an unknown domain
-/// limits nothing. A cost an enforced limit can never admit (more than its max_cost or than
+/// rls_bounds allow are Problems (invalid_request) naming what was wrong (each is the proxy's
+/// doing, never its client's); an unknown domain limits nothing. Values are taken as given
+/// (decoders bound them first, rls_value.hpp); a descriptor with more entries than any rule
+/// nests matches none. A cost an enforced limit can never admit (more than its max_cost or than
 /// check::max_cost, 2^64-1 included) is no error but a denial: that descriptor is
 /// never_admitted, and so is the plan; a shadow limit is charged at most what it can admit.
 /// hits_addend 0 on the request means 1; a descriptor's
@@ -89,8 +91,8 @@ struct RlsPlan {
 /// envoyproxy/ratelimit decides it: whatever rule it matches or not (none, unlimited, another
 /// limit), a fixed window of that many per unit aligned to the unit, never shadow, unnamed,
 /// replacing nothing and never replaced, counted per domain, entry keys and values (the
-/// same counter whatever the limit sent); an unknown unit (outside 1..7) or more than
-/// envoy_bounds::max_requests_per_unit per unit is an invalid_request naming the field.
+/// same counter whatever the limit sent), any requests_per_unit up to UINT32_MAX; an unknown
+/// unit (outside 1..7, which Envoy never sends) is an invalid_request naming the field.
 result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest& req);
 
 /// The same at `now` (the clock that places aligned windows), for tests.

@@ -229,7 +229,7 @@ TEST(SettingsTable, FileKeysAreTheTableRowsInOrder) {
                                                  "xds_backoff_initial", "xds_backoff_max",
                                                  "xds_backoff_random_factor", "xds_backoff_jitter",
                                                  "xds_max_message_bytes", "xds_headers", "xds_force_start", "envoy_key_layout", "envoy_key_prefix",
-                                                 "envoy_expiration_jitter", "envoy_shadow_mode"};
+                                                 "envoy_expiration_jitter", "envoy_shadow_mode", "envoy_store_error"};
     EXPECT_EQ(file_setting_keys(), expected);
 }
 

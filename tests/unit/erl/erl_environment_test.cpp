@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ratelimitd::erl {
 namespace {
@@ -118,6 +120,22 @@ TEST(ErlEnvironment, ShadowModeTurnsOnTheGlobalShadowSetting) {
     EXPECT_EQ(mapped(vars).overlay.count("RATELIMITD_ENVOY_SHADOW_MODE"), 0u);
     vars["SHADOW_MODE"] = "true";
     EXPECT_EQ(mapped(vars).overlay.at("RATELIMITD_ENVOY_SHADOW_MODE"), "on");
+}
+
+// envoyproxy/ratelimit answers a store error with a gRPC error; REDIS_ERROR_ANSWER (ERL mode's
+// own) chooses otherwise, in the codes of the answer, any case; anything else is refused by name.
+TEST(ErlEnvironment, RedisErrorAnswerChoosesTheStoreErrorSetting) {
+    auto vars = testing::deployment_env();
+    EXPECT_EQ(mapped(vars).overlay.count("RATELIMITD_ENVOY_STORE_ERROR"), 0u) << "the setting's default: unavailable";
+    for (const auto& [answer, setting] : std::vector<std::pair<std::string, std::string>>{
+             {"UNAVAILABLE", "unavailable"}, {"ok", "allow"}, {"Over_Limit", "deny"}}) {
+        vars["REDIS_ERROR_ANSWER"] = answer;
+        EXPECT_EQ(mapped(vars).overlay.at("RATELIMITD_ENVOY_STORE_ERROR"), setting) << answer;
+    }
+    vars["REDIS_ERROR_ANSWER"] = "allow";
+    const auto mode = map_erl_environment(testing::lookup(vars), "/");
+    ASSERT_FALSE(mode.has_value());
+    EXPECT_EQ(mode.error().detail, "REDIS_ERROR_ANSWER: expected UNAVAILABLE, OK or OVER_LIMIT, got \"allow\"");
 }
 
 TEST(ErlEnvironment, ListenersPrometheusAndLogging) {

@@ -1,5 +1,6 @@
 // decode_request: what reaches the planner, and every refusal naming its field.
 #include "ratelimitd/grpc/request_codec.hpp"
+#include "ratelimitd/policy/rls_value.hpp"
 
 #include <gtest/gtest.h>
 
@@ -79,22 +80,37 @@ TEST(RequestCodec, RefusesWhatIsOverTheLimitsWithoutEchoingIt) {
     const RequestLimits limits;
     expect_refused(request(std::string(limits.max_domain_bytes + 1, 'd'), 1, 1), "domain: longer than 1024");
     expect_refused(request("edge", static_cast<int>(limits.max_descriptors) + 1, 1), "descriptors: more than 64");
-    expect_refused(request("edge", 1, static_cast<int>(limits.max_entries) + 1), "descriptors[0].entries: more than");
     auto msg = request("edge", 2, 1);
-    msg.mutable_descriptors(1)->mutable_entries(0)->set_value(std::string(limits.max_value_bytes + 1, 'x'));
+    msg.mutable_descriptors(1)->mutable_entries(0)->set_key(std::string(limits.max_key_bytes + 1, 'k'));
     const auto r = decode_request(msg);
     ASSERT_FALSE(r);
-    EXPECT_NE(r.error().detail.find("descriptors[1].entries[0].value: longer than 4096"), std::string::npos);
-    EXPECT_EQ(r.error().detail.find("xxxx"), std::string::npos);
+    EXPECT_NE(r.error().detail.find("descriptors[1].entries[0].key: longer than 1024"), std::string::npos);
+    EXPECT_EQ(r.error().detail.find("kkkk"), std::string::npos);
 }
 
 TEST(RequestCodec, AcceptsExactlyTheLimits) {
     const RequestLimits limits;
-    auto msg = request(std::string(limits.max_domain_bytes, 'd'), static_cast<int>(limits.max_descriptors),
-                       static_cast<int>(limits.max_entries));
-    msg.mutable_descriptors(0)->mutable_entries(0)->set_value(std::string(limits.max_value_bytes, 'x'));
+    auto msg = request(std::string(limits.max_domain_bytes, 'd'), static_cast<int>(limits.max_descriptors), 16);
+    msg.mutable_descriptors(0)->mutable_entries(0)->set_value(std::string(policy::max_kept_value_bytes, 'x'));
     msg.mutable_descriptors(0)->mutable_entries(0)->set_key(std::string(limits.max_key_bytes, 'k'));
-    EXPECT_TRUE(decode_request(msg));
+    const auto r = decode_request(msg);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->descriptors[0].entries[0].value, std::string(policy::max_kept_value_bytes, 'x')) << "kept as sent";
+}
+
+// What a proxy's client shapes is decoded, never refused: a value of any length (a header a
+// request_headers action maps) comes out bounded, and a descriptor may carry any number of
+// entries (the message's size bounds them).
+TEST(RequestCodec, DecodesWhatAClientShapesWhateverItsSize) {
+    auto msg = request("edge", 2, 40);
+    const std::string long_value(5000, 'v');
+    msg.mutable_descriptors(1)->mutable_entries(0)->set_value(long_value);
+    const auto r = decode_request(msg);
+    ASSERT_TRUE(r) << r.error().detail;
+    EXPECT_EQ(r->descriptors[0].entries.size(), 40u);
+    const std::string& bounded = r->descriptors[1].entries[0].value;
+    EXPECT_EQ(bounded, policy::bounded_value(long_value));
+    EXPECT_EQ(bounded.size(), policy::bounded_value_bytes);
 }
 
 }  // namespace

@@ -82,6 +82,16 @@ TEST(DoorTable, SecurityDocShowsEveryRowWithItsRedisBound) {
               std::string::npos);
 }
 
+// The RLS door's refusals are rows of the docs too, each with who can cause it: the proxy.
+TEST(DoorTable, SecurityDocShowsEveryRefusalOfTheRlsDoorAndWhoCausesIt) {
+    const std::string doc = security_doc();
+    ASSERT_FALSE(grpc_door().refusals.empty());
+    for (const auto& r : grpc_door().refusals) {
+        const std::string row = "| " + std::string(r.input) + " | " + std::string(r.cause) + " |";
+        EXPECT_NE(doc.find(row), std::string::npos) << row;
+    }
+}
+
 TEST(BodyReader, AFieldGivenTwiceIsRefusedNamingItOnEveryJsonDoor) {
     const std::string lease = "0123456789abcdef0123456789abcdef";
     for (const BodyKind kind : {BodyKind::check, BodyKind::report, BodyKind::release}) {

@@ -112,7 +112,7 @@ TEST(Wildcard, MiddleAndMultipleStarsMatchAsEnvoyproxyRatelimitDoes) {
     EXPECT_TRUE(WildcardPattern("*abab*c").matches("ababaababc"));
 }
 
-// The hostile side: a caller picks the value (up to rls_bounds::max_value_bytes), the operator
+// The hostile side: a caller picks the value (kept up to policy::max_kept_value_bytes), the operator
 // the pattern (up to 1024 bytes). A naive search costs |value| x |part| comparisons per part
 // for "aaa...ab" parts in a value of 'a's; this one stays linear, so the worst pair below
 // (4096-byte value, 1000-byte pattern of many parts, 1000 rules' worth of them) is quick.

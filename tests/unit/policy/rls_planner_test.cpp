@@ -1,10 +1,12 @@
 // policy::plan for ShouldRateLimit calls: refusals, costs, replaces, shadow, and keys.
 #include "ratelimitd/policy/registry_loader.hpp"
 #include "ratelimitd/policy/rls_plan.hpp"
+#include "ratelimitd/policy/rls_value.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 
 namespace {
 
@@ -59,13 +61,24 @@ TEST_F(RlsPlanner, RefusesMalformedCallsNamingTheField) {
     EXPECT_EQ(refusal({one("", "1")}), "invalid_request: descriptors[0].entries[0].key: expected a key, got an empty one");
     EXPECT_EQ(refusal(std::vector<RlsDescriptor>(65, one("ip", "1"))),
               "invalid_request: descriptors: 65 descriptors, at most 64 allowed");
-    RlsDescriptor deep;
-    deep.entries.assign(17, RlsEntry{"k", "v"});
-    EXPECT_EQ(refusal({deep}), "invalid_request: descriptors[0].entries: 17 entries, at most 16 allowed");
     EXPECT_EQ(refusal({one(std::string(1025, 'k'), "v")}),
               "invalid_request: descriptors[0].entries[0].key: 1025 bytes, at most 1024 allowed");
-    EXPECT_EQ(refusal({one("ip", std::string(4097, 'v'))}),
-              "invalid_request: descriptors[0].entries[0].value: 4097 bytes, at most 4096 allowed");
+}
+
+// What a proxy's client shapes is decided: a long value (as the decoder bounds it) is counted
+// on its own key beside the call's other descriptors, and a descriptor deeper than any rule
+// matches none (OK, nothing charged), as envoyproxy/ratelimit matches it.
+TEST_F(RlsPlanner, DecidesLongValuesAndDeepDescriptorsInsteadOfRefusingThem) {
+    RlsDescriptor deep;
+    deep.entries.assign(17, RlsEntry{"ip", "v"});
+    const std::string long_a = bounded_value(std::string(5000, 'a'));
+    const std::string long_b = bounded_value(std::string(5000, 'a') + "b");
+    auto p = run({deep, one("ip", long_a), one("ip", long_b), one("ip", "short")});
+    ASSERT_TRUE(p) << p.error().detail;
+    EXPECT_EQ(p->descriptors[0].kind, Kind::no_match);
+    ASSERT_EQ(p->check.limits.size(), 3u) << "each value its own counter";
+    EXPECT_NE(p->check.limits[0].windows[0].key, p->check.limits[1].windows[0].key);
+    for (const auto& l : p->check.limits) EXPECT_LT(l.windows[0].key.size(), 256u) << "keys stay short";
 }
 
 // As envoyproxy/ratelimit: a domain no config names limits nothing (OK, no limit), but a
@@ -178,15 +191,19 @@ TEST_F(RlsPlanner, ADescriptorsOwnLimitDecidesItWhateverTheConfigSays) {
     EXPECT_EQ(none->descriptors[0].kind, Kind::no_match);
 }
 
-TEST_F(RlsPlanner, ASentLimitWithAnUnknownUnitOrTooLargeIsRefusedNamingTheField) {
+TEST_F(RlsPlanner, ASentLimitWithAnUnknownUnitIsRefusedNamingTheFieldAnyCountIsALimit) {
     RlsDescriptor d = one("ip", "a");
     d.limit = RlsLimitOverride{10, 0};
     EXPECT_EQ(refusal({one("ip", "b"), d}), "invalid_request: descriptors[1].limit.unit: expected 1 (SECOND) .. 7 (WEEK), got 0");
     d.limit = RlsLimitOverride{10, 8};
     EXPECT_EQ(refusal({d}), "invalid_request: descriptors[0].limit.unit: expected 1 (SECOND) .. 7 (WEEK), got 8");
     d.limit = RlsLimitOverride{4'000'000'000u, 1};
-    EXPECT_EQ(refusal({d}),
-              "invalid_request: descriptors[0].limit.requests_per_unit: 4000000000, at most 1000000000 allowed");
+    EXPECT_EQ(refusal({d}), "planned") << "any uint32, as envoyproxy/ratelimit takes it";
+    d.limit = RlsLimitOverride{std::numeric_limits<std::uint32_t>::max(), 2};
+    auto most = run({d});
+    ASSERT_TRUE(most) << most.error().detail;
+    EXPECT_EQ(most->descriptors[0].requests_per_unit, std::numeric_limits<std::uint32_t>::max());
+    EXPECT_FALSE(most->never_admitted);
     d.limit = RlsLimitOverride{0, 7};
     EXPECT_EQ(refusal({d}), "planned") << "0 blocks, as a rule of 0 does";
 }
