@@ -186,6 +186,8 @@ struct EnvoyKeys {
     std::chrono::seconds jitter{0};         ///< its EXPIRATION_JITTER_MAX_SECONDS
     /// envoy_shadow_mode (its SHADOW_MODE): a call over a limit still answers OK overall.
     bool shadow_all = false;
+    /// envoy_quota_mode (its QUOTA_MODE): every limited descriptor is in quota mode.
+    bool quota_all = false;
 };
 
 /// The reloadable part of the config file. Immutable once built; shared between requests
