@@ -8,6 +8,7 @@
 #include "ratelimitd/config/settings.hpp"
 #include "ratelimitd/config/usage.hpp"
 #include "ratelimitd/core/error.hpp"
+#include "ratelimitd/grpc/response_headers.hpp"
 #include "ratelimitd/policy/policy.hpp"
 
 namespace ratelimitd::app {
@@ -31,5 +32,9 @@ const char* usage();
 /// The settings of Envoy's keys (envoy_key_layout, envoy_key_prefix, envoy_expiration_jitter
 /// in whole seconds, as envoyproxy/ratelimit counts it).
 policy::EnvoyKeys envoy_keys(const Settings& settings);
+
+/// The rate-limit fields gRPC answers carry: grpc_response_headers (ietf: with
+/// grpc_x_ratelimit_headers also X-RateLimit-*), erl with its grpc_*_header names.
+rls::ResponseHeaders grpc_response_headers(const Settings& settings);
 
 }  // namespace ratelimitd::app
