@@ -8,7 +8,6 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -16,7 +15,6 @@
 namespace {
 
 using namespace ratelimitd::policy;
-namespace fs = std::filesystem;
 
 // envoyproxy/ratelimit's example configs, verbatim, in the tree (tests/data/erl-examples/README.md).
 const std::string reference_dir = RATELIMITD_TEST_DATA_DIR "/erl-examples";
