@@ -255,6 +255,20 @@ TEST_F(ErlExample, QuotaModeDeniesOnlyWhenEveryQuotaDescriptorIsOver) {
     }
 }
 
+// QUOTA_MODE=true: every descriptor in quota mode (its TestServiceGlobalQuotaMode): one under
+// its limit lets the call through, all over deny it.
+TEST_F(ErlExample, GlobalQuotaModeDeniesOnlyWhenEveryDescriptorIsOver) {
+    vars_["QUOTA_MODE"] = "true";
+    ASSERT_NO_FATAL_FAILURE(serve("basic_config.yaml"));
+    const std::vector<Entries> two{{{"key3", "a"}}, {{"key2", "b"}}};  // 1/hour and 20/minute
+    fresh_counters();
+    const RlsResponse one_over = call("test-domain", two, {2, 1});
+    EXPECT_EQ(one_over.overall_code(), RlsResponse::OK);
+    EXPECT_EQ(one_over.statuses(0).code(), RlsResponse::OVER_LIMIT);
+    fresh_counters();
+    EXPECT_EQ(call("test-domain", two, {2, 21}).overall_code(), RlsResponse::OVER_LIMIT);
+}
+
 // ERL's default adds no header to the client's response: neither do we in ERL mode.
 TEST_F(ErlExample, NoResponseHeadersByDefault) {
     ASSERT_NO_FATAL_FAILURE(serve("example.yaml"));
