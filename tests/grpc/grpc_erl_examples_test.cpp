@@ -149,6 +149,28 @@ TEST_F(ErlExample, ShadowModeConfigLetsShadowRulesThrough) {
     EXPECT_EQ(enforced.overall_code(), RlsResponse::OVER_LIMIT);
 }
 
+// test/config/share_threshold.yaml: every value a share_threshold wildcard matches spends one
+// counter (keyed by the pattern); an exact rule beside it still counts on its own.
+TEST_F(ErlExample, ShareThresholdValuesSpendOneCounter) {
+    ASSERT_NO_FATAL_FAILURE(serve("share_threshold.yaml"));
+    EXPECT_EQ(limit_of("test-domain", {{"file", "test1"}}), "50/MINUTE") << "the exact rule wins";
+    EXPECT_EQ(limit_of("test-domain", {{"file", "test2"}}), "100/MINUTE");
+    // Two calls in one minute's window: should a window start between them, again.
+    const auto minute = [] { return std::chrono::system_clock::now().time_since_epoch() / 1min; };
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        fresh_counters();
+        const auto before = minute();
+        const RlsResponse a = call("test-domain", {{{"files", "files/a.pdf"}}}, {60});
+        const RlsResponse b = call("test-domain", {{{"files", "files/b.csv"}}}, {50});
+        if (minute() != before) continue;
+        EXPECT_EQ(a.overall_code(), RlsResponse::OK);
+        EXPECT_EQ(a.statuses(0).limit_remaining(), 40u);
+        EXPECT_EQ(b.overall_code(), RlsResponse::OVER_LIMIT) << "files/* is one budget of 100: 60 + 50";
+        EXPECT_EQ(redis_.keys().size(), 1u) << "one counter";
+        break;
+    }
+}
+
 // README example 2: nested and top-level rules of one call, a logical OR.
 TEST_F(ErlExample, ReadmeExample2LimitsMarketingPerNumberAndEveryNumber) {
     ASSERT_NO_FATAL_FAILURE(serve("readme_example2.yaml"));
