@@ -219,7 +219,7 @@ bool start_grpc(net::io_context& main, const Settings& settings, std::size_t max
     }
     const auto host_port = parse_listen(*settings.grpc_listen, "grpc_listen");  // checked when read
     rls::GrpcServerOptions options;
-    if (settings.grpc_x_ratelimit_headers) options.headers = rls::ResponseHeaders::ietf_and_x;
+    options.headers = grpc_response_headers(settings);
     options.max_connections = max_connections;
     options.handshake_timeout = settings.grpc_handshake_timeout;
     options.idle_timeout = settings.grpc_idle_timeout;

@@ -83,8 +83,7 @@ app::RunOptions erl_run_options(const erl::ErlMode& mode, const app::Settings& s
     if (mode.runtime) run.watch = {erl::watched_directory(*mode.runtime), runtime_fingerprint(*mode.runtime)};
     run.listeners.push_back({"debug", mode.debug_listen, {"/rlconfig", "/metrics", "/healthcheck"}});
     if (mode.prometheus_listen) run.listeners.push_back({"prometheus", *mode.prometheus_listen, {"/metrics"}});
-    run.rls_json = rls::make_rls_json(
-        {}, settings.grpc_x_ratelimit_headers ? rls::ResponseHeaders::ietf_and_x : rls::ResponseHeaders::ietf);
+    run.rls_json = rls::make_rls_json({}, app::grpc_response_headers(settings));
     run.healthcheck = {.pings_store = mode.healthcheck_pings_store, .needs_domain = mode.healthcheck_needs_domain};
     run.warnings = mode.warnings;
     return run;

@@ -42,7 +42,17 @@ policy::EnvoyKeys envoy_keys(const Settings& settings, bool erl_or_xds) {
         .jitter = std::chrono::duration_cast<std::chrono::seconds>(settings.envoy_expiration_jitter),
         .shadow_all = settings.envoy_shadow_mode,
         .store_error = store_error(settings, erl_or_xds),
+        .quota_all = settings.envoy_quota_mode,
     };
+}
+
+rls::ResponseHeaders grpc_response_headers(const Settings& settings) {
+    if (settings.grpc_response_headers == "none") return rls::HeaderSet::none;
+    if (settings.grpc_response_headers == "erl") {
+        return {rls::HeaderSet::erl,
+                {settings.grpc_limit_header, settings.grpc_remaining_header, settings.grpc_reset_header}};
+    }
+    return settings.grpc_x_ratelimit_headers ? rls::HeaderSet::ietf_and_x : rls::HeaderSet::ietf;
 }
 
 const char* usage() {

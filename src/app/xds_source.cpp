@@ -118,6 +118,10 @@ void XdsSource::apply(std::shared_ptr<const policy::RlsDomains> domains, const s
         registry_.replace(next);
         if (audit_ != nullptr) audit_xds_applied(*audit_, audit::Actor{server_, false}, version, *before, *next);
         spdlog::info("xds: version={} in force, domains={}", log_value(version), domains_->by_name.size());
+        // Each domain by name, as a file load names them (envoyproxy/ratelimit's "loading domain").
+        for (const auto& [name, domain] : domains_->by_name) {
+            spdlog::info("xds: domain loaded domain={} version={}", log_value(name), log_value(version));
+        }
     } catch (const std::exception& e) {
         spdlog::error("xds: version={} not swapped in, the previous config keeps serving: {}", log_value(version),
                       e.what());

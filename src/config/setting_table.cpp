@@ -76,6 +76,7 @@ void apply_listen(Settings& s, const SettingValue& v) {
 
 constexpr std::array<std::string_view, 5> log_levels{"trace", "debug", "info", "warn", "error"};
 constexpr std::array<std::string_view, 2> log_formats{"text", "json"};
+constexpr std::array<std::string_view, 3> grpc_header_sets{"ietf", "none", "erl"};
 constexpr std::array<std::string_view, 3> access_log_modes{"off", "denied", "all"};
 constexpr std::array<std::string_view, 2> envoy_key_layouts{"ratelimitd", "envoyproxy-ratelimit"};
 constexpr std::array<std::string_view, 3> envoy_store_errors{"unavailable", "allow", "deny"};
@@ -206,6 +207,24 @@ constexpr SettingRow rows[] = {
      .env = "RATELIMITD_GRPC_X_RATELIMIT_HEADERS", .type = T::on_off, .default_text = "off",
      .help = "gRPC answers also ask Envoy to add X-RateLimit-Limit/-Remaining/-Reset and Retry-After",
      .field = both<&Settings::grpc_x_ratelimit_headers, &FileSettings::grpc_x_ratelimit_headers>()},
+    // envoyproxy/ratelimit adds none unless LIMIT_RESPONSE_HEADERS_ENABLED, then its own three.
+    {.file_key = "grpc_response_headers", .flag = "grpc-response-headers", .env = "RATELIMITD_GRPC_RESPONSE_HEADERS",
+     .type = T::choice, .choices = grpc_header_sets, .default_text = "ietf",
+     .help = "rate-limit headers gRPC answers ask Envoy to add: ietf (RateLimit, RateLimit-Policy), none, or erl "
+             "(envoyproxy/ratelimit's limit, remaining and reset headers)",
+     .field = both<&Settings::grpc_response_headers, &FileSettings::grpc_response_headers>()},
+    {.file_key = "grpc_limit_header", .flag = "grpc-limit-header", .env = "RATELIMITD_GRPC_LIMIT_HEADER",
+     .type = T::path, .value_name = "NAME", .default_text = "RateLimit-Limit",
+     .help = "grpc_response_headers erl: the header carrying the limit (its LIMIT_LIMIT_HEADER)",
+     .field = both<&Settings::grpc_limit_header, &FileSettings::grpc_limit_header>()},
+    {.file_key = "grpc_remaining_header", .flag = "grpc-remaining-header", .env = "RATELIMITD_GRPC_REMAINING_HEADER",
+     .type = T::path, .value_name = "NAME", .default_text = "RateLimit-Remaining",
+     .help = "grpc_response_headers erl: the header carrying what is left (its LIMIT_REMAINING_HEADER)",
+     .field = both<&Settings::grpc_remaining_header, &FileSettings::grpc_remaining_header>()},
+    {.file_key = "grpc_reset_header", .flag = "grpc-reset-header", .env = "RATELIMITD_GRPC_RESET_HEADER",
+     .type = T::path, .value_name = "NAME", .default_text = "RateLimit-Reset",
+     .help = "grpc_response_headers erl: the header carrying the seconds until the window ends (its LIMIT_RESET_HEADER)",
+     .field = both<&Settings::grpc_reset_header, &FileSettings::grpc_reset_header>()},
     // Each gRPC connection costs a descriptor, taken from the same open-file limit as HTTP's
     // (docs/envoy.md, "Connections"): the cap keeps idle connections from starving HTTP.
     {.file_key = "grpc_max_connections", .flag = "grpc-max-connections", .env = "RATELIMITD_GRPC_MAX_CONNECTIONS",
@@ -345,6 +364,12 @@ constexpr SettingRow rows[] = {
      .type = T::choice, .choices = envoy_store_errors, .default_text = "unavailable",
      .help = "ERL mode and xDS: a store failure answers ShouldRateLimit UNAVAILABLE (Envoy decides), OK or OVER_LIMIT",
      .field = both<&Settings::envoy_store_error, &FileSettings::envoy_store_error>()},
+    // envoyproxy/ratelimit's QUOTA_MODE: quota_mode on every descriptor.
+    {.file_key = "envoy_quota_mode", .flag = "envoy-quota-mode", .env = "RATELIMITD_ENVOY_QUOTA_MODE",
+     .type = T::on_off, .default_text = "off",
+     .help = "every limited ShouldRateLimit descriptor in quota mode: a call is over only when all of them are "
+             "(its QUOTA_MODE)",
+     .field = both<&Settings::envoy_quota_mode, &FileSettings::envoy_quota_mode>()},
 };
 
 }  // namespace

@@ -299,11 +299,18 @@ void map_logging_and_stats(const ErlReader& r, ErlMode& out) {
         out.warnings.push_back("PROMETHEUS_MAPPER_YAML is not read: ratelimitd's metric names are its own");
     }
     if (r.flag("TRACING_ENABLED")) out.warnings.push_back("TRACING_ENABLED=true: tracing is not supported");
-    if (r.flag("LIMIT_RESPONSE_HEADERS_ENABLED")) {
-        out.warnings.push_back(
-            "LIMIT_RESPONSE_HEADERS_ENABLED=true: ratelimitd adds the IETF RateLimit and RateLimit-Policy headers, not "
-            "RateLimit-Limit/-Remaining/-Reset");
+}
+
+void map_response_headers(const ErlReader& r, ErlMode& out) {
+    // Its default adds nothing to the client's response; enabled, its three fields by its names.
+    if (!r.flag("LIMIT_RESPONSE_HEADERS_ENABLED")) {
+        out.overlay["RATELIMITD_GRPC_RESPONSE_HEADERS"] = "none";
+        return;
     }
+    out.overlay["RATELIMITD_GRPC_RESPONSE_HEADERS"] = "erl";
+    out.overlay["RATELIMITD_GRPC_LIMIT_HEADER"] = r.text("LIMIT_LIMIT_HEADER");
+    out.overlay["RATELIMITD_GRPC_REMAINING_HEADER"] = r.text("LIMIT_REMAINING_HEADER");
+    out.overlay["RATELIMITD_GRPC_RESET_HEADER"] = r.text("LIMIT_RESET_HEADER");
 }
 
 void map_keys(const ErlReader& r, ErlMode& out) {
@@ -317,6 +324,7 @@ void map_keys(const ErlReader& r, ErlMode& out) {
     out.overlay["RATELIMITD_ENVOY_EXPIRATION_JITTER"] = std::to_string(jitter) + "s";
     out.charge_denied = !r.flag("STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT");
     if (r.flag("SHADOW_MODE")) out.overlay["RATELIMITD_ENVOY_SHADOW_MODE"] = "on";
+    if (r.flag("QUOTA_MODE")) out.overlay["RATELIMITD_ENVOY_QUOTA_MODE"] = "on";
 }
 
 // envoyproxy/ratelimit answers a store error with a gRPC error (Envoy's failure_mode_deny
@@ -404,6 +412,7 @@ result<ErlMode> map_erl_environment(const config::EnvLookup& env, const std::str
         map_redis(reader, out);
         map_listeners(reader, out);
         map_logging_and_stats(reader, out);
+        map_response_headers(reader, out);
         map_keys(reader, out);
         map_store_error(reader, out);
         map_config_source(reader, cwd, out);

@@ -2,12 +2,15 @@
 // a config tree.
 #include "ratelimitd/erl/runtime_directory.hpp"
 
+#include "ratelimitd/core/log_value.hpp"
 #include "ratelimitd/core/quote.hpp"
 #include "ratelimitd/policy/config_error.hpp"
 #include "ratelimitd/policy/envoy_config_section.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
+#include "ratelimitd/policy/rls_domain.hpp"
 
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -33,6 +36,17 @@ std::string runtime_key(const fs::path& base, const fs::path& file) {
 
 [[noreturn]] void cannot_read(const fs::path& dir, const std::string& why) {
     throw policy::ConfigError("RUNTIME_ROOT: cannot read " + quote(dir.string(), 256) + ": " + why);
+}
+
+// What envoyproxy/ratelimit says as it loads its runtime directory: each file and each
+// domain, so an operator sees which of the mounted files took effect (at info: a load
+// happens at start and on each change, never per request).
+void log_loaded(const std::vector<std::string>& files, const policy::Registry& registry) {
+    for (const auto& file : files) spdlog::info("erl: runtime file loaded file={}", log_value(file));
+    if (!registry.domains) return;
+    for (const auto& [name, domain] : registry.domains->by_name) {
+        spdlog::info("erl: domain loaded domain={} file={}", log_value(name), log_value(domain.source_file));
+    }
 }
 
 }  // namespace
@@ -78,8 +92,10 @@ std::string erl_config_text(const ErlMode& mode, const std::vector<std::string>&
 
 policy::Config load_erl_config(const ErlMode& mode) {
     const auto files = mode.runtime ? runtime_config_files(*mode.runtime) : std::vector<std::string>{};
-    return policy::parse_config(erl_config_text(mode, files), erl_config_name,
-                                policy::LoadOptions{.envoy_rules_from_xds = !mode.runtime.has_value()});
+    auto config = policy::parse_config(erl_config_text(mode, files), erl_config_name,
+                                       policy::LoadOptions{.envoy_rules_from_xds = !mode.runtime.has_value()});
+    if (mode.runtime) log_loaded(files, config.registry);
+    return config;
 }
 
 std::string watched_directory(const RuntimeLayout& layout) {

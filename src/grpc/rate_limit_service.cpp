@@ -49,8 +49,10 @@ struct Call {
     }
 };
 
+// `headers` is the service's own: it outlives every call (the server drains calls before
+// the service goes), and a reference keeps the names out of each call's frame.
 net::awaitable<void> answer(Call call, const door::Doors& doors, RequestLimits limits,
-                            ResponseHeaders headers) {
+                            const ResponseHeaders& headers) {
     try {
         auto request = decode_request(*call.request, limits);
         if (!request) co_return call.refuse(request.error());
@@ -68,7 +70,10 @@ net::awaitable<void> answer(Call call, const door::Doors& doors, RequestLimits l
         }
         const service::Decision& decision = outcome->decision;
         build_response(decision, outcome->plan, now_s, *call.response, headers);
-        call.finish(grpc::Status::OK, decision.verdict.allowed ? RlsAnswer::ok : RlsAnswer::over_limit);
+        // The answer's own code: quota descriptors all over deny a call the store admitted.
+        const bool over =
+            !decision.verdict.allowed || call.response->overall_code() == RateLimitResponse::OVER_LIMIT;
+        call.finish(grpc::Status::OK, over ? RlsAnswer::over_limit : RlsAnswer::ok);
     } catch (const std::exception& e) {
         // decide never throws; an allocation failure could. Answer rather than leave Envoy
         // waiting for its timeout.

@@ -1,6 +1,8 @@
 // build_response: each descriptor's status from the windows of its own limit.
 #include "ratelimitd/grpc/response_builder.hpp"
 
+#include "ratelimitd/grpc/erl_headers.hpp"
+
 #include "ratelimitd/headers/rate_limit_fields.hpp"
 #include "ratelimitd/policy/rls_domain.hpp"
 
@@ -60,7 +62,8 @@ void set_current_limit(const policy::RlsDescriptorPlan& dp, Response::Descriptor
 void fill_limited(const service::Decision& d, const policy::RlsPlan& plan, const policy::RlsDescriptorPlan& dp,
                   std::int64_t now_s, Response::DescriptorStatus& status) {
     set_current_limit(dp, status);
-    const bool shadow = dp.limit < plan.check.limits.size() && plan.check.limits[dp.limit].shadow();
+    // The rule's shadow_mode only: a quota limit over its own limit says so (quota_mode).
+    const bool shadow = dp.limit < plan.check.limits.size() && plan.check.limits[dp.limit].policy->shadow;
     if (d.degraded) {
         // No numbers are known; the failure mode decided the whole call.
         status.set_code(d.verdict.allowed || shadow ? Response::OK : Response::OVER_LIMIT);
@@ -107,12 +110,35 @@ constexpr std::array ietf_and_x_lines{RateLimitHeader::policy,  RateLimitHeader:
                                       RateLimitHeader::x_limit, RateLimitHeader::x_remaining,
                                       RateLimitHeader::x_reset, RateLimitHeader::retry_after};
 
+// envoyproxy/ratelimit's quota_mode: the call is over when it has quota descriptors and
+// every one of them says OVER_LIMIT (one under its limit lets the call through).
+bool every_quota_over(const policy::RlsPlan& plan, const Response& out) {
+    std::size_t quotas = 0;
+    std::size_t over = 0;
+    for (std::size_t i = 0; i < plan.descriptors.size(); ++i) {
+        const auto& dp = plan.descriptors[i];
+        if (dp.kind != policy::RlsDescriptorPlan::Kind::limited || !plan.check.limits[dp.limit].quota) continue;
+        ++quotas;
+        if (out.statuses(static_cast<int>(i)).code() == Response::OVER_LIMIT) ++over;
+    }
+    return quotas > 0 && over == quotas;
+}
+
+void add_headers(const service::Decision& decision, const policy::RlsPlan& plan, std::int64_t now_s,
+                 const ResponseHeaders& headers, Response& out) {
+    AddedHeaders added(out);
+    switch (headers.set) {
+    case HeaderSet::ietf: headers::set_rate_limit_headers(decision.verdict, ietf_lines, added); break;
+    case HeaderSet::ietf_and_x: headers::set_rate_limit_headers(decision.verdict, ietf_and_x_lines, added); break;
+    case HeaderSet::erl: add_erl_headers(plan, now_s, headers.names, out); break;
+    case HeaderSet::none: break;
+    }
+}
+
 }  // namespace
 
 void build_response(const service::Decision& decision, const policy::RlsPlan& plan, std::int64_t now_s,
-                    Response& out, ResponseHeaders headers) {
-    // envoy_shadow_mode: the descriptors say what was decided, the call is let through.
-    out.set_overall_code(decision.verdict.allowed || plan.shadow_all ? Response::OK : Response::OVER_LIMIT);
+                    Response& out, const ResponseHeaders& headers) {
     for (const auto& dp : plan.descriptors) {
         auto& status = *out.add_statuses();
         if (dp.kind == policy::RlsDescriptorPlan::Kind::limited) {
@@ -123,12 +149,10 @@ void build_response(const service::Decision& decision, const policy::RlsPlan& pl
             status.set_code(Response::OK);
         }
     }
-    AddedHeaders added(out);
-    if (headers == ResponseHeaders::ietf_and_x) {
-        headers::set_rate_limit_headers(decision.verdict, ietf_and_x_lines, added);
-    } else {
-        headers::set_rate_limit_headers(decision.verdict, ietf_lines, added);
-    }
+    const bool over = !decision.verdict.allowed || every_quota_over(plan, out);
+    // envoy_shadow_mode: the descriptors say what was decided, the call is let through.
+    out.set_overall_code(over && !plan.shadow_all ? Response::OVER_LIMIT : Response::OK);
+    add_headers(decision, plan, now_s, headers, out);
 }
 
 void build_never_admitted_response(const policy::RlsPlan& plan, std::int64_t now_s, Response& out) {

@@ -30,7 +30,8 @@ void dump_level(const policy::RlsLevel& level, std::string& out) {
         if (rule.limit == policy::RlsRule::Limit::limited) {
             out += rule.label + ": unit=" + upper(policy::to_string(rule.unit)) +
                    " requests_per_unit=" + std::to_string(rule.requests_per_unit) +
-                   ", shadow_mode: " + (rule.policy.shadow ? "true" : "false") + ", quota_mode: false\n";
+                   ", shadow_mode: " + (rule.policy.shadow ? "true" : "false") +
+                   ", quota_mode: " + (rule.quota_mode ? "true" : "false") + "\n";
         } else if (rule.limit == policy::RlsRule::Limit::unlimited) {
             out += rule.label + ": unit=UNKNOWN requests_per_unit=0, shadow_mode: false, quota_mode: false\n";
         }

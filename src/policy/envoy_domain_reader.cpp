@@ -27,6 +27,11 @@ constexpr const char* unit_list = "second, minute, hour, day, week, month, year"
 // A rule's algorithm when it names none: a fixed window, aligned to Envoy's unit.
 constexpr Algorithm default_algorithm = Algorithm::fixed_window;
 
+bool any_share_threshold(const RlsLevel& level) {
+    return std::any_of(level.rules.begin(), level.rules.end(),
+                       [](const RlsRule& r) { return r.share_threshold || any_share_threshold(r.children); });
+}
+
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return s;
@@ -55,6 +60,7 @@ RlsDomain EnvoyDomainReader::read(const Json& doc, const std::string& path) cons
         read_level(*list, join(path, "descriptors"), RulePath{escape_label_part(d.name), escape_key_part(d.name)}, 1,
                    d.root);
     }
+    d.shares_threshold = any_share_threshold(d.root);
     return d;
 }
 
@@ -91,7 +97,9 @@ RlsRule EnvoyDomainReader::read_rule(const Json& item, const std::string& path, 
     bool shadow = false;
     if (const Json* v = find(item, "shadow_mode")) shadow = need_bool(*v, join(path, "shadow_mode"));
     if (const Json* v = find(item, "detailed_metric")) rule.detailed_metric = need_bool(*v, join(path, "detailed_metric"));
-    refuse_unsupported(item, path);
+    if (const Json* v = find(item, "quota_mode")) rule.quota_mode = need_bool(*v, join(path, "quota_mode"));
+    if (const Json* v = find(item, "value_to_metric")) rule.value_to_metric = need_bool(*v, join(path, "value_to_metric"));
+    read_share_threshold(item, path, rule);
     if (const Json* v = find(item, "metadata"); v != nullptr && !v->is_object() && !v->is_null()) {
         fail(join(path, "metadata"), "expected a map, got " + describe(*v));
     }
@@ -103,22 +111,16 @@ RlsRule EnvoyDomainReader::read_rule(const Json& item, const std::string& path, 
     return rule;
 }
 
-void EnvoyDomainReader::refuse_unsupported(const Json& item, const std::string& path) const {
-    // envoyproxy/ratelimit keys whose `true` would change what a call decides, counts or
-    // names, and which ratelimitd does not do: refused by name rather than ignored (`false`,
-    // their default, changes nothing and loads).
-    static constexpr std::pair<const char*, const char*> unsupported[] = {
-        {"quota_mode", "a descriptor over its limit denying only when every quota descriptor of the call is"},
-        {"share_threshold", "one counter shared by every value a wildcard matches"},
-        {"value_to_metric", "stat names holding the values callers send (detailed_metric: true labels the last one)"},
-    };
-    for (const auto& [key, what] : unsupported) {
-        const Json* v = find(item, key);
-        if (v != nullptr && need_bool(*v, join(path, key))) {
-            fail(join(path, key), std::string("true is not supported by ratelimitd (in envoyproxy/ratelimit: ") + what +
-                                      "); remove it or set it to false");
-        }
+void EnvoyDomainReader::read_share_threshold(const Json& item, const std::string& path, RlsRule& rule) const {
+    const Json* v = find(item, "share_threshold");
+    if (v == nullptr || !need_bool(*v, join(path, "share_threshold"))) return;
+    // As envoyproxy/ratelimit refuses it: only a wildcard has values to share one counter.
+    if (rule.match != RlsRule::ValueMatch::wildcard) {
+        fail(join(path, "share_threshold"), "only allowed with a wildcard value (one holding a '*'), key " +
+                                                quote(rule.key) + " has " +
+                                                (rule.value.empty() ? std::string("none") : quote(rule.value)));
     }
+    rule.share_threshold = true;
 }
 
 void EnvoyDomainReader::read_match(const Json& item, const std::string& path, RlsRule& rule) const {
@@ -250,6 +252,7 @@ void EnvoyDomainReader::check_exactness(const Policy& p, const std::string& path
 }
 
 void EnvoyDomainReader::merge(RlsDomain& into, RlsDomain more) const {
+    into.shares_threshold = into.shares_threshold || more.shares_threshold;
     for (auto& rule : more.root.rules) {
         into.root.rules.push_back(std::move(rule));
         index_rule(into.root, into.root.rules.size() - 1, "descriptors");

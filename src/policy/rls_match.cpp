@@ -31,4 +31,16 @@ const RlsRule* match_descriptor(const RlsDomain& domain, std::span<const RlsEntr
     return nullptr;  // no entries
 }
 
+std::vector<RlsEntry> share_threshold_entries(const RlsDomain& domain, std::span<const RlsEntry> entries) {
+    std::vector<RlsEntry> out(entries.begin(), entries.end());
+    const RlsLevel* level = &domain.root;
+    for (auto& entry : out) {
+        const RlsRule* rule = level != nullptr ? match_entry(*level, entry) : nullptr;
+        if (rule == nullptr) break;
+        if (rule->share_threshold && rule->match == RlsRule::ValueMatch::wildcard) entry.value = rule->value;
+        level = &rule->children;
+    }
+    return out;
+}
+
 }  // namespace ratelimitd::policy

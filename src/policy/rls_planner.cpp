@@ -228,6 +228,24 @@ Counter describe_override(RlsPlan& out, RlsDescriptorPlan& dp, std::string_view 
     return Counter{policy, key_name, override_values(d.entries), dp.unit, true};
 }
 
+/// Quota mode on each limit a quota descriptor decides: its rule's `quota_mode`, or every
+/// limit under envoy_quota_mode; a descriptor that sends its own limit is quota only under the
+/// latter, as envoyproxy/ratelimit copies no rule's flags onto such a limit.
+void mark_quota(RlsPlan& out, const std::vector<const RlsRule*>& rules, bool quota_all) {
+    for (std::size_t i = 0; i < out.descriptors.size(); ++i) {
+        const RlsDescriptorPlan& dp = out.descriptors[i];
+        if (dp.kind != RlsDescriptorPlan::Kind::limited) continue;
+        if (quota_all || (rules[i] != nullptr && rules[i]->quota_mode)) out.check.limits[dp.limit].quota = true;
+    }
+}
+
+/// The entries a descriptor's counter is keyed by: share_threshold_entries when the domain
+/// has share_threshold rules (`shared` filled), else the descriptor's own.
+std::span<const RlsEntry> counted(const std::vector<RlsEntry>& shared, const RlsDescriptor& d) {
+    if (shared.empty()) return d.entries;
+    return shared;
+}
+
 /// The most one call may spend on `l`: what its policy can ever admit, within 1..max_cost.
 std::int64_t most_admitted(const PlannedLimit& l) {
     return std::min<std::int64_t>(l.policy->max_cost(), check::max_cost);
@@ -296,6 +314,7 @@ result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest&
         const std::uint32_t cost = d.hits_addend ? cost_fn(*d.hits_addend) : request_cost;
         RlsDescriptorPlan dp;
         std::string key_name;
+        std::vector<RlsEntry> shared;  // the entries with share_threshold patterns, when the domain has any
         std::optional<Counter> counter;
         if (d.limit) {
             counter = describe_override(out, dp, req.domain, d, key_name);
@@ -303,17 +322,19 @@ result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest&
             dp = describe_rule(**domain, rules[i], replaced);
             if (dp.kind == RlsDescriptorPlan::Kind::limited) {
                 const RlsRule& rule = *rules[i];
-                counter = Counter{&rule.policy, rule.key_name, key_values(d.entries), rule.unit, rule.aligned};
+                if ((*domain)->shares_threshold) shared = share_threshold_entries(**domain, d.entries);
+                counter = Counter{&rule.policy, rule.key_name, key_values(counted(shared, d)), rule.unit, rule.aligned};
                 if (rule.detailed_metric) dp.detailed_label = dp.label + "_" + escape_label_part(d.entries.back().value);
             }
         }
         if (counter && keys.erl && counter->aligned) {
-            add_erl_limit(out, dp, *counter, req.domain, d.entries, cost, now_s, keys);
+            add_erl_limit(out, dp, *counter, req.domain, counted(shared, d), cost, now_s, keys);
         } else if (counter) {
             add_limit(out, dp, std::move(*counter), cost, now_s);
         }
         out.descriptors.push_back(std::move(dp));
     }
+    mark_quota(out, rules, keys.quota_all);
     mark_never_admitted(out);
     assign_parts(out, keys.erl);
     out.shadow_all = keys.shadow_all;

@@ -154,6 +154,25 @@ TEST(GrpcRls, XRateLimitFieldsAreAddedWhenConfigured) {
     EXPECT_GE(std::stoll(headers["Retry-After"]), 1);
 }
 
+// grpc_response_headers: none sends no field at all (as envoyproxy/ratelimit by default); erl
+// sends its three by the names configured, natively too.
+TEST(GrpcRls, ResponseHeadersCanBeNoneOrEnvoyproxyRatelimits) {
+    RedisServer redis;
+    Sidecar none(redis.url(), {"--grpc-response-headers", "none", "--grpc-x-ratelimit-headers", "on"});
+    const auto quiet = none.call(rls_request("edge", {one("remote_address", "10.8.0.1")}));
+    EXPECT_EQ(quiet.statuses(0).limit_remaining(), 4u);
+    EXPECT_EQ(quiet.response_headers_to_add_size(), 0);
+    Sidecar erl(redis.url(), {"--grpc-response-headers", "erl", "--grpc-reset-header", "X-Reset-In"});
+    const auto res = erl.call(rls_request("edge", {one("remote_address", "10.8.0.1"), one("exact", "e")}));
+    std::map<std::string, std::string> headers;
+    for (const auto& h : res.response_headers_to_add()) headers[h.key()] = h.value();
+    ASSERT_EQ(headers.size(), 3u) << res.DebugString();
+    EXPECT_EQ(headers["RateLimit-Limit"], "5") << "the descriptor with the least remaining (3 of 5)";
+    EXPECT_EQ(headers["RateLimit-Remaining"], "3");
+    EXPECT_GE(std::stoll(headers["X-Reset-In"]), 1);
+    EXPECT_LE(std::stoll(headers["X-Reset-In"]), 3600);
+}
+
 TEST(GrpcRls, HitsAddendOfTheRequestAndOfADescriptorIsTheCost) {
     RedisServer redis;
     Sidecar s(redis.url());

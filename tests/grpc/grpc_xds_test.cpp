@@ -109,6 +109,9 @@ TEST(GrpcXds, TheFirstConfigIsAwaitedThenServedAndEnforcedExactly) {
     EXPECT_FALSE(ack->nack) << ack->error_message;
     EXPECT_EQ(ack->version_info, "v1");
     ASSERT_TRUE(wait_until([&] { return s.ready(); }, 10s)) << s.server.process().log();
+    // The version applied is said at info, naming each of its domains.
+    EXPECT_FALSE(s.server.process().wait_for_log("xds: domain loaded domain=\"edge\" version=\"v1\"", 5s).empty())
+        << s.server.process().log();
     expect_exact(s.fire("user", "u1"), 5);
     EXPECT_EQ(redis.integer({"DBSIZE"}), 1) << "one counter: one user";
 

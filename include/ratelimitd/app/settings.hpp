@@ -8,6 +8,7 @@
 #include "ratelimitd/config/settings.hpp"
 #include "ratelimitd/config/usage.hpp"
 #include "ratelimitd/core/error.hpp"
+#include "ratelimitd/grpc/response_headers.hpp"
 #include "ratelimitd/policy/policy.hpp"
 
 namespace ratelimitd::app {
@@ -33,5 +34,9 @@ const char* usage();
 /// envoy_store_error when the Envoy rules are envoyproxy/ratelimit's own (`erl_or_xds`: ERL
 /// mode or xds_server, whose rules carry no on_store_error), else each limit's on_store_error.
 policy::EnvoyKeys envoy_keys(const Settings& settings, bool erl_or_xds = false);
+
+/// The rate-limit fields gRPC answers carry: grpc_response_headers (ietf: with
+/// grpc_x_ratelimit_headers also X-RateLimit-*), erl with its grpc_*_header names.
+rls::ResponseHeaders grpc_response_headers(const Settings& settings);
 
 }  // namespace ratelimitd::app

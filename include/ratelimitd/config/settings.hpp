@@ -81,6 +81,14 @@ struct Settings {
     bool envoy_shadow_mode = false;             ///< every ShouldRateLimit answers OK overall (its SHADOW_MODE)
     /// ERL mode and xDS: a store failure answers unavailable (gRPC UNAVAILABLE), allow or deny.
     std::string envoy_store_error = "unavailable";
+    bool envoy_quota_mode = false;              ///< every limited descriptor in quota mode (its QUOTA_MODE)
+    /// Which rate-limit headers gRPC answers ask Envoy to add: "ietf" (RateLimit-Policy and
+    /// RateLimit, plus X-RateLimit-* with grpc_x_ratelimit_headers), "none", or "erl"
+    /// (envoyproxy/ratelimit's three, named below).
+    std::string grpc_response_headers = "ietf";
+    std::string grpc_limit_header = "RateLimit-Limit";          ///< "erl": its LIMIT_LIMIT_HEADER
+    std::string grpc_remaining_header = "RateLimit-Remaining";  ///< "erl": its LIMIT_REMAINING_HEADER
+    std::string grpc_reset_header = "RateLimit-Reset";          ///< "erl": its LIMIT_RESET_HEADER
 
     bool operator==(const Settings&) const = default;
 };
@@ -144,6 +152,11 @@ struct FileSettings {
     std::optional<std::chrono::milliseconds> envoy_expiration_jitter;
     std::optional<bool> envoy_shadow_mode;
     std::optional<std::string> envoy_store_error;
+    std::optional<bool> envoy_quota_mode;
+    std::optional<std::string> grpc_response_headers;
+    std::optional<std::string> grpc_limit_header;
+    std::optional<std::string> grpc_remaining_header;
+    std::optional<std::string> grpc_reset_header;
 
     bool operator==(const FileSettings&) const = default;
 };

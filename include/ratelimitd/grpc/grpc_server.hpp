@@ -38,7 +38,7 @@ struct GrpcServerOptions {
     /// headers, 60 KiB by default, mapped into at most 64 descriptors stay below 4 MiB).
     int max_receive_bytes = 4 * 1024 * 1024;
     /// The rate-limit fields each answer asks Envoy to add (grpc_x_ratelimit_headers).
-    ResponseHeaders headers = ResponseHeaders::ietf;
+    ResponseHeaders headers = HeaderSet::ietf;
     /// Connections open at once; one more is closed at once (grpc_max_connections).
     std::size_t max_connections = 1'000;
     /// To finish TLS (with tls.enabled) and send the HTTP/2 preface and SETTINGS after

@@ -14,6 +14,6 @@ namespace ratelimitd::rls {
 /// checked against `limits` like a gRPC call, decided, and answered 200 (OK),
 /// 429 (OVER_LIMIT) or 500 (UNKNOWN) with the response in protobuf JSON; 400
 /// "Bad Request" for a body that is no valid call.
-door::RlsJson make_rls_json(RequestLimits limits = {}, ResponseHeaders headers = ResponseHeaders::ietf);
+door::RlsJson make_rls_json(RequestLimits limits = {}, ResponseHeaders headers = HeaderSet::ietf);
 
 }  // namespace ratelimitd::rls

@@ -18,7 +18,7 @@ namespace ratelimitd::rls {
 class RateLimitService final : public envoy::service::ratelimit::v3::RateLimitService::CallbackService {
 public:
     RateLimitService(LaneRing& lanes, GrpcMetrics& metrics, RequestLimits limits = {},
-                     ResponseHeaders headers = ResponseHeaders::ietf)
+                     ResponseHeaders headers = HeaderSet::ietf)
         : lanes_(lanes), metrics_(metrics), limits_(limits), headers_(headers) {}
 
     grpc::ServerUnaryReactor* ShouldRateLimit(grpc::CallbackServerContext* context,

@@ -53,8 +53,13 @@ struct PlannedLimit {
     /// envoy_denied_calls: charge is charge.
     Part part = Part::decide;
 
-    /// Evaluated and counted, but never denies (Policy::shadow).
-    [[nodiscard]] bool shadow() const noexcept { return policy->shadow; }
+    /// envoyproxy/ratelimit's quota_mode (or its QUOTA_MODE): counted and decided as an
+    /// enforced limit, but the store's verdict never denies on it; whether the call is over
+    /// is the answer's to say (every quota descriptor over, rls::build_response).
+    bool quota = false;
+
+    /// Evaluated and counted, but never denies the store's verdict (Policy::shadow, or quota).
+    [[nodiscard]] bool shadow() const noexcept { return policy->shadow || quota; }
     /// A store failure denies rather than allows (on_store_error: deny).
     [[nodiscard]] bool fail_closed() const noexcept { return policy->on_store_error == OnStoreError::deny; }
 };

@@ -40,9 +40,8 @@ private:
     void read_level(const Json& list, const std::string& path, const RulePath& parent, std::size_t depth,
                     RlsLevel& level) const;
     RlsRule read_rule(const Json& item, const std::string& path, const RulePath& parent, std::size_t depth) const;
-    /// envoyproxy/ratelimit's quota_mode, share_threshold and value_to_metric: `true` is an
-    /// error naming the key (ratelimitd does not do what they ask), `false` loads.
-    void refuse_unsupported(const Json& item, const std::string& path) const;
+    /// `share_threshold`: `true` only on a wildcard rule (envoyproxy/ratelimit's refusal).
+    void read_share_threshold(const Json& item, const std::string& path, RlsRule& rule) const;
     /// `key` and `value` (strings; numbers and booleans as YAML writes them) into `rule`.
     void read_match(const Json& item, const std::string& path, RlsRule& rule) const;
     void read_rate_limit(const Json& v, const std::string& path, RlsRule& rule) const;

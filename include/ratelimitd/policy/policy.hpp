@@ -197,6 +197,8 @@ struct EnvoyKeys {
     bool shadow_all = false;
     /// What a ShouldRateLimit call answers when the store fails or times out.
     RlsStoreError store_error = RlsStoreError::on_store_error;
+    /// envoy_quota_mode (its QUOTA_MODE): every limited descriptor is in quota mode.
+    bool quota_all = false;
 };
 
 /// The reloadable part of the config file. Immutable once built; shared between requests

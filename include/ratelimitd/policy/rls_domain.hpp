@@ -48,6 +48,17 @@ struct RlsRule {
     RlsUnit unit = RlsUnit::unknown;
     std::uint32_t requests_per_unit = 0;
     bool detailed_metric = false;
+    /// `quota_mode: true`: over its limit, the descriptor says OVER_LIMIT but denies the call
+    /// only when every quota descriptor of the call is over too (envoyproxy/ratelimit's
+    /// service); counted as any limit meanwhile.
+    bool quota_mode = false;
+    /// `value_to_metric: true`: envoyproxy/ratelimit names this level's stats with the value
+    /// the caller sent; ratelimitd's metrics are per rule, so it names nothing here (kept so
+    /// the config reads back as written).
+    bool value_to_metric = false;
+    /// `share_threshold: true` (a wildcard rule only): every value the wildcard matches counts
+    /// on one counter, keyed by the pattern instead of the value (share_threshold_entries).
+    bool share_threshold = false;
     /// The fixed window is aligned to the unit, as envoyproxy/ratelimit counts: its keys carry
     /// the window's start (the default, and `algorithm: fixed_window`).
     bool aligned = false;
@@ -70,6 +81,8 @@ struct RlsDomain {
     std::string name;
     std::string source_file;  ///< the file (or registry section) it was read from
     RlsLevel root;
+    /// Some rule has share_threshold: calls must key their counters by share_threshold_entries.
+    bool shares_threshold = false;
 };
 
 /// Every domain of a registry, by name (Registry::domains).

@@ -5,6 +5,7 @@
 #include "ratelimitd/policy/rls_request.hpp"
 
 #include <span>
+#include <vector>
 
 namespace ratelimitd::policy {
 
@@ -20,5 +21,11 @@ namespace ratelimitd::policy {
 /// envoyproxy/ratelimit). The rule may have no limit (`rate_limit:` absent): then nothing
 /// limits the descriptor either.
 [[nodiscard]] const RlsRule* match_descriptor(const RlsDomain& domain, std::span<const RlsEntry> entries);
+
+/// The entries as envoyproxy/ratelimit keys a descriptor's counter: each entry that reached a
+/// `share_threshold` wildcard rule carries the rule's pattern ("files*") instead of its value,
+/// so every value it matches shares one counter; the others as sent. Walks the same path as
+/// match_descriptor; `entries` must reach a rule there.
+[[nodiscard]] std::vector<RlsEntry> share_threshold_entries(const RlsDomain& domain, std::span<const RlsEntry> entries);
 
 }  // namespace ratelimitd::policy

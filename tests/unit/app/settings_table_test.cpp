@@ -219,7 +219,8 @@ TEST(SettingsTable, FileKeysAreTheTableRowsInOrder) {
                                                  "redis_tls_ca", "redis_tls_cert",
                                                  "redis_tls_key", "redis_tls_server_name",
                                                  "redis_tls_insecure_skip_verify", "redis_state_layout", "grpc_listen",
-                                                 "grpc_x_ratelimit_headers", "grpc_max_connections",
+                                                 "grpc_x_ratelimit_headers", "grpc_response_headers", "grpc_limit_header",
+                                                 "grpc_remaining_header", "grpc_reset_header", "grpc_max_connections",
                                                  "grpc_handshake_timeout", "grpc_idle_timeout",
                                                  "grpc_max_connection_age", "grpc_tls", "grpc_tls_cert",
                                                  "grpc_tls_key", "grpc_tls_client_ca", "grpc_tls_client_san",
@@ -229,8 +230,37 @@ TEST(SettingsTable, FileKeysAreTheTableRowsInOrder) {
                                                  "xds_backoff_initial", "xds_backoff_max",
                                                  "xds_backoff_random_factor", "xds_backoff_jitter",
                                                  "xds_max_message_bytes", "xds_headers", "xds_force_start", "envoy_key_layout", "envoy_key_prefix",
-                                                 "envoy_expiration_jitter", "envoy_shadow_mode", "envoy_store_error"};
+                                                 "envoy_expiration_jitter", "envoy_shadow_mode", "envoy_store_error",
+                                                 "envoy_quota_mode"};
     EXPECT_EQ(file_setting_keys(), expected);
+}
+
+// The gRPC answer's fields: ietf by default (today's), none, or envoyproxy/ratelimit's three by
+// the names its LIMIT_*_HEADER variables give; anything else is refused naming the setting.
+TEST(SettingsTable, GrpcResponseHeadersAreIetfNoneOrErlsWithItsNames) {
+    auto defaults = resolve({}, {});
+    ASSERT_TRUE(defaults) << defaults.error().detail;
+    EXPECT_EQ(defaults->grpc_response_headers, "ietf");
+    EXPECT_EQ(defaults->grpc_limit_header, "RateLimit-Limit");
+    EXPECT_EQ(defaults->grpc_remaining_header, "RateLimit-Remaining");
+    EXPECT_EQ(defaults->grpc_reset_header, "RateLimit-Reset");
+    EXPECT_FALSE(defaults->envoy_quota_mode);
+    auto file = read_file_settings(ConfigTree{{"grpc_response_headers", "erl"}, {"grpc_limit_header", "X-Limit"},
+                                              {"envoy_quota_mode", true}});
+    ASSERT_TRUE(file) << file.error().detail;
+    auto s = resolve({"--grpc-reset-header", "X-Reset"}, {{"RATELIMITD_GRPC_REMAINING_HEADER", "X-Left"}}, *file);
+    ASSERT_TRUE(s) << s.error().detail;
+    EXPECT_EQ(s->grpc_response_headers, "erl");
+    EXPECT_EQ(s->grpc_limit_header, "X-Limit");
+    EXPECT_EQ(s->grpc_remaining_header, "X-Left");
+    EXPECT_EQ(s->grpc_reset_header, "X-Reset");
+    EXPECT_TRUE(s->envoy_quota_mode);
+    auto none = resolve({"--grpc-response-headers", "none"}, {});
+    ASSERT_TRUE(none) << none.error().detail;
+    EXPECT_EQ(none->grpc_response_headers, "none");
+    auto bad = resolve({"--grpc-response-headers", "x"}, {});
+    ASSERT_FALSE(bad);
+    EXPECT_EQ(bad.error().detail, "grpc-response-headers: expected ietf, none or erl, got \"x\"");
 }
 
 // One row per variable of envoyproxy/ratelimit's gRPC TLS (GRPC_SERVER_USE_TLS, _TLS_CERT,

@@ -138,6 +138,33 @@ TEST(ErlEnvironment, RedisErrorAnswerChoosesTheStoreErrorSetting) {
     EXPECT_EQ(mode.error().detail, "REDIS_ERROR_ANSWER: expected UNAVAILABLE, OK or OVER_LIMIT, got \"allow\"");
 }
 
+TEST(ErlEnvironment, QuotaModeTurnsOnTheGlobalQuotaSetting) {
+    auto vars = testing::deployment_env();
+    EXPECT_EQ(mapped(vars).overlay.count("RATELIMITD_ENVOY_QUOTA_MODE"), 0u);
+    vars["QUOTA_MODE"] = "true";
+    EXPECT_EQ(mapped(vars).overlay.at("RATELIMITD_ENVOY_QUOTA_MODE"), "on");
+}
+
+// Its default adds no header to the client's response; enabled, its three by its names.
+TEST(ErlEnvironment, ResponseHeadersAreNoneUnlessEnabledThenErlsByItsNames) {
+    auto vars = testing::deployment_env();
+    EXPECT_EQ(mapped(vars).overlay.at("RATELIMITD_GRPC_RESPONSE_HEADERS"), "none");
+    vars["LIMIT_RESPONSE_HEADERS_ENABLED"] = "true";
+    auto mode = mapped(vars);
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_GRPC_RESPONSE_HEADERS"), "erl");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_GRPC_LIMIT_HEADER"), "RateLimit-Limit");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_GRPC_REMAINING_HEADER"), "RateLimit-Remaining");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_GRPC_RESET_HEADER"), "RateLimit-Reset");
+    EXPECT_TRUE(mode.warnings.empty()) << mode.warnings.front();
+    vars["LIMIT_LIMIT_HEADER"] = "X-Limit";
+    vars["LIMIT_REMAINING_HEADER"] = "X-Remaining";
+    vars["LIMIT_RESET_HEADER"] = "X-Reset";
+    mode = mapped(vars);
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_GRPC_LIMIT_HEADER"), "X-Limit");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_GRPC_REMAINING_HEADER"), "X-Remaining");
+    EXPECT_EQ(mode.overlay.at("RATELIMITD_GRPC_RESET_HEADER"), "X-Reset");
+}
+
 TEST(ErlEnvironment, ListenersPrometheusAndLogging) {
     auto vars = testing::deployment_env();
     vars["HOST"] = "::";

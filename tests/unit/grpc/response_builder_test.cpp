@@ -181,7 +181,7 @@ TEST(ResponseBuilder, CarriesTheXRateLimitFieldsOnlyWhenAsked) {
     auto allowed = decision(true, {window("per-ip", true, 7), window("per-path", true, 2)}, {0, 1});
     allowed.verdict.windows[1].reset_epoch_s = now_s + 30;
     Response r;
-    build_response(allowed, f.plan, now_s, r, ResponseHeaders::ietf_and_x);
+    build_response(allowed, f.plan, now_s, r, HeaderSet::ietf_and_x);
     std::map<std::string, std::string> headers;
     for (const auto& h : r.response_headers_to_add()) headers[h.key()] = h.value();
     // The values of an HTTP answer: the window with the least remaining.
@@ -193,7 +193,7 @@ TEST(ResponseBuilder, CarriesTheXRateLimitFieldsOnlyWhenAsked) {
 
     Response denied;
     build_response(decision(false, {window("per-ip", false, 0)}, {0}), f.plan, now_s, denied,
-                   ResponseHeaders::ietf_and_x);
+                   HeaderSet::ietf_and_x);
     headers.clear();
     for (const auto& h : denied.response_headers_to_add()) headers[h.key()] = h.value();
     EXPECT_EQ(headers["X-RateLimit-Remaining"], "0");

@@ -165,10 +165,6 @@ TEST(XdsConfig, ARuleTheYamlReaderRefusesIsRefusedNamingTheResourceAndTheField) 
     *duplicate.add_descriptors() = duplicate.descriptors(1);
     expect_refused(response_of({duplicate}), "descriptors[3]: duplicate descriptor");
 
-    auto quota = edge_config();
-    quota.mutable_descriptors(0)->set_quota_mode(true);
-    expect_refused(response_of({quota}), "descriptors[0].quota_mode: true is not supported");
-
     auto self_replace = edge_config();
     self_replace.mutable_descriptors(0)->mutable_rate_limit()->add_replaces()->set_name("per-ip");
     expect_refused(response_of({self_replace}), "a limit cannot replace itself");
@@ -176,6 +172,16 @@ TEST(XdsConfig, ARuleTheYamlReaderRefusesIsRefusedNamingTheResourceAndTheField) 
     auto no_domain = edge_config();
     no_domain.set_domain("");
     expect_refused(response_of({edge_config(), no_domain}), "resources[1] (name \"edge-config\"): domain: expected 1..");
+}
+
+// quota_mode over xDS, as in a file: accepted, and the rule is in quota mode.
+TEST(XdsConfig, QuotaModeIsServedAsAFileServesIt) {
+    auto quota = edge_config();
+    quota.mutable_descriptors(0)->set_quota_mode(true);
+    auto decoded = decode_domains(response_of({quota}));
+    ASSERT_TRUE(decoded) << decoded.error().detail;
+    EXPECT_TRUE((*decoded)->find("edge")->root.rules[0].quota_mode);
+    EXPECT_FALSE((*decoded)->find("edge")->root.rules[1].quota_mode);
 }
 
 TEST(XdsConfig, TwoResourcesOfOneDomainAreRefused) {
