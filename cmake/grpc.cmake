@@ -48,6 +48,9 @@ endforeach()
 add_library(rl_grpc_proto STATIC ${grpc_gen_sources})
 target_include_directories(rl_grpc_proto SYSTEM PUBLIC ${grpc_gen_dir})
 target_link_libraries(rl_grpc_proto PUBLIC gRPC::grpc++ protobuf::libprotobuf)
+# protoc gives every generated file the same file-local names (schemas, file_default_instances):
+# never one translation unit of several, even in a unity build.
+set_target_properties(rl_grpc_proto PROPERTIES UNITY_BUILD OFF)
 # The sanitizer and fuzz builds instrument it like the rest (add_compile_options above).
 
 rl_module(rl_grpc grpc)

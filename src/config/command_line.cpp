@@ -9,7 +9,6 @@
 namespace ratelimitd::config {
 namespace {
 
-Problem bad(std::string what) { return Problem{errc::invalid_request, std::move(what)}; }
 
 // Takes a value like a setting's flag, but picks the command.
 constexpr std::string_view check_config_flag = "check-config";
@@ -32,7 +31,7 @@ result<CommandLine> parse_command_line(int argc, const char* const* argv) {
             cl.command = Command::version;
             continue;
         }
-        if (arg.substr(0, 2) != "--") return bad("unexpected argument \"" + std::string(arg) + "\" (see --help)");
+        if (arg.substr(0, 2) != "--") return invalid_request("unexpected argument \"" + std::string(arg) + "\" (see --help)");
         std::string name(arg.substr(2));
         std::optional<std::string> value;
         if (auto eq = name.find('='); eq != std::string::npos) {
@@ -40,10 +39,10 @@ result<CommandLine> parse_command_line(int argc, const char* const* argv) {
             name.resize(eq);
         }
         if (name != check_config_flag && find_setting_by_flag(name) == nullptr) {
-            return bad("unknown flag --" + name + " (see --help)");
+            return invalid_request("unknown flag --" + name + " (see --help)");
         }
         if (!value) {
-            if (i + 1 >= argc) return bad("--" + name + " needs a value");
+            if (i + 1 >= argc) return invalid_request("--" + name + " needs a value");
             value = argv[++i];
         }
         if (name == check_config_flag) {

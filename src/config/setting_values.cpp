@@ -20,7 +20,6 @@ constexpr std::array<std::string_view, 3> switch_on_words{"on", "yes", "true"};
 constexpr std::array<std::string_view, 3> switch_off_words{"off", "no", "false"};
 constexpr const char* switch_expected = "on or off (also yes/no, true/false)";
 
-Problem bad(std::string what) { return Problem{errc::invalid_request, std::move(what)}; }
 
 // "a, b or c".
 std::string either(std::span<const std::string_view> words) {
@@ -64,7 +63,7 @@ result<SettingValue> text_count(const SettingRow& row, const std::string& text) 
     std::int64_t n = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
     if (ec != std::errc{} || end != text.data() + text.size() || !count_accepts(row, n)) {
-        return bad(std::string(row.label()) + ": expected " + count_range(row, "a whole number") + ", got \"" +
+        return invalid_request(std::string(row.label()) + ": expected " + count_range(row, "a whole number") + ", got \"" +
                    text + "\"");
     }
     return SettingValue(std::in_place_type<std::int64_t>, n);
@@ -73,9 +72,9 @@ result<SettingValue> text_count(const SettingRow& row, const std::string& text) 
 result<SettingValue> text_duration(const SettingRow& row, const std::string& text) {
     if (row.zero_allowed && zero_duration(text)) return SettingValue(std::chrono::milliseconds(0));
     const auto d = parse_duration(text);
-    if (!d) return bad(std::string(row.label()) + ": " + d.error().detail);
+    if (!d) return invalid_request(std::string(row.label()) + ": " + d.error().detail);
     if (!duration_accepts(row, *d)) {
-        return bad(std::string(row.label()) + ": expected " + duration_range(row) + ", got \"" + text + "\"");
+        return invalid_request(std::string(row.label()) + ": expected " + duration_range(row) + ", got \"" + text + "\"");
     }
     return SettingValue(*d);
 }
@@ -85,7 +84,7 @@ result<SettingValue> text_word(const SettingRow& row, std::span<const std::strin
     for (const auto w : words) {
         if (w == text) return SettingValue(text);
     }
-    return bad(std::string(row.label()) + ": expected " + either(words) + ", got \"" + text + "\"");
+    return invalid_request(std::string(row.label()) + ": expected " + either(words) + ", got \"" + text + "\"");
 }
 
 bool equals_ignoring_case(std::string_view a, std::string_view b) {
@@ -107,7 +106,7 @@ std::optional<bool> switch_word(std::string_view text) {
 
 result<SettingValue> text_switch(const SettingRow& row, const std::string& text) {
     const auto on = switch_word(text);
-    if (!on) return bad(std::string(row.label()) + ": expected " + switch_expected + ", got \"" + text + "\"");
+    if (!on) return invalid_request(std::string(row.label()) + ": expected " + switch_expected + ", got \"" + text + "\"");
     return SettingValue(std::in_place_type<bool>, *on);
 }
 
@@ -116,14 +115,14 @@ result<SettingValue> file_switch(const ConfigTree& v) {
     std::optional<bool> on;
     if (v.is_boolean()) on = v.get<bool>();
     if (v.is_string()) on = switch_word(v.get_ref<const std::string&>());
-    if (!on) return bad(std::string("expected ") + switch_expected + ", got " + describe(v));
+    if (!on) return invalid_request(std::string("expected ") + switch_expected + ", got " + describe(v));
     return SettingValue(std::in_place_type<bool>, *on);
 }
 
 result<SettingValue> file_listen(const ConfigTree& v) {
     const std::string expected = "HOST:PORT such as \"127.0.0.1:8080\" or \"[::1]:8080\"";
     if (!v.is_string() || !is_host_port(v.get_ref<const std::string&>())) {
-        return bad("expected " + expected + ", got " + describe(v));
+        return invalid_request("expected " + expected + ", got " + describe(v));
     }
     return SettingValue(v.get<std::string>());
 }
@@ -142,15 +141,15 @@ bool known_scheme(std::string_view url) {
 }
 
 result<SettingValue> file_redis_url(const ConfigTree& v) {
-    if (!v.is_string()) return bad(std::string("expected ") + redis_url_expected + ", got " + type_name(v));
+    if (!v.is_string()) return invalid_request(std::string("expected ") + redis_url_expected + ", got " + type_name(v));
     const auto& url = v.get_ref<const std::string&>();
-    if (!known_scheme(url)) return bad(unknown_scheme());
+    if (!known_scheme(url)) return invalid_request(unknown_scheme());
     return SettingValue(url);
 }
 
 // A flag or a variable: the same schemes as the file.
 result<SettingValue> text_redis_url(const SettingRow& row, const std::string& text) {
-    if (!known_scheme(text)) return bad(std::string(row.label()) + ": " + unknown_scheme());
+    if (!known_scheme(text)) return invalid_request(std::string(row.label()) + ": " + unknown_scheme());
     return SettingValue(text);
 }
 
@@ -159,7 +158,7 @@ result<SettingValue> file_count(const SettingRow& row, const ConfigTree& v) {
         return SettingValue(std::in_place_type<std::int64_t>, 0);
     }
     auto n = integer_in(v, row.lo, row.hi);
-    if (!n && row.zero_allowed) return bad("expected " + count_range(row, "an integer") + ", got " + describe(v));
+    if (!n && row.zero_allowed) return invalid_request("expected " + count_range(row, "an integer") + ", got " + describe(v));
     if (!n) return n.error();
     return SettingValue(std::in_place_type<std::int64_t>, *n);
 }
@@ -171,21 +170,21 @@ result<SettingValue> file_duration(const SettingRow& row, const ConfigTree& v) {
     }
     const auto d = duration_of(v);
     if (!d) return d.error();
-    if (!duration_accepts(row, *d)) return bad("expected " + duration_range(row) + ", got " + describe(v));
+    if (!duration_accepts(row, *d)) return invalid_request("expected " + duration_range(row) + ", got " + describe(v));
     return SettingValue(*d);
 }
 
 result<SettingValue> file_secret(const SettingRow& row, const ConfigTree& v) {
     // A secret: say what is wrong without echoing it.
     if (!v.is_string() || v.get_ref<const std::string&>().size() < static_cast<std::size_t>(row.lo)) {
-        return bad("expected a string of at least " + std::to_string(row.lo) + " bytes");
+        return invalid_request("expected a string of at least " + std::to_string(row.lo) + " bytes");
     }
     return SettingValue(v.get<std::string>());
 }
 
 result<SettingValue> file_fraction(const ConfigTree& v) {
     if (!v.is_number() || v.get<double>() < 0.0 || v.get<double>() > 1.0) {
-        return bad("expected a number from 0 to 1, got " + describe(v));
+        return invalid_request("expected a number from 0 to 1, got " + describe(v));
     }
     return SettingValue(v.get<double>());
 }
@@ -195,7 +194,7 @@ result<SettingValue> text_number(const SettingRow& row, const std::string& text)
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
     if (ec != std::errc{} || end != text.data() + text.size() || !(x >= static_cast<double>(row.lo)) ||
         !(x <= static_cast<double>(row.hi))) {
-        return bad(std::string(row.label()) + ": expected a number " + std::to_string(row.lo) + ".." +
+        return invalid_request(std::string(row.label()) + ": expected a number " + std::to_string(row.lo) + ".." +
                    std::to_string(row.hi) + ", got \"" + text + "\"");
     }
     return SettingValue(x);
@@ -204,7 +203,7 @@ result<SettingValue> text_number(const SettingRow& row, const std::string& text)
 result<SettingValue> file_number(const SettingRow& row, const ConfigTree& v) {
     if (!v.is_number() || !(v.get<double>() >= static_cast<double>(row.lo)) ||
         !(v.get<double>() <= static_cast<double>(row.hi))) {
-        return bad("expected a number " + std::to_string(row.lo) + ".." + std::to_string(row.hi) + ", got " +
+        return invalid_request("expected a number " + std::to_string(row.lo) + ".." + std::to_string(row.hi) + ", got " +
                    describe(v));
     }
     return SettingValue(v.get<double>());
@@ -219,10 +218,10 @@ result<SettingValue> text_pairs(const SettingRow& row, const std::string& text) 
 }
 
 result<SettingValue> file_pairs(const SettingRow& row, const ConfigTree& v) {
-    if (!v.is_string()) return bad("expected text such as \"a" + std::string(1, pair_separator(row)) + "b\", got " + describe(v));
+    if (!v.is_string()) return invalid_request("expected text such as \"a" + std::string(1, pair_separator(row)) + "b\", got " + describe(v));
     // The caller names the key: the message drops the name parse_pairs puts first.
     auto pairs = parse_pairs(v.get_ref<const std::string&>(), pair_separator(row), "");
-    if (!pairs) return bad(pairs.error().detail.substr(2));
+    if (!pairs) return invalid_request(pairs.error().detail.substr(2));
     return SettingValue(v.get<std::string>());
 }
 
@@ -251,7 +250,7 @@ result<std::vector<std::pair<std::string, std::string>>> parse_pairs(std::string
         const std::string at = std::string(name) + ": item " + std::to_string(index + 1) + ": ";
         const auto sep = item.find(separator);
         if (sep == std::string_view::npos || sep == 0) {
-            return bad(at + "expected " + what + " (items separated by ','), got no " +
+            return invalid_request(at + "expected " + what + " (items separated by ','), got no " +
                        (sep == 0 ? std::string(header ? "name" : "key") : "'" + std::string(1, separator) + "'"));
         }
         std::string key(item.substr(0, sep));
@@ -260,13 +259,13 @@ result<std::vector<std::pair<std::string, std::string>>> parse_pairs(std::string
             std::transform(key.begin(), key.end(), key.begin(),
                            [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
             if (key.size() > 64 || !std::all_of(key.begin(), key.end(), is_header_name_byte) || key.starts_with("grpc-")) {
-                return bad(at + "expected a header name of 1..64 bytes of a-z, 0-9, '-', '_', '.' (not grpc-*)");
+                return invalid_request(at + "expected a header name of 1..64 bytes of a-z, 0-9, '-', '_', '.' (not grpc-*)");
             }
         } else if (key.size() > 256 || !is_printable(key)) {
-            return bad(at + "expected a key of 1..256 printable bytes");
+            return invalid_request(at + "expected a key of 1..256 printable bytes");
         }
         if (value.size() > 4096 || !is_printable(value)) {
-            return bad(at + "expected a value of at most 4096 printable ASCII bytes");
+            return invalid_request(at + "expected a value of at most 4096 printable ASCII bytes");
         }
         out.emplace_back(std::move(key), value);
     }
@@ -288,7 +287,7 @@ result<SettingValue> text_value(const SettingRow& row, const std::string& text) 
     case SettingType::on_off: return text_switch(row, text);
     case SettingType::secret:
         if (text.size() < static_cast<std::size_t>(row.lo)) {
-            return bad(std::string(row.label()) + ": expected at least " + std::to_string(row.lo) + " bytes");
+            return invalid_request(std::string(row.label()) + ": expected at least " + std::to_string(row.lo) + " bytes");
         }
         return SettingValue(text);
     case SettingType::number: return text_number(row, text);
@@ -296,7 +295,7 @@ result<SettingValue> text_value(const SettingRow& row, const std::string& text) 
     case SettingType::headers: return text_pairs(row, text);
     case SettingType::fraction: break;
     }
-    return bad(std::string(row.label()) + ": cannot be set from text");
+    return invalid_request(std::string(row.label()) + ": cannot be set from text");
 }
 
 result<SettingValue> file_value(const SettingRow& row, const ConfigTree& v) {
@@ -316,11 +315,11 @@ result<SettingValue> file_value(const SettingRow& row, const ConfigTree& v) {
     case SettingType::key_values:
     case SettingType::headers: return file_pairs(row, v);
     case SettingType::path:
-        if (!v.is_string()) return bad("expected a file path or host name, got " + describe(v));
+        if (!v.is_string()) return invalid_request("expected a file path or host name, got " + describe(v));
         return SettingValue(v.get<std::string>());
     case SettingType::on_off: return file_switch(v);
     }
-    return bad("cannot be set in the config file");
+    return invalid_request("cannot be set in the config file");
 }
 
 result<std::pair<std::string, unsigned short>> parse_listen(std::string_view text, std::string_view name) {
@@ -328,14 +327,14 @@ result<std::pair<std::string, unsigned short>> parse_listen(std::string_view tex
     if (!text.empty() && text.front() == '[') {
         auto close = text.find(']');
         if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':') {
-            return bad(std::string(name) + ": expected HOST:PORT or [IPV6]:PORT, got \"" + std::string(text) + "\"");
+            return invalid_request(std::string(name) + ": expected HOST:PORT or [IPV6]:PORT, got \"" + std::string(text) + "\"");
         }
         host = text.substr(1, close - 1);
         port = text.substr(close + 2);
     } else {
         auto colon = text.rfind(':');
         if (colon == std::string_view::npos) {
-            return bad(std::string(name) + ": expected HOST:PORT, got \"" + std::string(text) + "\"");
+            return invalid_request(std::string(name) + ": expected HOST:PORT, got \"" + std::string(text) + "\"");
         }
         host = text.substr(0, colon);
         port = text.substr(colon + 1);
@@ -343,7 +342,7 @@ result<std::pair<std::string, unsigned short>> parse_listen(std::string_view tex
     unsigned p = 0;
     auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
     if (host.empty() || ec != std::errc{} || end != port.data() + port.size() || p > 65535) {
-        return bad(std::string(name) + ": expected HOST:PORT with a port 0..65535, got \"" + std::string(text) + "\"");
+        return invalid_request(std::string(name) + ": expected HOST:PORT with a port 0..65535, got \"" + std::string(text) + "\"");
     }
     return std::pair{std::string(host), static_cast<unsigned short>(p)};
 }

@@ -11,7 +11,6 @@ namespace {
 
 constexpr const char* duration_example = "a duration such as \"500ms\", \"60s\" or \"1m\"";
 
-Problem bad(std::string what) { return Problem{errc::invalid_request, std::move(what)}; }
 
 }  // namespace
 
@@ -59,14 +58,14 @@ result<std::int64_t> integer_in(const ConfigTree& v, std::int64_t lo, std::int64
                            v.get<std::uint64_t>() <= static_cast<std::uint64_t>(hi) &&
                            static_cast<std::int64_t>(v.get<std::uint64_t>()) >= lo);
     if (!in_range) {
-        return bad("expected an integer " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " +
+        return invalid_request("expected an integer " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " +
                    describe(v));
     }
     return v.is_number_unsigned() ? static_cast<std::int64_t>(v.get<std::uint64_t>()) : v.get<std::int64_t>();
 }
 
 result<bool> boolean_of(const ConfigTree& v) {
-    if (!v.is_boolean()) return bad("expected true or false, got " + describe(v));
+    if (!v.is_boolean()) return invalid_request("expected true or false, got " + describe(v));
     return v.get<bool>();
 }
 
@@ -76,7 +75,7 @@ result<std::string> one_of(const ConfigTree& v, std::span<const std::string_view
             if (o == v.get_ref<const std::string&>()) return std::string(o);
         }
     }
-    return bad("expected one of " + join_words(options, ", ") + ", got " + describe(v));
+    return invalid_request("expected one of " + join_words(options, ", ") + ", got " + describe(v));
 }
 
 result<std::chrono::milliseconds> duration_of(const ConfigTree& v) {
@@ -87,10 +86,10 @@ result<std::chrono::milliseconds> duration_of(const ConfigTree& v) {
     } else if (v.is_number_integer()) {
         text = describe(v);
     } else {
-        return bad(std::string("expected ") + duration_example + ", got " + describe(v));
+        return invalid_request(std::string("expected ") + duration_example + ", got " + describe(v));
     }
     auto d = parse_duration(text);
-    if (!d) return bad(d.error().detail);
+    if (!d) return invalid_request(d.error().detail);
     return *d;
 }
 

@@ -1,6 +1,8 @@
 // GrpcListener: an Asio acceptor waited on, accept4 until EAGAIN, the cap, the hand-over.
 #include "ratelimitd/grpc/grpc_listener.hpp"
 
+#include "ratelimitd/core/host_port.hpp"
+
 #include "ratelimitd/grpc/connection_ledger.hpp"
 
 #include <boost/asio/ip/address.hpp>
@@ -29,11 +31,6 @@ namespace {
 constexpr std::chrono::seconds warning_interval{10};
 // After a failed accept (out of descriptors): the HTTP acceptor's pause.
 constexpr std::chrono::milliseconds accept_pause{50};
-
-std::string join_host_port(const std::string& host, unsigned short port) {
-    const bool v6 = host.find(':') != std::string::npos;
-    return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
-}
 
 /// Counts what happened since its last line and says it at most every warning_interval.
 struct RateLimitedWarning {
@@ -143,7 +140,7 @@ result<std::unique_ptr<GrpcListener>> GrpcListener::bind(net::any_io_executor ex
         return std::unique_ptr<GrpcListener>(new GrpcListener(std::move(state), bound));
     } catch (const boost::system::system_error& e) {
         return Problem{errc::invalid_request,
-                       "cannot listen on " + join_host_port(host, port) + " (grpc_listen): " + e.code().message()};
+                       "cannot listen on " + host_port(host, port) + " (grpc_listen): " + e.code().message()};
     }
 }
 

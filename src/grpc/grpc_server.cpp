@@ -2,6 +2,8 @@
 // own listener, and an orderly stop.
 #include "ratelimitd/grpc/grpc_server.hpp"
 
+#include "ratelimitd/core/host_port.hpp"
+
 #include "ratelimitd/grpc/certificate_reloader.hpp"
 #include "ratelimitd/grpc/health_service.hpp"
 #include "ratelimitd/grpc/rate_limit_service.hpp"
@@ -15,11 +17,6 @@
 namespace ratelimitd::rls {
 
 namespace {
-
-std::string join_host_port(const std::string& host, unsigned short port) {
-    const bool v6 = host.find(':') != std::string::npos;
-    return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
-}
 
 int as_channel_ms(std::chrono::milliseconds d) {
     return static_cast<int>(std::min<std::chrono::milliseconds::rep>(d.count(), INT_MAX));
@@ -78,7 +75,7 @@ result<std::unique_ptr<GrpcServer>> GrpcServer::start(boost::asio::any_io_execut
     if (!s->server_) return Problem{errc::invalid_request, "cannot start the gRPC server (grpc_listen)"};
     s->listener_ = std::move(*listener);
     s->listener_->start(std::move(acceptor));
-    s->address_ = join_host_port(host, s->listener_->port());
+    s->address_ = host_port(host, s->listener_->port());
     return s;
 }
 

@@ -5,6 +5,7 @@
 
 #include "ratelimitd/core/quote.hpp"
 #include "ratelimitd/policy/config_error.hpp"
+#include "ratelimitd/policy/schema_checks.hpp"
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
@@ -33,17 +34,6 @@ const std::string values_bound = "more than " + std::to_string(b::max_values) +
                                  " values (the bound of a config file, YAML aliases expanded)";
 const std::string text_bound = "more than 16 MiB of text (the bound of a config file, "
                                "YAML aliases expanded)";
-
-/// A map key as it appears in a field path: printable as is, anything else escaped.
-std::string join(const std::string& path, std::string_view key) {
-    const std::string q = quote(key);
-    const std::string segment = q.substr(1, q.size() - 2);
-    return path.empty() ? segment : path + "." + segment;
-}
-
-std::string join(const std::string& path, std::size_t index) {
-    return path + "[" + std::to_string(index) + "]";
-}
 
 [[noreturn]] void fail_at_path(const std::string& file, const std::string& path,
                                const std::string& what) {

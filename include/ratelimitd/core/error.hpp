@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace ratelimitd {
 
@@ -52,6 +53,9 @@ struct Problem {
     errc code;
     std::string detail;
 };
+
+/// An invalid_request Problem: what config and request parsers refuse with.
+inline Problem invalid_request(std::string detail) { return Problem{errc::invalid_request, std::move(detail)}; }
 
 /// Lets boost::system::result<T, Problem>::value() throw; request code never calls value()
 /// without checking has_value() first.
