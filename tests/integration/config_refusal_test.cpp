@@ -180,6 +180,11 @@ long status_kb(pid_t pid, const std::string& field) {
 // Issue 45: refusing a 15 MiB config took about 1 GB of RSS (the parse's YAML nodes) that the
 // process kept for good. Refused, it must give the memory back: RSS within 10 % of before.
 TEST(ConfigRefusal, ALargeRefusedReloadGivesItsMemoryBack) {
+#if defined(__SANITIZE_ADDRESS__)
+    // The spawned binary is sanitized too: ASan's allocator holds freed blocks in its quarantine
+    // and never hands them to glibc's malloc_trim. What RSS comes back to is a Release fact.
+    GTEST_SKIP() << "RSS after free is not glibc's to return under AddressSanitizer";
+#endif
     const std::string valid = "policies:\n  demo: {algorithm: fixed_window, limit: 5, window: 60s}\n";
     Server server(write_file("large.yaml", valid));
     EXPECT_EQ(allowed_of(server.port, "before", 8), 5);
