@@ -6,6 +6,7 @@
 #include "support/concurrent_calls.hpp"
 #include "support/processes.hpp"
 #include "support/rls_client.hpp"
+#include "support/wait.hpp"
 
 #include <gtest/gtest.h>
 
@@ -43,7 +44,7 @@ RlsRequest with_override(const std::string& value, std::uint32_t count) {
 struct Sidecar {
     explicit Sidecar(const std::string& redis_url, std::vector<std::string> extra = {})
         : server(config, redis_url, with(std::move(extra))),
-          client(grpc_port_from_log(server.process().wait_for_log("grpc listening on", 10s))) {}
+          client(grpc_port_from_log(server.process().wait_for_log("grpc listening on", process_start_bound))) {}
     static std::vector<std::string> with(std::vector<std::string> extra) {
         extra.insert(extra.begin(), {"--grpc-listen", "127.0.0.1:0", "--store-timeout", "2s"});
         return extra;

@@ -68,7 +68,7 @@ protected:
     }
     void serve(const std::string& file) {
         start(file);
-        ASSERT_FALSE(process_.wait_for_log("grpc listening on", 10s).empty()) << process_.log();
+        ASSERT_FALSE(process_.wait_for_log("grpc listening on", process_start_bound).empty()) << process_.log();
         client_.emplace(static_cast<unsigned short>(std::stoi(vars_.at("GRPC_PORT"))));
     }
 

@@ -84,7 +84,7 @@ protected:
         for (const auto& [name, value] : vars_) argv.push_back(name + "=" + value);
         argv.push_back((dir_ / "ratelimit").string());
         process_ = Child(argv, (dir_ / "log").string());
-        ASSERT_FALSE(process_.wait_for_log("grpc listening on", 10s).empty()) << process_.log();
+        ASSERT_FALSE(process_.wait_for_log("grpc listening on", process_start_bound).empty()) << process_.log();
         ASSERT_EQ(cp_.await_streams(1, 10s).size(), 1u) << process_.log();
         cp_.set("v1", {rls_config("eg", {{"user", "", per_hour}})});
         const auto ack = cp_.await_reply(cp_.current_nonce(), 10s);
@@ -157,7 +157,7 @@ const char* const native_rules = R"(domains:
 TEST(GrpcStoreFailure, AStoppedRedisIsUnavailableInErlModeAndOnStoreErrorInANativeRegistry) {
     RedisServer redis;
     Ratelimitd native(native_rules, redis.url(), {"--grpc-listen", "127.0.0.1:0"});
-    RlsClient native_client(grpc_port_from_log(native.process().wait_for_log("grpc listening on", 10s)));
+    RlsClient native_client(grpc_port_from_log(native.process().wait_for_log("grpc listening on", process_start_bound)));
     const fs::path dir = fs::path(scratch_dir()) / "erl-stopped";
     fs::create_directories(dir / "rt" / "config");
     std::ofstream(dir / "rt" / "config" / "rules.yaml")
@@ -169,7 +169,7 @@ TEST(GrpcStoreFailure, AStoppedRedisIsUnavailableInErlModeAndOnStoreErrorInANati
                "PORT=" + std::to_string(free_port()), "GRPC_PORT=" + std::to_string(grpc_port),
                "DEBUG_PORT=" + std::to_string(free_port()), RATELIMITD_BINARY, "--erl-env"},
               (dir / "log").string());
-    ASSERT_FALSE(erl.wait_for_log("grpc listening on", 10s).empty()) << erl.log();
+    ASSERT_FALSE(erl.wait_for_log("grpc listening on", process_start_bound).empty()) << erl.log();
     RlsClient erl_client(grpc_port);
     RlsResponse::Code code = RlsResponse::UNKNOWN;
     ASSERT_EQ(status_of(erl_client, user_call("erl"), &code), grpc::StatusCode::OK) << erl.log();
@@ -194,7 +194,7 @@ TEST(GrpcStoreFailure, AStoreDeadlineUnderXdsIsUnavailable) {
     Ratelimitd server("prefix: rl\n", redis.url(),
                       {"--grpc-listen", "127.0.0.1:0", "--xds-server", cp.address(), "--xds-backoff-initial", "100ms",
                        "--xds-backoff-max", "400ms", "--store-timeout", "100ms"});
-    RlsClient client(grpc_port_from_log(server.process().wait_for_log("grpc listening on", 10s)));
+    RlsClient client(grpc_port_from_log(server.process().wait_for_log("grpc listening on", process_start_bound)));
     ASSERT_EQ(cp.await_streams(1, 10s).size(), 1u);
     cp.set("v1", {rls_config("edge", {{"user", "", 5}})});
     const auto ack = cp.await_reply(cp.current_nonce(), 10s);
@@ -215,7 +215,7 @@ TEST(GrpcStoreFailure, XdsRulesAnswerAsEnvoyStoreErrorSays) {
         Ratelimitd server("prefix: rl\n", dead,
                           {"--grpc-listen", "127.0.0.1:0", "--xds-server", cp.address(), "--xds-backoff-initial",
                            "100ms", "--xds-backoff-max", "400ms", "--envoy-store-error", choice});
-        RlsClient client(grpc_port_from_log(server.process().wait_for_log("grpc listening on", 10s)));
+        RlsClient client(grpc_port_from_log(server.process().wait_for_log("grpc listening on", process_start_bound)));
         ASSERT_EQ(cp.await_streams(1, 10s).size(), 1u);
         cp.set("v1", {rls_config("edge", {{"user", "", 5}})});
         const auto ack = cp.await_reply(cp.current_nonce(), 10s);

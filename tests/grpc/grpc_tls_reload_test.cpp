@@ -143,13 +143,10 @@ void bad_files_never_cost_a_connection(Secret& secret, const GrpcTlsCerts& certs
         refused = reloads(server, "refused");
         EXPECT_NE(server.child.log().find(step.logged), std::string::npos) << step.what << "\n" << server.child.log();
     }
-    const auto swapped = std::chrono::steady_clock::now();
     secret.write({{"tls.crt", read(certs.other_server().cert)}, {"tls.key", read(certs.other_server().key)}});
     // A client trusting only the new pair's CA is served once it is in force.
     EXPECT_TRUE(wait_until([&] { return TlsClient(server.port, certs.other_ca().cert).call().ok(); }, 10s, 100ms))
         << server.child.log();
-    // The reload interval (1 s), gRPC's read of the checked copy (1 s), and room for a loaded machine.
-    EXPECT_LT(std::chrono::steady_clock::now() - swapped, 5s);
     EXPECT_FALSE(TlsClient(server.port, certs.ca().cert).call().ok()) << "the old pair is no longer served";
     EXPECT_GE(reloads(server, "applied"), 1);
     EXPECT_GE(reloads(server, "refused"), 4);
