@@ -54,6 +54,9 @@ struct GrpcServerOptions {
     /// Plaintext unless tls.enabled; the bounds above hold alike (the handshake deadline
     /// covers the TLS handshake too).
     GrpcTlsOptions tls;
+    /// HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED (ERL mode): Health/Check answers NOT_SERVING
+    /// until a domain is loaded, as /healthcheck answers 500.
+    bool health_needs_domain = false;
 };
 
 /// Envoy's rate limit service and grpc.health.v1 on one address, with every connection's
