@@ -77,12 +77,15 @@ protected:
     void add_config(const std::filesystem::path& source, const std::string& as = {}) {
         std::filesystem::copy_file(source, config_dir() / (as.empty() ? source.filename().string() : as));
     }
-    /// Starts ratelimitd as `ratelimit` on the config directory as it is now.
-    void start() {
+    /// Starts ratelimitd as `ratelimit` (or as `program`, e.g. the binary with --erl-env) on the
+    /// config directory as it is now, with only vars_ in its environment.
+    Child& start(const std::vector<std::string>& program = {}) {
         std::vector<std::string> argv{"/usr/bin/env", "-i"};
         for (const auto& [name, value] : vars_) argv.push_back(name + "=" + value);
-        argv.push_back((dir_ / "ratelimit").string());
+        if (program.empty()) argv.push_back((dir_ / "ratelimit").string());
+        argv.insert(argv.end(), program.begin(), program.end());
         process_ = Child(argv, (dir_ / "log").string());
+        return process_;
     }
     /// Starts it and waits until gRPC answers.
     void serve() {
