@@ -5,11 +5,13 @@
 // (docs/envoy.md); their answers are the same as the variants below. Test names:
 // ErlCompat.Integration_<its Go test>_<its subtest>.
 #include "grpc/erl_mode_fixture.hpp"
+#include "support/sentinel.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ratelimitd::test {
@@ -24,6 +26,8 @@ const fs::path runtime_files = fs::path(RATELIMITD_TEST_DATA_DIR) / "erl-tests" 
 
 class ErlCompatIntegration : public ErlModeTest {
 protected:
+    explicit ErlCompatIntegration(std::string redis_password = {}) : ErlModeTest(std::move(redis_password)) {}
+
     void SetUp() override {
         ErlModeTest::SetUp();
         vars_["RUNTIME_WATCH_ROOT"] = "true";  // its settings' default
@@ -47,19 +51,20 @@ protected:
 
     /// testBasicBaseConfig's calls; false when a minute began meanwhile (its 20/min counts then
     /// restart, as they would there), so the caller runs them again.
-    bool basic_scenario(bool stop_increment);
+    bool basic_scenario(bool stop_increment, const std::string& tag);
     /// Serves, then runs the scenario until one minute holds it.
     void run_basic_config(bool stop_increment) {
         ASSERT_NO_FATAL_FAILURE(serve());
         bool held = false;
-        for (int attempt = 0; attempt < 3 && !held && !HasFailure(); ++attempt) held = basic_scenario(stop_increment);
+        for (int attempt = 0; attempt < 3 && !held && !HasFailure(); ++attempt) held = basic_scenario(stop_increment, std::to_string(attempt));
         EXPECT_TRUE(held || HasFailure()) << "no minute held the calls";
     }
 
     bool local_cache_ = false;
 };
 
-bool ErlCompatIntegration::basic_scenario(bool stop_increment) {
+// `tag` makes each attempt's values new: on a cluster or behind a sentinel nothing flushes them.
+bool ErlCompatIntegration::basic_scenario(bool stop_increment, const std::string& tag) {
     fresh_counters();
     const std::int64_t minute = epoch_seconds() / 60;
     const RlsResponse none = call("foo", {{{key("hello"), "world"}}});
@@ -67,13 +72,13 @@ bool ErlCompatIntegration::basic_scenario(bool stop_increment) {
     EXPECT_FALSE(none.statuses(0).has_current_limit());
     EXPECT_EQ(none.statuses(0).limit_remaining(), 0u);
 
-    const RlsResponse basic = call("basic", {{{key("key1"), "foo"}}});
+    const RlsResponse basic = call("basic", {{{key("key1"), "foo" + tag}}});
     EXPECT_EQ(basic.overall_code(), OK);
     expect_status(basic, 0, OK, 50, RlsResponse::RateLimit::SECOND, 49);
 
     // 25 calls of one key2 value against 20/min: 20 OK counting down, then over.
     for (std::uint32_t i = 0; i < 25; ++i) {
-        const RlsResponse r = call("another", {{{key("key2"), "v1"}}});
+        const RlsResponse r = call("another", {{{key("key2"), "v1-" + tag}}});
         const auto code = i >= 20 ? OVER : OK;
         EXPECT_EQ(r.overall_code(), code) << i;
         expect_status(r, 0, code, 20, RlsResponse::RateLimit::MINUTE, i >= 20 ? 0 : 20 - (i + 1));
@@ -81,7 +86,7 @@ bool ErlCompatIntegration::basic_scenario(bool stop_increment) {
     // 15 calls of key2 (20/min) and key3 (10/h) together: key3 goes over at the 11th; with
     // STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT key2 is then no longer charged (10 left).
     for (std::uint32_t i = 0; i < 15; ++i) {
-        const RlsResponse r = call("another", {{{key("key2"), "v2"}}, {{key("key3"), "v2"}}});
+        const RlsResponse r = call("another", {{{key("key2"), "v2-" + tag}}, {{key("key3"), "v2-" + tag}}});
         const auto code = i >= 10 ? OVER : OK;
         const std::uint32_t key2_left = (stop_increment && i >= 10) ? 10 : 20 - (i + 1);
         EXPECT_EQ(r.overall_code(), code) << i;
@@ -90,7 +95,7 @@ bool ErlCompatIntegration::basic_scenario(bool stop_increment) {
     }
     // DurationUntilReset: the day's remaining seconds.
     const std::int64_t before = epoch_seconds();
-    const RlsResponse day = call("another", {{{key("key4"), "durTest"}}});
+    const RlsResponse day = call("another", {{{key("key4"), "durTest" + tag}}});
     const std::int64_t after = epoch_seconds();
     EXPECT_GE(day.statuses(0).duration_until_reset().seconds(), 86400 - after % 86400);
     EXPECT_LE(day.statuses(0).duration_until_reset().seconds(), 86400 - before % 86400);
@@ -111,8 +116,15 @@ TEST_F(ErlCompatIntegration, Integration_TestBasicConfig_WithoutPerSecondRedisWi
     run_basic_config(false);
     const auto keys = redis_.keys();
     ASSERT_FALSE(keys.empty());
-    for (const auto& k : keys) EXPECT_EQ(k.rfind("prefix:", 0), 0u) << k;
-    EXPECT_EQ(redis_.command({"GET", erl_key("another", {{"key3", "v2"}}, 3600, epoch_seconds(), "prefix:")}), "15");
+    int key3_counters = 0;
+    for (const auto& k : keys) {
+        EXPECT_EQ(k.rfind("prefix:", 0), 0u) << k;
+        if (k.rfind("prefix:another_key3_", 0) == 0) {
+            ++key3_counters;
+            EXPECT_EQ(redis_.command({"GET", k}), "15") << k;
+        }
+    }
+    EXPECT_EQ(key3_counters, 1);
 }
 
 TEST_F(ErlCompatIntegration, Integration_TestBasicConfig_WithoutPerSecondRedisWithstopCacheKeyIncrementWhenOverlimitConfig) {
@@ -126,6 +138,48 @@ TEST_F(ErlCompatIntegration,
     vars_["LOCAL_CACHE_SIZE_IN_BYTES"] = "1000";
     local_cache_ = true;
     run_basic_config(true);
+}
+
+// TestBasicAuthConfig/WithoutPerSecondRedisAuth: a Redis that requires AUTH (REDIS_AUTH).
+class ErlCompatIntegrationAuth : public ErlCompatIntegration {
+protected:
+    ErlCompatIntegrationAuth() : ErlCompatIntegration("password123") {}
+};
+
+TEST_F(ErlCompatIntegrationAuth, Integration_TestBasicAuthConfig_WithoutPerSecondRedisAuth) {
+    vars_["REDIS_AUTH"] = "password123";
+    run_basic_config(false);
+}
+
+TEST_F(ErlCompatIntegrationAuth, Integration_TestBasicAuthConfig_WithoutPerSecondRedisAuthWithLocalCache) {
+    vars_["REDIS_AUTH"] = "password123";
+    vars_["LOCAL_CACHE_SIZE_IN_BYTES"] = "1000";
+    local_cache_ = true;
+    run_basic_config(false);
+}
+
+// TestBasicAuthConfigWithRedisCluster/WithoutPerSecondRedisAuth: REDIS_TYPE=cluster, three
+// primaries requiring AUTH; the two-descriptor calls cross slots, as there.
+TEST_F(ErlCompatIntegration, Integration_TestBasicAuthConfigWithRedisCluster_WithoutPerSecondRedisAuth) {
+    RedisCluster cluster(RedisClusterOptions{.password = "password123"});
+    std::string nodes;
+    for (int n = 0; n < cluster.size(); ++n) {
+        nodes += (n == 0 ? "" : ",") + std::string("127.0.0.1:") + std::to_string(cluster.port(n));
+    }
+    vars_["REDIS_TYPE"] = "cluster";
+    vars_["REDIS_URL"] = nodes;
+    vars_["REDIS_AUTH"] = "password123";
+    run_basic_config(false);
+}
+
+// TestBasicAuthConfigWithRedisSentinel/WithoutPerSecondRedisAuth: REDIS_TYPE=sentinel, the
+// master found through a sentinel (its test adds AUTH, which the sentinel helper here lacks;
+// AUTH is TestBasicAuthConfig's).
+TEST_F(ErlCompatIntegration, Integration_TestBasicAuthConfigWithRedisSentinel_WithoutPerSecondRedis) {
+    RedisSentinel sentinel("mymaster", redis_.port());
+    vars_["REDIS_TYPE"] = "sentinel";
+    vars_["REDIS_URL"] = "mymaster,127.0.0.1:" + std::to_string(sentinel.port());
+    run_basic_config(false);
 }
 
 // TestBasicReloadConfig/BasicWithoutWatchRoot: the same answers watching the config directory.
