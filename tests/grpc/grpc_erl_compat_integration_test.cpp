@@ -5,12 +5,14 @@
 // (docs/envoy.md); their answers are the same as the variants below. Test names:
 // ErlCompat.Integration_<its Go test>_<its subtest>.
 #include "grpc/erl_mode_fixture.hpp"
+#include "grpc/xds_control_plane.hpp"
 #include "support/sentinel.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -234,6 +236,95 @@ TEST_F(ErlCompatIntegration, Integration_TestShareThreshold_WithoutPerSecondRedi
         EXPECT_EQ(own.overall_code(), OK);
         expect_status(own, 0, OK, 10, RlsResponse::RateLimit::HOUR, 9);
     }
+}
+
+// --- TestXdsProviderBasicConfig and TestXdsProviderBasicConfigReload: the same domains from an
+// xDS control plane (CONFIG_TYPE=GRPC_XDS_SOTW), as xds_sotw_integration_test.go sends them.
+
+using XdsUnit = ratelimit::config::ratelimit::v3::RateLimitUnit;
+using XdsRule = std::tuple<std::string, XdsUnit, std::uint32_t>;
+
+RateLimitConfig xds_domain(const std::string& domain, const std::vector<XdsRule>& rules) {
+    RateLimitConfig c;
+    c.set_name(domain);
+    c.set_domain(domain);
+    for (const auto& [key, unit, per_unit] : rules) {
+        auto* d = c.add_descriptors();
+        d->set_key(key);
+        d->mutable_rate_limit()->set_unit(unit);
+        d->mutable_rate_limit()->set_requests_per_unit(per_unit);
+    }
+    return c;
+}
+
+std::vector<RateLimitConfig> xds_basic_domains() {
+    using namespace ratelimit::config::ratelimit::v3;
+    return {xds_domain("basic", {{"key1", SECOND, 50}, {"key1_local", SECOND, 50}, {"one_per_minute", MINUTE, 1}}),
+            xds_domain("another", {{"key2", MINUTE, 20},
+                                   {"key3", HOUR, 10},
+                                   {"key2_local", MINUTE, 20},
+                                   {"key3_local", HOUR, 10},
+                                   {"key4", DAY, 20},
+                                   {"key4_local", DAY, 20}})};
+}
+
+class ErlCompatXds : public ErlCompatIntegration {
+protected:
+    void serve_from_xds(const std::vector<RateLimitConfig>& domains) {
+        vars_["CONFIG_TYPE"] = "GRPC_XDS_SOTW";
+        vars_["CONFIG_GRPC_XDS_SERVER_URL"] = cp_.address();
+        cp_.set("v1", domains);
+        ASSERT_NO_FATAL_FAILURE(serve());
+        // Until the first snapshot is applied a call is an error, as there ("no rate limit
+        // configuration loaded"): awaited without counting it as a failure.
+        const RlsRequest probe = rls_request("basic", {Descriptor{{{"one_per_minute", "probe"}}, {}}});
+        ASSERT_TRUE(wait_until([&] { return client_->code(probe) != RlsResponse::UNKNOWN; }, process_start_bound))
+            << process_.log();
+    }
+    XdsControlPlane cp_;
+};
+
+TEST_F(ErlCompatXds, Integration_TestXdsProviderBasicConfig_WithoutPerSecondRedis) {
+    ASSERT_NO_FATAL_FAILURE(serve_from_xds(xds_basic_domains()));
+    bool held = false;
+    for (int attempt = 0; attempt < 3 && !held && !HasFailure(); ++attempt) {
+        held = basic_scenario(false, std::to_string(attempt));
+    }
+    EXPECT_TRUE(held || HasFailure()) << "no minute held the calls";
+}
+
+TEST_F(ErlCompatXds, Integration_TestXdsProviderBasicConfig_WithoutPerSecondRedisWithLocalCache) {
+    vars_["LOCAL_CACHE_SIZE_IN_BYTES"] = "1000";
+    local_cache_ = true;
+    ASSERT_NO_FATAL_FAILURE(serve_from_xds(xds_basic_domains()));
+    bool held = false;
+    for (int attempt = 0; attempt < 3 && !held && !HasFailure(); ++attempt) {
+        held = basic_scenario(false, std::to_string(attempt));
+    }
+    EXPECT_TRUE(held || HasFailure()) << "no minute held the calls";
+}
+
+// A new snapshot adds domain "reload" (key1 50/s, block 0/s); the next one takes it away again.
+TEST_F(ErlCompatXds, Integration_TestXdsProviderBasicConfigReload_ReloadConfigWithXdsServer) {
+    using namespace ratelimit::config::ratelimit::v3;
+    ASSERT_NO_FATAL_FAILURE(serve_from_xds(xds_basic_domains()));
+    const RlsResponse before = call("reload", {{{"block", "foo"}}});
+    EXPECT_EQ(before.overall_code(), OK);
+    EXPECT_FALSE(before.statuses(0).has_current_limit());
+
+    auto with_reload = xds_basic_domains();
+    with_reload.push_back(xds_domain("reload", {{"key1", SECOND, 50}, {"block", SECOND, 0}, {"one_per_minute", MINUTE, 1}}));
+    cp_.set("v2", with_reload);
+    ASSERT_TRUE(wait_until([&] { return limit_of("reload", {{"block", "x"}}) == "0/SECOND"; }, process_start_bound))
+        << process_.log();
+    fresh_counters();
+    const RlsResponse after = call("reload", {{{"key1", "foo"}}});
+    EXPECT_EQ(after.overall_code(), OK);
+    expect_status(after, 0, OK, 50, RlsResponse::RateLimit::SECOND, 49);
+
+    cp_.set("v3", xds_basic_domains());
+    EXPECT_TRUE(wait_until([&] { return limit_of("reload", {{"key1", "foo"}}) == "none"; }, process_start_bound))
+        << process_.log();
 }
 
 }  // namespace
