@@ -7,10 +7,12 @@
 #include "grpc/erl_mode_fixture.hpp"
 #include "grpc/xds_control_plane.hpp"
 #include "support/sentinel.hpp"
+#include "support/tls_certs.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -182,6 +184,33 @@ TEST_F(ErlCompatIntegration, Integration_TestBasicAuthConfigWithRedisSentinel_Wi
     vars_["REDIS_TYPE"] = "sentinel";
     vars_["REDIS_URL"] = "mymaster,127.0.0.1:" + std::to_string(sentinel.port());
     run_basic_config(false);
+}
+
+// TestBasicTLSConfig: Redis over TLS (REDIS_TLS, REDIS_TLS_CACERT) with AUTH, and with a client
+// certificate the server requires (REDIS_TLS_CLIENT_CERT, REDIS_TLS_CLIENT_KEY).
+class ErlCompatIntegrationTls : public ErlCompatIntegration {
+protected:
+    void serve_over_tls(bool client_cert) {
+        static const TlsCerts certs;
+        const unsigned short tls_port = free_port();
+        tls_redis_.emplace("password123", certs.redis_args(tls_port, certs.server(), client_cert));
+        vars_["REDIS_URL"] = "127.0.0.1:" + std::to_string(tls_port);
+        vars_["REDIS_TLS"] = "true";
+        vars_["REDIS_TLS_CACERT"] = certs.ca();
+        vars_["REDIS_AUTH"] = "password123";
+        if (client_cert) {
+            vars_["REDIS_TLS_CLIENT_CERT"] = certs.client().cert;
+            vars_["REDIS_TLS_CLIENT_KEY"] = certs.client().key;
+        }
+        run_basic_config(false);
+    }
+    std::optional<RedisServer> tls_redis_;
+};
+
+TEST_F(ErlCompatIntegrationTls, Integration_TestBasicTLSConfig_WithoutPerSecondRedisTLS) { serve_over_tls(false); }
+
+TEST_F(ErlCompatIntegrationTls, Integration_TestBasicTLSConfig_WithoutPerSecondRedisTLSWithClientCert) {
+    serve_over_tls(true);
 }
 
 // TestBasicReloadConfig/BasicWithoutWatchRoot: the same answers watching the config directory.
