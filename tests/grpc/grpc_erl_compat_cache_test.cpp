@@ -139,6 +139,7 @@ TEST_F(ErlCompatRedis, Redis_TestRedis_WithoutPerSecondRedis) {
     EXPECT_EQ(second[0].statuses(0).code(), OK);
     EXPECT_FALSE(second[0].statuses(0).has_current_limit());
     EXPECT_EQ(second[0].statuses(0).limit_remaining(), 0u);
+    EXPECT_FALSE(second[0].statuses(0).has_duration_until_reset()) << "no limit, no reset";
     expect_status(second[0], 1, OVER, 10, unit_minute, 0);
     EXPECT_EQ(second[0].overall_code(), OVER);
     EXPECT_EQ(count_of(key2_sub, unit_minute), 11);

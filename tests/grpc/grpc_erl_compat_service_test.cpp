@@ -148,6 +148,8 @@ TEST_F(ErlCompatService, Service_TestUnlimited) {
     EXPECT_EQ(res.statuses(1).limit_remaining(), 0u);
     EXPECT_FALSE(res.statuses(2).has_current_limit());
     EXPECT_EQ(res.statuses(2).limit_remaining(), std::numeric_limits<std::uint32_t>::max());
+    EXPECT_FALSE(res.statuses(1).has_duration_until_reset());
+    EXPECT_FALSE(res.statuses(2).has_duration_until_reset());
     EXPECT_EQ(redis_.keys().size(), 1u) << "the unlimited descriptor is not counted";
 }
 
