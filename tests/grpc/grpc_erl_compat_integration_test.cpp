@@ -164,26 +164,54 @@ TEST_F(ErlCompatIntegrationAuth, Integration_TestBasicAuthConfig_WithoutPerSecon
 
 // TestBasicAuthConfigWithRedisCluster/WithoutPerSecondRedisAuth: REDIS_TYPE=cluster, three
 // primaries requiring AUTH; the two-descriptor calls cross slots, as there.
-TEST_F(ErlCompatIntegration, Integration_TestBasicAuthConfigWithRedisCluster_WithoutPerSecondRedisAuth) {
-    RedisCluster cluster(RedisClusterOptions{.password = "password123"});
-    std::string nodes;
-    for (int n = 0; n < cluster.size(); ++n) {
-        nodes += (n == 0 ? "" : ",") + std::string("127.0.0.1:") + std::to_string(cluster.port(n));
+class ErlCompatIntegrationCluster : public ErlCompatIntegration {
+protected:
+    void serve_on_cluster() {
+        RedisCluster cluster(RedisClusterOptions{.password = "password123"});
+        std::string nodes;
+        for (int n = 0; n < cluster.size(); ++n) {
+            nodes += (n == 0 ? "" : ",") + std::string("127.0.0.1:") + std::to_string(cluster.port(n));
+        }
+        vars_["REDIS_TYPE"] = "cluster";
+        vars_["REDIS_URL"] = nodes;
+        vars_["REDIS_AUTH"] = "password123";
+        run_basic_config(false);
     }
-    vars_["REDIS_TYPE"] = "cluster";
-    vars_["REDIS_URL"] = nodes;
-    vars_["REDIS_AUTH"] = "password123";
-    run_basic_config(false);
+};
+
+TEST_F(ErlCompatIntegrationCluster, Integration_TestBasicAuthConfigWithRedisCluster_WithoutPerSecondRedisAuth) {
+    serve_on_cluster();
+}
+
+TEST_F(ErlCompatIntegrationCluster,
+       Integration_TestBasicAuthConfigWithRedisCluster_WithoutPerSecondRedisAuthWithLocalCache) {
+    vars_["LOCAL_CACHE_SIZE_IN_BYTES"] = "1000";
+    local_cache_ = true;
+    serve_on_cluster();
 }
 
 // TestBasicAuthConfigWithRedisSentinel/WithoutPerSecondRedisAuth: REDIS_TYPE=sentinel, the
 // master found through a sentinel (its test adds AUTH, which the sentinel helper here lacks;
 // AUTH is TestBasicAuthConfig's).
-TEST_F(ErlCompatIntegration, Integration_TestBasicAuthConfigWithRedisSentinel_WithoutPerSecondRedis) {
-    RedisSentinel sentinel("mymaster", redis_.port());
-    vars_["REDIS_TYPE"] = "sentinel";
-    vars_["REDIS_URL"] = "mymaster,127.0.0.1:" + std::to_string(sentinel.port());
-    run_basic_config(false);
+class ErlCompatIntegrationSentinel : public ErlCompatIntegration {
+protected:
+    void serve_behind_sentinel() {
+        RedisSentinel sentinel("mymaster", redis_.port());
+        vars_["REDIS_TYPE"] = "sentinel";
+        vars_["REDIS_URL"] = "mymaster,127.0.0.1:" + std::to_string(sentinel.port());
+        run_basic_config(false);
+    }
+};
+
+TEST_F(ErlCompatIntegrationSentinel, Integration_TestBasicAuthConfigWithRedisSentinel_WithoutPerSecondRedis) {
+    serve_behind_sentinel();
+}
+
+TEST_F(ErlCompatIntegrationSentinel,
+       Integration_TestBasicAuthConfigWithRedisSentinel_WithoutPerSecondRedisWithLocalCache) {
+    vars_["LOCAL_CACHE_SIZE_IN_BYTES"] = "1000";
+    local_cache_ = true;
+    serve_behind_sentinel();
 }
 
 // TestBasicTLSConfig: Redis over TLS (REDIS_TLS, REDIS_TLS_CACERT) with AUTH, and with a client
@@ -208,6 +236,12 @@ protected:
 };
 
 TEST_F(ErlCompatIntegrationTls, Integration_TestBasicTLSConfig_WithoutPerSecondRedisTLS) { serve_over_tls(false); }
+
+TEST_F(ErlCompatIntegrationTls, Integration_TestBasicTLSConfig_WithoutPerSecondRedisTLSWithLocalCache) {
+    vars_["LOCAL_CACHE_SIZE_IN_BYTES"] = "1000";
+    local_cache_ = true;
+    serve_over_tls(false);
+}
 
 TEST_F(ErlCompatIntegrationTls, Integration_TestBasicTLSConfig_WithoutPerSecondRedisTLSWithClientCert) {
     serve_over_tls(true);
