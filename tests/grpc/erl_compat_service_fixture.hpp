@@ -6,7 +6,9 @@
 
 #include "grpc/erl_mode_fixture.hpp"
 
+#include <cstdint>
 #include <fstream>
+#include <map>
 #include <string>
 
 namespace ratelimitd::test {
@@ -47,12 +49,31 @@ protected:
         fresh_counters();
         return call(domain, descriptors, hits);
     }
+    /// The response headers of the over-limit call of its header tests ({foo=bar, 11 hits},
+    /// {hello=world}), answered within one second (at_), whose reset it is.
+    std::map<std::string, std::string> headers_of_over_call() {
+        std::map<std::string, std::string> headers;
+        for (int attempt = 0; attempt < 5; ++attempt) {
+            headers.clear();
+            at_ = epoch_seconds();
+            const RlsResponse res = fresh_call("different-domain", {{{"foo", "bar"}}, {{"hello", "world"}}}, {11, 1});
+            EXPECT_EQ(codes(res), "OVER_LIMIT: OVER_LIMIT OK");
+            for (const auto& h : res.response_headers_to_add()) headers[h.key()] = h.value();
+            if (epoch_seconds() == at_) break;
+        }
+        return headers;
+    }
+    /// Its reset header then: the seconds to the minute's end.
+    std::string reset_now() const { return std::to_string(60 - at_ % 60); }
+
     /// The codes of a response: overall, then each descriptor's ("OVER_LIMIT: OK OVER_LIMIT").
     static std::string codes(const RlsResponse& res) {
         std::string out = RlsResponse::Code_Name(res.overall_code()) + ":";
         for (const auto& s : res.statuses()) out += " " + RlsResponse::Code_Name(s.code());
         return out;
     }
+
+    std::int64_t at_ = 0;
 };
 
 inline const ErlEntries foo_bar{{"foo", "bar"}};

@@ -18,7 +18,6 @@
 #include <optional>
 #include <string>
 #include <unistd.h>
-#include <utility>
 #include <vector>
 
 namespace ratelimitd::test {
@@ -42,9 +41,6 @@ inline std::string erl_key(const std::string& domain, const ErlEntries& entries,
 
 class ErlModeTest : public ::testing::Test {
 protected:
-    /// With `redis_password`, the redis-server requires AUTH (set REDIS_AUTH to match).
-    explicit ErlModeTest(std::string redis_password = {}) : redis_(std::move(redis_password)) {}
-
     void SetUp() override {
         dir_ = std::filesystem::temp_directory_path() /
                ("erl-" + std::to_string(::getpid()) + "-" +

@@ -66,26 +66,7 @@ TEST_F(ErlCompatService, Service_TestMixedRuleShadowMode) {
 
 // LIMIT_RESPONSE_HEADERS_ENABLED: the limit (10), what is left (0) and the seconds to the
 // minute's end (58 at its mocked clock; 60 - now mod 60 here), under the names configured.
-class ErlCompatServiceHeaders : public ErlCompatServiceTest {
-protected:
-    /// The headers of the over-limit call of its header tests, with the second it was answered in.
-    std::map<std::string, std::string> headers_of_over_call() {
-        std::map<std::string, std::string> headers;
-        for (int attempt = 0; attempt < 5; ++attempt) {  // the reset is the call's second's
-            headers.clear();
-            at_ = epoch_seconds();
-            const RlsResponse res = fresh_call("different-domain", {foo_bar, hello_world}, {11, 1});
-            EXPECT_EQ(codes(res), "OVER_LIMIT: OVER_LIMIT OK");
-            for (const auto& h : res.response_headers_to_add()) headers[h.key()] = h.value();
-            if (epoch_seconds() == at_) break;
-        }
-        return headers;
-    }
-    std::string reset_now() const { return std::to_string(60 - at_ % 60); }
-    std::int64_t at_ = 0;
-};
-
-TEST_F(ErlCompatServiceHeaders, Service_TestServiceWithCustomRatelimitHeaders) {
+TEST_F(ErlCompatService, Service_TestServiceWithCustomRatelimitHeaders) {
     vars_["LIMIT_RESPONSE_HEADERS_ENABLED"] = "true";
     vars_["LIMIT_LIMIT_HEADER"] = "A-Ratelimit-Limit";
     vars_["LIMIT_REMAINING_HEADER"] = "A-Ratelimit-Remaining";
@@ -97,7 +78,7 @@ TEST_F(ErlCompatServiceHeaders, Service_TestServiceWithCustomRatelimitHeaders) {
     EXPECT_EQ(headers, expected);
 }
 
-TEST_F(ErlCompatServiceHeaders, Service_TestServiceWithDefaultRatelimitHeaders) {
+TEST_F(ErlCompatService, Service_TestServiceWithDefaultRatelimitHeaders) {
     vars_["LIMIT_RESPONSE_HEADERS_ENABLED"] = "true";
     ASSERT_NO_FATAL_FAILURE(serve_domains());
     const auto headers = headers_of_over_call();
