@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 
 namespace ratelimitd::test {
@@ -23,11 +24,17 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// A fresh audit log at `path` (a run repeated in one scratch directory appends to the last).
+const std::string& fresh(const std::string& path) {
+    std::filesystem::remove(path);
+    return path;
+}
+
 struct Sidecar {
     Sidecar(const XdsControlPlane& cp, const std::string& redis_url, const std::string& audit_log)
         : server("prefix: rl\n", redis_url,
                  {"--grpc-listen", "127.0.0.1:0", "--xds-server", cp.address(), "--xds-backoff-initial", "100ms",
-                  "--xds-backoff-max", "400ms", "--audit-log", audit_log}),
+                  "--xds-backoff-max", "400ms", "--audit-log", fresh(audit_log)}),
           client(grpc_port_from_log(server.process().wait_for_log("grpc listening on", process_start_bound))),
           http(server.port()) {}
 
