@@ -84,10 +84,12 @@ int run_xds(std::size_t n, bool flat) {
     next->domains = *domains;
     const auto before = handle.current();
     handle.replace(next);
-    const auto changes = audit::limit_changes(audit::envoy_limits(*before), audit::envoy_limits(*next));
+    const auto now = audit::envoy_limits(*next);
+    const auto changes = audit::limit_changes(audit::envoy_limits(*before), now);
+    const auto digest = audit::limits_digest(now);
     const double swap_ms = ms_since(swap_start);
-    std::printf("kind=%s size=%zu decode_ms=%.1f swap_ms=%.1f total_ms=%.1f changes=%zu\n", flat ? "xds-flat" : "xds", n, decode_ms, swap_ms,
-                ms_since(start), changes.size());
+    std::printf("kind=%s size=%zu decode_ms=%.1f swap_ms=%.1f total_ms=%.1f changes=%zu digest=%.15s\n", flat ? "xds-flat" : "xds", n, decode_ms, swap_ms,
+                ms_since(start), changes.size(), digest.c_str());
     return 0;
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # How long an xDS config takes from message to rules in force (decode, compile, swap, audit
-# diff), and a config file of as many policies to parse and validate, without the network:
+# diff), in domains of 10,000 descriptors with nesting (xds) and as one flat domain (xds-flat),
+# and a config file of as many policies to parse and validate, without the network:
 # bench/xds_compile.cpp once per size and round, the sizes interleaved within each round so a
 # busy moment on the machine falls on every size alike. Prints each figure's median and its
 # spread (min–max) over the rounds. Give --binary more than once to compare builds (old and
@@ -32,6 +33,8 @@ trap 'rm -rf "$work"' EXIT
 for _ in $(seq 1 "$rounds"); do
   for b in "${!bins[@]}"; do
     for n in $sizes; do
+      "${bins[$b]}" "$n" --flat | sed -E 's/.*decode_ms=([0-9.]+) swap_ms=([0-9.]+) total_ms=([0-9.]+).*/\1 \2 \3/' \
+        >>"$work/$b-xds-flat-$n"
       "${bins[$b]}" "$n" | sed -E 's/.*decode_ms=([0-9.]+) swap_ms=([0-9.]+) total_ms=([0-9.]+).*/\1 \2 \3/' \
         >>"$work/$b-xds-$n"
     done
@@ -51,7 +54,7 @@ echo "median (min–max) over $rounds rounds, milliseconds; $(nproc) cores, $(un
 echo "| binary | input | size | decode+compile | swap+audit diff | total |"
 echo "|---|---|---|---|---|---|"
 for b in "${!bins[@]}"; do
-  for kind in xds file; do
+  for kind in xds xds-flat file; do
     list=$sizes; [ "$kind" = file ] && list=$files
     for n in $list; do
       f="$work/$b-$kind-$n"
