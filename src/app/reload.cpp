@@ -41,7 +41,8 @@ ReloadOutcome ConfigReloader::apply(const ConfigChange& change) {
         metrics_.count_reload(false);
         // A ConfigError's message names its file already; the others are named here.
         const bool named = outcome.reason.starts_with(change.name);
-        spdlog::error("reload refused, the previous config keeps serving: {}{}", named ? "" : change.name + ": ",
+        const std::string label = change.source == config_source::xds ? "xds version " + change.name : change.name;
+        spdlog::error("reload refused, the previous config keeps serving: {}{}", named ? "" : label + ": ",
                       outcome.reason);
         audit_refused(change, outcome);
     }

@@ -5,6 +5,8 @@
 #include "ratelimitd/app/config_audit.hpp"
 #include "ratelimitd/config/setting_values.hpp"
 #include "ratelimitd/core/log_value.hpp"
+#include "ratelimitd/policy/config_error.hpp"
+#include "ratelimitd/xds/config_decoder.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -56,10 +58,7 @@ result<xds::XdsClientOptions> xds_client_options(const config::Settings& s) {
 
 XdsSource::XdsSource(xds::XdsClientOptions options, ConfigReloader& reloader)
     : reloader_(reloader), server_(options.server) {
-    auto sink = [this](std::shared_ptr<const policy::RlsDomains> domains,
-                       const std::string& version) -> std::optional<std::string> {
-        return apply(std::move(domains), version);
-    };
+    auto sink = [this](const envoy::service::discovery::v3::DiscoveryResponse& response) { return apply(response); };
     client_ = std::make_unique<xds::XdsClient>(std::move(options), std::move(sink), metrics_);
 }
 
@@ -85,15 +84,20 @@ void XdsSource::start() { client_->start(); }
 
 void XdsSource::stop() { client_->stop(); }
 
-std::optional<std::string> XdsSource::apply(std::shared_ptr<const policy::RlsDomains> domains,
-                                            const std::string& version) {
+result<std::size_t> XdsSource::apply(const envoy::service::discovery::v3::DiscoveryResponse& response) {
+    const std::string& version = response.version_info();
     ConfigChange change{.source = config_source::xds,
                         .actor = audit::Actor{server_, false},
                         .name = version,
                         .build = {},
                         .on_applied = {}};
-    // Only the Envoy domains change: the file's registry in force keeps the rest.
-    change.build = [&domains](const policy::Registry& in_force) {
+    std::shared_ptr<const policy::RlsDomains> domains;
+    // Validated as a file is, on the road; only the Envoy domains change: the file's registry
+    // in force keeps the rest.
+    change.build = [&response, &domains](const policy::Registry& in_force) {
+        auto decoded = xds::decode_domains(response);
+        if (!decoded) throw policy::ConfigError(decoded.error().detail);
+        domains = std::move(*decoded);
         policy::Registry next = in_force;
         next.domains = with_denied_calls(domains, next.xds_charge_denied);
         next.awaiting_xds = false;
@@ -101,13 +105,13 @@ std::optional<std::string> XdsSource::apply(std::shared_ptr<const policy::RlsDom
     };
     change.on_applied = [this, &domains] { domains_ = domains; };
     const auto outcome = reloader_.apply(change);
-    if (!outcome.applied) return outcome.reason;
+    if (!outcome.applied) return Problem{errc::invalid_request, outcome.reason};
     // Each domain by name, as a file load names them (envoyproxy/ratelimit's "loading domain").
     spdlog::info("xds: version={} in force, domains={}", log_value(version), domains->by_name.size());
     for (const auto& [name, domain] : domains->by_name) {
         spdlog::info("xds: domain loaded domain={} version={}", log_value(name), log_value(version));
     }
-    return std::nullopt;
+    return domains->by_name.size();
 }
 
 }  // namespace ratelimitd::app

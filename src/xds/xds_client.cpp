@@ -2,9 +2,7 @@
 // one stream; nothing on the check path waits for it).
 #include "ratelimitd/xds/xds_client.hpp"
 
-#include "ratelimitd/core/freed_memory.hpp"
 #include "ratelimitd/core/log_value.hpp"
-#include "ratelimitd/xds/config_decoder.hpp"
 
 #include <envoy/service/discovery/v3/ads.grpc.pb.h>
 #include <grpcpp/grpcpp.h>
@@ -119,25 +117,20 @@ DiscoveryRequest XdsClient::answer(AdsState& state, const ReceivedResponse& rece
     DiscoveryRequest reply;
     if (auto why = state.precheck(response)) {
         reply = state.reject(response, *why);
-    } else if (auto domains = decode_domains(response); !domains) {
-        reply = state.reject(response, domains.error().detail);
-    } else if (const auto count = (*domains)->by_name.size();
-               auto refusal = sink_(std::move(*domains), response.version_info())) {
-        reply = state.reject(response, *refusal);
+    } else if (auto count = sink_(response); !count) {
+        reply = state.reject(response, count.error().detail);
     } else {
         // The sink returned once the version serves checks: only now is it ACKed.
         reply = state.accept(response);
-        metrics_.count_accepted(response.version_info(), count, now_s(),
+        metrics_.count_accepted(response.version_info(), *count, now_s(),
                                 std::chrono::steady_clock::now() - received.received);
-        spdlog::info("xds: accepted version={} domains={}", log_value(response.version_info()), count);
+        spdlog::info("xds: accepted version={} domains={}", log_value(response.version_info()), *count);
     }
     if (reply.has_error_detail()) {
         metrics_.count_rejected();
         spdlog::error("xds: refused version={} (NACK), the config in force (version={}) keeps serving: {}",
                       log_value(response.version_info()), log_value(state.accepted_version()),
                       reply.error_detail().message());
-        // A refused message's parse is freed by now: its pages go back, as a refused file's.
-        return_freed_memory();
     }
     return reply;
 }

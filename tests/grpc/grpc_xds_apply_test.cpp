@@ -2,9 +2,10 @@
 // control plane takes the same road into the registry as a file reload. The test control plane
 // (xds_control_plane.hpp), the real binary, a real redis-server and a real gRPC client of the
 // rate limit service: a check issued the moment the ACK arrives answers by the new version; a
-// refused version is NACKed with what is wrong and the old one keeps serving; versions published
-// faster than they apply are dropped but the last (never applied, never answered); and
-// ratelimitd_reloads_total counts xDS applies as it counts file reloads.
+// refused version is NACKed with what is wrong, counted and audited as a refused reload, and the
+// old one keeps serving; versions published faster than they apply are dropped but the last
+// (never applied, never answered); and ratelimitd_reloads_total counts xDS applies as it
+// counts file reloads.
 #include "grpc/xds_control_plane.hpp"
 #include "support/http_client.hpp"
 #include "support/metrics_text.hpp"
@@ -58,14 +59,14 @@ RateLimitConfig probe_at(const std::string& version, std::uint32_t per_hour) {
     return rls_config("edge", {{"probe", version, per_hour}});
 }
 
-// The versions of the xDS config_reload entries applied, in order.
-std::vector<std::string> applied_versions(const std::string& audit_log) {
+// The versions of the xDS config_reload entries of `outcome` (applied, refused), in order.
+std::vector<std::string> xds_versions(const std::string& audit_log, const std::string& outcome = "applied") {
     std::vector<std::string> out;
     std::ifstream in(audit_log);
     for (std::string line; std::getline(in, line);) {
         const auto entry = nlohmann::json::parse(line, nullptr, false);
         if (entry.is_discarded() || entry.value("source", "") != "xds") continue;
-        if (entry.value("outcome", "") == "applied") out.push_back(entry.value("version", ""));
+        if (entry.value("outcome", "") == outcome) out.push_back(entry.value("version", ""));
     }
     return out;
 }
@@ -106,6 +107,7 @@ TEST(GrpcXdsApply, ARefusedVersionIsNackedAndTheOldOneKeepsServing) {
     Sidecar s(cp, redis.url(), audit);
     cp.set("v1", {probe_at("v1", 7)});
     ASSERT_TRUE(cp.await_reply(cp.current_nonce(), 10s)) << s.server.process().log();
+    const double failures_before = s.metric("ratelimitd_reloads_total{result=\"failure\"}");
     auto bad = probe_at("v2", 9);
     bad.mutable_descriptors(0)->mutable_rate_limit()->set_unit(ratelimit::config::ratelimit::v3::UNKNOWN);
     cp.set("v2", {bad});
@@ -119,7 +121,14 @@ TEST(GrpcXdsApply, ARefusedVersionIsNackedAndTheOldOneKeepsServing) {
     EXPECT_EQ(s.limit_of("probe", "v1"), 7u);
     EXPECT_EQ(s.limit_of("probe", "v2"), 0u);
     EXPECT_EQ(s.metric("ratelimitd_xds_config_info{version=\"v1\"}"), 1);
-    EXPECT_EQ(applied_versions(audit), std::vector<std::string>{"v1"});
+    EXPECT_EQ(xds_versions(audit), std::vector<std::string>{"v1"});
+    // Refused on the road a refused file takes: counted, audited with its reason, logged.
+    EXPECT_EQ(s.metric("ratelimitd_reloads_total{result=\"failure\"}"), failures_before + 1);
+    EXPECT_EQ(xds_versions(audit, "refused"), std::vector<std::string>{"v2"});
+    EXPECT_NE(s.server.process().log().find("reload refused, the previous config keeps serving: xds version v2: "
+                                            "resources[0]"),
+              std::string::npos)
+        << s.server.process().log();
 }
 
 // A control plane that publishes v2 and v3 while v1 (20,000 descriptors) is being applied: v1
@@ -143,7 +152,7 @@ TEST(GrpcXdsApply, VersionsPublishedWhileOneAppliesAreDroppedButTheLast) {
     EXPECT_EQ(s.limit_of("probe", "v3"), 13u);
     EXPECT_EQ(s.limit_of("probe", "v2"), 0u);
     for (const auto& reply : cp.replies()) EXPECT_NE(reply.response_nonce, nonces[1]) << "v2 was answered";
-    EXPECT_EQ(applied_versions(audit), (std::vector<std::string>{"v0", "v1", "v3"}));
+    EXPECT_EQ(xds_versions(audit), (std::vector<std::string>{"v0", "v1", "v3"}));
     EXPECT_EQ(s.metric("ratelimitd_xds_superseded_total"), 1);
     EXPECT_EQ(s.metric("ratelimitd_xds_updates_total{outcome=\"accepted\"}"), 3);
 }

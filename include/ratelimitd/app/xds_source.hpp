@@ -24,9 +24,10 @@ result<xds::XdsClientOptions> xds_client_options(const config::Settings& setting
 /// lock (a file reload's build), and so does each config the client applies, on its thread.
 class XdsSource {
 public:
-    /// Each config that passed the client's checks goes the reloader's road (the same as a file
-    /// reload: store refusal, swap, counted, warnings, audit), on the client's thread, before its
-    /// ACK is sent: an ACK says the version serves checks.
+    /// Each response of the right type goes the reloader's road (the same as a file reload:
+    /// decoded and validated, the store's refusal, swap, counted, warnings, audit, freed memory
+    /// given back), on the client's thread, before it is answered: an ACK says the version
+    /// serves checks, a NACK names what was refused.
     XdsSource(xds::XdsClientOptions options, ConfigReloader& reloader);
 
     /// The file's registry as it must serve: the control plane's last domains, or, before the
@@ -38,9 +39,9 @@ public:
     [[nodiscard]] const xds::XdsMetrics& metrics() const noexcept { return metrics_; }
 
 private:
-    /// On the client's thread: the registry in force with these domains swapped in; why not
-    /// (the NACK's reason), or nothing once they serve.
-    std::optional<std::string> apply(std::shared_ptr<const policy::RlsDomains> domains, const std::string& version);
+    /// On the client's thread: the registry in force with the response's domains swapped in;
+    /// their number once they serve, or why not (the NACK's reason).
+    result<std::size_t> apply(const envoy::service::discovery::v3::DiscoveryResponse& response);
 
     ConfigReloader& reloader_;
     std::string server_;  // the control plane, the actor of its entries

@@ -2,7 +2,7 @@
 // driving AdsState, reconnecting with Backoff, handing each accepted config to its caller.
 #pragma once
 
-#include "ratelimitd/policy/rls_domain.hpp"
+#include "ratelimitd/core/error.hpp"
 #include "ratelimitd/xds/ads_state.hpp"
 #include "ratelimitd/xds/backoff.hpp"
 #include "ratelimitd/xds/response_queue.hpp"
@@ -46,12 +46,11 @@ struct XdsClientOptions {
     std::vector<std::pair<std::string, std::string>> headers;  ///< gRPC metadata on the stream
 };
 
-/// Called on the client's thread with a config that passed every check, before its ACK is
-/// sent: the domains (never null) and the control plane's version text. Returns why the
-/// config cannot be served after all (the store refuses what it asks: then a NACK), or
-/// nothing once it serves checks (the ACK follows). Must not throw.
-using ConfigSink =
-    std::function<std::optional<std::string>(std::shared_ptr<const policy::RlsDomains>, const std::string& version)>;
+/// Called on the client's thread with a response of the right type, before it is answered:
+/// decodes and applies it (xds::decode_domains, then the swap). Returns the number of domains
+/// once they serve checks (the ACK follows), or why the response is refused (the NACK's
+/// error_detail). Must not throw.
+using ConfigSink = std::function<result<std::size_t>(const DiscoveryResponse& response)>;
 
 /// Opens the stream, answers each response (ACK after `sink` put it in force, NACK naming what
 /// was wrong; a response that arrives while one is applied waits, and a newer one replaces it
