@@ -249,22 +249,26 @@ bool open_audit(const Settings& settings, audit::AuditTrail& trail) {
     return true;
 }
 
-// SIGHUP's reload with its audit entry; a real SIGHUP also reopens the audit log (logrotate).
-void reload_and_audit(const std::string& name, const std::function<ReloadOutcome()>& reload,
-                      const policy::RegistryHandle& registry, audit::AuditTrail& trail, bool& changed_on_disk) {
+// SIGHUP's reload, by the reloader's road (as an xDS update); a real SIGHUP also reopens the
+// audit log (logrotate).
+void reload_file(const Settings& settings, const RunOptions& run, ConfigReloader& reloader, XdsSource* xds,
+                 audit::AuditTrail& trail, bool& changed_on_disk) {
     const std::string_view source = changed_on_disk ? config_source::file_change : config_source::sighup;
     changed_on_disk = false;
     if (source == config_source::sighup) {
         if (auto reopened = trail.reopen(); !reopened) spdlog::warn("{}", reopened.error().detail);
     }
-    const auto before = registry.current();
-    const auto outcome = reload();
-    const audit::Actor process{};
-    if (outcome.applied) {
-        audit_config_applied(trail, source, process, name, before.get(), *registry.current(), outcome.digest);
-    } else {
-        audit_config_refused(trail, source, process, name, outcome.reason, outcome.digest);
+    // The control plane's domains laid over the file's registry, when there is one.
+    std::function<void(policy::Registry&)> overlay;
+    if (xds) overlay = [xds](policy::Registry& r) { xds->overlay(r); };
+    if (run.load) {
+        reloader.apply(ConfigReloader::file_change(source, run.config_name, run.load, overlay));
+        return;
     }
+    const policy::LoadOptions load{.envoy_rules_from_xds = settings.xds_server.has_value()};
+    const auto& path = settings.config_path;
+    reloader.apply(ConfigReloader::file_change(
+        source, path, [path, load] { return policy::load_config(path, load); }, overlay));
 }
 
 // The xDS client's options when xds_server is set (nothing when it is not); false after an
@@ -292,19 +296,6 @@ void start_xds(XdsSource* xds, const Settings& settings) {
     spdlog::info("xds: the Envoy domains come from {} node={} tls={}{}", *settings.xds_server, settings.xds_node_id,
                  settings.xds_tls ? "on" : "off",
                  settings.xds_force_start ? "" : " (not ready until its first config)");
-}
-
-// One reload from where the config came from (ERL mode's runtime directory, or the file), with
-// the control plane's domains laid over it when there is one.
-ReloadOutcome reload_from_source(const Settings& settings, const RunOptions& run, policy::RegistryHandle& registry,
-                                 const store::Backend& backend, service::Metrics& metrics, XdsSource* xds) {
-    std::function<void(policy::Registry&)> overlay;
-    if (xds) overlay = [xds](policy::Registry& r) { xds->overlay(r); };
-    if (run.load) {
-        return reload_config(run.config_name, run.load, registry, backend, metrics, warning_context(settings), overlay);
-    }
-    const policy::LoadOptions load{.envoy_rules_from_xds = settings.xds_server.has_value()};
-    return reload_config(settings.config_path, registry, backend, metrics, warning_context(settings), load, overlay);
 }
 
 // In-flight gRPC calls finish within the store deadline; this is only a bound for a stuck one.
@@ -371,7 +362,9 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     // The main thread accepts connections and handles signals; the server threads serve sessions.
     net::io_context main_ioc(1);
     // Made before the threads read `xds` (the metrics); the backend object outlives the move below.
-    if (xds_options) xds = std::make_unique<XdsSource>(main_ioc, std::move(*xds_options), registry, *backend, &trail);
+    // The one road into the registry: file reloads here, xDS updates on the client's thread.
+    ConfigReloader reloader(registry, *backend, metrics, warning_context(settings), &trail);
+    if (xds_options) xds = std::make_unique<XdsSource>(std::move(*xds_options), reloader);
     auto threads = std::make_unique<ServerThreads>(
         std::move(backend), settings.threads,
         Serving{registry, metrics, options, settings.top_k > 0 ? &top : nullptr, &notifier});
@@ -382,10 +375,7 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     // They are handled once main_ioc runs, when everything below has started.
     bool changed_on_disk = false;  // main thread only: the watcher's SIGHUP, not an operator's
     SignalHandler signals(main_ioc, *server, [&] {
-        const auto reload = [&] {
-            return reload_from_source(settings, run, registry, threads->backend(), metrics, xds.get());
-        };
-        reload_and_audit(run.load ? run.config_name : settings.config_path, reload, registry, trail, changed_on_disk);
+        reload_file(settings, run, reloader, xds.get(), trail, changed_on_disk);
     });
     signals.start();
     threads->start(main_ioc.get_executor());

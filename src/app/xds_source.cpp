@@ -1,18 +1,17 @@
-// XdsSource: the control plane's domains into the registry handle, on the main thread (where
-// SIGHUP reloads run too), so a reload and an update never interleave.
+// XdsSource: the control plane's domains into the registry by the reloader's road (where file
+// reloads go too, one change at a time), before the client ACKs them.
 #include "ratelimitd/app/xds_source.hpp"
 
 #include "ratelimitd/app/config_audit.hpp"
 #include "ratelimitd/config/setting_values.hpp"
 #include "ratelimitd/core/log_value.hpp"
+#include "ratelimitd/policy/config_error.hpp"
+#include "ratelimitd/xds/config_decoder.hpp"
 
-#include <boost/asio/post.hpp>
 #include <spdlog/spdlog.h>
 
 
 namespace ratelimitd::app {
-
-namespace net = boost::asio;
 
 namespace {
 
@@ -57,22 +56,9 @@ result<xds::XdsClientOptions> xds_client_options(const config::Settings& s) {
     return o;
 }
 
-XdsSource::XdsSource(net::io_context& main, xds::XdsClientOptions options, policy::RegistryHandle& registry,
-                     const store::Backend& backend, audit::AuditTrail* audit)
-    : main_(main), registry_(registry), backend_(backend), audit_(audit), server_(options.server) {
-    auto sink = [this](std::shared_ptr<const policy::RlsDomains> domains,
-                       const std::string& version) -> std::optional<std::string> {
-        // The store may refuse what a rule asks, as a reload is refused: then a NACK.
-        try {
-            auto candidate = *registry_.current();
-            candidate.domains = domains;
-            if (auto refusal = backend_.refusal(candidate)) return refused(version, "refused by the store: " + *refusal);
-        } catch (const std::exception& e) {
-            return refused(version, std::string("cannot be checked: ") + e.what());
-        }
-        net::post(main_, [this, domains = std::move(domains), version] { apply(domains, version); });
-        return std::nullopt;
-    };
+XdsSource::XdsSource(xds::XdsClientOptions options, ConfigReloader& reloader)
+    : reloader_(reloader), server_(options.server) {
+    auto sink = [this](const envoy::service::discovery::v3::DiscoveryResponse& response) { return apply(response); };
     client_ = std::make_unique<xds::XdsClient>(std::move(options), std::move(sink), metrics_);
 }
 
@@ -89,16 +75,6 @@ std::shared_ptr<const policy::RlsDomains> with_denied_calls(std::shared_ptr<cons
 
 }  // namespace
 
-// On the client's thread (the trail takes any thread): the NACK's reason, recorded.
-std::string XdsSource::refused(const std::string& version, std::string reason) const {
-    if (audit_ != nullptr) {
-        audit_->record("config_reload", audit::Actor{server_, false},
-                       {{"source", config_source::xds}, {"outcome", "refused"}, {"version", version},
-                        {"reason", reason}, {"digest", nullptr}});
-    }
-    return reason;
-}
-
 void XdsSource::overlay(policy::Registry& registry) const {
     registry.domains = with_denied_calls(domains_, registry.xds_charge_denied);
     registry.awaiting_xds = domains_ == nullptr;
@@ -108,24 +84,34 @@ void XdsSource::start() { client_->start(); }
 
 void XdsSource::stop() { client_->stop(); }
 
-void XdsSource::apply(std::shared_ptr<const policy::RlsDomains> domains, const std::string& version) {
-    try {
-        auto next = std::make_shared<policy::Registry>(*registry_.current());
-        next->domains = with_denied_calls(domains, next->xds_charge_denied);
-        next->awaiting_xds = false;
-        domains_ = std::move(domains);
-        const auto before = registry_.current();
-        registry_.replace(next);
-        if (audit_ != nullptr) audit_xds_applied(*audit_, audit::Actor{server_, false}, version, *before, *next);
-        spdlog::info("xds: version={} in force, domains={}", log_value(version), domains_->by_name.size());
-        // Each domain by name, as a file load names them (envoyproxy/ratelimit's "loading domain").
-        for (const auto& [name, domain] : domains_->by_name) {
-            spdlog::info("xds: domain loaded domain={} version={}", log_value(name), log_value(version));
-        }
-    } catch (const std::exception& e) {
-        spdlog::error("xds: version={} not swapped in, the previous config keeps serving: {}", log_value(version),
-                      e.what());
+result<std::size_t> XdsSource::apply(const envoy::service::discovery::v3::DiscoveryResponse& response) {
+    const std::string& version = response.version_info();
+    ConfigChange change{.source = config_source::xds,
+                        .actor = audit::Actor{server_, false},
+                        .name = version,
+                        .build = {},
+                        .on_applied = {}};
+    std::shared_ptr<const policy::RlsDomains> domains;
+    // Validated as a file is, on the road; only the Envoy domains change: the file's registry
+    // in force keeps the rest.
+    change.build = [&response, &domains](const policy::Registry& in_force) {
+        auto decoded = xds::decode_domains(response);
+        if (!decoded) throw policy::ConfigError(decoded.error().detail);
+        domains = std::move(*decoded);
+        policy::Registry next = in_force;
+        next.domains = with_denied_calls(domains, next.xds_charge_denied);
+        next.awaiting_xds = false;
+        return next;
+    };
+    change.on_applied = [this, &domains] { domains_ = domains; };
+    const auto outcome = reloader_.apply(change);
+    if (!outcome.applied) return Problem{errc::invalid_request, outcome.reason};
+    // Each domain by name, as a file load names them (envoyproxy/ratelimit's "loading domain").
+    spdlog::info("xds: version={} in force, domains={}", log_value(version), domains->by_name.size());
+    for (const auto& [name, domain] : domains->by_name) {
+        spdlog::info("xds: domain loaded domain={} version={}", log_value(name), log_value(version));
     }
+    return domains->by_name.size();
 }
 
 }  // namespace ratelimitd::app

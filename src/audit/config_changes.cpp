@@ -108,9 +108,17 @@ json limit_changes(const LimitSet& before, const LimitSet& after, std::size_t ma
 }
 
 std::string limits_digest(const LimitSet& limits) {
-    json canonical = json::object();
-    for (const auto& [name, numbers] : limits) canonical[name] = numbers;
-    const std::string text = canonical.dump();
+    // The dump of an object of every limit by name, in name order, written piece by piece: an
+    // ordered_json object finds each key by a linear search, so building one was quadratic
+    // (90,000 xDS rules took most of a minute). The text, and so the digest, is the same.
+    std::string text = "{";
+    for (const auto& [name, numbers] : limits) {
+        if (text.size() > 1) text += ',';
+        text += json(name).dump();
+        text += ':';
+        text += numbers.dump();
+    }
+    text += '}';
     unsigned char digest[SHA256_DIGEST_LENGTH];
     SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
     return "sha256:" + to_hex(std::span<const unsigned char>(digest, sizeof digest));

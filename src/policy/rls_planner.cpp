@@ -337,6 +337,7 @@ result<RlsPlan> plan(std::shared_ptr<const Registry> registry, const RlsRequest&
     mark_quota(out, rules, keys.quota_all);
     mark_never_admitted(out);
     assign_parts(out, keys.erl);
+    out.check.store_failure = keys.store_error;
     out.shadow_all = keys.shadow_all;
     return out;
 }

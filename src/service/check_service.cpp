@@ -195,7 +195,7 @@ std::optional<Decision> CheckService::decide_now(policy::CheckPlan& plan, std::c
     // What decide() makes of the same answer (its one enforced group, no shadow one).
     Decision d = opening(plan);
     auto verdict = at_once(std::move(*answer));
-    if (!verdict) return degrade(std::move(d), plan.limits, plan.limits.front().fail_closed(), verdict.error());
+    if (!verdict) return degrade(std::move(d), plan, plan.limits.front().fail_closed(), verdict.error());
     d.verdict = std::move(*verdict);
     d.owner.push_back(0);
     settle(d, plan, &now);
@@ -225,7 +225,7 @@ net::awaitable<void> CheckService::decide_into(policy::CheckPlan& plan, Decision
     if (!enforced.checks.empty()) {
         auto verdict = co_await ask_store(enforced.checks);
         if (!verdict) {
-            d = degrade(std::move(d), plan.limits, enforced.fail_closed, verdict.error());
+            d = degrade(std::move(d), plan, enforced.fail_closed, verdict.error());
             co_return;
         }
         d.verdict = std::move(*verdict);
@@ -248,7 +248,7 @@ net::awaitable<bool> CheckService::ask_shadow(policy::CheckPlan& plan, Decision&
         // Shadow limits never deny: a failure of theirs allows, degraded only when nothing
         // enforced answered.
         if (d.owner.empty()) {
-            d = degrade(std::move(d), plan.limits, false, verdict.error());
+            d = degrade(std::move(d), plan, false, verdict.error());
             co_return false;
         }
         spdlog::warn("store failure for shadow policies policy={} detail={}", d.policy,
@@ -271,7 +271,7 @@ net::awaitable<void> CheckService::decide_single_call(policy::CheckPlan& plan, D
     for (const auto& l : plan.limits) fail_closed = fail_closed || (!l.shadow() && l.fail_closed());
     auto verdict = co_await ask_store(all.checks);
     if (!verdict) {
-        d = degrade(std::move(d), plan.limits, fail_closed, verdict.error());
+        d = degrade(std::move(d), plan, fail_closed, verdict.error());
         co_return;
     }
     d.verdict = std::move(*verdict);
@@ -295,8 +295,25 @@ void CheckService::settle(const Decision& d, const policy::CheckPlan& plan,
     offer_crossings(d, plan);
 }
 
-Decision CheckService::degrade(Decision d, const policy::PlannedLimits& limits, bool fail_closed,
-                               const Problem& why) {
+namespace {
+
+// What the caller answers a store failure, as its log line names it: the limits' own
+// on_store_error, or the Envoy door's envoy_store_error over them (unavailable: a gRPC error,
+// neither open nor closed; Envoy's failure_mode_deny decides).
+const char* store_failure_outcome(policy::RlsStoreError answer, bool allowed) {
+    switch (answer) {
+    case policy::RlsStoreError::unavailable: return "unavailable";
+    case policy::RlsStoreError::allow: return "fail_open";
+    case policy::RlsStoreError::deny: return "fail_closed";
+    case policy::RlsStoreError::on_store_error: break;
+    }
+    return allowed ? "fail_open" : "fail_closed";
+}
+
+}  // namespace
+
+Decision CheckService::degrade(Decision d, const policy::CheckPlan& plan, bool fail_closed, const Problem& why) {
+    const policy::PlannedLimits& limits = plan.limits;
     // The store failed: the policies' on_store_error decides which way, and the caller is
     // told it degraded.
     d.degraded = true;
@@ -304,7 +321,8 @@ Decision CheckService::degrade(Decision d, const policy::PlannedLimits& limits, 
     d.verdict = {};
     d.verdict.allowed = !fail_closed;
     spdlog::warn("store failure policy={} outcome={} error={} detail={}", d.policy,
-                 d.verdict.allowed ? "fail_open" : "fail_closed", to_string(why.code), log_value(why.detail));
+                 store_failure_outcome(plan.store_failure, d.verdict.allowed), to_string(why.code),
+                 log_value(why.detail));
     for (const auto& l : limits) {
         metrics_.count_check(l.policy->name, d.verdict.allowed ? Outcome::degraded_allowed : Outcome::failed_closed,
                              false);

@@ -358,7 +358,7 @@ void Metrics::render_durations(std::string& out) const {
 }
 
 void Metrics::render_process(std::string& out) const {
-    header(out, "ratelimitd_reloads_total", "counter", "Config reloads (SIGHUP), by result.");
+    header(out, "ratelimitd_reloads_total", "counter", "Config reloads (SIGHUP, a change on disk, an xDS config applied or refused by the store), by result.");
     line(out, "ratelimitd_reloads_total{{result=\"success\"}} {}\n", reloads_ok_.load(std::memory_order_relaxed));
     line(out, "ratelimitd_reloads_total{{result=\"failure\"}} {}\n", reloads_failed_.load(std::memory_order_relaxed));
     header(out, "ratelimitd_config_last_reload_success", "gauge",

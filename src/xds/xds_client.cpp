@@ -3,7 +3,6 @@
 #include "ratelimitd/xds/xds_client.hpp"
 
 #include "ratelimitd/core/log_value.hpp"
-#include "ratelimitd/xds/config_decoder.hpp"
 
 #include <envoy/service/discovery/v3/ads.grpc.pb.h>
 #include <grpcpp/grpcpp.h>
@@ -113,6 +112,64 @@ bool XdsClient::await_connected(grpc::Channel& channel) {
     return false;
 }
 
+DiscoveryRequest XdsClient::answer(AdsState& state, const ReceivedResponse& received) {
+    const DiscoveryResponse& response = received.response;
+    DiscoveryRequest reply;
+    if (auto why = state.precheck(response)) {
+        reply = state.reject(response, *why);
+    } else if (auto count = sink_(response); !count) {
+        reply = state.reject(response, count.error().detail);
+    } else {
+        // The sink returned once the version serves checks: only now is it ACKed.
+        reply = state.accept(response);
+        metrics_.count_accepted(response.version_info(), *count, now_s(),
+                                std::chrono::steady_clock::now() - received.received);
+        spdlog::info("xds: accepted version={} domains={}", log_value(response.version_info()), *count);
+    }
+    if (reply.has_error_detail()) {
+        metrics_.count_rejected();
+        spdlog::error("xds: refused version={} (NACK), the config in force (version={}) keeps serving: {}",
+                      log_value(response.version_info()), log_value(state.accepted_version()),
+                      reply.error_detail().message());
+    }
+    return reply;
+}
+
+void XdsClient::read_responses(grpc::ClientReaderWriterInterface<DiscoveryRequest, DiscoveryResponse>& stream,
+                               ResponseQueue& queue) {
+    DiscoveryResponse response;
+    while (stream.Read(&response)) {
+        if (auto superseded = queue.put({std::move(response), std::chrono::steady_clock::now()})) {
+            metrics_.count_superseded();
+            spdlog::info("xds: version={} superseded before it was applied: not applied, not answered",
+                         log_value(*superseded));
+        }
+        response = DiscoveryResponse();
+    }
+    queue.close();
+}
+
+bool XdsClient::serve_stream(grpc::ClientContext& context,
+                             grpc::ClientReaderWriterInterface<DiscoveryRequest, DiscoveryResponse>& stream, AdsState& state) {
+    bool delivered = false;
+    // Read on a thread of its own, so a version that arrives while one is applied is seen (and
+    // one that arrives after it supersedes it) instead of queued unread behind it.
+    ResponseQueue queue;
+    std::thread reader([&] { read_responses(stream, queue); });
+    bool written = true;
+    while (written) {
+        auto received = queue.take();
+        if (!received) break;
+        const DiscoveryRequest reply = answer(state, *received);
+        delivered = delivered || !reply.has_error_detail();
+        written = stream.Write(reply);
+        queue.done();
+    }
+    if (!written) context.TryCancel();  // the stream is broken: the reader's Read ends too
+    reader.join();
+    return delivered;
+}
+
 bool XdsClient::run_stream(AdsState& state) {
     auto channel = make_channel();
     if (!await_connected(*channel)) {
@@ -136,30 +193,7 @@ bool XdsClient::run_stream(AdsState& state) {
     if (stream->Write(state.open_stream())) {
         metrics_.set_connected(true);
         spdlog::info("xds: stream open to {} node={}", log_value(options_.server), log_value(options_.node_id));
-        DiscoveryResponse response;
-        while (stream->Read(&response)) {
-            DiscoveryRequest reply;
-            if (auto why = state.precheck(response)) {
-                reply = state.reject(response, *why);
-            } else if (auto domains = decode_domains(response); !domains) {
-                reply = state.reject(response, domains.error().detail);
-            } else if (const auto count = (*domains)->by_name.size();
-                       auto refusal = sink_(std::move(*domains), response.version_info())) {
-                reply = state.reject(response, *refusal);
-            } else {
-                reply = state.accept(response);
-                metrics_.count_accepted(response.version_info(), count, now_s());
-                delivered = true;
-                spdlog::info("xds: accepted version={} domains={}", log_value(response.version_info()), count);
-            }
-            if (reply.has_error_detail()) {
-                metrics_.count_rejected();
-                spdlog::error("xds: refused version={} (NACK), the config in force (version={}) keeps serving: {}",
-                              log_value(response.version_info()), log_value(state.accepted_version()),
-                              reply.error_detail().message());
-            }
-            if (!stream->Write(reply)) break;
-        }
+        delivered = serve_stream(context, *stream, state);
     }
     metrics_.set_connected(false);
     const grpc::Status status = stream->Finish();

@@ -17,14 +17,47 @@ std::string label_value(const std::string& text) {
     return out;
 }
 
+// ratelimitd_xds_apply_seconds' bucket bounds: a small config applies in milliseconds, 90,000
+// descriptors within a second; beyond 10 s the control plane waits too long for its ACK.
+constexpr std::array<double, 10> apply_bounds{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10};
+
 }  // namespace
 
-void XdsMetrics::count_accepted(const std::string& version, std::size_t domains, std::int64_t now_s) {
+void XdsMetrics::count_accepted(const std::string& version, std::size_t domains, std::int64_t now_s,
+                                std::chrono::steady_clock::duration took) {
     accepted_.fetch_add(1, std::memory_order_relaxed);
+    const double seconds = std::chrono::duration<double>(took).count();
     std::lock_guard lock(mu_);
     version_ = version;
     domains_ = domains;
     accepted_at_s_ = now_s;
+    last_apply_s_ = seconds;
+    ++applies_;
+    apply_sum_s_ += seconds;
+    for (std::size_t i = 0; i < apply_bounds.size(); ++i) {
+        if (seconds <= apply_bounds[i]) {
+            ++apply_buckets_[i];
+            break;
+        }
+    }
+}
+
+std::string XdsMetrics::render_apply() const {
+    std::string out = "# HELP ratelimitd_xds_apply_seconds From an xDS config's arrival to its rules serving checks "
+                      "(its ACK follows).\n# TYPE ratelimitd_xds_apply_seconds histogram\n";
+    std::lock_guard lock(mu_);
+    std::uint64_t cumulative = 0;
+    for (std::size_t i = 0; i < apply_bounds.size(); ++i) {
+        cumulative += apply_buckets_[i];
+        out += fmt::format("ratelimitd_xds_apply_seconds_bucket{{le=\"{}\"}} {}\n", apply_bounds[i], cumulative);
+    }
+    out += fmt::format("ratelimitd_xds_apply_seconds_bucket{{le=\"+Inf\"}} {}\nratelimitd_xds_apply_seconds_sum {}\n"
+                       "ratelimitd_xds_apply_seconds_count {}\n",
+                       applies_, apply_sum_s_, applies_);
+    out += fmt::format("# HELP ratelimitd_xds_last_apply_seconds The apply time of the xDS config in force.\n"
+                       "# TYPE ratelimitd_xds_last_apply_seconds gauge\nratelimitd_xds_last_apply_seconds {}\n",
+                       last_apply_s_);
+    return out;
 }
 
 std::string XdsMetrics::render() const {
@@ -49,6 +82,11 @@ std::string XdsMetrics::render() const {
                        "ratelimitd_xds_updates_total{{outcome=\"accepted\"}} {}\n"
                        "ratelimitd_xds_updates_total{{outcome=\"rejected\"}} {}\n",
                        accepted_.load(std::memory_order_relaxed), rejected_.load(std::memory_order_relaxed));
+    out += fmt::format("# HELP ratelimitd_xds_superseded_total xDS configs dropped unapplied and unanswered: a newer "
+                       "one arrived while an earlier one was applied.\n# TYPE ratelimitd_xds_superseded_total counter\n"
+                       "ratelimitd_xds_superseded_total {}\n",
+                       superseded_.load(std::memory_order_relaxed));
+    out += render_apply();
     if (at != 0) {
         out += fmt::format("# HELP ratelimitd_xds_config_info The xDS config in force: its version.\n"
                            "# TYPE ratelimitd_xds_config_info gauge\nratelimitd_xds_config_info{{version=\"{}\"}} 1\n",

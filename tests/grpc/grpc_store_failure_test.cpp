@@ -198,12 +198,18 @@ TEST(GrpcStoreFailure, XdsRulesAnswerAsEnvoyStoreErrorSays) {
         RlsResponse::Code code = RlsResponse::UNKNOWN;
         wait_until([&] { return (status = status_of(client, user_call("edge"), &code)) != grpc::StatusCode::UNKNOWN; },
                    10s);
+        // The store failure's line names the answer given, not the limits' on_store_error it
+        // overrides (issue 48 item 3: an UNAVAILABLE answer was logged outcome=fail_open).
+        const auto line = server.process().wait_for_log("store failure policy=", 10s);
         if (choice == "unavailable") {
             EXPECT_EQ(status, grpc::StatusCode::UNAVAILABLE);
+            EXPECT_NE(line.find("outcome=unavailable"), std::string::npos) << line;
         } else {
             EXPECT_EQ(status, grpc::StatusCode::OK);
             EXPECT_EQ(code, RlsResponse::OVER_LIMIT);
+            EXPECT_NE(line.find("outcome=fail_closed"), std::string::npos) << line;
         }
+        EXPECT_EQ(server.process().log().find("outcome=fail_open"), std::string::npos) << server.process().log();
     }
 }
 

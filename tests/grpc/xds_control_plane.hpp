@@ -1,7 +1,8 @@
 // A small xDS control plane for the tests, written from the published protocol: one
 // AggregatedDiscoveryService (state of the world) on a free loopback port, serving whatever
-// snapshot the test sets to every stream, and recording what each client sent back (the first
-// request of each stream, every ACK and NACK, the gRPC metadata). Plaintext, or TLS requiring a
+// snapshot the test sets to every stream (or several sent back to back: burst()), and recording
+// what each client sent back (the first request of each stream, every ACK and NACK, the gRPC
+// metadata). Plaintext, or TLS requiring a
 // client certificate. Header only: the globs build *_test.cpp.
 #pragma once
 
@@ -57,25 +58,42 @@ public:
     unsigned short port() const { return port_; }
     std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
 
-    /// Every stream is sent this state of the world (a new nonce each time).
-    void set(const std::string& version, const std::vector<RateLimitConfig>& configs) {
+    static DiscoveryResponse response(const std::string& version, const std::vector<RateLimitConfig>& configs) {
         DiscoveryResponse r;
         r.set_version_info(version);
         r.set_type_url(rls_config_type);
         for (const auto& c : configs) r.add_resources()->PackFrom(c);
-        set_raw(std::move(r));
+        return r;
+    }
+    /// Every stream is sent this state of the world (a new nonce each time).
+    void set(const std::string& version, const std::vector<RateLimitConfig>& configs) {
+        set_raw(response(version, configs));
     }
     /// A response as given (another type URL, garbage resources...); the nonce is set here.
-    void set_raw(DiscoveryResponse r) {
+    void set_raw(DiscoveryResponse r) { burst({std::move(r)}); }
+    /// Each open stream is sent these back to back, without waiting for an answer between
+    /// them (a control plane publishing versions faster than they are applied); a new stream
+    /// gets the last. Returns their nonces.
+    std::vector<std::string> burst(std::vector<DiscoveryResponse> responses) {
         std::lock_guard lock(mu_);
-        r.set_nonce("nonce-" + std::to_string(++nonces_));
-        snapshot_ = std::move(r);
+        std::vector<std::string> nonces;
+        for (auto& r : responses) {
+            r.set_nonce("nonce-" + std::to_string(++nonces_));
+            nonces.push_back(r.nonce());
+            history_.push_back(std::move(r));
+        }
         changed_.notify_all();
+        return nonces;
     }
     /// The nonce the current snapshot was sent with.
     std::string current_nonce() const {
         std::lock_guard lock(mu_);
-        return snapshot_ ? snapshot_->nonce() : "";
+        return history_.empty() ? "" : history_.back().nonce();
+    }
+    /// Every ACK and NACK received so far, in order.
+    std::vector<XdsReply> replies() const {
+        std::lock_guard lock(mu_);
+        return replies_;
     }
 
     /// Waits until a reply answering `nonce` arrives; returns it.
@@ -131,32 +149,47 @@ public:
             }
             changed_.notify_all();
         }
-        std::string sent_nonce;
+        std::size_t next = 0;  // the first response of history_ not sent on this stream
+        {
+            std::lock_guard lock(mu_);
+            next = history_.empty() ? 0 : history_.size() - 1;  // a new stream: the state now
+        }
         while (true) {
-            DiscoveryResponse next;
+            std::vector<DiscoveryResponse> unsent;
             {
                 std::unique_lock lock(mu_);
                 // Short waits: a stream whose client went away is noticed.
-                changed_.wait_for(lock, std::chrono::milliseconds(50), [&] {
-                    return stopping_ || (snapshot_ && snapshot_->nonce() != sent_nonce);
-                });
+                changed_.wait_for(lock, std::chrono::milliseconds(50),
+                                  [&] { return stopping_ || history_.size() > next; });
                 if (stopping_) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "control plane going away");
                 if (context->IsCancelled()) return grpc::Status::CANCELLED;
-                if (!snapshot_ || snapshot_->nonce() == sent_nonce) continue;
-                next = *snapshot_;
+                unsent.assign(history_.begin() + static_cast<std::ptrdiff_t>(next), history_.end());
+                next = history_.size();
             }
-            sent_nonce = next.nonce();
-            if (!stream->Write(next)) return grpc::Status::OK;
-            DiscoveryRequest reply;
-            if (!stream->Read(&reply)) return grpc::Status::OK;
-            std::lock_guard lock(mu_);
-            replies_.push_back({reply.version_info(), reply.response_nonce(), reply.has_error_detail(),
-                                reply.error_detail().message()});
-            changed_.notify_all();
+            if (unsent.empty()) continue;
+            for (const auto& r : unsent) {
+                if (!stream->Write(r)) return grpc::Status::OK;
+            }
+            // The client answers the last one; one it never applied (superseded) it never answers.
+            if (!read_replies(stream, unsent.back().nonce())) return grpc::Status::OK;
         }
     }
 
 private:
+    // Records each reply until the one to `last_nonce`; false when the stream ended first.
+    bool read_replies(grpc::ServerReaderWriter<DiscoveryResponse, DiscoveryRequest>* stream,
+                      const std::string& last_nonce) {
+        while (true) {
+            DiscoveryRequest reply;
+            if (!stream->Read(&reply)) return false;
+            std::lock_guard lock(mu_);
+            replies_.push_back({reply.version_info(), reply.response_nonce(), reply.has_error_detail(),
+                                reply.error_detail().message()});
+            changed_.notify_all();
+            if (reply.response_nonce() == last_nonce) return true;
+        }
+    }
+
     static std::string read(const std::string& path) {
         std::ifstream in(path);
         std::ostringstream s;
@@ -192,7 +225,7 @@ private:
     mutable std::condition_variable changed_;
     bool stopping_ = false;
     int nonces_ = 0;
-    std::optional<DiscoveryResponse> snapshot_;
+    std::vector<DiscoveryResponse> history_;  // every response set, in order
     std::vector<DiscoveryRequest> first_requests_;
     std::vector<XdsReply> replies_;
     std::multimap<std::string, std::string> metadata_;

@@ -3,15 +3,11 @@
 // on each reload of the file, so neither source undoes the other.
 #pragma once
 
-#include "ratelimitd/audit/audit_trail.hpp"
+#include "ratelimitd/app/reload.hpp"
 #include "ratelimitd/config/settings.hpp"
 #include "ratelimitd/core/error.hpp"
-#include "ratelimitd/policy/registry_handle.hpp"
-#include "ratelimitd/store/backend.hpp"
 #include "ratelimitd/xds/xds_client.hpp"
 #include "ratelimitd/xds/xds_metrics.hpp"
-
-#include <boost/asio/io_context.hpp>
 
 #include <memory>
 #include <optional>
@@ -24,17 +20,18 @@ namespace ratelimitd::app {
 result<xds::XdsClientOptions> xds_client_options(const config::Settings& settings);
 
 /// @par Thread Safety
-/// Construct, overlay(), start() and stop() on the main thread (the one that runs `main` and
-/// reloads); the client's thread only posts to it.
+/// Construct, start() and stop() on the main thread; overlay() runs within the reloader's
+/// lock (a file reload's build), and so does each config the client applies, on its thread.
 class XdsSource {
 public:
-    /// `audit`, when given, gets one entry per config applied or refused by the store (a
-    /// config the client NACKs as malformed never reaches it: the xDS metrics count those).
-    XdsSource(boost::asio::io_context& main, xds::XdsClientOptions options, policy::RegistryHandle& registry,
-              const store::Backend& backend, audit::AuditTrail* audit = nullptr);
+    /// Each response of the right type goes the reloader's road (the same as a file reload:
+    /// decoded and validated, the store's refusal, swap, counted, warnings, audit, freed memory
+    /// given back), on the client's thread, before it is answered: an ACK says the version
+    /// serves checks, a NACK names what was refused.
+    XdsSource(xds::XdsClientOptions options, ConfigReloader& reloader);
 
     /// The file's registry as it must serve: the control plane's last domains, or, before the
-    /// first, none and awaiting_xds.
+    /// first, none and awaiting_xds. Called by a file reload's build, under the reloader's lock.
     void overlay(policy::Registry& registry) const;
     void start();
     void stop();
@@ -42,18 +39,14 @@ public:
     [[nodiscard]] const xds::XdsMetrics& metrics() const noexcept { return metrics_; }
 
 private:
-    /// On the main thread: the current registry with these domains swapped in.
-    void apply(std::shared_ptr<const policy::RlsDomains> domains, const std::string& version);
-    /// A config the store refuses: its audit entry; returns `reason` (the NACK's).
-    std::string refused(const std::string& version, std::string reason) const;
+    /// On the client's thread: the registry in force with the response's domains swapped in;
+    /// their number once they serve, or why not (the NACK's reason).
+    result<std::size_t> apply(const envoy::service::discovery::v3::DiscoveryResponse& response);
 
-    boost::asio::io_context& main_;
-    policy::RegistryHandle& registry_;
-    const store::Backend& backend_;
-    audit::AuditTrail* audit_;
+    ConfigReloader& reloader_;
     std::string server_;  // the control plane, the actor of its entries
     xds::XdsMetrics metrics_;
-    std::shared_ptr<const policy::RlsDomains> domains_;  // main thread only
+    std::shared_ptr<const policy::RlsDomains> domains_;  // under the reloader's lock
     std::unique_ptr<xds::XdsClient> client_;
 };
 

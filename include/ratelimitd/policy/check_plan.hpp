@@ -90,6 +90,9 @@ struct CheckPlan {
     /// ones deny: envoyproxy/ratelimit's accounting (envoy_key_layout: envoyproxy-ratelimit),
     /// where a shadow limit's count takes part in the call as any other.
     bool single_call = false;
+    /// How the caller answers a store failure (the Envoy door's envoy_store_error): the store
+    /// failure's log line names that answer, not the limits' on_store_error it overrides.
+    RlsStoreError store_failure = RlsStoreError::on_store_error;
 };
 
 }  // namespace ratelimitd::policy

@@ -158,7 +158,7 @@ private:
                 const std::chrono::steady_clock::time_point* now = nullptr);
 
     /// The decision when the store failed: allowed unless `fail_closed`, degraded, counted.
-    Decision degrade(Decision d, const policy::PlannedLimits& limits, bool fail_closed,
+    Decision degrade(Decision d, const policy::CheckPlan& plan, bool fail_closed,
                      const Problem& why);
 
     /// Counts each limit in ratelimitd_checks_total (and near-limit) by its windows;

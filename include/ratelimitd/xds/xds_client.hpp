@@ -2,11 +2,14 @@
 // driving AdsState, reconnecting with Backoff, handing each accepted config to its caller.
 #pragma once
 
-#include "ratelimitd/policy/rls_domain.hpp"
+#include "ratelimitd/core/error.hpp"
 #include "ratelimitd/xds/ads_state.hpp"
 #include "ratelimitd/xds/backoff.hpp"
+#include "ratelimitd/xds/response_queue.hpp"
 #include "ratelimitd/xds/xds_metrics.hpp"
 #include "ratelimitd/xds/xds_tls_files.hpp"
+
+#include <grpcpp/support/sync_stream.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -43,15 +46,15 @@ struct XdsClientOptions {
     std::vector<std::pair<std::string, std::string>> headers;  ///< gRPC metadata on the stream
 };
 
-/// Called on the client's thread with a config that passed every check, before its ACK is
-/// sent: the domains (never null) and the control plane's version text. Returns why the
-/// config cannot be served after all (the store refuses what it asks: then a NACK), or
-/// nothing when it is taken. Must not throw.
-using ConfigSink =
-    std::function<std::optional<std::string>(std::shared_ptr<const policy::RlsDomains>, const std::string& version)>;
+/// Called on the client's thread with a response of the right type, before it is answered:
+/// decodes and applies it (xds::decode_domains, then the swap). Returns the number of domains
+/// once they serve checks (the ACK follows), or why the response is refused (the NACK's
+/// error_detail). Must not throw.
+using ConfigSink = std::function<result<std::size_t>(const DiscoveryResponse& response)>;
 
-/// Opens the stream, answers each response (ACK after `sink` took it, NACK naming what was
-/// wrong), and when the stream ends (control plane gone, refused message, oversized message)
+/// Opens the stream, answers each response (ACK after `sink` put it in force, NACK naming what
+/// was wrong; a response that arrives while one is applied waits, and a newer one replaces it
+/// unanswered: ResponseQueue), and when the stream ends (control plane gone, refused message, oversized message)
 /// waits the backoff and opens a new one, until stop(). The last config accepted stays in
 /// force meanwhile: nothing is handed to the sink until a new one is accepted. The TLS files
 /// are read again on each connection attempt (a renewed certificate needs no restart); a
@@ -73,6 +76,13 @@ private:
     void run();
     /// One connection and stream until it ends; true when it delivered an accepted config.
     bool run_stream(AdsState& state);
+    /// The open stream's responses answered until it ends; true when one was accepted.
+    bool serve_stream(grpc::ClientContext& context,
+                      grpc::ClientReaderWriterInterface<DiscoveryRequest, DiscoveryResponse>& stream, AdsState& state);
+    /// The reading thread: every response into `queue`, superseded ones counted.
+    void read_responses(grpc::ClientReaderWriterInterface<DiscoveryRequest, DiscoveryResponse>& stream, ResponseQueue& queue);
+    /// The ACK once the sink put the response in force, or the NACK naming why not.
+    DiscoveryRequest answer(AdsState& state, const ReceivedResponse& received);
     std::shared_ptr<grpc::Channel> make_channel();
     /// Waits for the channel to connect, in short slices so stop() is not kept waiting.
     bool await_connected(grpc::Channel& channel);
