@@ -4,6 +4,7 @@
 #include "ratelimitd/app/config_audit.hpp"
 #include "ratelimitd/app/config_warnings.hpp"
 #include "ratelimitd/app/config_watcher.hpp"
+#include "ratelimitd/app/erl_stats_outputs.hpp"
 #include "ratelimitd/app/fd_limit.hpp"
 #include "ratelimitd/app/reload.hpp"
 #include "ratelimitd/app/server_threads.hpp"
@@ -210,7 +211,8 @@ rls::GrpcTlsOptions grpc_tls_options(const Settings& settings) {
 }
 
 bool start_grpc(net::io_context& main, const Settings& settings, std::size_t max_connections,
-                const ServerThreads& threads, rls::GrpcMetrics& metrics, std::unique_ptr<rls::GrpcServer>& out) {
+                const ServerThreads& threads, rls::GrpcMetrics& metrics, stats::ErlStats* erl_stats,
+                std::unique_ptr<rls::GrpcServer>& out) {
     const auto tls = grpc_tls_options(settings);
     if (!settings.grpc_listen) {
         if (!tls.any_set()) return true;
@@ -227,6 +229,7 @@ bool start_grpc(net::io_context& main, const Settings& settings, std::size_t max
     // Long enough for a call in flight to finish (each ends within the store deadline).
     options.max_connection_age_grace = settings.store_timeout + std::chrono::seconds(10);
     options.tls = tls;
+    options.erl_stats = erl_stats;
     auto server = rls::GrpcServer::start(main.get_executor(), host_port->first, host_port->second,
                                          threads.service_lanes(), metrics, options);
     if (!server) {
@@ -362,15 +365,18 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     options.ready_before_xds_config = settings.xds_force_start;
     // Quota webhooks: made before the threads that offer to it, destroyed after they are joined.
     notify::Notifier notifier(notify::NotifierOptions{.queue = settings.notify_queue});
-    options.extra_metrics = [&grpc_metrics, &xds, &notifier, grpc = settings.grpc_listen.has_value()] {
+    ErlStatsOutputs erl_outputs;
+    options.extra_metrics = [&grpc_metrics, &xds, &notifier, &erl_outputs, grpc = settings.grpc_listen.has_value()] {
         return (grpc ? grpc_metrics.render() : std::string()) + (xds ? xds->metrics().render() : std::string()) +
-               notifier.metrics().render() + TlsReloads::process().render();
+               notifier.metrics().render() + TlsReloads::process().render() + erl_outputs.render();
     };
 
     // The main thread accepts connections and handles signals; the server threads serve sessions.
     net::io_context main_ioc(1);
     // Made before the threads read `xds` (the metrics); the backend object outlives the move below.
     if (xds_options) xds = std::make_unique<XdsSource>(main_ioc, std::move(*xds_options), registry, *backend, &trail);
+    // Before the threads count into them; stopped (the sink's last flush) after they are joined.
+    erl_outputs.start(run.erl_stats, metrics, xds.get());
     auto threads = std::make_unique<ServerThreads>(
         std::move(backend), settings.threads,
         Serving{registry, metrics, options, settings.top_k > 0 ? &top : nullptr, &notifier});
@@ -389,7 +395,7 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     signals.start();
     threads->start(main_ioc.get_executor());
     std::unique_ptr<rls::GrpcServer> grpc;
-    if (!start_grpc(main_ioc, settings, budget.grpc, *threads, grpc_metrics, grpc)) return 1;
+    if (!start_grpc(main_ioc, settings, budget.grpc, *threads, grpc_metrics, run.erl_stats.stats, grpc)) return 1;
     server->start();
     announce(*server, threads->backend(), *registry.current(), settings);
     std::vector<std::unique_ptr<http::Server>> extras;

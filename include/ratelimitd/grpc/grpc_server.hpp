@@ -23,6 +23,10 @@ class CertificateProviderInterface;
 }
 }  // namespace grpc
 
+namespace ratelimitd::stats {
+class ErlStats;
+}
+
 namespace ratelimitd::rls {
 
 class CertificateReloader;
@@ -54,6 +58,8 @@ struct GrpcServerOptions {
     /// Plaintext unless tls.enabled; the bounds above hold alike (the handshake deadline
     /// covers the TLS handshake too).
     GrpcTlsOptions tls;
+    /// ERL mode's stats (envoyproxy/ratelimit's names), counted per call when set.
+    stats::ErlStats* erl_stats = nullptr;
 };
 
 /// Envoy's rate limit service and grpc.health.v1 on one address, with every connection's

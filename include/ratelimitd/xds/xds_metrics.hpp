@@ -20,6 +20,10 @@ public:
     /// A config now in force: its version, its domains, when (Unix seconds).
     void count_accepted(const std::string& version, std::size_t domains, std::int64_t now_s);
 
+    /// Configs accepted and refused so far (ERL mode's config_load_success / config_load_error).
+    [[nodiscard]] std::uint64_t accepted() const noexcept { return accepted_.load(std::memory_order_relaxed); }
+    [[nodiscard]] std::uint64_t rejected() const noexcept { return rejected_.load(std::memory_order_relaxed); }
+
     /// Prometheus text of every series (appended to /metrics).
     [[nodiscard]] std::string render() const;
 
