@@ -17,6 +17,9 @@ namespace {
 
 using Stat = DescriptorCounters::Stat;
 
+// Kept by a rule whose stat name follows the values sent: never a counter.
+constexpr char follows_values = 0;
+
 // The window that decided limit `limit`: its first denying one, else the one with the least left.
 const check::WindowState* window_of(const service::Decision& d, std::size_t limit) {
     const check::WindowState* best = nullptr;
@@ -70,14 +73,17 @@ const DescriptorCounters* ErlStats::counters_of(const policy::RlsRequest& req, c
     if (dp.rule == nullptr) {
         return table_.descriptor(sanitize_stat_name(override_stat_path(req.domain, entries)), KeyOrigin::values);
     }
+    // What the rule keeps: its own path's counters, or the mark of a name that follows the
+    // values sent (detailed_metric, value_to_metric), which is looked up per call.
+    const void* kept = dp.rule->stats.load();
+    if (kept != nullptr && kept != &follows_values) return static_cast<const DescriptorCounters*>(kept);
     const auto* domain = plan.check.registry->domains->find(req.domain);
     if (domain != nullptr) {
         if (auto path = value_stat_path(*domain, *dp.rule, entries)) {
+            dp.rule->stats.store(&follows_values);
             return table_.descriptor(sanitize_stat_name(*path), KeyOrigin::values);
         }
     }
-    // The rule's own path: found once, then read from the rule.
-    if (const void* found = dp.rule->stats.load()) return static_cast<const DescriptorCounters*>(found);
     const auto* made = table_.descriptor(sanitize_stat_name(dp.rule->label), KeyOrigin::config);
     if (made != nullptr) dp.rule->stats.store(made);
     return made;
@@ -112,8 +118,11 @@ void ErlStats::count_descriptor(const DescriptorCounters& c, const policy::RlsPl
 
 void ErlStats::count_call(const policy::RlsRequest& req, const policy::RlsPlan& plan,
                           const service::Decision* decision, bool shadowed_over) {
+    // A domain no config names plans every descriptor under one fixed label (which a domain
+    // named so could share: only then is the domain looked up).
     const auto& domains = plan.check.registry->domains;
-    if (!domains || domains->find(req.domain) == nullptr) {
+    if (!plan.descriptors.empty() && plan.descriptors.front().label == policy::unknown_domain_label &&
+        (!domains || domains->find(req.domain) == nullptr)) {
         // envoyproxy/ratelimit counts each descriptor of a call to a domain it does not know.
         const std::string name = "ratelimit.service.rate_limit." + sanitize_stat_name(policy::escape_label_part(req.domain)) +
                                  ".domain_not_found";
