@@ -20,7 +20,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-const char* const config = R"(
+const char* const bench_config = R"(
 domains:
   - domain: edge
     descriptors:
@@ -41,7 +41,7 @@ double ns_per(int n, F&& f) {
 }  // namespace
 
 int main() {
-    auto cfg = policy::parse_config(config, "bench.yaml");
+    auto cfg = policy::parse_config(bench_config, "bench.yaml");
     const auto registry = std::make_shared<const policy::Registry>(std::move(cfg.registry));
     policy::EnvoyKeys keys;
     keys.erl = true;
