@@ -210,9 +210,8 @@ rls::GrpcTlsOptions grpc_tls_options(const Settings& settings) {
             .reload_interval = std::chrono::ceil<std::chrono::seconds>(settings.grpc_tls_reload_interval)};
 }
 
-bool start_grpc(net::io_context& main, const Settings& settings, std::size_t max_connections,
-                const ServerThreads& threads, rls::GrpcMetrics& metrics, stats::ErlStats* erl_stats,
-                std::unique_ptr<rls::GrpcServer>& out) {
+bool start_grpc(net::io_context& main, const Settings& settings, const RunOptions& run, std::size_t max_connections,
+                const ServerThreads& threads, rls::GrpcMetrics& metrics, std::unique_ptr<rls::GrpcServer>& out) {
     const auto tls = grpc_tls_options(settings);
     if (!settings.grpc_listen) {
         if (!tls.any_set()) return true;
@@ -229,7 +228,8 @@ bool start_grpc(net::io_context& main, const Settings& settings, std::size_t max
     // Long enough for a call in flight to finish (each ends within the store deadline).
     options.max_connection_age_grace = settings.store_timeout + std::chrono::seconds(10);
     options.tls = tls;
-    options.erl_stats = erl_stats;
+    options.health_needs_domain = run.healthcheck.needs_domain;
+    options.erl_stats = run.erl_stats.stats;
     auto server = rls::GrpcServer::start(main.get_executor(), host_port->first, host_port->second,
                                          threads.service_lanes(), metrics, options);
     if (!server) {
@@ -395,7 +395,7 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     signals.start();
     threads->start(main_ioc.get_executor());
     std::unique_ptr<rls::GrpcServer> grpc;
-    if (!start_grpc(main_ioc, settings, budget.grpc, *threads, grpc_metrics, run.erl_stats.stats, grpc)) return 1;
+    if (!start_grpc(main_ioc, settings, run, budget.grpc, *threads, grpc_metrics, grpc)) return 1;
     server->start();
     announce(*server, threads->backend(), *registry.current(), settings);
     std::vector<std::unique_ptr<http::Server>> extras;

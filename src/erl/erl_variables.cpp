@@ -112,7 +112,7 @@ constexpr ErlVariable rows[] = {
     {"LIMIT_REMAINING_HEADER", T::text, "RateLimit-Remaining", U::mapped, "`RATELIMITD_GRPC_REMAINING_HEADER`", ""},
     {"LIMIT_RESET_HEADER", T::text, "RateLimit-Reset", U::mapped, "`RATELIMITD_GRPC_RESET_HEADER`", ""},
     {"HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED", T::boolean, "false", U::mapped,
-     "true: `/healthcheck` answers 500 until a config with a domain is loaded", ""},
+     "true: `/healthcheck` answers 500 and gRPC health NOT_SERVING until a config with a domain is loaded", ""},
     {"REDIS_SOCKET_TYPE", T::text, "unix", U::mapped, "tcp; unix (the default) is refused: set tcp", "unix"},
     {"REDIS_TYPE", T::text, "SINGLE", U::mapped,
      "single: `redis://`; sentinel: `redis-sentinel://` (REDIS_URL: master,host:port,...); cluster: `redis-cluster://` "

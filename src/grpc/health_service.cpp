@@ -1,11 +1,16 @@
-// HealthService: ask the store on a lane, Finish from there.
+// HealthService: ask the store (and, in ERL mode, the registry) on a lane, Finish from there.
 #include "ratelimitd/grpc/health_service.hpp"
+
+#include "ratelimitd/grpc/service_lane.hpp"
+#include "ratelimitd/policy/policy.hpp"
+#include "ratelimitd/policy/rls_domain.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 
 #include <chrono>
 #include <exception>
+#include <string>
 
 namespace ratelimitd::rls {
 
@@ -16,12 +21,19 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 constexpr const char* rls_service_name = "envoy.service.ratelimit.v3.RateLimitService";
+// envoyproxy/ratelimit registers its health under this name; probes written for it ask for it.
+constexpr const char* erl_service_name = "ratelimit";
 
-net::awaitable<void> check(store::Store& store, HealthCheckResponse* response, grpc::ServerUnaryReactor* reactor,
-                           GrpcMetrics& metrics, Clock::time_point arrived) {
-    bool ready = false;
+bool has_domain(const service::CheckService& service) {
+    const auto registry = service.registry();
+    return registry->domains != nullptr && !registry->domains->by_name.empty();
+}
+
+net::awaitable<void> check(service::CheckService& service, bool needs_domain, HealthCheckResponse* response,
+                           grpc::ServerUnaryReactor* reactor, GrpcMetrics& metrics, Clock::time_point arrived) {
+    bool ready = !needs_domain || has_domain(service);
     try {
-        ready = co_await store.ready();
+        if (ready) ready = co_await service.store().ready();
     } catch (const std::exception&) {
         ready = false;  // a store that cannot even say is not ready
     }
@@ -37,14 +49,16 @@ grpc::ServerUnaryReactor* HealthService::Check(grpc::CallbackServerContext* cont
                                                HealthCheckResponse* response) {
     const auto arrived = Clock::now();
     auto* reactor = context->DefaultReactor();
-    if (!request->service().empty() && request->service() != rls_service_name) {
+    const std::string& name = request->service();
+    if (!name.empty() && name != rls_service_name && name != erl_service_name) {
         metrics_.count_call(GrpcMethod::health_check, static_cast<int>(grpc::StatusCode::NOT_FOUND),
                             Clock::now() - arrived);
         reactor->Finish(grpc::Status(grpc::StatusCode::NOT_FOUND, "unknown service"));
         return reactor;
     }
     const auto& lane = lanes_.next();
-    net::co_spawn(lane.executor, check(lane.service->store(), response, reactor, metrics_, arrived), net::detached);
+    net::co_spawn(lane.executor, check(*lane.service, needs_domain_, response, reactor, metrics_, arrived),
+                  net::detached);
     return reactor;
 }
 

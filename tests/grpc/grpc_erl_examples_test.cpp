@@ -3,10 +3,8 @@
 // a gRPC client from Envoy's protos. Each file loads (or, unlimited_with_unit.yaml, is refused as
 // ERL refuses it) and answers as ERL's README and tests say; quota_mode as its service tests
 // decide it; response headers as ERL adds them; each file and domain named in the log.
+#include "grpc/erl_mode_fixture.hpp"
 #include "support/http_client.hpp"
-#include "support/processes.hpp"
-#include "support/rls_client.hpp"
-#include "support/wait.hpp"
 
 #include <gtest/gtest.h>
 
@@ -26,88 +24,20 @@ using namespace std::chrono_literals;
 
 const fs::path examples = fs::path(RATELIMITD_TEST_DATA_DIR) / "erl-examples";
 
-using Entries = std::vector<std::pair<std::string, std::string>>;
+using Entries = ErlEntries;
 
 // One example file in a runtime directory, and ratelimitd started on it as `ratelimit`.
-class ErlExample : public ::testing::Test {
+class ErlExample : public ErlModeTest {
 protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("erl-example-" + std::to_string(::getpid()) + "-" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(config_dir());
-        fs::create_symlink(RATELIMITD_BINARY, dir_ / "ratelimit");
-        vars_ = {{"REDIS_SOCKET_TYPE", "tcp"},
-                 {"REDIS_URL", "127.0.0.1:" + std::to_string(redis_.port())},
-                 {"RUNTIME_ROOT", (dir_ / "runtime").string()},
-                 {"RUNTIME_SUBDIRECTORY", "ratelimit"},
-                 {"RUNTIME_WATCH_ROOT", "false"},
-                 {"USE_STATSD", "false"},
-                 {"LOG_LEVEL", "info"},
-                 {"HOST", "127.0.0.1"},
-                 {"GRPC_HOST", "127.0.0.1"},
-                 {"DEBUG_HOST", "127.0.0.1"},
-                 {"PORT", std::to_string(free_port())},
-                 {"GRPC_PORT", std::to_string(free_port())},
-                 {"DEBUG_PORT", std::to_string(free_port())}};
-    }
-    void TearDown() override {
-        process_ = Child();
-        fs::remove_all(dir_);
-    }
-
-    fs::path config_dir() const { return dir_ / "runtime" / "ratelimit" / "config"; }
-
     /// Starts ratelimitd as `ratelimit` with `file` (an example) as its only config.
     void start(const std::string& file) {
-        fs::copy_file(examples / file, config_dir() / file);
-        std::vector<std::string> argv{"/usr/bin/env", "-i"};
-        for (const auto& [name, value] : vars_) argv.push_back(name + "=" + value);
-        argv.push_back((dir_ / "ratelimit").string());
-        process_ = Child(argv, (dir_ / "log").string());
+        add_config(examples / file);
+        ErlModeTest::start();
     }
     void serve(const std::string& file) {
-        start(file);
-        ASSERT_FALSE(process_.wait_for_log("grpc listening on", process_start_bound).empty()) << process_.log();
-        client_.emplace(static_cast<unsigned short>(std::stoi(vars_.at("GRPC_PORT"))));
+        add_config(examples / file);
+        ErlModeTest::serve();
     }
-
-    /// One call of one descriptor per `entries`, each with its own hits_addend when given.
-    RlsResponse call(const std::string& domain, const std::vector<Entries>& descriptors,
-                     const std::vector<std::uint64_t>& hits = {}) {
-        std::vector<Descriptor> ds;
-        for (std::size_t i = 0; i < descriptors.size(); ++i) {
-            ds.push_back(Descriptor{descriptors[i], i < hits.size() ? std::optional(hits[i]) : std::nullopt});
-        }
-        RlsResponse res;
-        if (!client_) {
-            ADD_FAILURE() << "not serving";
-            return res;
-        }
-        const auto status = client_->call(rls_request(domain, ds), res);
-        EXPECT_TRUE(status.ok()) << status.error_message() << "\n" << process_.log();
-        return res;
-    }
-    /// The limit a lone descriptor reaches: "none", "unlimited" or "N/UNIT name".
-    std::string limit_of(const std::string& domain, const Entries& entries) {
-        const RlsResponse res = call(domain, {entries});
-        if (res.statuses_size() != 1) return "no answer";
-        const auto& s = res.statuses(0);
-        if (!s.has_current_limit()) return s.limit_remaining() == 4'294'967'295u ? "unlimited" : "none";
-        std::string out = std::to_string(s.current_limit().requests_per_unit()) + "/" +
-                          RlsResponse::RateLimit::Unit_Name(s.current_limit().unit());
-        if (!s.current_limit().name().empty()) out += " " + s.current_limit().name();
-        return out;
-    }
-    /// Every counter of the test starts at zero: each scenario fits in one call (hits_addend),
-    /// so no window boundary can fall between the calls it counts on.
-    void fresh_counters() { redis_.command({"FLUSHALL"}); }
-
-    RedisServer redis_;
-    fs::path dir_;
-    std::map<std::string, std::string> vars_;
-    Child process_;
-    std::optional<RlsClient> client_;
 };
 
 // test/config/config_test.go's TestBasicConfig, through the wire.

@@ -2,6 +2,7 @@
 // /bin/ratelimit) with only envoyproxy/ratelimit's variables (`env -i`), a real redis-server, a
 // gRPC client from Envoy's protos; its runtime directory replaced and swapped as Kubernetes
 // swaps a ConfigMap; and every refusal exiting non-zero, naming its variable.
+#include "grpc/erl_mode_fixture.hpp"
 #include "grpc/xds_control_plane.hpp"
 #include "support/concurrent_calls.hpp"
 #include "support/http_client.hpp"
@@ -35,48 +36,16 @@ void write_file(const fs::path& path, const std::string& text) {
     std::ofstream(path) << text;
 }
 
-// A runtime directory, a `ratelimit` link to the binary, and the ERL variables of a Deployment.
-class ErlDeployment : public ::testing::Test {
+// A runtime directory, a `ratelimit` link to the binary, and the ERL variables of a Deployment
+// (erl_mode_fixture.hpp), with dot files ignored as a ConfigMap needs.
+class ErlDeployment : public ErlModeTest {
 protected:
     void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("erl-mode-" + std::to_string(::getpid()) + "-" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(config_dir());
-        fs::create_symlink(RATELIMITD_BINARY, dir_ / "ratelimit");
-        vars_ = {{"REDIS_SOCKET_TYPE", "tcp"},
-                 {"REDIS_URL", "127.0.0.1:" + std::to_string(redis_.port())},
-                 {"RUNTIME_ROOT", (dir_ / "runtime").string()},
-                 {"RUNTIME_SUBDIRECTORY", "ratelimit"},
-                 {"RUNTIME_WATCH_ROOT", "false"},
-                 {"RUNTIME_IGNOREDOTFILES", "true"},
-                 {"USE_STATSD", "false"},
-                 {"LOG_LEVEL", "debug"},
-                 {"HOST", "127.0.0.1"},
-                 {"GRPC_HOST", "127.0.0.1"},
-                 {"DEBUG_HOST", "127.0.0.1"},
-                 {"PORT", std::to_string(free_port())},
-                 {"GRPC_PORT", std::to_string(free_port())},
-                 {"DEBUG_PORT", std::to_string(free_port())}};
-    }
-    void TearDown() override {
-        process_ = Child();
-        fs::remove_all(dir_);
+        ErlModeTest::SetUp();
+        vars_["RUNTIME_IGNOREDOTFILES"] = "true";
+        vars_["LOG_LEVEL"] = "debug";
     }
 
-    fs::path config_dir() const { return dir_ / "runtime" / "ratelimit" / "config"; }
-    unsigned short port(const std::string& name) const {
-        return static_cast<unsigned short>(std::stoi(vars_.at(name)));
-    }
-
-    /// Starts `program` (the link, or the binary with --erl-env) with only vars_ in its environment.
-    Child& start(const std::vector<std::string>& program) {
-        std::vector<std::string> argv{"/usr/bin/env", "-i"};
-        for (const auto& [name, value] : vars_) argv.push_back(name + "=" + value);
-        argv.insert(argv.end(), program.begin(), program.end());
-        process_ = Child(argv, (dir_ / "log").string());
-        return process_;
-    }
     void start_serving(const std::vector<std::string>& program) {
         start(program);
         ASSERT_FALSE(process_.wait_for_log("grpc listening on", process_start_bound).empty()) << process_.log();
@@ -91,11 +60,6 @@ protected:
         if (res.statuses_size() != 1 || !res.statuses(0).has_current_limit()) return 0;
         return res.statuses(0).current_limit().requests_per_unit();
     }
-
-    RedisServer redis_;
-    fs::path dir_;
-    std::map<std::string, std::string> vars_;
-    Child process_;
 };
 
 // The Deployment's own variables, nothing else: gRPC decides exactly (concurrent calls, exactly

@@ -5,6 +5,7 @@
 // REDIS_ERROR_ANSWER) chooses otherwise; native registry rules keep their on_store_error.
 // The real binary, a real redis-server stopped (or a port nobody listens on), a real gRPC
 // client from Envoy's protos, a control plane speaking the published ADS protocol.
+#include "grpc/erl_mode_fixture.hpp"
 #include "grpc/xds_control_plane.hpp"
 #include "support/http_client.hpp"
 #include "support/processes.hpp"
@@ -39,51 +40,31 @@ grpc::StatusCode status_of(const RlsClient& client, const RlsRequest& req, RlsRe
     return status.error_code();
 }
 
-/// The environment of Envoy Gateway's rate limit Deployment (its container's variables), the
-/// ports made free for the test, and the `ratelimit` link of the image's /bin/ratelimit.
-class GatewayDeployment : public ::testing::Test {
+/// The environment of Envoy Gateway's rate limit Deployment (its container's variables) on the
+/// shared ERL-mode fixture (erl_mode_fixture.hpp): rules from an xDS control plane, and a
+/// REDIS_URL nobody listens on (the fixture's own redis-server stays unused).
+class GatewayDeployment : public ErlModeTest {
 protected:
     void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("store-failure-" + std::to_string(::getpid()) + "-" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_ / "data" / "ratelimit" / "config");
-        fs::create_symlink(RATELIMITD_BINARY, dir_ / "ratelimit");
-        vars_ = {{"RUNTIME_ROOT", (dir_ / "data").string()},
-                 {"RUNTIME_SUBDIRECTORY", "ratelimit"},
-                 {"RUNTIME_IGNOREDOTFILES", "true"},
-                 {"RUNTIME_WATCH_ROOT", "false"},
-                 {"REDIS_SOCKET_TYPE", "tcp"},
-                 {"REDIS_URL", "127.0.0.1:" + std::to_string(free_port())},  // nobody listens
-                 {"USE_STATSD", "false"},
-                 {"USE_PROMETHEUS", "true"},
-                 {"PROMETHEUS_ADDR", "127.0.0.1:" + std::to_string(free_port())},
-                 {"LOG_LEVEL", "info"},
-                 {"CONFIG_TYPE", "GRPC_XDS_SOTW"},
-                 {"CONFIG_GRPC_XDS_SERVER_URL", cp_.address()},
-                 {"CONFIG_GRPC_XDS_NODE_ID", "envoy-ratelimit"},
-                 {"XDS_CLIENT_BACKOFF_INITIAL_INTERVAL", "100ms"},
-                 {"XDS_CLIENT_BACKOFF_MAX_INTERVAL", "400ms"},
-                 {"FORCE_START_WITHOUT_INITIAL_CONFIG", "true"},
-                 {"HOST", "127.0.0.1"},
-                 {"GRPC_HOST", "127.0.0.1"},
-                 {"DEBUG_HOST", "127.0.0.1"},
-                 {"PORT", std::to_string(free_port())},
-                 {"GRPC_PORT", std::to_string(free_port())},
-                 {"DEBUG_PORT", std::to_string(free_port())}};
-    }
-    void TearDown() override {
-        process_ = Child();
-        fs::remove_all(dir_);
+        ErlModeTest::SetUp();
+        const std::map<std::string, std::string> gateway{
+            {"RUNTIME_IGNOREDOTFILES", "true"},
+            {"REDIS_URL", "127.0.0.1:" + std::to_string(free_port())},  // nobody listens
+            {"USE_PROMETHEUS", "true"},
+            {"PROMETHEUS_ADDR", "127.0.0.1:" + std::to_string(free_port())},
+            {"CONFIG_TYPE", "GRPC_XDS_SOTW"},
+            {"CONFIG_GRPC_XDS_SERVER_URL", cp_.address()},
+            {"CONFIG_GRPC_XDS_NODE_ID", "envoy-ratelimit"},
+            {"XDS_CLIENT_BACKOFF_INITIAL_INTERVAL", "100ms"},
+            {"XDS_CLIENT_BACKOFF_MAX_INTERVAL", "400ms"},
+            {"FORCE_START_WITHOUT_INITIAL_CONFIG", "true"}};
+        for (const auto& [name, value] : gateway) vars_[name] = value;
     }
 
     /// Started with only vars_ in its environment; the rules of domain `eg` (user: `per_hour`)
     /// sent by the control plane and ACKed.
     void start_with_rules(std::uint32_t per_hour) {
-        std::vector<std::string> argv{"/usr/bin/env", "-i"};
-        for (const auto& [name, value] : vars_) argv.push_back(name + "=" + value);
-        argv.push_back((dir_ / "ratelimit").string());
-        process_ = Child(argv, (dir_ / "log").string());
+        start();
         ASSERT_FALSE(process_.wait_for_log("grpc listening on", process_start_bound).empty()) << process_.log();
         ASSERT_EQ(cp_.await_streams(1, 10s).size(), 1u) << process_.log();
         cp_.set("v1", {rls_config("eg", {{"user", "", per_hour}})});
@@ -99,10 +80,6 @@ protected:
     }
 
     XdsControlPlane cp_;
-    fs::path dir_;
-    std::map<std::string, std::string> vars_;
-    Child process_;
-    std::optional<RlsClient> client_;
 };
 
 // The reproduction: a rule of 0 (block everything), Redis down. Before: OK for every call.
@@ -136,10 +113,7 @@ TEST_F(GatewayDeployment, OkIsTheOperatorsChoiceToo) {
 
 TEST_F(GatewayDeployment, AMisspeltAnswerIsRefusedNamingTheVariable) {
     vars_["REDIS_ERROR_ANSWER"] = "fail_open";
-    std::vector<std::string> argv{"/usr/bin/env", "-i"};
-    for (const auto& [name, value] : vars_) argv.push_back(name + "=" + value);
-    argv.push_back((dir_ / "ratelimit").string());
-    process_ = Child(argv, (dir_ / "log").string());
+    start();
     EXPECT_EQ(process_.wait(10s), 1);
     EXPECT_NE(process_.log().find("REDIS_ERROR_ANSWER: expected UNAVAILABLE, OK or OVER_LIMIT"), std::string::npos)
         << process_.log();

@@ -60,6 +60,9 @@ struct GrpcServerOptions {
     GrpcTlsOptions tls;
     /// ERL mode's stats (envoyproxy/ratelimit's names), counted per call when set.
     stats::ErlStats* erl_stats = nullptr;
+    /// HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED (ERL mode): Health/Check answers NOT_SERVING
+    /// until a domain is loaded, as /healthcheck answers 500.
+    bool health_needs_domain = false;
 };
 
 /// Envoy's rate limit service and grpc.health.v1 on one address, with every connection's

@@ -8,13 +8,16 @@
 
 namespace ratelimitd::rls {
 
-/// Answers Check for the whole server ("") and for the rate limit service by name: SERVING
-/// when a server thread's store says ready (connected, scripts loaded), NOT_SERVING when it
-/// does not; any other service name is NOT_FOUND, as the health protocol says. Asked per call
-/// on a lane, so the answer is never staler than the store's own state.
+/// Answers Check for the whole server (""), for the rate limit service by name and for
+/// "ratelimit" (the name envoyproxy/ratelimit registers, which its probes ask for): SERVING
+/// when a server thread's store says ready (connected, scripts loaded) and, with
+/// `needs_domain`, a domain is loaded; NOT_SERVING otherwise; any other service name is
+/// NOT_FOUND, as the health protocol says. Asked per call on a lane, so the answer is never
+/// staler than the store's own state.
 class HealthService final : public grpc::health::v1::Health::CallbackService {
 public:
-    HealthService(LaneRing& lanes, GrpcMetrics& metrics) : lanes_(lanes), metrics_(metrics) {}
+    HealthService(LaneRing& lanes, GrpcMetrics& metrics, bool needs_domain = false)
+        : lanes_(lanes), metrics_(metrics), needs_domain_(needs_domain) {}
 
     grpc::ServerUnaryReactor* Check(grpc::CallbackServerContext* context,
                                     const grpc::health::v1::HealthCheckRequest* request,
@@ -23,6 +26,7 @@ public:
 private:
     LaneRing& lanes_;
     GrpcMetrics& metrics_;
+    bool needs_domain_;
 };
 
 }  // namespace ratelimitd::rls
