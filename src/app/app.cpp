@@ -4,6 +4,7 @@
 #include "ratelimitd/app/config_audit.hpp"
 #include "ratelimitd/app/config_warnings.hpp"
 #include "ratelimitd/app/config_watcher.hpp"
+#include "ratelimitd/app/erl_stats_outputs.hpp"
 #include "ratelimitd/app/fd_limit.hpp"
 #include "ratelimitd/app/reload.hpp"
 #include "ratelimitd/app/server_threads.hpp"
@@ -228,6 +229,7 @@ bool start_grpc(net::io_context& main, const Settings& settings, const RunOption
     options.max_connection_age_grace = settings.store_timeout + std::chrono::seconds(10);
     options.tls = tls;
     options.health_needs_domain = run.healthcheck.needs_domain;
+    options.erl_stats = run.erl_stats.stats;
     auto server = rls::GrpcServer::start(main.get_executor(), host_port->first, host_port->second,
                                          threads.service_lanes(), metrics, options);
     if (!server) {
@@ -354,9 +356,10 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     options.ready_before_xds_config = settings.xds_force_start;
     // Quota webhooks: made before the threads that offer to it, destroyed after they are joined.
     notify::Notifier notifier(notify::NotifierOptions{.queue = settings.notify_queue});
-    options.extra_metrics = [&grpc_metrics, &xds, &notifier, grpc = settings.grpc_listen.has_value()] {
+    ErlStatsOutputs erl_outputs;
+    options.extra_metrics = [&grpc_metrics, &xds, &notifier, &erl_outputs, grpc = settings.grpc_listen.has_value()] {
         return (grpc ? grpc_metrics.render() : std::string()) + (xds ? xds->metrics().render() : std::string()) +
-               notifier.metrics().render() + TlsReloads::process().render();
+               notifier.metrics().render() + TlsReloads::process().render() + erl_outputs.render();
     };
 
     // The main thread accepts connections and handles signals; the server threads serve sessions.
@@ -365,6 +368,8 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     // The one road into the registry: file reloads here, xDS updates on the client's thread.
     ConfigReloader reloader(registry, *backend, metrics, warning_context(settings), &trail);
     if (xds_options) xds = std::make_unique<XdsSource>(std::move(*xds_options), reloader);
+    // Before the threads count into them; stopped (the sink's last flush) after they are joined.
+    erl_outputs.start(run.erl_stats, metrics, xds.get());
     auto threads = std::make_unique<ServerThreads>(
         std::move(backend), settings.threads,
         Serving{registry, metrics, options, settings.top_k > 0 ? &top : nullptr, &notifier});

@@ -16,6 +16,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <unistd.h>
@@ -76,14 +78,45 @@ app::ConfigWatcher::Fingerprint runtime_fingerprint(erl::RuntimeLayout layout) {
     };
 }
 
-app::RunOptions erl_run_options(const erl::ErlMode& mode, const app::Settings& settings) {
+// USE_STATSD and USE_PROMETHEUS: the sink and the mapping; a mapping file that cannot be read
+// or asks for what is not implemented stops the start (false, after a line naming why).
+bool erl_stats_run(const erl::ErlMode& mode, stats::ErlStats* counted, app::ErlStatsRun& out) {
+    if (!mode.stats.counted) return true;
+    out.stats = counted;
+    const auto& s = mode.stats;
+    if (s.statsd) {
+        out.statsd = stats::StatsdOptions{
+            .host = s.statsd_host, .port = s.statsd_port, .interval = s.flush_interval, .tags = s.tags};
+    }
+    if (!s.prometheus) return true;
+    if (s.mapper_file.empty()) {
+        out.prometheus = stats::StatsdMapper::erl_default();
+        return true;
+    }
+    std::ifstream in(s.mapper_file);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in) {
+        std::fprintf(stderr, "ratelimitd (ERL mode): PROMETHEUS_MAPPER_YAML: cannot read %s\n", s.mapper_file.c_str());
+        return false;
+    }
+    auto mapper = stats::StatsdMapper::parse(text.str(), "PROMETHEUS_MAPPER_YAML " + s.mapper_file);
+    if (!mapper) {
+        std::fprintf(stderr, "ratelimitd (ERL mode): %s\n", mapper.error().detail.c_str());
+        return false;
+    }
+    out.prometheus = std::move(*mapper);
+    return true;
+}
+
+app::RunOptions erl_run_options(const erl::ErlMode& mode, const app::Settings& settings, stats::ErlStats* counted) {
     app::RunOptions run;
     run.load = [&mode] { return erl::load_erl_config(mode); };
     run.config_name = mode.runtime ? mode.runtime->config_directory() : std::string("xDS");
     if (mode.runtime) run.watch = {erl::watched_directory(*mode.runtime), runtime_fingerprint(*mode.runtime)};
     run.listeners.push_back({"debug", mode.debug_listen, {"/rlconfig", "/metrics", "/healthcheck"}});
     if (mode.prometheus_listen) run.listeners.push_back({"prometheus", *mode.prometheus_listen, {"/metrics"}});
-    run.rls_json = rls::make_rls_json({}, app::grpc_response_headers(settings));
+    run.rls_json = rls::make_rls_json({}, app::grpc_response_headers(settings), mode.stats.counted ? counted : nullptr);
     run.healthcheck = {.pings_store = mode.healthcheck_pings_store, .needs_domain = mode.healthcheck_needs_domain};
     run.warnings = mode.warnings;
     return run;
@@ -123,7 +156,10 @@ int serve_erl(const app::CommandLine& cl, const app::EnvLookup& process_env) {
         return 2;
     }
     app::setup_logging(settings->log_level, settings->log_format);
-    auto run = erl_run_options(*mode, *settings);
+    // Counted into for the whole run: the gRPC service, /json and the sinks point at it.
+    stats::ErlStats counted({.near_limit_ratio = mode->stats.near_limit_ratio});
+    auto run = erl_run_options(*mode, *settings, &counted);
+    if (!erl_stats_run(*mode, &counted, run.erl_stats)) return 1;
     for (auto& warning : erl::unknown_variable_warnings(environment_names())) run.warnings.push_back(std::move(warning));
     return app::run(*settings, std::move(config), run);
 }

@@ -284,20 +284,48 @@ void map_listeners(const ErlReader& r, ErlMode& out) {
     if (r.flag("USE_PROMETHEUS")) out.prometheus_listen = listen_address(r.text("PROMETHEUS_ADDR"), "PROMETHEUS_ADDR");
 }
 
+// EXTRA_TAGS as envconfig reads a map: "k1:v1,k2:v2".
+std::vector<std::pair<std::string, std::string>> extra_tags(const std::string& text) {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (text.empty()) return out;
+    for (const auto& item : split_commas(text)) {
+        const auto colon = item.find(':');
+        if (colon == std::string::npos || colon == 0) refuse("EXTRA_TAGS", "expected k1:v1,k2:v2, got " + quote(item, 64));
+        out.emplace_back(item.substr(0, colon), item.substr(colon + 1));
+    }
+    return out;
+}
+
+void map_stats(const ErlReader& r, ErlMode& out) {
+    ErlStatsSetup& s = out.stats;
+    s.statsd = r.flag("USE_STATSD");
+    s.prometheus = r.flag("USE_PROMETHEUS");
+    if (s.statsd && s.prometheus) {
+        // envoyproxy/ratelimit refuses to start so too (one stats sink at a time).
+        refuse("USE_STATSD", std::string(r.is_set("USE_STATSD") ? "true" : "true (its default)") +
+                                 " with USE_PROMETHEUS=true: one stats sink at a time; set USE_STATSD=false");
+    }
+    if (r.flag("USE_DOG_STATSD")) {
+        out.warnings.push_back("USE_DOG_STATSD=true: DogStatsD is not supported; use USE_STATSD or USE_PROMETHEUS");
+    }
+    s.statsd_host = r.text("STATSD_HOST");
+    const auto port = r.integer("STATSD_PORT");
+    if (s.statsd && (port < 1 || port > 65535)) refuse("STATSD_PORT", "expected a port 1..65535, got " + std::to_string(port));
+    s.statsd_port = static_cast<unsigned short>(port);
+    s.tags = extra_tags(r.text("EXTRA_TAGS"));
+    s.flush_interval = r.duration("STATS_FLUSH_INTERVAL");
+    if (s.statsd && s.flush_interval.count() <= 0) {
+        refuse("STATS_FLUSH_INTERVAL", "expected a duration above 0, got " + quote(r.text("STATS_FLUSH_INTERVAL"), 64));
+    }
+    s.mapper_file = r.text("PROMETHEUS_MAPPER_YAML");
+    s.near_limit_ratio = static_cast<float>(parse_go_number(r.text("NEAR_LIMIT_RATIO")).value_or(0.8));
+    s.counted = (s.statsd || s.prometheus) && !r.flag("DISABLE_STATS");
+}
+
 void map_logging_and_stats(const ErlReader& r, ErlMode& out) {
     out.overlay["RATELIMITD_LOG_LEVEL"] = log_level(r.text("LOG_LEVEL"));
     out.overlay["RATELIMITD_LOG_FORMAT"] = lower(r.text("LOG_FORMAT")) == "json" ? "json" : "text";
-    for (const std::string_view sink : {"USE_STATSD", "USE_DOG_STATSD"}) {
-        if (r.flag(sink)) {
-            out.warnings.push_back(
-                std::string(sink) + "=true" + (r.is_set(sink) ? "" : " (its default)") +
-                ": statsd is not supported; metrics are Prometheus text on /metrics (HTTP and debug listeners); set " +
-                std::string(sink) + "=false to silence this");
-        }
-    }
-    if (!r.text("PROMETHEUS_MAPPER_YAML").empty()) {
-        out.warnings.push_back("PROMETHEUS_MAPPER_YAML is not read: ratelimitd's metric names are its own");
-    }
+    map_stats(r, out);
     if (r.flag("TRACING_ENABLED")) out.warnings.push_back("TRACING_ENABLED=true: tracing is not supported");
 }
 

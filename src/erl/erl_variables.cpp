@@ -9,9 +9,6 @@ namespace {
 using T = ErlType;
 using U = ErlUse;
 
-// Rows whose only role is the stats sink: ratelimitd's metrics are Prometheus
-// text on /metrics.
-constexpr std::string_view stats_only = "no statsd sink here: metrics are Prometheus text on /metrics";
 constexpr std::string_view persecond_only = "read only with REDIS_PERSECOND=true, which is refused";
 constexpr std::string_view memcache_only = "read only with BACKEND_TYPE=memcache, which is refused";
 constexpr std::string_view tracing_only = "no OpenTelemetry tracing here (warned at start when TRACING_ENABLED=true)";
@@ -67,23 +64,30 @@ constexpr ErlVariable rows[] = {
     {"XDS_CLIENT_MAX_MSG_SIZE_IN_BYTES", T::integer, "", U::mapped,
      "`RATELIMITD_XDS_MAX_MESSAGE_BYTES` (GRPC_XDS_SOTW)", ""},
     {"USE_DOG_STATSD", T::boolean, "false", U::no_effect,
-     "warned at start when true: no statsd sink here; metrics are Prometheus text on /metrics", ""},
-    {"USE_DOG_STATSD_MOGRIFIERS", T::list, "", U::no_effect, stats_only, ""},
-    {"USE_STATSD", T::boolean, "true", U::no_effect,
-     "warned at start when true (its default): no statsd sink here; metrics are Prometheus text on /metrics", ""},
-    {"STATSD_HOST", T::text, "localhost", U::no_effect, stats_only, ""},
-    {"STATSD_PORT", T::integer, "8125", U::no_effect, stats_only, ""},
-    {"EXTRA_TAGS", T::map, "", U::no_effect, stats_only, ""},
-    {"STATS_FLUSH_INTERVAL", T::duration, "10s", U::no_effect, "Prometheus is scraped: nothing to flush", ""},
-    {"DISABLE_STATS", T::boolean, "false", U::no_effect, "/metrics costs nothing until scraped", ""},
-    {"USE_PROMETHEUS", T::boolean, "false", U::mapped, "a listener at PROMETHEUS_ADDR serving ratelimitd's /metrics",
+     "warned at start when true: no DogStatsD sink here (USE_STATSD or USE_PROMETHEUS)", ""},
+    {"USE_DOG_STATSD_MOGRIFIERS", T::list, "", U::no_effect, "no DogStatsD sink here", ""},
+    {"USE_STATSD", T::boolean, "true", U::mapped,
+     "statsd counter lines over UDP to STATSD_HOST:STATSD_PORT every STATS_FLUSH_INTERVAL (envoyproxy/ratelimit "
+     "sends them over TCP); with USE_PROMETHEUS=true refused, as there",
+     ""},
+    {"STATSD_HOST", T::text, "localhost", U::mapped, "where the statsd lines go (USE_STATSD)", ""},
+    {"STATSD_PORT", T::integer, "8125", U::mapped, "where the statsd lines go (USE_STATSD)", ""},
+    {"EXTRA_TAGS", T::map, "", U::mapped, "k:v pairs appended to every statsd name as .__k=v (USE_STATSD)", ""},
+    {"STATS_FLUSH_INTERVAL", T::duration, "10s", U::mapped,
+     "how often statsd lines are sent (USE_STATSD); /metrics is read live", ""},
+    {"DISABLE_STATS", T::boolean, "false", U::mapped, "true: envoyproxy/ratelimit's stats are not counted at all", ""},
+    {"USE_PROMETHEUS", T::boolean, "false", U::mapped,
+     "a listener at PROMETHEUS_ADDR serving /metrics, with envoyproxy/ratelimit's stats mapped "
+     "(PROMETHEUS_MAPPER_YAML) beside ratelimitd's own",
      ""},
     {"PROMETHEUS_ADDR", T::text, ":9090", U::mapped, "that listener's HOST:PORT (empty host: 0.0.0.0)", ""},
     {"PROMETHEUS_PATH", T::text, "/metrics", U::refused, "only /metrics is served", "/stats"},
-    {"PROMETHEUS_MAPPER_YAML", T::text, "", U::no_effect,
-     "ratelimitd's metric names are its own (docs/operations.md); warned at start when set", ""},
+    {"PROMETHEUS_MAPPER_YAML", T::text, "", U::mapped,
+     "a statsd_exporter mapping file (the subset in docs/envoy.md, \"Stats\"; the rest refused at start); empty: "
+     "envoyproxy/ratelimit's default mapping",
+     ""},
     {"PROMETHEUS_RESPONSE_TIME_AS_MILLISECONDS", T::boolean, "false", U::no_effect,
-     "latency histograms are in seconds, as Prometheus names them", ""},
+     "no response_time series is made (ratelimitd_grpc_request_duration_seconds has the call latency)", ""},
     {"RUNTIME_ROOT", T::text, "/srv/runtime_data/current", U::mapped, "the runtime directory's root", ""},
     {"RUNTIME_SUBDIRECTORY", T::text, "", U::mapped, "below RUNTIME_ROOT", ""},
     {"RUNTIME_APPDIRECTORY", T::text, "config", U::mapped, "below the subdirectory: the config files", ""},
@@ -95,7 +99,8 @@ constexpr ErlVariable rows[] = {
     {"EXPIRATION_JITTER_MAX_SECONDS", T::integer, "300", U::mapped, "`RATELIMITD_ENVOY_EXPIRATION_JITTER`", ""},
     {"LOCAL_CACHE_SIZE_IN_BYTES", T::integer, "0", U::mapped,
      "`RATELIMITD_DENIAL_CACHE`: 0 off, else on (the size is not needed: one entry per denied key)", ""},
-    {"NEAR_LIMIT_RATIO", T::number, "0.8", U::no_effect, "only a stats counter in envoyproxy/ratelimit", ""},
+    {"NEAR_LIMIT_RATIO", T::number, "0.8", U::mapped,
+     "hits past floor(limit * ratio) and within the limit count as near_limit (USE_STATSD, USE_PROMETHEUS)", ""},
     {"CACHE_KEY_PREFIX", T::text, "", U::mapped,
      "`RATELIMITD_ENVOY_KEY_PREFIX` (keys as envoyproxy/ratelimit writes them)", ""},
     {"BACKEND_TYPE", T::text, "redis", U::mapped, "redis only; memcache is refused", "memcache"},

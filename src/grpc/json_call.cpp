@@ -26,7 +26,7 @@ door::RlsJsonAnswer bad_request(std::string_view why) {
 }
 
 net::awaitable<door::RlsJsonAnswer> answer_json(const door::Doors& doors, std::string body, RequestLimits limits,
-                                                ResponseHeaders headers) {
+                                                ResponseHeaders headers, stats::ErlStats* erl_stats) {
     RateLimitRequest request;
     const auto parsed = google::protobuf::util::JsonStringToMessage(body, &request);
     if (!parsed.ok()) co_return bad_request(std::string(parsed.message()));
@@ -34,6 +34,7 @@ net::awaitable<door::RlsJsonAnswer> answer_json(const door::Doors& doors, std::s
     if (!decoded) co_return bad_request(decoded.error().detail);
     result<door::RlsOutcome> outcome;
     co_await doors.rls(*decoded, outcome);
+    if (!outcome && erl_stats) erl_stats->count_failure(outcome.error().code);
     if (!outcome && is_store_failure(outcome.error().code)) co_return door::RlsJsonAnswer{500, "Internal Server Error\n"};
     if (!outcome) co_return bad_request(outcome.error().detail);
     const auto now_s =
@@ -43,6 +44,11 @@ net::awaitable<door::RlsJsonAnswer> answer_json(const door::Doors& doors, std::s
         build_never_admitted_response(outcome->plan, now_s, response);
     } else {
         build_response(outcome->decision, outcome->plan, now_s, response, headers);
+    }
+    if (erl_stats) {
+        const bool never = outcome->plan.never_admitted;
+        erl_stats->count_call(*decoded, outcome->plan, never ? nullptr : &outcome->decision,
+                              shadowed_over(response, outcome->plan));
     }
     door::RlsJsonAnswer answer;
     if (!google::protobuf::util::MessageToJsonString(response, &answer.body).ok())
@@ -55,11 +61,11 @@ net::awaitable<door::RlsJsonAnswer> answer_json(const door::Doors& doors, std::s
 
 }  // namespace
 
-door::RlsJson make_rls_json(RequestLimits limits, ResponseHeaders headers) {
-    return [limits, headers](const door::Doors& doors, std::string_view body) {
+door::RlsJson make_rls_json(RequestLimits limits, ResponseHeaders headers, stats::ErlStats* erl_stats) {
+    return [limits, headers, erl_stats](const door::Doors& doors, std::string_view body) {
         // The body is copied into the coroutine: it outlives nothing it points
         // into.
-        return answer_json(doors, std::string(body), limits, headers);
+        return answer_json(doors, std::string(body), limits, headers, erl_stats);
     };
 }
 

@@ -28,6 +28,7 @@ struct Call {
     grpc::ServerUnaryReactor* reactor;
     GrpcMetrics* metrics;
     Clock::time_point arrived;
+    stats::ErlStats* erl_stats;
 
     void finish(const grpc::Status& status, RlsAnswer answer) const {
         metrics->count_answer(answer);
@@ -35,7 +36,10 @@ struct Call {
                             Clock::now() - arrived);
         reactor->Finish(status);  // the last touch: gRPC may free request and response now
     }
-    void refuse(const Problem& why) const { finish(grpc::Status(status_code(why.code), why.detail), RlsAnswer::error); }
+    void refuse(const Problem& why) const {
+        if (erl_stats) erl_stats->count_failure(why.code);
+        finish(grpc::Status(status_code(why.code), why.detail), RlsAnswer::error);
+    }
 
     static grpc::StatusCode status_code(errc code) {
         switch (code) {
@@ -66,6 +70,7 @@ net::awaitable<void> answer(Call call, const door::Doors& doors, RequestLimits l
             // A cost no window can ever admit: a denial, not an error (Envoy lets an error
             // through unless failure_mode_deny), and nothing is charged.
             build_never_admitted_response(outcome->plan, now_s, *call.response);
+            if (call.erl_stats) call.erl_stats->count_call(*request, outcome->plan, nullptr, outcome->plan.shadow_all);
             co_return call.finish(grpc::Status::OK, RlsAnswer::over_limit);
         }
         const service::Decision& decision = outcome->decision;
@@ -73,6 +78,9 @@ net::awaitable<void> answer(Call call, const door::Doors& doors, RequestLimits l
         // The answer's own code: quota descriptors all over deny a call the store admitted.
         const bool over =
             !decision.verdict.allowed || call.response->overall_code() == RateLimitResponse::OVER_LIMIT;
+        if (call.erl_stats) {
+            call.erl_stats->count_call(*request, outcome->plan, &decision, shadowed_over(*call.response, outcome->plan));
+        }
         call.finish(grpc::Status::OK, over ? RlsAnswer::over_limit : RlsAnswer::ok);
     } catch (const std::exception& e) {
         // decide never throws; an allocation failure could. Answer rather than leave Envoy
@@ -90,7 +98,8 @@ grpc::ServerUnaryReactor* RateLimitService::ShouldRateLimit(grpc::CallbackServer
     auto* reactor = context->DefaultReactor();
     const auto& lane = lanes_.next();
     // Nothing blocks this gRPC thread: the lane does the work and finishes the reactor.
-    const Call call{request, response, reactor, &metrics_, Clock::now()};
+    const Call call{request, response, reactor, &metrics_, Clock::now(), erl_stats_};
+    if (erl_stats_) erl_stats_->count_grpc_call();
     net::co_spawn(lane.executor, answer(call, lane.doors, limits_, headers_), net::detached);
     return reactor;
 }

@@ -155,6 +155,12 @@ void build_response(const service::Decision& decision, const policy::RlsPlan& pl
     add_headers(decision, plan, now_s, headers, out);
 }
 
+bool shadowed_over(const Response& response, const policy::RlsPlan& plan) {
+    if (!plan.shadow_all || response.overall_code() != Response::OK) return false;
+    return std::any_of(response.statuses().begin(), response.statuses().end(),
+                       [](const auto& status) { return status.code() == Response::OVER_LIMIT; });
+}
+
 void build_never_admitted_response(const policy::RlsPlan& plan, std::int64_t now_s, Response& out) {
     out.set_overall_code(plan.shadow_all ? Response::OK : Response::OVER_LIMIT);
     for (const auto& dp : plan.descriptors) {

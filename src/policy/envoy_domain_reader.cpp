@@ -32,6 +32,11 @@ bool any_share_threshold(const RlsLevel& level) {
                        [](const RlsRule& r) { return r.share_threshold || any_share_threshold(r.children); });
 }
 
+bool any_value_to_metric(const RlsLevel& level) {
+    return std::any_of(level.rules.begin(), level.rules.end(),
+                       [](const RlsRule& r) { return r.value_to_metric || any_value_to_metric(r.children); });
+}
+
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return s;
@@ -61,6 +66,7 @@ RlsDomain EnvoyDomainReader::read(const Json& doc, const std::string& path) cons
                    d.root);
     }
     d.shares_threshold = any_share_threshold(d.root);
+    d.values_in_stats = any_value_to_metric(d.root);
     return d;
 }
 
@@ -253,6 +259,7 @@ void EnvoyDomainReader::check_exactness(const Policy& p, const std::string& path
 
 void EnvoyDomainReader::merge(RlsDomain& into, RlsDomain more) const {
     into.shares_threshold = into.shares_threshold || more.shares_threshold;
+    into.values_in_stats = into.values_in_stats || more.values_in_stats;
     for (auto& rule : more.root.rules) {
         into.root.rules.push_back(std::move(rule));
         index_rule(into.root, into.root.rules.size() - 1, "descriptors");

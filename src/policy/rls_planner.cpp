@@ -120,6 +120,7 @@ RlsDescriptorPlan describe_rule(const RlsDomain& domain, const RlsRule* rule,
         return out;
     }
     out.kind = RlsDescriptorPlan::Kind::limited;
+    out.rule = rule;
     out.name = rule->limit_name;
     out.requests_per_unit = rule->requests_per_unit;
     out.unit = rule->unit;

@@ -7,6 +7,9 @@
 #include "ratelimitd/app/config_watcher.hpp"
 #include "ratelimitd/http/router.hpp"
 #include "ratelimitd/policy/policy.hpp"
+#include "ratelimitd/stats/erl_stats.hpp"
+#include "ratelimitd/stats/statsd_mapper.hpp"
+#include "ratelimitd/stats/statsd_sink.hpp"
 
 #include <functional>
 #include <optional>
@@ -22,6 +25,13 @@ struct ExtraListener {
     std::string address;               ///< HOST:PORT (port 0 picks one)
     std::vector<std::string> routes;   ///< endpoint table paths
     std::size_t max_connections = 64;  ///< an operator's door: a few scrapers and curls
+};
+
+/// ERL mode's stats (envoyproxy/ratelimit's names): where they are counted, and where they go.
+struct ErlStatsRun {
+    stats::ErlStats* stats = nullptr;              ///< nullptr: not counted (outlives run())
+    std::optional<stats::StatsdOptions> statsd;    ///< USE_STATSD
+    std::optional<stats::StatsdMapper> prometheus;  ///< USE_PROMETHEUS: on /metrics, so mapped
 };
 
 struct RunOptions {
@@ -40,6 +50,7 @@ struct RunOptions {
     http::RlsJson rls_json;                ///< POST /json; unset: 404
     http::HealthcheckOptions healthcheck;  ///< GET /healthcheck
     std::vector<std::string> warnings;     ///< logged once at start, after the listeners
+    ErlStatsRun erl_stats;
 };
 
 }  // namespace ratelimitd::app

@@ -8,7 +8,9 @@
 #include "ratelimitd/config/resolve.hpp"
 #include "ratelimitd/core/error.hpp"
 
+#include <chrono>
 #include <map>
+#include <utility>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +39,20 @@ struct RuntimeLayout {
 /// OK or OVER_LIMIT, any case; RATELIMITD_ENVOY_STORE_ERROR's unavailable, allow, deny.
 inline constexpr std::string_view store_error_variable = "REDIS_ERROR_ANSWER";
 
+/// What envoyproxy/ratelimit's stats variables ask (docs/envoy.md, "Stats"); app::run makes
+/// the stats from it.
+struct ErlStatsSetup {
+    bool counted = false;   ///< a sink wants them: USE_STATSD or USE_PROMETHEUS, and not DISABLE_STATS
+    bool statsd = false;    ///< USE_STATSD
+    std::string statsd_host = "localhost";
+    unsigned short statsd_port = 8125;
+    std::vector<std::pair<std::string, std::string>> tags;  ///< EXTRA_TAGS, in their order
+    std::chrono::milliseconds flush_interval{10'000};        ///< STATS_FLUSH_INTERVAL
+    bool prometheus = false;  ///< USE_PROMETHEUS: the stats mapped on /metrics
+    std::string mapper_file;  ///< PROMETHEUS_MAPPER_YAML; empty: envoyproxy/ratelimit's default mapping
+    float near_limit_ratio = 0.8F;  ///< NEAR_LIMIT_RATIO
+};
+
 struct ErlMode {
     /// RATELIMITD_* variable -> text, read before the process environment
     /// (overlay_lookup).
@@ -47,7 +63,8 @@ struct ErlMode {
     std::optional<std::string> prometheus_listen;  ///< USE_PROMETHEUS: PROMETHEUS_ADDR as HOST:PORT
     bool healthcheck_needs_domain = false;         ///< HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED
     bool healthcheck_pings_store = false;          ///< REDIS_HEALTH_CHECK_ACTIVE_CONNECTION
-    std::vector<std::string> warnings;             ///< said at start (statsd, tracing, ...)
+    std::vector<std::string> warnings;             ///< said at start (DogStatsD, tracing, ...)
+    ErlStatsSetup stats;
 };
 
 /// Reads every row of erl_variables() from `env` (unset: envoyproxy/ratelimit's

@@ -23,6 +23,10 @@ class CertificateProviderInterface;
 }
 }  // namespace grpc
 
+namespace ratelimitd::stats {
+class ErlStats;
+}
+
 namespace ratelimitd::rls {
 
 class CertificateReloader;
@@ -54,6 +58,8 @@ struct GrpcServerOptions {
     /// Plaintext unless tls.enabled; the bounds above hold alike (the handshake deadline
     /// covers the TLS handshake too).
     GrpcTlsOptions tls;
+    /// ERL mode's stats (envoyproxy/ratelimit's names), counted per call when set.
+    stats::ErlStats* erl_stats = nullptr;
     /// HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED (ERL mode): Health/Check answers NOT_SERVING
     /// until a domain is loaded, as /healthcheck answers 500.
     bool health_needs_domain = false;

@@ -6,6 +6,7 @@
 #include "ratelimitd/grpc/request_codec.hpp"
 #include "ratelimitd/grpc/response_headers.hpp"
 #include "ratelimitd/door/rls_json.hpp"
+#include "ratelimitd/stats/erl_stats.hpp"
 
 namespace ratelimitd::rls {
 
@@ -13,7 +14,9 @@ namespace ratelimitd::rls {
 /// JSON (unknown fields refused, as envoyproxy/ratelimit's protojson does),
 /// checked against `limits` like a gRPC call, decided, and answered 200 (OK),
 /// 429 (OVER_LIMIT) or 500 (UNKNOWN) with the response in protobuf JSON; 400
-/// "Bad Request" for a body that is no valid call.
-door::RlsJson make_rls_json(RequestLimits limits = {}, ResponseHeaders headers = HeaderSet::ietf);
+/// "Bad Request" for a body that is no valid call. `erl_stats`: ERL mode's stats, counted
+/// per call when set (it outlives the handler).
+door::RlsJson make_rls_json(RequestLimits limits = {}, ResponseHeaders headers = HeaderSet::ietf,
+                            stats::ErlStats* erl_stats = nullptr);
 
 }  // namespace ratelimitd::rls

@@ -6,6 +6,8 @@
 #include "ratelimitd/grpc/request_codec.hpp"
 #include "ratelimitd/grpc/response_headers.hpp"
 
+#include "ratelimitd/stats/erl_stats.hpp"
+
 #include "envoy/service/ratelimit/v3/rls.grpc.pb.h"
 
 namespace ratelimitd::rls {
@@ -17,9 +19,10 @@ namespace ratelimitd::rls {
 /// INVALID_ARGUMENT naming what was wrong, and charges nothing.
 class RateLimitService final : public envoy::service::ratelimit::v3::RateLimitService::CallbackService {
 public:
+    /// `erl_stats`: ERL mode's stats, counted per call when not nullptr (it outlives the service).
     RateLimitService(LaneRing& lanes, GrpcMetrics& metrics, RequestLimits limits = {},
-                     ResponseHeaders headers = HeaderSet::ietf)
-        : lanes_(lanes), metrics_(metrics), limits_(limits), headers_(headers) {}
+                     ResponseHeaders headers = HeaderSet::ietf, stats::ErlStats* erl_stats = nullptr)
+        : lanes_(lanes), metrics_(metrics), limits_(limits), headers_(headers), erl_stats_(erl_stats) {}
 
     grpc::ServerUnaryReactor* ShouldRateLimit(grpc::CallbackServerContext* context,
                                               const envoy::service::ratelimit::v3::RateLimitRequest* request,
@@ -30,6 +33,7 @@ private:
     GrpcMetrics& metrics_;
     RequestLimits limits_;
     ResponseHeaders headers_;
+    stats::ErlStats* erl_stats_;
 };
 
 }  // namespace ratelimitd::rls

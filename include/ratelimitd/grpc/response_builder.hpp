@@ -42,4 +42,9 @@ void build_response(const service::Decision& decision, const policy::RlsPlan& pl
 void build_never_admitted_response(const policy::RlsPlan& plan, std::int64_t now_s,
                                    envoy::service::ratelimit::v3::RateLimitResponse& out);
 
+/// SHADOW_MODE (RlsPlan::shadow_all) let `response` through OK while a descriptor says
+/// OVER_LIMIT: envoyproxy/ratelimit's global_shadow_mode stat.
+[[nodiscard]] bool shadowed_over(const envoy::service::ratelimit::v3::RateLimitResponse& response,
+                                 const policy::RlsPlan& plan);
+
 }  // namespace ratelimitd::rls

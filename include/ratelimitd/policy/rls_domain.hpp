@@ -4,6 +4,7 @@
 
 #include "ratelimitd/policy/policy.hpp"
 #include "ratelimitd/policy/rls_plan.hpp"
+#include "ratelimitd/policy/stat_slot.hpp"
 #include "ratelimitd/policy/wildcard_pattern.hpp"
 
 #include <cstddef>
@@ -72,6 +73,8 @@ struct RlsRule {
     /// The policy part of the rule's keys: the same path with each part escaped by
     /// escape_key_part ('.' and '_' inside a part too), so no two rules share it.
     std::string key_name;
+    /// ERL mode's stats of this rule (stats::ErlStats): found on its first counted call.
+    StatSlot stats;
 
     RlsLevel children;  ///< the nested `descriptors:`
 };
@@ -83,6 +86,8 @@ struct RlsDomain {
     RlsLevel root;
     /// Some rule has share_threshold: calls must key their counters by share_threshold_entries.
     bool shares_threshold = false;
+    /// Some rule has value_to_metric: ERL mode's stat names of this domain follow the values.
+    bool values_in_stats = false;
 };
 
 /// Every domain of a registry, by name (Registry::domains).

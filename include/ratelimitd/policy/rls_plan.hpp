@@ -16,6 +16,8 @@
 
 namespace ratelimitd::policy {
 
+struct RlsRule;
+
 /// envoy.service.ratelimit.v3.RateLimitResponse.RateLimit.Unit, same numbers (and those of
 /// envoy.type.v3.RateLimitUnit, which a descriptor's `limit` override carries): WEEK came last,
 /// so it is 7, after YEAR, as in Envoy's API and envoyproxy/ratelimit's config proto.
@@ -44,6 +46,9 @@ struct RlsDescriptorPlan {
     /// `detailed_metric: true`: the rule's label with the descriptor's last value added, as
     /// envoyproxy/ratelimit names such stats (unbounded by the operator's choice); else "".
     std::string detailed_label;
+    /// Kind::limited by a rule: that rule (its registry snapshot is the plan's, held by
+    /// RlsPlan::check), for the stats that name it; nullptr for a descriptor's own limit.
+    const RlsRule* rule = nullptr;
     /// Kind::limited: the cost the call asks of its (enforced) limit is more than the limit can
     /// ever admit, so the call is denied without asking the store.
     bool never_admitted = false;

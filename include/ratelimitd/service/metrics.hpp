@@ -69,6 +69,10 @@ public:
     /// A reload's result: counted, and the last_reload gauges set (the start-up load counts
     /// as a successful one, at construction).
     void count_reload(bool ok) noexcept;
+    /// Reloads applied (`ok`) or refused so far; the start-up load is not one of them.
+    [[nodiscard]] std::uint64_t reloads(bool ok) const noexcept {
+        return (ok ? reloads_ok_ : reloads_failed_).load(std::memory_order_relaxed);
+    }
     void count_access_log_dropped() noexcept { access_log_dropped_.fetch_add(1, std::memory_order_relaxed); }
     /// A connection refused because max_connections were open.
     void count_connection_rejected() noexcept { connections_rejected_.fetch_add(1, std::memory_order_relaxed); }

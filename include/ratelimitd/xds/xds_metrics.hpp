@@ -26,6 +26,10 @@ public:
     void count_accepted(const std::string& version, std::size_t domains, std::int64_t now_s,
                         std::chrono::steady_clock::duration took);
 
+    /// Configs accepted and refused so far (ERL mode's config_load_success / config_load_error).
+    [[nodiscard]] std::uint64_t accepted() const noexcept { return accepted_.load(std::memory_order_relaxed); }
+    [[nodiscard]] std::uint64_t rejected() const noexcept { return rejected_.load(std::memory_order_relaxed); }
+
     /// Prometheus text of every series (appended to /metrics).
     [[nodiscard]] std::string render() const;
 

@@ -61,12 +61,42 @@ TEST(ErlEnvironment, TheOverlayFeedsTheOrdinaryPrecedence) {
     EXPECT_EQ(settings->admin_token, "0123456789abcdef0123") << "ordinary RATELIMITD_* variables still apply";
 }
 
-TEST(ErlEnvironment, UseStatsdAtItsDefaultWarnsAndStarts) {
+TEST(ErlEnvironment, UseStatsdAtItsDefaultSendsToLocalhost) {
     auto vars = testing::deployment_env();
     vars.erase("USE_STATSD");
+    vars["EXTRA_TAGS"] = "app:edge,zone:eu-1";
+    vars["NEAR_LIMIT_RATIO"] = "0.5";
     const ErlMode mode = mapped(vars);
-    ASSERT_EQ(mode.warnings.size(), 1u);
-    EXPECT_NE(mode.warnings[0].find("USE_STATSD=true (its default): statsd is not supported"), std::string::npos);
+    EXPECT_TRUE(mode.warnings.empty());
+    EXPECT_TRUE(mode.stats.counted);
+    EXPECT_TRUE(mode.stats.statsd);
+    EXPECT_FALSE(mode.stats.prometheus);
+    EXPECT_EQ(mode.stats.statsd_host, "localhost");
+    EXPECT_EQ(mode.stats.statsd_port, 8125);
+    EXPECT_EQ(mode.stats.flush_interval, std::chrono::seconds(10));
+    EXPECT_EQ(mode.stats.near_limit_ratio, 0.5F);
+    const std::vector<std::pair<std::string, std::string>> tags{{"app", "edge"}, {"zone", "eu-1"}};
+    EXPECT_EQ(mode.stats.tags, tags);
+}
+
+TEST(ErlEnvironment, StatsVariablesRefusedAsEnvoyproxyRatelimitRefusesThem) {
+    auto vars = testing::deployment_env();
+    vars.erase("USE_STATSD");
+    vars["USE_PROMETHEUS"] = "true";
+    auto mode = map_erl_environment(testing::lookup(vars), "/");
+    ASSERT_FALSE(mode.has_value());
+    EXPECT_EQ(mode.error().detail,
+              "USE_STATSD: true (its default) with USE_PROMETHEUS=true: one stats sink at a time; set USE_STATSD=false");
+    vars["USE_STATSD"] = "false";
+    vars["DISABLE_STATS"] = "true";
+    mode = map_erl_environment(testing::lookup(vars), "/");
+    ASSERT_TRUE(mode.has_value()) << mode.error().detail;
+    EXPECT_FALSE(mode->stats.counted) << "DISABLE_STATS: nothing counted";
+    vars = testing::deployment_env();
+    vars["EXTRA_TAGS"] = "novalue";
+    mode = map_erl_environment(testing::lookup(vars), "/");
+    ASSERT_FALSE(mode.has_value());
+    EXPECT_EQ(mode.error().detail, "EXTRA_TAGS: expected k1:v1,k2:v2, got \"novalue\"");
 }
 
 TEST(ErlEnvironment, RedisTypesAuthAndTlsMakeOurUrls) {
@@ -226,8 +256,11 @@ TEST(ErlEnvironment, EnvoyGatewaysDeploymentIsAccepted) {
     EXPECT_EQ(mode.overlay.count("RATELIMITD_GRPC_TLS_CLIENT_CA"), 0u);
     EXPECT_EQ(mode.overlay.at("RATELIMITD_REDIS_URL"), "redis://redis.redis-system.svc.cluster.local:6379");
     EXPECT_EQ(mode.prometheus_listen, "0.0.0.0:19001");
-    ASSERT_EQ(mode.warnings.size(), 1u);
-    EXPECT_NE(mode.warnings[0].find("PROMETHEUS_MAPPER_YAML"), std::string::npos);
+    EXPECT_TRUE(mode.warnings.empty());
+    EXPECT_TRUE(mode.stats.counted);
+    EXPECT_TRUE(mode.stats.prometheus);
+    EXPECT_FALSE(mode.stats.statsd);
+    EXPECT_EQ(mode.stats.mapper_file, "/etc/statsd-exporter/conf.yaml");
 }
 
 TEST(ErlEnvironment, StartedAsRatelimit) {
