@@ -1,6 +1,7 @@
 // XdsSource: the control plane's domains into the registry by the reloader's road (where file
 // reloads go too, one change at a time), before the client ACKs them.
 #include "ratelimitd/app/xds_source.hpp"
+#include "ratelimitd/core/error.hpp"
 
 #include "ratelimitd/app/config_audit.hpp"
 #include "ratelimitd/config/setting_values.hpp"
@@ -15,7 +16,6 @@ namespace ratelimitd::app {
 
 namespace {
 
-Problem bad(std::string what) { return Problem{errc::invalid_request, std::move(what)}; }
 
 }  // namespace
 
@@ -23,15 +23,15 @@ result<xds::XdsClientOptions> xds_client_options(const config::Settings& s) {
     const bool tls_set = s.xds_tls || !s.xds_tls_ca.empty() || !s.xds_tls_cert.empty() || !s.xds_tls_key.empty() ||
                          !s.xds_tls_server_san.empty();
     if (!s.xds_server) {
-        if (tls_set) return bad("xds_tls settings are set but xds_server is not: there is no control plane to reach");
-        return bad("xds_server: not set");
+        if (tls_set) return invalid_request("xds_tls settings are set but xds_server is not: there is no control plane to reach");
+        return invalid_request("xds_server: not set");
     }
-    if (!s.xds_tls && tls_set) return bad("xds_tls_ca/_cert/_key/_server_san are set but xds_tls is off");
+    if (!s.xds_tls && tls_set) return invalid_request("xds_tls_ca/_cert/_key/_server_san are set but xds_tls is off");
     if (s.xds_tls_cert.empty() != s.xds_tls_key.empty()) {
-        return bad("xds_tls_cert and xds_tls_key: a client certificate needs both");
+        return invalid_request("xds_tls_cert and xds_tls_key: a client certificate needs both");
     }
     // Checked whole now (parse, key matches certificate), as each reconnect checks them again.
-    if (auto refusal = xds::XdsTlsFiles::refusal({s.xds_tls_ca, s.xds_tls_cert, s.xds_tls_key})) return bad(*refusal);
+    if (auto refusal = xds::XdsTlsFiles::refusal({s.xds_tls_ca, s.xds_tls_cert, s.xds_tls_key})) return invalid_request(*refusal);
     auto metadata = config::parse_pairs(s.xds_node_metadata, '=', "xds_node_metadata");
     if (!metadata) return metadata.error();
     auto headers = config::parse_pairs(s.xds_headers, ':', "xds_headers");

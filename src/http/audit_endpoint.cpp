@@ -1,5 +1,6 @@
 // GET /v1/audit: the query (since, limit) and the answer built from the kept lines as written.
 #include "ratelimitd/http/audit_endpoint.hpp"
+#include "ratelimitd/core/error.hpp"
 
 #include "ratelimitd/core/percent.hpp"
 #include "ratelimitd/core/query_string.hpp"
@@ -16,10 +17,9 @@ namespace ratelimitd::http {
 
 namespace {
 
-Problem bad(std::string detail) { return Problem{errc::invalid_request, std::move(detail)}; }
 
 Problem bad_since(std::string_view text) {
-    return bad("since: expected an RFC 3339 time such as 2026-12-02T13:20:00Z, or epoch seconds, got " +
+    return invalid_request("since: expected an RFC 3339 time such as 2026-12-02T13:20:00Z, or epoch seconds, got " +
                quote(text));
 }
 
@@ -123,25 +123,25 @@ result<AuditQuery> parse_audit_query(std::string_view query) {
     while (const auto item = next_query_item(query)) {
         const std::string_view name = item->name;
         auto value = percent_decode(item->value);
-        if (!value) return bad(std::string(name == "limit" ? "limit" : "since") + ": a '%' without two hex digits");
+        if (!value) return invalid_request(std::string(name == "limit" ? "limit" : "since") + ": a '%' without two hex digits");
         if (name == "since") {
-            if (have_since) return bad("since: given more than once");
+            if (have_since) return invalid_request("since: given more than once");
             have_since = true;
             auto since = parse_audit_since(*value);
             if (!since) return since.error();
             out.since_epoch_ms = *since;
         } else if (name == "limit") {
-            if (have_limit) return bad("limit: given more than once");
+            if (have_limit) return invalid_request("limit: given more than once");
             have_limit = true;
             std::size_t n = 0;
             const auto [end, ec] = std::from_chars(value->data(), value->data() + value->size(), n);
             if (ec != std::errc() || end != value->data() + value->size() || n < 1 || n > audit_max_limit) {
-                return bad("limit: expected an integer 1.." + std::to_string(audit_max_limit) + ", got " +
+                return invalid_request("limit: expected an integer 1.." + std::to_string(audit_max_limit) + ", got " +
                            quote(*value));
             }
             out.limit = n;
         } else {
-            return bad("query: " + quote(name) + " is not a parameter of /v1/audit (since, limit)");
+            return invalid_request("query: " + quote(name) + " is not a parameter of /v1/audit (since, limit)");
         }
     }
     return out;

@@ -191,7 +191,7 @@ private:
 // the last), it knows an integer from a float by the token, and nlohmann's parser calls it
 // instead of throwing.
 
-using json = nlohmann::json;
+using sax_json = nlohmann::json;  // the SAX parser's value types
 
 class CheckSax {
 public:
@@ -199,12 +199,12 @@ public:
 
     bool null() { return value("null"); }
     bool boolean(bool) { return value("boolean"); }
-    bool binary(json::binary_t&) { return value("binary"); }  // not produced by JSON text
+    bool binary(sax_json::binary_t&) { return value("binary"); }  // not produced by JSON text
 
-    bool number_integer(json::number_integer_t n) { return cost_value(n, "number"); }
-    bool number_unsigned(json::number_unsigned_t n) { return cost_value(n, "number"); }
+    bool number_integer(sax_json::number_integer_t n) { return cost_value(n, "number"); }
+    bool number_unsigned(sax_json::number_unsigned_t n) { return cost_value(n, "number"); }
 
-    bool number_float(json::number_float_t, const json::string_t& text) {
+    bool number_float(sax_json::number_float_t, const sax_json::string_t& text) {
         // 1e3 is a float token even though its value is whole: cost is an integer field.
         if (depth_ == 1 && current_ == Field::cost) {
             fail(fields_.cost_not_an_integer(excerpt(text)));
@@ -213,7 +213,7 @@ public:
         return value("number");
     }
 
-    bool string(json::string_t& s) {
+    bool string(sax_json::string_t& s) {
         if (depth_ == 1 && current_ && *current_ != Field::cost) {
             fields_.set_string(*current_, std::move(s));
             return true;
@@ -240,7 +240,7 @@ public:
         return true;
     }
 
-    bool key(json::string_t& k) {
+    bool key(sax_json::string_t& k) {
         if (depth_ != 1) return true;  // keys of nested objects are nobody's business
         current_ = field_named(k, kind_);
         if (current_) {
@@ -249,7 +249,7 @@ public:
         return true;
     }
 
-    bool parse_error(std::size_t position, const std::string&, const json::exception& ex) {
+    bool parse_error(std::size_t position, const std::string&, const sax_json::exception& ex) {
         syntax_ = Problem{errc::invalid_request,
                           "body: not valid JSON (" + where(position, ex) + ")"};
         return false;
@@ -290,7 +290,7 @@ private:
 
     // nlohmann says "[json.exception.parse_error.101] parse error at line 1, column 7:
     // syntax error ...; last read: '...'". Keep from "line" on, bounded and printable.
-    static std::string where(std::size_t position, const json::exception& ex) {
+    static std::string where(std::size_t position, const sax_json::exception& ex) {
         constexpr std::string_view marker = "parse error at ";
         constexpr std::size_t max_where = 160;
         std::string_view what = ex.what();
@@ -374,7 +374,7 @@ std::optional<BodyFields> flat_body(std::string_view body, BodyKind kind) {
 result<BodyFields> parse_body_json(std::string_view body, BodyKind kind) {
     if (auto flat = flat_body(body, kind)) return std::move(*flat);
     CheckSax sax(kind);
-    json::sax_parse(body.data(), body.data() + body.size(), &sax);
+    sax_json::sax_parse(body.data(), body.data() + body.size(), &sax);
     return std::move(sax).finish();
 }
 
@@ -386,7 +386,7 @@ result<CheckRequest> parse_check_json(std::string_view body) {
 
 result<CheckRequest> parse_check_json_general(std::string_view body) {
     CheckSax sax(BodyKind::check);
-    json::sax_parse(body.data(), body.data() + body.size(), &sax);
+    sax_json::sax_parse(body.data(), body.data() + body.size(), &sax);
     auto fields = std::move(sax).finish();
     if (!fields) return std::move(fields.error());
     return std::move(fields->check);

@@ -1,13 +1,12 @@
 // scan_header_block / sanitize_header_block: the header block before Beast sees it.
 #include "ratelimitd/http/header_block.hpp"
+#include "ratelimitd/http/crlf.hpp"
 
 #include <array>
 
 namespace ratelimitd::http {
 
 namespace {
-
-constexpr std::string_view crlf = "\r\n";
 
 // RFC 9110 §5.6.2 tchar: the bytes of a field name.
 constexpr std::array<bool, 256> token_table() {

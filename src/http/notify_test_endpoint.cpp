@@ -1,6 +1,7 @@
 // POST /v1/notify/test: the body checked, the target looked up in the registry in force, one
 // delivery attempt through the quota webhooks' sender.
 #include "ratelimitd/http/notify_test_endpoint.hpp"
+#include "ratelimitd/core/error.hpp"
 
 #include "ratelimitd/core/quote.hpp"
 #include "ratelimitd/http/state_response.hpp"
@@ -14,7 +15,6 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-Problem bad(std::string detail) { return Problem{errc::invalid_request, std::move(detail)}; }
 
 /// The target name of {"target":"NAME"}.
 result<std::string> target_name(std::string_view body) {
@@ -24,13 +24,13 @@ result<std::string> target_name(std::string_view body) {
         return true;
     };
     const json j = json::parse(body, count_targets, false);
-    if (targets > 1) return bad("target: given more than once");
-    if (j.is_discarded() || !j.is_object()) return bad("body: expected a JSON object {\"target\":\"NAME\"}");
+    if (targets > 1) return invalid_request("target: given more than once");
+    if (j.is_discarded() || !j.is_object()) return invalid_request("body: expected a JSON object {\"target\":\"NAME\"}");
     for (const auto& [key, value] : j.items()) {
-        if (key != "target") return bad(quote(key) + ": unknown field (allowed: target)");
+        if (key != "target") return invalid_request(quote(key) + ": unknown field (allowed: target)");
     }
     const auto it = j.find("target");
-    if (it == j.end() || !it->is_string()) return bad("target: expected the name of a target under notify.targets");
+    if (it == j.end() || !it->is_string()) return invalid_request("target: expected the name of a target under notify.targets");
     return it->get<std::string>();
 }
 
@@ -44,11 +44,11 @@ net::awaitable<Response> answer_notify_test(const Request& req, service::CheckSe
     const auto it = notify ? notify->targets.find(*name) : decltype(notify->targets.end()){};
     if (!notify || it == notify->targets.end()) {
         co_return state_error_response(
-            req, bad("target: " + quote(*name) + " is not a target under notify.targets" +
+            req, invalid_request("target: " + quote(*name) + " is not a target under notify.targets" +
                      (notify ? std::string() : std::string(" (the config has no notify section)"))));
     }
     service::CrossingSink* sink = service.crossing_sink();
-    if (sink == nullptr) co_return state_error_response(req, bad("target: quota webhooks are off in this process"));
+    if (sink == nullptr) co_return state_error_response(req, invalid_request("target: quota webhooks are off in this process"));
     auto status = co_await sink->send_sample(it->second);
     if (status && *status >= 200 && *status < 300) {
         co_return state_json_response(req, bhttp::status::ok,

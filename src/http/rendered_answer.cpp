@@ -1,13 +1,12 @@
 // RenderedAnswer: field lines appended as text, framed and copied out once.
 #include "ratelimitd/http/rendered_answer.hpp"
+#include "ratelimitd/http/crlf.hpp"
 
 #include <charconv>
 
 namespace ratelimitd::http {
 
 namespace {
-
-constexpr std::string_view crlf = "\r\n";
 
 void append_status_line(bhttp::status status, unsigned version, std::string& out) {
     const unsigned code = static_cast<unsigned>(status);

@@ -1,5 +1,6 @@
 // render_response: status line, field lines and body appended to one string.
 #include "ratelimitd/http/response_buffer.hpp"
+#include "ratelimitd/http/crlf.hpp"
 
 #include <boost/beast/http/status.hpp>
 #include <boost/beast/http/write.hpp>
@@ -9,8 +10,6 @@
 namespace ratelimitd::http {
 
 namespace {
-
-constexpr std::string_view crlf = "\r\n";
 
 std::size_t rendered_size(const Response& res) {
     std::size_t n = 32 + res.reason().size() + res.body().size();  // status line + empty line

@@ -1,5 +1,6 @@
 // GET /v1/top: parameters checked first, then every thread's sketches gathered and merged.
 #include "ratelimitd/http/top_endpoint.hpp"
+#include "ratelimitd/core/error.hpp"
 
 #include "ratelimitd/core/percent.hpp"
 #include "ratelimitd/core/query_string.hpp"
@@ -16,14 +17,13 @@ namespace net = boost::asio;
 
 namespace {
 
-Problem bad(std::string detail) { return Problem{errc::invalid_request, std::move(detail)}; }
 
 /// n: a decimal 1..k.
 result<std::size_t> parse_n(std::string_view text, std::size_t k) {
     std::size_t n = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
     if (ec != std::errc{} || end != text.data() + text.size() || n < 1 || n > k) {
-        return bad("n: must be a whole number from 1 to " + std::to_string(k) + " (top_k)");
+        return invalid_request("n: must be a whole number from 1 to " + std::to_string(k) + " (top_k)");
     }
     return n;
 }
@@ -32,14 +32,14 @@ result<std::size_t> parse_n(std::string_view text, std::size_t k) {
 std::optional<Problem> apply_parameter(std::string_view name, const std::string& value, std::size_t k, TopQuery& q,
                                        unsigned& seen) {
     const unsigned bit = name == "policy" ? 1u : name == "by" ? 2u : name == "n" ? 4u : 0u;
-    if (bit == 0) return bad("query: unknown parameter (allowed: policy, by, n)");
-    if ((seen & bit) != 0) return bad(std::string(name) + ": given more than once");
+    if (bit == 0) return invalid_request("query: unknown parameter (allowed: policy, by, n)");
+    if ((seen & bit) != 0) return invalid_request(std::string(name) + ": given more than once");
     seen |= bit;
     if (bit == 1) {
-        if (value.empty()) return bad("policy: must not be empty (leave it out for every policy)");
+        if (value.empty()) return invalid_request("policy: must not be empty (leave it out for every policy)");
         q.policy = value;
     } else if (bit == 2) {
-        if (value != "denied" && value != "admitted") return bad("by: must be denied or admitted");
+        if (value != "denied" && value != "admitted") return invalid_request("by: must be denied or admitted");
         q.by = value == "denied" ? service::TopBy::denied : service::TopBy::admitted;
     } else {
         auto n = parse_n(value, k);
@@ -76,7 +76,7 @@ result<TopQuery> parse_top_query(std::string_view query, std::size_t k) {
     unsigned seen = 0;
     while (const auto item = next_query_item(query)) {
         auto value = percent_decode(item->value, {.plus_is_space = true});
-        if (!value) return bad("query: a '%' without two hex digits after it");
+        if (!value) return invalid_request("query: a '%' without two hex digits after it");
         if (auto problem = apply_parameter(item->name, *value, k, q, seen)) return *problem;
     }
     return q;

@@ -1,5 +1,6 @@
 // `ratelimitd simulate`'s flags: `--flag value` or `--flag=value`, each named in its error.
 #include "ratelimitd/simulate/options.hpp"
+#include "ratelimitd/core/error.hpp"
 
 #include "ratelimitd/core/duration.hpp"
 
@@ -11,7 +12,6 @@
 namespace ratelimitd::simulate {
 namespace {
 
-Problem bad(std::string what) { return Problem{errc::invalid_request, std::move(what)}; }
 
 using Setter = std::function<std::optional<std::string>(Options&, const std::string&)>;
 
@@ -80,7 +80,7 @@ result<Options> parse_options(int argc, const char* const* argv) {
             o.progress = false;
             continue;
         }
-        if (arg.substr(0, 2) != "--") return bad("simulate: unexpected argument \"" + std::string(arg) + "\" (see --help)");
+        if (arg.substr(0, 2) != "--") return invalid_request("simulate: unexpected argument \"" + std::string(arg) + "\" (see --help)");
         std::string name(arg.substr(2));
         std::optional<std::string> value;
         if (const auto eq = name.find('='); eq != std::string::npos) {
@@ -88,17 +88,17 @@ result<Options> parse_options(int argc, const char* const* argv) {
             name.resize(eq);
         }
         const auto flag = valued_flags().find(name);
-        if (flag == valued_flags().end()) return bad("simulate: unknown flag --" + name + " (see --help)");
+        if (flag == valued_flags().end()) return invalid_request("simulate: unknown flag --" + name + " (see --help)");
         if (!value) {
-            if (i + 1 >= argc) return bad("simulate: --" + name + " needs a value");
+            if (i + 1 >= argc) return invalid_request("simulate: --" + name + " needs a value");
             value = argv[++i];
         }
-        if (auto problem = flag->second(o, *value)) return bad("simulate: " + *problem);
+        if (auto problem = flag->second(o, *value)) return invalid_request("simulate: " + *problem);
     }
     if (o.help) return o;
-    if (o.config.empty()) return bad("simulate: --config FILE is required");
-    if (o.log.empty()) return bad("simulate: --log FILE is required (\"-\" reads stdin)");
-    if (o.nginx_format && o.format != LogFormat::nginx) return bad("simulate: --nginx-format needs --format nginx");
+    if (o.config.empty()) return invalid_request("simulate: --config FILE is required");
+    if (o.log.empty()) return invalid_request("simulate: --log FILE is required (\"-\" reads stdin)");
+    if (o.nginx_format && o.format != LogFormat::nginx) return invalid_request("simulate: --nginx-format needs --format nginx");
     return o;
 }
 
