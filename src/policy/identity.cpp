@@ -128,9 +128,13 @@ std::string hash_identity(std::string_view secret, std::string_view value) {
         keyed_secret.assign(secret);
     }
     const HmacSha256::Digest digest = keyed->digest(value);
-    std::string out = "key:";  // one allocation: the answer itself
-    out.reserve(out.size() + 2 * hashed_identity_bytes);
-    for (std::size_t i = 0; i < hashed_identity_bytes; ++i) append_hex(out, digest[i]);
+    constexpr std::string_view prefix = "key:";
+    std::string out(prefix.size() + 2 * hashed_identity_bytes, '\0');  // one allocation: the answer
+    prefix.copy(out.data(), prefix.size());
+    for (std::size_t i = 0; i < hashed_identity_bytes; ++i) {
+        out[prefix.size() + 2 * i] = hex_digit(digest[i] >> 4);
+        out[prefix.size() + 2 * i + 1] = hex_digit(digest[i]);
+    }
     return out;
 }
 
