@@ -125,8 +125,12 @@ Answer make_auth_answer(const service::Decision& d, int deny_status, unsigned ve
         body.key("retry_after").number(headers::retry_after_of(w));
     }
     body.end_object();
-    // A HEAD answer has no body; its Content-Length is 0, as it always was.
-    RenderedAnswer res = json_answer(status, head ? PooledString() : body.take(), version, keep_alive);
+    // An allow has no body (Content-Length: 0): nginx's auth_request keeps its upstream
+    // connection only when no body is left unread, and no proxy shows an allow's body to
+    // anyone. A deny keeps its body: Traefik, Caddy and Envoy pass it to the client. A HEAD
+    // answer has no body either way.
+    const bool bodyless = head || allowed;
+    RenderedAnswer res = json_answer(status, bodyless ? PooledString() : body.take(), version, keep_alive);
     if (d.degraded) {
         res.add_field("X-RateLimit-Degraded", to_string(d.store_error));
         if (!allowed) res.add_field("Retry-After", "1");

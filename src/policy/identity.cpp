@@ -3,15 +3,13 @@
 
 #include "ratelimitd/policy/validate.hpp"
 #include "ratelimitd/core/hex.hpp"
+#include "ratelimitd/core/hmac_sha256.hpp"
 #include "ratelimitd/policy/cidr.hpp"
 
 #include <arpa/inet.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 #include <algorithm>
 #include <cstring>
-#include <span>
 
 namespace ratelimitd::policy {
 namespace {
@@ -121,13 +119,23 @@ std::optional<std::string> from_forwarded_for(const std::vector<Cidr>& trusted, 
 }  // namespace
 
 std::string hash_identity(std::string_view secret, std::string_view value) {
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned int len = 0;
-    static const unsigned char no_key = 0;
-    const void* key = secret.empty() ? static_cast<const void*>(&no_key) : secret.data();
-    HMAC(EVP_sha256(), key, static_cast<int>(secret.size()),
-         reinterpret_cast<const unsigned char*>(value.data()), value.size(), digest, &len);
-    return "key:" + to_hex(std::span(digest, std::min<std::size_t>(len, hashed_identity_bytes)));
+    // The secret changes only on a reload: each thread keeps the keyed state of the last one
+    // it hashed under, so a call costs two SHA-256 blocks and no allocation for the HMAC.
+    thread_local std::string keyed_secret;
+    thread_local std::optional<HmacSha256> keyed;
+    if (!keyed || keyed_secret != secret) {
+        keyed.emplace(secret);
+        keyed_secret.assign(secret);
+    }
+    const HmacSha256::Digest digest = keyed->digest(value);
+    constexpr std::string_view prefix = "key:";
+    std::string out(prefix.size() + 2 * hashed_identity_bytes, '\0');  // one allocation: the answer
+    prefix.copy(out.data(), prefix.size());
+    for (std::size_t i = 0; i < hashed_identity_bytes; ++i) {
+        out[prefix.size() + 2 * i] = hex_digit(digest[i] >> 4);
+        out[prefix.size() + 2 * i + 1] = hex_digit(digest[i]);
+    }
+    return out;
 }
 
 std::optional<std::string> canonical_ip(std::string_view text) {

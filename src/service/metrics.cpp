@@ -318,6 +318,9 @@ void Metrics::render_http(std::string& out) const {
     render_durations(out);
     header(out, "ratelimitd_connections_open", "gauge", "Client connections open.");
     line(out, "ratelimitd_connections_open {}\n", connections_open_.load(std::memory_order_relaxed));
+    header(out, "ratelimitd_connections_accepted_total", "counter",
+           "Client connections accepted and served (refused ones not included).");
+    line(out, "ratelimitd_connections_accepted_total {}\n", connections_accepted_.load(std::memory_order_relaxed));
     header(out, "ratelimitd_connections_rejected_total", "counter",
            "Connections answered 503 and closed because max_connections were open.");
     line(out, "ratelimitd_connections_rejected_total {}\n", connections_rejected_.load(std::memory_order_relaxed));

@@ -42,8 +42,9 @@ policy::IdentityInput identity_input(const Request& req, std::string_view peer);
 /// The answer to a proxy: 200 when allowed (with the limit headers when limited), else
 /// `deny_status` with the limit headers and Retry-After. A degraded decision carries
 /// X-RateLimit-Degraded: 200 when failing open, `deny_status` with Retry-After: 1 when failing
-/// closed. Always Cache-Control: no-store (a cached allow would not be counted). The body is
-/// a short JSON object, empty for HEAD.
+/// closed. Always Cache-Control: no-store (a cached allow would not be counted). An allow has
+/// no body (Content-Length: 0, so a proxy can reuse the connection); a deny's body is a short
+/// JSON object, empty for HEAD.
 Answer make_auth_answer(const service::Decision& d, int deny_status, unsigned version, bool keep_alive, bool head);
 
 /// make_auth_answer as a Beast message, for tests and tools that read its fields.

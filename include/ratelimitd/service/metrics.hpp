@@ -60,7 +60,13 @@ public:
     void observe_store_latency(std::chrono::nanoseconds d);
     /// `route` is an endpoint path from the router's table, or "other".
     void count_http(std::string_view route, unsigned status);
-    void connection_opened() noexcept { connections_open_.fetch_add(1, std::memory_order_relaxed); }
+    /// A connection accepted and served: ratelimitd_connections_open rises and
+    /// ratelimitd_connections_accepted_total counts it (a proxy that reuses its connections
+    /// keeps that total far below its request count).
+    void connection_opened() noexcept {
+        connections_open_.fetch_add(1, std::memory_order_relaxed);
+        connections_accepted_.fetch_add(1, std::memory_order_relaxed);
+    }
     void connection_closed() noexcept { connections_open_.fetch_sub(1, std::memory_order_relaxed); }
     /// Counted in the calling thread's own counters (no locked instruction): the gauge is
     /// summed at the scrape.
@@ -117,6 +123,7 @@ private:
     std::atomic<double> last_reload_at_{0};  // Unix seconds
     std::atomic<std::uint64_t> access_log_dropped_{0};
     std::atomic<std::uint64_t> connections_rejected_{0};
+    std::atomic<std::uint64_t> connections_accepted_{0};
     std::atomic<std::uint64_t> auth_unmatched_{0};
 };
 

@@ -253,7 +253,9 @@ TEST(MakeAuthResponse, AllowedIs200WithEveryLimitInTheHeaders) {
     EXPECT_EQ(res["RateLimit"], R"("per-key";r=7;t=5, "per-ip";r=3;t=5)");
     EXPECT_EQ(res[bhttp::field::retry_after], "");
     EXPECT_EQ(res[bhttp::field::cache_control], "no-store");
-    EXPECT_EQ(res.body(), R"({"allowed":true})");
+    // No body: nginx's auth_request reuses the upstream connection only then.
+    EXPECT_EQ(res.body(), "");
+    EXPECT_EQ(res[bhttp::field::content_length], "0");
 }
 
 TEST(MakeAuthResponse, DeniedUsesTheDenyStatusWithRetryAfter) {
@@ -274,6 +276,7 @@ TEST(MakeAuthResponse, NotLimitedIs200WithoutLimitHeaders) {
     EXPECT_EQ(res.result_int(), 200u);
     EXPECT_EQ(res["X-RateLimit-Limit"], "");
     EXPECT_EQ(res["RateLimit"], "");
+    EXPECT_EQ(res.body(), "");
 }
 
 TEST(MakeAuthResponse, DegradedFailOpenIs200AndFailClosedIsTheDenyStatus) {
@@ -285,6 +288,7 @@ TEST(MakeAuthResponse, DegradedFailOpenIs200AndFailClosedIsTheDenyStatus) {
     EXPECT_EQ(res.result_int(), 200u);
     EXPECT_EQ(res["X-RateLimit-Degraded"], "store_timeout");
     EXPECT_EQ(res[bhttp::field::retry_after], "");
+    EXPECT_EQ(res.body(), "");  // the header says degraded; an allow has no body
 
     d.verdict.allowed = false;
     res = make_auth_response(d, 403, 11, true, false);

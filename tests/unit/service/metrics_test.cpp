@@ -24,6 +24,20 @@ TEST(Metrics, RejectedConnectionsAreCounted) {
     EXPECT_TRUE(has_line(text, "ratelimitd_connections_rejected_total 2")) << text;
 }
 
+// Opened counts into the total and the gauge; closed leaves the total alone, so a scrape
+// taken after a burst still tells how many connections the burst cost.
+TEST(Metrics, AcceptedConnectionsAreCountedAndNeverCountedOut) {
+    Metrics m;
+    EXPECT_TRUE(has_line(m.render("1", "embedded"), "ratelimitd_connections_accepted_total 0"));
+    m.connection_opened();
+    m.connection_opened();
+    m.connection_closed();
+    const std::string text = m.render("1", "embedded");
+    EXPECT_TRUE(has_line(text, "# TYPE ratelimitd_connections_accepted_total counter")) << text;
+    EXPECT_TRUE(has_line(text, "ratelimitd_connections_accepted_total 2")) << text;
+    EXPECT_TRUE(has_line(text, "ratelimitd_connections_open 1")) << text;
+}
+
 // The store's series (tests/unit/app/backend_metrics_test.cpp names them) come through one
 // seam and are rendered as given, after the store's latency.
 TEST(Metrics, StoreSeriesAreRenderedAsGivenAtEachScrape) {
