@@ -19,21 +19,6 @@ namespace {
 
 using Response = envoy::service::ratelimit::v3::RateLimitResponse;
 
-// The window that speaks for limit `limit`: its first denying window, else the one with the
-// least remaining (as Verdict::reported does for the whole check). nullptr when the store
-// decided none of its windows (a denial by another limit stops before shadow ones).
-const check::WindowState* window_of(const service::Decision& d, std::size_t limit) {
-    const check::WindowState* best = nullptr;
-    const auto n = std::min(d.owner.size(), d.verdict.windows.size());
-    for (std::size_t k = 0; k < n; ++k) {
-        if (d.owner[k] != limit) continue;
-        const auto& w = d.verdict.windows[k];
-        if (!w.allowed) return &w;
-        if (!best || w.remaining < best->remaining) best = &w;
-    }
-    return best;
-}
-
 std::uint32_t clamp_u32(std::int64_t n) {
     return static_cast<std::uint32_t>(std::clamp<std::int64_t>(n, 0, std::numeric_limits<std::uint32_t>::max()));
 }
@@ -69,7 +54,7 @@ void fill_limited(const service::Decision& d, const policy::RlsPlan& plan, const
         status.set_code(d.verdict.allowed || shadow ? Response::OK : Response::OVER_LIMIT);
         return;
     }
-    const check::WindowState* w = window_of(d, dp.limit);
+    const check::WindowState* w = d.window_of(dp.limit);
     if (!w) {
         // Not decided: another limit denied first and the call charged nothing, so there is
         // no number to report.

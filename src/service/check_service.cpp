@@ -15,6 +15,18 @@ namespace ratelimitd::service {
 
 namespace net = boost::asio;
 
+const check::WindowState* Decision::window_of(std::size_t limit) const {
+    const check::WindowState* best = nullptr;
+    const auto n = std::min(owner.size(), verdict.windows.size());
+    for (std::size_t k = 0; k < n; ++k) {
+        if (owner[k] != limit) continue;
+        const auto& w = verdict.windows[k];
+        if (!w.allowed) return &w;
+        if (!best || w.remaining < best->remaining) best = &w;
+    }
+    return best;
+}
+
 namespace {
 
 void append_listed(std::string& list, std::string_view item) {

@@ -20,19 +20,6 @@ using Stat = DescriptorCounters::Stat;
 // Kept by a rule whose stat name follows the values sent: never a counter.
 constexpr char follows_values = 0;
 
-// The window that decided limit `limit`: its first denying one, else the one with the least left.
-const check::WindowState* window_of(const service::Decision& d, std::size_t limit) {
-    const check::WindowState* best = nullptr;
-    const auto n = std::min(d.owner.size(), d.verdict.windows.size());
-    for (std::size_t k = 0; k < n; ++k) {
-        if (d.owner[k] != limit) continue;
-        const auto& w = d.verdict.windows[k];
-        if (!w.allowed) return &w;
-        if (!best || w.remaining < best->remaining) best = &w;
-    }
-    return best;
-}
-
 std::uint64_t hits_of(const policy::RlsRequest& req, std::size_t i) {
     const auto& own = req.descriptors[i].hits_addend;
     if (own) return *own;  // 0 included: asked without charging, counted as 0 hits
@@ -99,7 +86,7 @@ void ErlStats::count_descriptor(const DescriptorCounters& c, const policy::RlsPl
         if (dp.never_admitted) c.add(Stat::over_limit, hits);
         return;
     }
-    const check::WindowState* w = decision->degraded ? nullptr : window_of(*decision, dp.limit);
+    const check::WindowState* w = decision->degraded ? nullptr : decision->window_of(dp.limit);
     if (w == nullptr) return;  // no number is known (a store failure, or not decided)
     const std::uint64_t limit = dp.requests_per_unit;
     const auto near = static_cast<std::uint64_t>(std::floor(static_cast<float>(limit) * near_limit_ratio_));

@@ -51,6 +51,11 @@ struct Decision {
     /// Some limit of the plan says on_store_error: deny, so a failed store would deny: the
     /// answer announces it, and a client that cannot reach ratelimitd follows it.
     bool fail_closed = false;
+
+    /// The window that speaks for the plan's limit `limit`: its first denying window, else the
+    /// one with the least remaining (as Verdict::reported does for the whole check). nullptr when
+    /// the store decided none of its windows (a denial by another limit stops before shadow ones).
+    const check::WindowState* window_of(std::size_t limit) const;
 };
 
 /// Decides planned checks: asks the store, applies shadow and the failure modes, counts.
