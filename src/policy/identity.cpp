@@ -186,6 +186,15 @@ std::optional<std::string> address_tenant(std::string_view canonical, const Clie
 
 std::string client_ip_tenant(const std::vector<Cidr>& trusted, const IdentityInput& in,
                              const ClientIpPrefixes& prefixes) {
+    // The usual peer: an IPv4 address in canonical form, kept whole, not a trusted proxy. It is
+    // its own canonical_ip and address_tenant is "ip:" and it: one string, built once.
+    if (const std::string_view bare = trim(in.peer);
+        prefixes.ipv4 >= 32 && is_canonical_ipv4(bare) && !is_trusted(trusted, bare)) {
+        std::string tenant;
+        tenant.reserve(3 + bare.size());
+        tenant.append("ip:").append(bare);
+        return tenant;
+    }
     const auto tenant_of = [&](const std::string& ip) {
         auto tenant = address_tenant(ip, prefixes);
         return tenant ? std::move(*tenant) : "ip:" + ip;

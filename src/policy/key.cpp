@@ -10,7 +10,14 @@ namespace {
 /// (or cut) a Redis Cluster hash tag, and '%' as %25, so the escaping stays one-to-one.
 bool scope_keeps(unsigned char c) noexcept { return c != '%' && c != '{' && c != '}'; }
 
-void append_scope(std::string& key, std::string_view scope) { percent_encode_into(key, scope, &scope_keeps); }
+void append_scope(std::string& key, std::string_view scope) {
+    // Most scopes ("global", a route's "POST_/v1/exports") need no escape: one copy.
+    if (scope.find_first_of("%{}") == std::string_view::npos) {
+        key.append(scope);
+        return;
+    }
+    percent_encode_into(key, scope, &scope_keeps);
+}
 
 /// Bytes a key part keeps as they are (escape_key_part); everything else is %XX.
 bool key_part_keeps(unsigned char c) noexcept {

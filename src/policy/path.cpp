@@ -4,18 +4,19 @@
 #include "ratelimitd/core/hex.hpp"
 #include "ratelimitd/core/percent.hpp"
 
+#include <array>
 #include <vector>
 
 namespace ratelimitd::policy {
 namespace {
 
-bool is_alpha(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+constexpr bool is_alpha(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
-bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 
 /// RFC 3986 pchar without ';' (which never survives: it starts a parameter) and without
 /// pct-encoded: the bytes written as they are. Every other byte is written %XX.
-bool is_literal(char c) noexcept {
+constexpr bool is_literal(char c) noexcept {
     if (is_alpha(c) || is_digit(c)) return true;
     switch (c) {
     case '-': case '.': case '_': case '~':                                // unreserved
@@ -27,6 +28,13 @@ bool is_literal(char c) noexcept {
         return false;
     }
 }
+
+/// is_literal of every byte, for the scan of paths that may need no normalising.
+constexpr std::array<bool, 256> literal_bytes = [] {
+    std::array<bool, 256> table{};
+    for (std::size_t c = 0; c < table.size(); ++c) table[c] = is_literal(static_cast<char>(c));
+    return table;
+}();
 
 /// The path and what follows it in an absolute-form target ("http://h:1/a?q" -> "/a?q",
 /// "https://h" -> ""); `uri` itself when it has no "scheme://" in front.
@@ -75,6 +83,24 @@ std::string path_as_sent(std::string_view uri) {
         pos = cut + 1;
     }
     return out;
+}
+
+bool is_normal_path(std::string_view path) noexcept {
+    if (path.empty() || path.front() != '/') return false;
+    for (std::size_t i = 1; i < path.size(); ++i) {
+        const char c = path[i];
+        const bool starts_segment = path[i - 1] == '/';
+        if (c == '/') {
+            if (starts_segment) return false;  // "//": an empty segment
+            continue;
+        }
+        if (!literal_bytes[static_cast<unsigned char>(c)]) return false;
+        if (c != '.' || !starts_segment) continue;
+        // A segment starting with '.': "." or ".." end at the next '/' or the end.
+        const std::string_view rest = path.substr(i);
+        if (rest == "." || rest.starts_with("./") || rest == ".." || rest.starts_with("../")) return false;
+    }
+    return true;
 }
 
 std::string normalize_path(std::string_view uri) {

@@ -29,21 +29,20 @@ result<void> validate_key_parts(const check::CheckRequest& req) {
 
 /// The windows of `p` with their keys: one key for a single-window policy, one hash-tagged
 /// key per window for a multi-window one.
-KeyedWindows keyed_windows(const Policy& p, std::string_view prefix, std::string_view tenant,
-                           std::string_view scope) {
-    KeyedWindows out;
+/// Written into the plan's own limit (`out`, empty): nothing moved after it is built.
+void keyed_windows(KeyedWindows& out, const Policy& p, std::string_view prefix, std::string_view tenant,
+                   std::string_view scope) {
     if (p.windows.empty()) {
         out.push_back(KeyedWindow{&p, p.calendar ? make_calendar_key(prefix, p.key_name(), tenant, scope,
                                                                      to_string(*p.calendar))
                                                  : make_key(prefix, p.key_name(), tenant, scope)});
-        return out;
+        return;
     }
     const std::string key_name = p.key_name();
     for (const auto& w : p.windows) {
         out.push_back(KeyedWindow{&w, w.calendar ? make_calendar_key(prefix, key_name, tenant, scope, to_string(*w.calendar))
                                                  : make_window_key(prefix, key_name, tenant, scope, format_duration(w.window))});
     }
-    return out;
 }
 
 /// Whether the cost ceiling of each limit is checked (checks) or not (admin peek/reset).
@@ -60,9 +59,11 @@ result<void> add_limit(CheckPlan& out, const Policy& base, std::string tenant,
         return Problem{errc::invalid_cost, "cost: " + std::to_string(out.cost) + " is more than policy \"" + p.name +
                                                "\" can ever admit (" + std::to_string(p.max_cost()) + ")"};
     }
-    PlannedLimit limit{&p, std::move(tenant), {}};
-    limit.windows = keyed_windows(p, out.registry->prefix, limit.tenant, out.scope);
-    out.limits.push_back(std::move(limit));
+    // Built where it stays: its tenant and keys are not moved again.
+    PlannedLimit& limit = out.limits.emplace_back();
+    limit.policy = &p;
+    limit.tenant = std::move(tenant);
+    keyed_windows(limit.windows, p, out.registry->prefix, limit.tenant, out.scope);
     return {};
 }
 
@@ -99,26 +100,31 @@ result<CheckPlan> plan(std::shared_ptr<const Registry> registry, const AuthReque
 }
 
 result<CheckPlan> plan_matched(std::shared_ptr<const Registry> registry, const Route* route, const AuthRequest& req) {
-    CheckPlan out{std::move(registry), {}, {}, "global", 1};
+    // The plan is built inside the result that is returned (one object on every path, so the
+    // compiler elides the copy): a plan is a few hundred bytes, moved once per request else.
+    result<CheckPlan> planned(CheckPlan{std::move(registry), {}, {}, "global", 1});
+    CheckPlan& out = *planned;
     const Registry& reg = *out.registry;
     if (route != nullptr && route->scope) out.scope = *route->scope;
     if (route != nullptr) {
         for (const auto& l : route->limits) {  // empty for policy: none
             std::string tenant = identify(reg, l.identity, req.identity, req.hash_secret);
             if (auto ok = add_limit(out, *reg.find(l.policy), std::move(tenant), std::nullopt, CostCheck::ceiling); !ok) {
-                return ok.error();
+                planned = ok.error();
+                return planned;
             }
         }
     } else if (reg.default_policy) {
         std::string tenant = identify(reg, std::nullopt, req.identity, req.hash_secret);
         if (auto ok = add_limit(out, *reg.find(*reg.default_policy), std::move(tenant), std::nullopt, CostCheck::ceiling);
             !ok) {
-            return ok.error();
+            planned = ok.error();
+            return planned;
         }
     } else {
         out.unmatched = true;
     }
-    return out;
+    return planned;
 }
 
 result<CheckPlan> plan_state(std::shared_ptr<const Registry> registry, const check::CheckRequest& req) {

@@ -80,7 +80,7 @@ bool path_matches(const Route& route, std::string_view normal) noexcept {
 }  // namespace
 
 /// The first route matching `method` and `path` (one reading of the request's path).
-const Route* first_match(const Registry& reg, std::string_view method, const std::string& path) {
+const Route* first_match(const Registry& reg, std::string_view method, std::string_view path) {
     std::string folded;  // the path in lower case, made once if a route wants it
     for (const auto& route : reg.routes) {
         if (route.method && !same_method(*route.method, method)) continue;
@@ -92,7 +92,13 @@ const Route* first_match(const Registry& reg, std::string_view method, const std
 
 bool is_limited(const Route* route) noexcept { return route != nullptr && route->policy != no_policy; }
 
+const Route* match_normal_route(const Registry& reg, std::string_view method, std::string_view path) {
+    return first_match(reg, method, path);
+}
+
 const Route* match_route(const Registry& reg, std::string_view method, std::string_view path) {
+    // Both readings below are the path itself: one walk of the routes, no copy.
+    if (is_normal_path(path)) return first_match(reg, method, path);
     const Route* normal = first_match(reg, method, normalize_path(path));
     if (is_limited(normal)) return normal;
     // "/api/../health" is /health to nginx but /api/... to a backend that does not normalise:

@@ -6,6 +6,7 @@
 #include "ratelimitd/simulate/log_time.hpp"
 
 #include <cctype>
+#include <cstring>
 #include <stdexcept>
 
 namespace ratelimitd::simulate {
@@ -18,6 +19,28 @@ std::string header_name(std::string_view var) {
     std::string out(var);
     for (char& c : out) c = c == '_' ? '-' : c;
     return out;
+}
+
+/// Whether [at, end) starts with `lit`. Literals are a few bytes: compared in place.
+bool starts_with(const char* at, const char* end, std::string_view lit) noexcept {
+    if (static_cast<std::size_t>(end - at) < lit.size()) return false;
+    for (std::size_t k = 0; k < lit.size(); ++k) {
+        if (at[k] != lit[k]) return false;
+    }
+    return true;
+}
+
+/// The first `lit` (not empty) in [at, end), or nullptr: what string_view::find answers, with
+/// memchr for its first byte and the few others compared in place.
+const char* find_literal(const char* at, const char* end, std::string_view lit) noexcept {
+    while (static_cast<std::size_t>(end - at) >= lit.size()) {
+        const auto* hit = static_cast<const char*>(
+            std::memchr(at, lit.front(), static_cast<std::size_t>(end - at) - lit.size() + 1));
+        if (hit == nullptr) return nullptr;
+        if (starts_with(hit + 1, end, lit.substr(1))) return hit;
+        at = hit + 1;
+    }
+    return nullptr;
 }
 
 }  // namespace
@@ -154,21 +177,22 @@ const char* NginxFormat::parse(std::string_view line, LogRequest& out) {
     out.headers.clear();
     path_ = {};
     args_ = {};
-    std::size_t pos = 0;
+    const char* at = line.data();
+    const char* const line_end = at + line.size();
     for (std::size_t i = 0; i < tokens_.size(); ++i) {
         const Token& t = tokens_[i];
         if (t.kind == Var::literal) {
-            if (line.compare(pos, t.text.size(), t.text) != 0) return "does not match the log format";
-            pos += t.text.size();
+            if (!starts_with(at, line_end, t.text)) return "does not match the log format";
+            at += t.text.size();
             continue;
         }
-        std::size_t end = line.size();
+        const char* end = line_end;
         if (i + 1 < tokens_.size()) {
-            end = line.find(tokens_[i + 1].text, pos);
-            if (end == std::string_view::npos) return "does not match the log format";
+            end = find_literal(at, line_end, tokens_[i + 1].text);
+            if (end == nullptr) return "does not match the log format";
         }
-        if (const char* bad = store(t, line.substr(pos, end - pos), out)) return bad;
-        pos = end;
+        if (const char* bad = store(t, std::string_view(at, static_cast<std::size_t>(end - at)), out)) return bad;
+        at = end;
     }
     if (!has_request_uri_ && out.uri.empty() && !path_.empty()) {
         uri_scratch_.assign(path_);

@@ -1,6 +1,7 @@
 // RouteCache: match_route behind a map from "METHOD path" to the route it found.
 #include "ratelimitd/simulate/route_cache.hpp"
 
+#include "ratelimitd/policy/path.hpp"
 #include "ratelimitd/policy/resolve.hpp"
 
 namespace ratelimitd::simulate {
@@ -10,6 +11,7 @@ const policy::Route* RouteCache::match(std::string_view method, std::string_view
     // ("http://host/path") is read by match_route as it is, and not remembered.
     if (uri.empty() || uri.front() != '/') return policy::match_route(registry_, method, uri);
     const std::string_view path = uri.substr(0, uri.find_first_of("?#"));
+    if (direct_ && policy::is_normal_path(path)) return policy::match_normal_route(registry_, method, path);
     key_.assign(method).append(" ").append(path);
     if (const auto it = routes_.find(std::string_view(key_)); it != routes_.end()) return it->second;
     const policy::Route* route = policy::match_route(registry_, method, path);

@@ -28,4 +28,10 @@ namespace ratelimitd::policy {
 /// gives this reading a second look when the normal form is not limited (see match_route).
 [[nodiscard]] std::string path_as_sent(std::string_view uri);
 
+/// Whether `path` is already in both forms above: it starts with '/' and holds only the bytes
+/// they write as they are (RFC 3986 pchar without '%' and ';') and '/', with no "//" and no
+/// "." or ".." segment. Then normalize_path(path) == path_as_sent(path) == path, so a route can
+/// be matched on it as it is, with no copy (the paths of most requests).
+[[nodiscard]] bool is_normal_path(std::string_view path) noexcept;
+
 }  // namespace ratelimitd::policy

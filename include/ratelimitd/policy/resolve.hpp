@@ -42,5 +42,7 @@ result<const Policy*> limits_for(const Registry& reg, const Policy& base, std::s
 /// it meets a limited route: "/api/../health" stays under "/api/*", as a backend that does
 /// not normalise would serve it, so a spelling never turns a limited path into an unlimited one.
 const Route* match_route(const Registry& reg, std::string_view method, std::string_view path);
+/// match_route of a path that is_normal_path: the first route matching it as it is.
+const Route* match_normal_route(const Registry& reg, std::string_view method, std::string_view path);
 
 }  // namespace ratelimitd::policy

@@ -234,9 +234,14 @@ std::size_t MemoryStore::sweep_expired() {
     for (Shard& shard : impl_->shards) {
         std::lock_guard lock(shard.mutex);
         const std::int64_t now = impl_->clock.now_ms();
+        // What the shard held since the last sweep: the room the next interval likely needs too.
+        const std::size_t held = shard.map.size();
         dropped += boost::unordered::erase_if(shard.map, [now](const auto& kv) { return expired(kv.second, now); });
-        // Give back the slot array after a burst of tenants has gone.
-        if (shard.map.bucket_count() > 64 && shard.map.size() * 4 < shard.map.bucket_count()) shard.map.rehash(0);
+        // Give back the slot array after a burst of tenants has gone, down to what the last
+        // interval held: shrinking to the few keys left would make the next interval's new keys
+        // (a log of many clients: a new key on nearly every line) grow it again, rehashing
+        // every key on the way. So a burst's room is given back at the second sweep after it.
+        if (shard.map.bucket_count() > 64 && held * 4 < shard.map.bucket_count()) shard.map.rehash(0);
     }
     return dropped;
 }

@@ -159,4 +159,35 @@ TEST(NormalizePath, HugeHostileInputsStayLinear) {
     EXPECT_EQ(normalize_path("/" + escapes).size(), 1 + 3 * escapes.size());
 }
 
+// The paths route matching reads as they are: exactly those both readings leave unchanged.
+TEST(IsNormalPath, TrueExactlyWhereBothReadingsAreThePathItself) {
+    using ratelimitd::policy::is_normal_path;
+    using ratelimitd::policy::path_as_sent;
+    struct Case {
+        const char* path;
+        bool normal;
+    };
+    const Case cases[] = {
+        {"/", true}, {"/login", true}, {"/v1/items/42", true}, {"/v1/", true}, {"/a/.b/..c/...", true},
+        {"/~u/a-b_c.d!$&'()*+,=:@", true}, {"", false}, {"login", false}, {"//login", false},
+        {"/a//b", false}, {"/a/./b", false}, {"/a/../b", false}, {"/a/.", false}, {"/a/..", false},
+        {"/.", false}, {"/%6cogin", false}, {"/login;x", false}, {"/a?q", false}, {"/a#f", false},
+        {"/a b", false}, {"/a\\b", false}, {"/caf\xc3\xa9", false}, {"http://h/a", false}, {"/a/%2e%2e/b", false},
+    };
+    for (const auto& c : cases) {
+        EXPECT_EQ(is_normal_path(c.path), c.normal) << c.path;
+        // What is_normal_path promises: both readings give the path back.
+        if (c.normal) {
+            EXPECT_EQ(normalize_path(c.path), c.path);
+            EXPECT_EQ(path_as_sent(c.path), c.path);
+        }
+    }
+    // Every normal form normalize_path writes is one (the table's outputs).
+    for (const auto& row : rows) {
+        if (is_normal_path(row.out)) {
+            EXPECT_EQ(path_as_sent(row.out), row.out) << row.out;
+        }
+    }
+}
+
 }  // namespace

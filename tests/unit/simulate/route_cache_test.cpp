@@ -30,12 +30,22 @@ routes:
 
 TEST(RouteCache, AnswersAsMatchRouteForEverySpellingAndRemembersByPath) {
     const policy::Registry reg = routes();
-    RouteCache cache(reg);
+    RouteCache cache(reg, 65'536, 0);
     const char* uris[] = {"/login", "/login?next=/v1/a", "/login#frag", "//login", "/%6cogin", "/v1/../login",
                           "/login;jsessionid=1", "/v1/exports", "/v1/exports?x=1", "/health", "/health?x",
                           "/v1/../health", "/v1/items?page=2", "/v1/items?page=3", "/other", "/other?q=/login",
                           "http://host/login?x", "http://host/v1/a", "*", ""};
-    // Twice over: the second round answers from what the first remembered.
+    // Twice over: the second round answers from what the first remembered. Then again with
+    // normal paths matched directly (few routes), as a replay does by default.
+    RouteCache direct(reg, 65'536, 8);
+    for (int round = 0; round < 2; ++round) {
+        for (const char* method : {"GET", "POST", "post"}) {
+            for (const char* uri : uris) {
+                EXPECT_EQ(direct.match(method, uri), policy::match_route(reg, method, uri)) << method << " " << uri;
+            }
+        }
+    }
+    EXPECT_EQ(direct.match("GET", "/v1/items/7")->policy, "api");
     for (int round = 0; round < 2; ++round) {
         for (const char* method : {"GET", "POST", "post"}) {
             for (const char* uri : uris) {
@@ -55,7 +65,7 @@ TEST(RouteCache, AnswersAsMatchRouteForEverySpellingAndRemembersByPath) {
 
 TEST(RouteCache, PastItsCapacityNewPathsAreMatchedButNotRemembered) {
     const policy::Registry reg = routes();
-    RouteCache cache(reg, 4);
+    RouteCache cache(reg, 4, 0);  // every path through the cache, normal ones included
     for (int i = 0; i < 100; ++i) {
         const std::string uri = "/v1/items/" + std::to_string(i);
         ASSERT_NE(cache.match("GET", uri), nullptr) << uri;
