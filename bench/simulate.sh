@@ -129,7 +129,7 @@ echo
 printf '%-5s %-44s %12s %16s %12s %10s\n' row binary "CPU median" "CPU spread" "wall median" "RSS KiB"
 for row in "${row_list[@]}"; do
   for i in "${!bins[@]}"; do
-    printf '%-5s %-44s %12s %16s %12s %10s\n' "$row" "${bins[$i]: -44}" "$(median "$work/$row.cpu.$i")" \
+    printf '%-5s %-44s %12s %16s %12s %10s\n' "$row" "$(printf '%s' "${bins[$i]}" | tail -c 44)" "$(median "$work/$row.cpu.$i")" \
       "$(spread "$work/$row.cpu.$i")" "$(median "$work/$row.wall.$i")" "$(cat "$work/$row.rss.$i")"
     if [ "$i" -gt 0 ] && ! cmp -s "$work/$row.0.json" "$work/$row.$i.json"; then
       echo "NOTE: $row: ${bins[$i]} decided differently from ${bins[0]}"

@@ -3,6 +3,8 @@
 
 #include "ratelimitd/core/percent.hpp"
 
+#include <algorithm>
+
 namespace ratelimitd::policy {
 namespace {
 
@@ -12,7 +14,7 @@ bool scope_keeps(unsigned char c) noexcept { return c != '%' && c != '{' && c !=
 
 void append_scope(std::string& key, std::string_view scope) {
     // Most scopes ("global", a route's "POST_/v1/exports") need no escape: one copy.
-    if (scope.find_first_of("%{}") == std::string_view::npos) {
+    if (std::all_of(scope.begin(), scope.end(), [](char c) { return scope_keeps(static_cast<unsigned char>(c)); })) {
         key.append(scope);
         return;
     }
@@ -45,7 +47,9 @@ std::string make_key(std::string_view prefix, std::string_view policy, std::stri
                      std::string_view scope) {
     std::string key;
     key.reserve(prefix.size() + policy.size() + tenant.size() + scope.size() + 3);
-    key.append(prefix).append(":").append(policy).append(":").append(tenant).append(":");
+    key.append(prefix).push_back(':');
+    key.append(policy).push_back(':');
+    key.append(tenant).push_back(':');
     append_scope(key, scope);
     return key;
 }

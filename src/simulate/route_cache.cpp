@@ -10,7 +10,9 @@ const policy::Route* RouteCache::match(std::string_view method, std::string_view
     // Only an origin-form target ("/path?query") is cut at its query: an absolute one
     // ("http://host/path") is read by match_route as it is, and not remembered.
     if (uri.empty() || uri.front() != '/') return policy::match_route(registry_, method, uri);
-    const std::string_view path = uri.substr(0, uri.find_first_of("?#"));
+    std::size_t path_end = 0;  // up to '?' or '#' (find_first_of would call memchr per byte)
+    while (path_end < uri.size() && uri[path_end] != '?' && uri[path_end] != '#') ++path_end;
+    const std::string_view path = uri.substr(0, path_end);
     if (direct_ && policy::is_normal_path(path)) return policy::match_normal_route(registry_, method, path);
     key_.assign(method).append(" ").append(path);
     if (const auto it = routes_.find(std::string_view(key_)); it != routes_.end()) return it->second;
