@@ -132,6 +132,18 @@ TEST(ClientIp, UntrustedPeerIsTheClientWhateverItClaims) {
     EXPECT_EQ(client_ip_tenant({}, h.input("203.0.113.9")), "ip:203.0.113.9");  // nobody trusted
 }
 
+// A canonical IPv4 peer is made its tenant without canonical_ip's copy: every spelling of one
+// address still gives one tenant, and a prefix shorter than 32 still groups.
+TEST(ClientIp, EverySpellingOfAnIpv4PeerIsOneTenant) {
+    Headers h;
+    for (const char* peer : {"203.0.113.9", " 203.0.113.9\t", "203.0.113.9:443", "[::ffff:203.0.113.9]:443",
+                             "::ffff:203.0.113.9"}) {
+        EXPECT_EQ(client_ip_tenant({}, h.input(peer)), "ip:203.0.113.9") << peer;
+    }
+    EXPECT_EQ(client_ip_tenant({}, h.input("203.0.113.9"), ClientIpPrefixes{.ipv4 = 24, .ipv6 = 64}),
+              "ip:203.0.113.0/24");
+}
+
 TEST(ClientIp, TrustedPeerIsBelievedForXRealIp) {
     const auto trusted = nets({"127.0.0.1/32"});
     Headers h;
