@@ -98,6 +98,7 @@ constexpr SettingRow rows[] = {
      .help = "the Redis store (URL forms below)",
      .field = both<&Settings::redis_url, &FileSettings::redis>()},
     {.file_key = "redis_per_second", .flag = "redis-per-second", .env = "RATELIMITD_REDIS_PER_SECOND_URL",
+     .env_alias = "RATELIMITD_REDIS_PER_SECOND",
      .type = T::redis_url, .value_name = "URL", .default_text = "none: one store for every unit",
      .help = "a second Redis for the counters of envoyproxy/ratelimit's SECOND limits (needs --redis)",
      .field = both<&Settings::redis_per_second_url, &FileSettings::redis_per_second>()},
