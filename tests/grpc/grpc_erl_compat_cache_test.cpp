@@ -115,7 +115,7 @@ protected:
     long long count_of(const ErlEntries& entries, Unit unit) const { return count_in(store_of(unit), entries, unit); }
     long long count_in(const RedisServer& server, const ErlEntries& entries, Unit unit) const {
         const std::string v = server.command({"GET", key_of(entries, unit)});
-        return v.empty() ? 0 : std::stoll(v);
+        return v.empty() || v == "(nil)" ? 0 : std::stoll(v);
     }
     /// Status `i` of `res` is {code, limit per_unit/unit, remaining, reset of that unit now}.
     void expect_status(const RlsResponse& res, int i, RlsResponse::Code code, std::uint32_t per_unit, Unit unit,
