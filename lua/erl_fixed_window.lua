@@ -14,7 +14,7 @@
 -- ARGV[5]  the key's TTL in seconds: the unit's plus a jitter drawn for this call
 --          (EXPIRATION_JITTER_MAX_SECONDS; store/redis/script_args.cpp)
 -- ARGV[6]  '' or 'charge': INCRBY cost, then EXPIRE, past the limit too (what its pods
---          do); "report:<max_debt>" the same, always admitted; "peek": read only, and the
+--          do); "report:<max_debt>" the same, always admitted; "peek": read only. The
 --          remaining it answers may be negative (how far past the limit), so that
 --          lua/multi.lua's fit test (remaining >= cost) is envoyproxy/ratelimit's
 --          (count + hits_addend > limit is over)
@@ -46,8 +46,9 @@ end
 
 local allowed = 0
 if count <= limit or string.sub(mode, 1, 6) == 'report' then allowed = 1 end
+-- Negative past the limit, peeked or charged: how far past (verdict_reply.cpp reads it as the
+-- check's past_limit, which envoyproxy/ratelimit's stats split a crossing call's hits by).
 local remaining = limit - count
-if mode ~= 'peek' then remaining = math.max(0, remaining) end
 -- The window ends for everyone at once: the next multiple of the unit.
 local reset_ms = (math.floor(now / window) + 1) * window
 local reset_after = math.ceil((reset_ms - now) / 1000)

@@ -17,6 +17,7 @@
 #include "ratelimitd/http/loopback.hpp"
 #include "ratelimitd/notify/notifier.hpp"
 #include "ratelimitd/store/backend_factory.hpp"
+#include "ratelimitd/store/unit_routing_backend.hpp"
 
 #include <boost/asio/ip/address.hpp>
 #include <spdlog/spdlog.h>
@@ -63,6 +64,23 @@ WarningContext warning_context(const Settings& settings) {
             .domains_from_xds = settings.xds_server.has_value()};
 }
 
+// envoyproxy/ratelimit's REDIS_PERSECOND: `other_units` beside a second store for the
+// counters of per-second limits, or nothing after an error line.
+std::unique_ptr<store::Backend> add_per_second_store(const Settings& settings,
+                                                     std::unique_ptr<store::Backend> other_units,
+                                                     store::BackendOptions options) {
+    if (!settings.redis_url) {
+        spdlog::error("redis_per_second: a per-second store needs a Redis store for the other units (redis)");
+        return nullptr;
+    }
+    auto per_second = store::make_backend(settings.redis_per_second_url, std::move(options));
+    if (!per_second) {
+        spdlog::error("redis_per_second: {}", per_second.error().detail);
+        return nullptr;
+    }
+    return std::make_unique<store::UnitRoutingBackend>(std::move(other_units), std::move(*per_second));
+}
+
 // The store the settings name, or nothing after an error line (a bad URL, a config the store refuses).
 std::unique_ptr<store::Backend> open_backend(const Settings& settings, const policy::RegistryHandle& registry,
                                              const Clock& clock) {
@@ -78,10 +96,15 @@ std::unique_ptr<store::Backend> open_backend(const Settings& settings, const pol
         .state_layout = settings.redis_state_layout == "hash" ? store::StateLayout::hash : store::StateLayout::string,
         .key_prefix = [&registry] { return registry.current()->prefix; },
     };
-    auto backend = store::make_backend(settings.redis_url, std::move(options));
+    auto backend = store::make_backend(settings.redis_url, options);
     if (!backend) {
         spdlog::error("{}", backend.error().detail);
         return nullptr;
+    }
+    if (settings.redis_per_second_url) {
+        auto with_per_second = add_per_second_store(settings, std::move(*backend), std::move(options));
+        if (!with_per_second) return nullptr;
+        *backend = std::move(with_per_second);
     }
     if (auto refusal = (*backend)->refusal(*registry.current())) {
         spdlog::error("{}: {}", settings.config_path, *refusal);

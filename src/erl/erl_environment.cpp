@@ -36,7 +36,10 @@ std::string lower(std::string_view text) {
     return out;
 }
 
-bool is_secret(std::string_view name) { return name == "REDIS_AUTH" || name == "REDIS_SENTINEL_AUTH"; }
+bool is_secret(std::string_view name) {
+    return name == "REDIS_AUTH" || name == "REDIS_SENTINEL_AUTH" || name == "REDIS_PERSECOND_AUTH" ||
+           name == "REDIS_PERSECOND_SENTINEL_AUTH";
+}
 
 std::string_view type_words(ErlType type) {
     switch (type) {
@@ -175,57 +178,71 @@ void check_host_port(const std::string& item, std::string_view name) {
     }
 }
 
-/// REDIS_SOCKET_TYPE, REDIS_TYPE, REDIS_URL, REDIS_AUTH, REDIS_SENTINEL_AUTH,
-/// REDIS_TLS as one URL.
-std::string redis_url(const ErlReader& r) {
-    const std::string socket = lower(r.text("REDIS_SOCKET_TYPE"));
+/// One Redis's variables: REDIS_<suffix>, or REDIS_PERSECOND_<suffix> for the per-second one.
+struct RedisNames {
+    std::string_view prefix;  // "REDIS_" or "REDIS_PERSECOND_"
+    std::string operator()(std::string_view suffix) const { return std::string(prefix) + std::string(suffix); }
+};
+
+/// The Redis user:password@ of <prefix>AUTH, as envoyproxy/ratelimit splits it: "user:password"
+/// (Redis 6 ACL) or a password alone; empty without one.
+std::string redis_auth(const ErlReader& r, const RedisNames& name) {
+    const std::string a = r.text(name("AUTH"));
+    if (a.empty()) return "";
+    const auto colon = a.find(':');
+    std::string auth = colon == std::string::npos ? ":" + percent_encode(a, keep_unreserved)
+                                                  : percent_encode(a.substr(0, colon), keep_unreserved) + ":" +
+                                                        percent_encode(a.substr(colon + 1), keep_unreserved);
+    return auth + "@";
+}
+
+/// <prefix>SOCKET_TYPE, checked (tcp only), and <prefix>TYPE, lower-cased.
+std::string redis_type(const ErlReader& r, const RedisNames& name) {
+    const std::string socket_name = name("SOCKET_TYPE");
+    const std::string socket = lower(r.text(socket_name));
     if (socket == "unix") {
-        refuse("REDIS_SOCKET_TYPE", std::string(r.is_set("REDIS_SOCKET_TYPE") ? "unix" : "unix (its default)") +
-                                        " is not supported: ratelimitd reaches Redis over TCP; set "
-                                        "REDIS_SOCKET_TYPE=tcp and REDIS_URL=host:port");
+        refuse(socket_name, std::string(r.is_set(socket_name) ? "unix" : "unix (its default)") +
+                                " is not supported: ratelimitd reaches Redis over TCP; set " + socket_name +
+                                "=tcp and " + name("URL") + "=host:port");
     }
-    if (socket != "tcp") refuse("REDIS_SOCKET_TYPE", "expected tcp, got " + quote(socket, 64));
-    const std::string type = lower(r.text("REDIS_TYPE"));
+    if (socket != "tcp") refuse(socket_name, "expected tcp, got " + quote(socket, 64));
+    const std::string type = lower(r.text(name("TYPE")));
     if (type != "single" && type != "sentinel" && type != "cluster") {
-        refuse("REDIS_TYPE", "expected single, sentinel or cluster, got " + quote(type, 64));
+        refuse(name("TYPE"), "expected single, sentinel or cluster, got " + quote(type, 64));
     }
-    auto items = split_commas(r.text("REDIS_URL"));
-    const bool tls = r.flag("REDIS_TLS");
-    std::string auth;
-    if (const std::string a = r.text("REDIS_AUTH"); !a.empty()) {
-        // "user:password" (Redis 6 ACL) or a password alone, as
-        // envoyproxy/ratelimit splits it.
-        const auto colon = a.find(':');
-        auth = colon == std::string::npos ? ":" + percent_encode(a, keep_unreserved)
-                                          : percent_encode(a.substr(0, colon), keep_unreserved) + ":" +
-                                                percent_encode(a.substr(colon + 1), keep_unreserved);
-        auth += "@";
-    }
+    return type;
+}
+
+/// <prefix>SOCKET_TYPE, TYPE, URL, AUTH, SENTINEL_AUTH and TLS as one URL.
+std::string redis_url(const ErlReader& r, const RedisNames& name) {
+    const std::string type = redis_type(r, name);
+    const std::string url_name = name("URL");
+    auto items = split_commas(r.text(url_name));
     std::string master;
     if (type == "sentinel") {
         if (items.size() < 2 || items.front().empty()) {
-            refuse("REDIS_URL", "REDIS_TYPE=sentinel expects <master name>,<sentinel host:port>,...");
+            refuse(url_name, name("TYPE") + "=sentinel expects <master name>,<sentinel host:port>,...");
         }
         master = items.front();
         items.erase(items.begin());
     } else if (type == "single" && items.size() != 1) {
-        refuse("REDIS_URL",
-               "REDIS_TYPE=single expects one host:port; a comma list needs REDIS_TYPE cluster or sentinel");
+        refuse(url_name, name("TYPE") + "=single expects one host:port; a comma list needs " + name("TYPE") +
+                             " cluster or sentinel");
     }
     std::string hosts;
     for (const auto& item : items) {
-        check_host_port(item, "REDIS_URL");
+        check_host_port(item, url_name);
         hosts += (hosts.empty() ? "" : ",") + item;
     }
-    const std::string scheme = std::string(tls ? "rediss" : "redis") +
+    const std::string scheme = std::string(r.flag(name("TLS")) ? "rediss" : "redis") +
                                (type == "sentinel"  ? "-sentinel"
                                 : type == "cluster" ? "-cluster"
                                                     : "") +
                                "://";
-    std::string url = scheme + auth + hosts;
+    std::string url = scheme + redis_auth(r, name) + hosts;
     if (type == "sentinel") {
         url += "/" + percent_encode(master, keep_unreserved);
-        if (const std::string s = r.text("REDIS_SENTINEL_AUTH"); !s.empty()) {
+        if (const std::string s = r.text(name("SENTINEL_AUTH")); !s.empty()) {
             url += "?sentinel_password=" + percent_encode(s, keep_unreserved);
         }
     }
@@ -244,7 +261,15 @@ void map_redis(const ErlReader& r, ErlMode& out) {
         // honour them).
         refuse("REDIS_POOL_ON_EMPTY_BEHAVIOR", quote(on_empty, 64) + " is not supported: only WAIT");
     }
-    out.overlay["RATELIMITD_REDIS_URL"] = redis_url(r);
+    out.overlay["RATELIMITD_REDIS_URL"] = redis_url(r, RedisNames{"REDIS_"});
+    // REDIS_PERSECOND: the counters of SECOND limits in a second Redis, reached with the same
+    // TLS files (envoyproxy/ratelimit builds one TLS config for both).
+    if (r.flag("REDIS_PERSECOND")) {
+        if (const std::string ps = r.text("REDIS_PERSECOND_POOL_ON_EMPTY_BEHAVIOR"); lower(ps) != "wait") {
+            refuse("REDIS_PERSECOND_POOL_ON_EMPTY_BEHAVIOR", quote(ps, 64) + " is not supported: only WAIT");
+        }
+        out.overlay["RATELIMITD_REDIS_PER_SECOND_URL"] = redis_url(r, RedisNames{"REDIS_PERSECOND_"});
+    }
     const std::pair<std::string_view, std::string_view> files[] = {
         {"REDIS_TLS_CACERT", "RATELIMITD_REDIS_TLS_CA"},
         {"REDIS_TLS_CLIENT_CERT", "RATELIMITD_REDIS_TLS_CERT"},

@@ -9,7 +9,7 @@ namespace {
 using T = ErlType;
 using U = ErlUse;
 
-constexpr std::string_view persecond_only = "read only with REDIS_PERSECOND=true, which is refused";
+constexpr std::string_view persecond_as = "as its REDIS_ twin, for the per-second Redis (REDIS_PERSECOND=true)";
 constexpr std::string_view memcache_only = "read only with BACKEND_TYPE=memcache, which is refused";
 constexpr std::string_view tracing_only = "no OpenTelemetry tracing here (warned at start when TRACING_ENABLED=true)";
 constexpr std::string_view no_pool =
@@ -133,29 +133,36 @@ constexpr ErlVariable rows[] = {
     {"REDIS_PIPELINE_LIMIT", T::integer, "0", U::no_effect, "unused in envoyproxy/ratelimit too", ""},
     {"REDIS_CLUSTER_PIPELINE_PARALLELISM", T::integer, "1", U::no_effect,
      "cluster calls go to each primary in parallel", ""},
-    {"REDIS_PERSECOND", T::boolean, "false", U::refused,
-     "one store for every unit: a second Redis for per-second limits is not supported", "true"},
-    {"REDIS_PERSECOND_SOCKET_TYPE", T::text, "unix", U::no_effect, persecond_only, ""},
-    {"REDIS_PERSECOND_TYPE", T::text, "SINGLE", U::no_effect, persecond_only, ""},
-    {"REDIS_PERSECOND_URL", T::text, "/var/run/nutcracker/ratelimitpersecond.sock", U::no_effect, persecond_only, ""},
-    {"REDIS_PERSECOND_POOL_SIZE", T::integer, "10", U::no_effect, persecond_only, ""},
-    {"REDIS_PERSECOND_AUTH", T::text, "", U::no_effect, persecond_only, ""},
-    {"REDIS_PERSECOND_TLS", T::boolean, "false", U::no_effect, persecond_only, ""},
+    {"REDIS_PERSECOND", T::boolean, "false", U::mapped,
+     "true: the counters of SECOND limits in a second Redis (`RATELIMITD_REDIS_PER_SECOND_URL`, from the "
+     "REDIS_PERSECOND_ variables), the others in REDIS_URL's",
+     ""},
+    {"REDIS_PERSECOND_SOCKET_TYPE", T::text, "unix", U::mapped, "tcp; unix (the default) is refused (REDIS_PERSECOND=true)", ""},
+    {"REDIS_PERSECOND_TYPE", T::text, "SINGLE", U::mapped, persecond_as, ""},
+    {"REDIS_PERSECOND_URL", T::text, "/var/run/nutcracker/ratelimitpersecond.sock", U::mapped, persecond_as, ""},
+    {"REDIS_PERSECOND_POOL_SIZE", T::integer, "10", U::no_effect, no_pool, ""},
+    {"REDIS_PERSECOND_AUTH", T::text, "", U::mapped, persecond_as, ""},
+    {"REDIS_PERSECOND_TLS", T::boolean, "false", U::mapped,
+     "`rediss://` for the per-second Redis, with REDIS_TLS_CACERT, REDIS_TLS_CLIENT_CERT and REDIS_TLS_CLIENT_KEY "
+     "(one TLS config for both, as there)",
+     ""},
     {"REDIS_SENTINEL_AUTH", T::text, "", U::mapped, "the URL's `sentinel_password` (REDIS_TYPE=sentinel)", ""},
-    {"REDIS_PERSECOND_SENTINEL_AUTH", T::text, "", U::no_effect, persecond_only, ""},
-    {"REDIS_PERSECOND_PIPELINE_WINDOW", T::duration, "0", U::no_effect, persecond_only, ""},
-    {"REDIS_PERSECOND_PIPELINE_LIMIT", T::integer, "0", U::no_effect, persecond_only, ""},
-    {"REDIS_PERSECOND_CLUSTER_PIPELINE_PARALLELISM", T::integer, "1", U::no_effect, persecond_only, ""},
+    {"REDIS_PERSECOND_SENTINEL_AUTH", T::text, "", U::mapped, persecond_as, ""},
+    {"REDIS_PERSECOND_PIPELINE_WINDOW", T::duration, "0", U::no_effect, "as REDIS_PIPELINE_WINDOW", ""},
+    {"REDIS_PERSECOND_PIPELINE_LIMIT", T::integer, "0", U::no_effect, "unused in envoyproxy/ratelimit too", ""},
+    {"REDIS_PERSECOND_CLUSTER_PIPELINE_PARALLELISM", T::integer, "1", U::no_effect,
+     "as REDIS_CLUSTER_PIPELINE_PARALLELISM", ""},
     {"REDIS_HEALTH_CHECK_ACTIVE_CONNECTION", T::boolean, "false", U::mapped,
      "true: `/healthcheck` PINGs the store and answers 500 when it does not answer", ""},
     {"REDIS_TIMEOUT", T::duration, "10s", U::no_effect,
      "a check waits for the store at most `RATELIMITD_STORE_TIMEOUT` (50ms), then answers UNAVAILABLE "
      "(`REDIS_ERROR_ANSWER`); reconnection is automatic",
      ""},
-    {"REDIS_PERSECOND_TIMEOUT", T::duration, "10s", U::no_effect, persecond_only, ""},
+    {"REDIS_PERSECOND_TIMEOUT", T::duration, "10s", U::no_effect, "as REDIS_TIMEOUT: `RATELIMITD_STORE_TIMEOUT` for both", ""},
     {"REDIS_POOL_ON_EMPTY_BEHAVIOR", T::text, "WAIT", U::mapped,
      "WAIT only, as envoyproxy/ratelimit: CREATE and ERROR are refused", "CREATE"},
-    {"REDIS_PERSECOND_POOL_ON_EMPTY_BEHAVIOR", T::text, "WAIT", U::no_effect, persecond_only, ""},
+    {"REDIS_PERSECOND_POOL_ON_EMPTY_BEHAVIOR", T::text, "WAIT", U::mapped,
+     "WAIT only, as REDIS_POOL_ON_EMPTY_BEHAVIOR (REDIS_PERSECOND=true)", ""},
     {"REDIS_STARTUP_INITIAL_INTERVAL", T::duration, "1s", U::no_effect,
      "ratelimitd starts without Redis and connects as soon as it answers (calls meanwhile: UNAVAILABLE, `REDIS_ERROR_ANSWER`)", ""},
     {"REDIS_STARTUP_MAX_INTERVAL", T::duration, "30s", U::no_effect, "as REDIS_STARTUP_INITIAL_INTERVAL", ""},

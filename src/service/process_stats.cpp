@@ -61,13 +61,15 @@ void gauge(std::string& out, const char* name, const char* type, const char* hel
 
 std::optional<ProcessStats> ProcessStats::read() {
     const auto f = stat_fields();
-    // utime and stime are fields 14 and 15, starttime 22, rss (pages) 24: indexes 11, 12, 19, 21.
+    // utime and stime are fields 14 and 15, starttime 22, vsize (bytes) 23, rss (pages) 24:
+    // indexes 11, 12, 19, 20, 21.
     if (f.size() < 22) return std::nullopt;
     const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
     const double page = static_cast<double>(sysconf(_SC_PAGESIZE));
     ProcessStats s;
     s.cpu_seconds = (std::stod(f[11]) + std::stod(f[12])) / ticks;
     s.start_time_seconds = boot_time() + std::stod(f[19]) / ticks;
+    s.virtual_bytes = static_cast<std::uint64_t>(std::stod(f[20]));
     s.resident_bytes = static_cast<std::uint64_t>(std::stod(f[21]) * page);
     s.open_fds = open_fd_count();
     rlimit lim{};
@@ -82,6 +84,8 @@ void ProcessStats::render(std::string& out) const {
           cpu_seconds);
     gauge(out, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.",
           static_cast<double>(resident_bytes));
+    gauge(out, "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.",
+          static_cast<double>(virtual_bytes));
     gauge(out, "process_open_fds", "gauge", "Number of open file descriptors.", static_cast<double>(open_fds));
     gauge(out, "process_max_fds", "gauge", "Maximum number of open file descriptors.", static_cast<double>(max_fds));
 }

@@ -76,6 +76,24 @@ const DescriptorCounters* ErlStats::counters_of(const policy::RlsRequest& req, c
     return made;
 }
 
+// envoyproxy/ratelimit's split of a denied descriptor's hits (its base limiter's
+// checkOverLimitThreshold): all over when the count was past the limit before them, else those
+// past the limit over and those between the near threshold and the limit near. An answer with
+// no count (the denial cache: its local cache) counts every hit over, as there.
+void ErlStats::count_over(const DescriptorCounters& c, std::uint64_t limit, std::uint64_t near,
+                          const check::WindowState& w, std::uint64_t hits, bool shadow) {
+    const auto after = limit + static_cast<std::uint64_t>(std::max<std::int64_t>(0, w.past_limit));
+    const std::uint64_t before = after >= hits ? after - hits : 0;
+    if (w.past_limit <= 0 || before >= limit) {
+        c.add(Stat::over_limit, hits);
+        if (shadow) c.add(Stat::shadow_mode, hits);
+        return;
+    }
+    c.add(Stat::over_limit, after - limit);
+    c.add(Stat::near_limit, limit - std::min(limit, std::max(near, before)));  // a ratio above 1: none
+    if (shadow) c.add(Stat::shadow_mode, after - limit);
+}
+
 void ErlStats::count_descriptor(const DescriptorCounters& c, const policy::RlsPlan& plan,
                                 const policy::RlsDescriptorPlan& dp, const service::Decision* decision,
                                 std::uint64_t hits) const {
@@ -91,9 +109,7 @@ void ErlStats::count_descriptor(const DescriptorCounters& c, const policy::RlsPl
     const std::uint64_t limit = dp.requests_per_unit;
     const auto near = static_cast<std::uint64_t>(std::floor(static_cast<float>(limit) * near_limit_ratio_));
     if (!w->allowed) {
-        // The store answers no count past the limit: every hit of a denied call is over.
-        c.add(Stat::over_limit, hits);
-        if (shadow) c.add(Stat::shadow_mode, hits);
+        count_over(c, limit, near, *w, hits, shadow);
         return;
     }
     const std::uint64_t after = limit - static_cast<std::uint64_t>(std::clamp<std::int64_t>(w->remaining, 0,

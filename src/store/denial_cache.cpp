@@ -30,6 +30,7 @@ std::optional<check::Verdict> DenialCache::lookup(const std::string& key, const 
     const auto left_ms = std::chrono::duration_cast<std::chrono::milliseconds>(it->second.until - now).count();
     for (auto& w : v.windows) {
         w.crossed = 0;  // the store claimed the webhook threshold once, for the denial it answered
+        w.past_limit = 0;  // counted nowhere: envoyproxy/ratelimit's local cache counts every hit over
         w.retry_after_s = std::min(w.retry_after_s, left_s);
         w.reset_after_s = std::min(w.reset_after_s, left_s);
         w.reset_after_ms = std::min<std::int64_t>(w.reset_after_ms, left_ms);

@@ -11,12 +11,45 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <functional>
+#include <sstream>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace ratelimitd::test {
+
+// TestXdsProviderBasicConfig's domains, as xds_sotw_integration_test.go sends them.
+using XdsUnit = ratelimit::config::ratelimit::v3::RateLimitUnit;
+using XdsRule = std::tuple<std::string, XdsUnit, std::uint32_t>;
+
+inline RateLimitConfig xds_domain(const std::string& domain, const std::vector<XdsRule>& rules) {
+    RateLimitConfig c;
+    c.set_name(domain);
+    c.set_domain(domain);
+    for (const auto& [key, unit, per_unit] : rules) {
+        auto* d = c.add_descriptors();
+        d->set_key(key);
+        d->mutable_rate_limit()->set_unit(unit);
+        d->mutable_rate_limit()->set_requests_per_unit(per_unit);
+    }
+    return c;
+}
+
+inline std::vector<RateLimitConfig> xds_basic_domains() {
+    using namespace ratelimit::config::ratelimit::v3;
+    return {xds_domain("basic", {{"key1", SECOND, 50}, {"key1_local", SECOND, 50}, {"one_per_minute", MINUTE, 1}}),
+            xds_domain("another", {{"key2", MINUTE, 20},
+                                   {"key3", HOUR, 10},
+                                   {"key2_local", MINUTE, 20},
+                                   {"key3_local", HOUR, 10},
+                                   {"key4", DAY, 20},
+                                   {"key4_local", DAY, 20}})};
+}
+
 
 class ErlCompatIntegrationTest : public ErlModeTest {
 protected:
@@ -86,26 +119,86 @@ protected:
         EXPECT_LE(day.statuses(0).duration_until_reset().seconds(), 86400 - before % 86400);
         return epoch_seconds() / 60 == minute;
     }
-    /// Serves, then runs the scenario until one minute holds it.
-    void run_basic_config(bool stop_increment) {
-        ASSERT_NO_FATAL_FAILURE(serve());
+    /// Runs the scenario until one minute holds it (attempts_ counts the runs).
+    void hold_basic_scenario(bool stop_increment) {
         bool held = false;
-        for (int attempt = 0; attempt < 3 && !held && !HasFailure(); ++attempt) {
-            held = basic_scenario(stop_increment, std::to_string(attempt));
+        for (attempts_ = 0; attempts_ < 3 && !held && !HasFailure();) {
+            held = basic_scenario(stop_increment, std::to_string(attempts_++));
         }
         EXPECT_TRUE(held || HasFailure()) << "no minute held the calls";
     }
+    /// Serves, then runs the scenario until one minute holds it; with a per-second Redis, then
+    /// checks where the counters went.
+    void run_basic_config(bool stop_increment) {
+        ASSERT_NO_FATAL_FAILURE(serve());
+        hold_basic_scenario(stop_increment);
+        if (per_second_keys_) expect_per_second_split();
+    }
 
-    /// TestBasicAuthConfig: a Redis that requires AUTH (REDIS_AUTH).
-    void serve_with_auth() {
+    /// The keys a store holds (a cluster: every primary's).
+    using KeyLister = std::function<std::vector<std::string>()>;
+    static KeyLister keys_of(const RedisServer& server) {
+        return [&server] { return server.keys(); };
+    }
+    static KeyLister keys_of(const RedisCluster& cluster) {
+        return [&cluster] {
+            std::vector<std::string> out;
+            for (int n = 0; n < cluster.size(); ++n) {
+                std::istringstream words(cluster.command(n, {"KEYS", "*"}));
+                for (std::string k; words >> k;) out.push_back(k);
+            }
+            return out;
+        };
+    }
+    /// WithPerSecondRedis: REDIS_PERSECOND=true with the per-second Redis at `url` (its
+    /// REDIS_PERSECOND_URL form), `type` its REDIS_PERSECOND_TYPE, `auth` its password.
+    void use_per_second(const std::string& url, KeyLister per_second, KeyLister other, const std::string& type = "single",
+                        const std::string& auth = {}) {
+        vars_["REDIS_PERSECOND"] = "true";
+        vars_["REDIS_PERSECOND_SOCKET_TYPE"] = "tcp";
+        vars_["REDIS_PERSECOND_TYPE"] = type;
+        vars_["REDIS_PERSECOND_URL"] = url;
+        if (!auth.empty()) vars_["REDIS_PERSECOND_AUTH"] = auth;
+        per_second_keys_ = std::move(per_second);
+        other_keys_ = std::move(other);
+    }
+    /// The scenario's one SECOND limit is key1 (50/s): its counter is in the per-second Redis,
+    /// the MINUTE, HOUR and DAY ones in the other, and neither holds a key of the other's kind.
+    /// The last attempt's counters are counted exactly (earlier ones may have been flushed).
+    void expect_per_second_split() const {
+        const std::string tag = std::to_string(attempts_ - 1);
+        const auto count = [](const std::vector<std::string>& keys, const std::string& prefix) {
+            return std::count_if(keys.begin(), keys.end(), [&](const std::string& k) { return k.rfind(prefix, 0) == 0; });
+        };
+        const auto second = per_second_keys_();
+        EXPECT_EQ(count(second, "basic_" + key("key1") + "_foo" + tag + "_"), 1) << ::testing::PrintToString(second);
+        EXPECT_EQ(count(second, "another_"), 0) << ::testing::PrintToString(second);
+        const auto other = other_keys_();
+        EXPECT_EQ(count(other, "basic_"), 0) << ::testing::PrintToString(other);
+        for (const std::string& counter : {key("key2") + "_v1-" + tag + "_", key("key2") + "_v2-" + tag + "_",
+                                           key("key3") + "_v2-" + tag + "_", key("key4") + "_durTest" + tag + "_"}) {
+            EXPECT_EQ(count(other, "another_" + counter), 1) << counter << " " << ::testing::PrintToString(other);
+        }
+    }
+
+    /// TestBasicAuthConfig: a Redis that requires AUTH (REDIS_AUTH); WithPerSecondRedisAuth: a
+    /// second one for the per-second limits (REDIS_PERSECOND_AUTH).
+    void serve_with_auth(bool per_second) {
         own_redis_.emplace("password123");
         vars_["REDIS_URL"] = "127.0.0.1:" + std::to_string(own_redis_->port());
         vars_["REDIS_AUTH"] = "password123";
+        if (per_second) {
+            per_second_redis_.emplace("password123");
+            use_per_second("127.0.0.1:" + std::to_string(per_second_redis_->port()), keys_of(*per_second_redis_),
+                           keys_of(*own_redis_), "single", "password123");
+        }
         run_basic_config(false);
     }
     /// TestBasicTLSConfig: Redis over TLS with AUTH (REDIS_TLS, REDIS_TLS_CACERT), and with a
     /// client certificate the server requires (REDIS_TLS_CLIENT_CERT, REDIS_TLS_CLIENT_KEY).
-    void serve_over_tls(bool client_cert) {
+    /// WithPerSecondRedisTLS: a second one for the per-second limits, over TLS with AUTH too
+    /// (REDIS_PERSECOND_TLS, REDIS_PERSECOND_AUTH; the same CA).
+    void serve_over_tls(bool client_cert, bool per_second = false) {
         static const TlsCerts certs;
         const unsigned short tls_port = free_port();
         own_redis_.emplace("password123", certs.redis_args(tls_port, certs.server(), client_cert));
@@ -113,6 +206,13 @@ protected:
         vars_["REDIS_TLS"] = "true";
         vars_["REDIS_TLS_CACERT"] = certs.ca();
         vars_["REDIS_AUTH"] = "password123";
+        if (per_second) {
+            const unsigned short second_tls_port = free_port();
+            per_second_redis_.emplace("password123", certs.redis_args(second_tls_port, certs.server(), client_cert));
+            use_per_second("127.0.0.1:" + std::to_string(second_tls_port), keys_of(*per_second_redis_),
+                           keys_of(*own_redis_), "single", "password123");
+            vars_["REDIS_PERSECOND_TLS"] = "true";
+        }
         if (client_cert) {
             vars_["REDIS_TLS_CLIENT_CERT"] = certs.client().cert;
             vars_["REDIS_TLS_CLIENT_KEY"] = certs.client().key;
@@ -121,24 +221,43 @@ protected:
     }
     /// TestBasicAuthConfigWithRedisCluster: REDIS_TYPE=cluster, three primaries requiring AUTH;
     /// the two-descriptor calls cross slots, as there.
-    void serve_on_cluster() {
+    /// WithPerSecondRedisAuth: a second cluster for the per-second limits
+    /// (REDIS_PERSECOND_TYPE=cluster).
+    void serve_on_cluster(bool per_second) {
+        const auto nodes_of = [](const RedisCluster& cluster) {
+            std::string nodes;
+            for (int n = 0; n < cluster.size(); ++n) {
+                nodes += (n == 0 ? "" : ",") + std::string("127.0.0.1:") + std::to_string(cluster.port(n));
+            }
+            return nodes;
+        };
         RedisCluster cluster(RedisClusterOptions{.password = "password123"});
-        std::string nodes;
-        for (int n = 0; n < cluster.size(); ++n) {
-            nodes += (n == 0 ? "" : ",") + std::string("127.0.0.1:") + std::to_string(cluster.port(n));
-        }
         vars_["REDIS_TYPE"] = "cluster";
-        vars_["REDIS_URL"] = nodes;
+        vars_["REDIS_URL"] = nodes_of(cluster);
         vars_["REDIS_AUTH"] = "password123";
+        std::optional<RedisCluster> second;
+        if (per_second) {
+            second.emplace(RedisClusterOptions{.password = "password123"});
+            use_per_second(nodes_of(*second), keys_of(*second), keys_of(cluster), "cluster", "password123");
+        }
         run_basic_config(false);
     }
     /// TestBasicAuthConfigWithRedisSentinel: REDIS_TYPE=sentinel, the master found through a
     /// sentinel (its test adds AUTH, which the sentinel helper here lacks; AUTH is
     /// TestBasicAuthConfig's).
-    void serve_behind_sentinel() {
+    /// WithPerSecondRedis: a second master behind a second sentinel for the per-second limits
+    /// (REDIS_PERSECOND_TYPE=sentinel).
+    void serve_behind_sentinel(bool per_second) {
         RedisSentinel sentinel("mymaster", redis_.port());
         vars_["REDIS_TYPE"] = "sentinel";
         vars_["REDIS_URL"] = "mymaster,127.0.0.1:" + std::to_string(sentinel.port());
+        std::optional<RedisSentinel> second;
+        if (per_second) {
+            per_second_redis_.emplace();
+            second.emplace("mymaster", per_second_redis_->port());
+            use_per_second("mymaster,127.0.0.1:" + std::to_string(second->port()), keys_of(*per_second_redis_),
+                           keys_of(redis_), "sentinel");
+        }
         run_basic_config(false);
     }
     /// CONFIG_TYPE=GRPC_XDS_SOTW: `domains` sent by a control plane, served once applied.
@@ -156,7 +275,11 @@ protected:
     }
 
     bool local_cache_ = false;
+    int attempts_ = 0;  // of the last hold_basic_scenario
     std::optional<RedisServer> own_redis_;  // AUTH or TLS: the Redis its variant asks for
+    std::optional<RedisServer> per_second_redis_;  // WithPerSecondRedis: REDIS_PERSECOND_URL's
+    KeyLister per_second_keys_;  // set by use_per_second
+    KeyLister other_keys_;
     std::optional<XdsControlPlane> xds_;
 };
 

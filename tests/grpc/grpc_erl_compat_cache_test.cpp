@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,11 +84,12 @@ protected:
     std::vector<RlsResponse> in_one_second(const std::vector<Step>& steps) {
         for (int attempt = 0; attempt < 5; ++attempt) {
             fresh_counters();
+            if (per_second_) per_second_->command({"FLUSHALL"});
             at_ = epoch_seconds();
             std::vector<RlsResponse> answers;
             for (const auto& step : steps) {
                 for (const auto& s : step.seeds) {
-                    redis_.command({"SET", key_of(s.entries, s.unit), std::to_string(s.count)});
+                    store_of(s.unit).command({"SET", key_of(s.entries, s.unit), std::to_string(s.count)});
                 }
                 answers.push_back(call("domain", step.descriptors, step.hits));
             }
@@ -99,9 +101,21 @@ protected:
     std::string key_of(const ErlEntries& entries, Unit unit) const {
         return erl_key("domain", entries, seconds_of(unit), at_);
     }
-    long long count_of(const ErlEntries& entries, Unit unit) const {
-        const std::string v = redis_.command({"GET", key_of(entries, unit)});
-        return v.empty() ? 0 : std::stoll(v);
+    /// REDIS_PERSECOND=true: a second Redis, which holds the SECOND limits' counters.
+    void use_per_second_redis() {
+        per_second_.emplace();
+        vars_["REDIS_PERSECOND"] = "true";
+        vars_["REDIS_PERSECOND_SOCKET_TYPE"] = "tcp";
+        vars_["REDIS_PERSECOND_URL"] = "127.0.0.1:" + std::to_string(per_second_->port());
+    }
+    /// The Redis that holds the counters of `unit`'s limits.
+    const RedisServer& store_of(Unit unit) const {
+        return per_second_ && unit == unit_second ? *per_second_ : redis_;
+    }
+    long long count_of(const ErlEntries& entries, Unit unit) const { return count_in(store_of(unit), entries, unit); }
+    long long count_in(const RedisServer& server, const ErlEntries& entries, Unit unit) const {
+        const std::string v = server.command({"GET", key_of(entries, unit)});
+        return v.empty() || v == "(nil)" ? 0 : std::stoll(v);
     }
     /// Status `i` of `res` is {code, limit per_unit/unit, remaining, reset of that unit now}.
     void expect_status(const RlsResponse& res, int i, RlsResponse::Code code, std::uint32_t per_unit, Unit unit,
@@ -115,7 +129,11 @@ protected:
         EXPECT_EQ(s.duration_until_reset().seconds(), seconds_of(unit) - at_ % seconds_of(unit)) << res.DebugString();
     }
 
+    /// testRedis's calls and answers (defined below its descriptors).
+    void test_redis();
+
     std::int64_t at_ = 0;
+    std::optional<RedisServer> per_second_;
 };
 
 const ErlEntries key_value{{"key", "value"}};
@@ -127,7 +145,17 @@ const ErlEntries key4{{"key4", "value4"}};
 
 // testRedis (WithoutPerSecondRedis): INCRBY answers 5 of 10/s; a descriptor with no limit
 // beside one over 10/min (hits 0 and 1); hits_addend 0 on a counter past its limit is over.
-TEST_F(ErlCompatRedis, Redis_TestRedis_WithoutPerSecondRedis) {
+TEST_F(ErlCompatRedis, Redis_TestRedis_WithoutPerSecondRedis) { test_redis(); }
+
+// WithPerSecondRedis: the same answers, the 10/s counter in the per-second Redis alone.
+TEST_F(ErlCompatRedis, Redis_TestRedis_WithPerSecondRedis) {
+    use_per_second_redis();
+    test_redis();
+    EXPECT_EQ(count_in(redis_, key_value, unit_second), 0) << "no per-second counter in REDIS_URL's Redis";
+    EXPECT_EQ(count_in(*per_second_, key2_sub, unit_minute), 0) << "no minute counter in the per-second Redis";
+}
+
+void ErlCompatRedis::test_redis() {
     ASSERT_NO_FATAL_FAILURE(serve_config(cache_config));
     const auto first = in_one_second({{{{key_value, unit_second, 4}}, {key_value}, {1}}});
     expect_status(first[0], 0, OK, 10, unit_second, 5);

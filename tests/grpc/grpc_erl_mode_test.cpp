@@ -193,7 +193,7 @@ TEST_F(ErlDeployment, ASwappedRootSymlinkIsReloadedWhenWatchingTheRoot) {
 TEST_F(ErlDeployment, RefusalsExitNamingTheVariable) {
     write_file(config_dir() / "rules.yaml", rules("erl", 2));
     const std::vector<std::pair<std::string, std::string>> refused{
-        {"BACKEND_TYPE", "memcache"}, {"REDIS_PERSECOND", "true"}, {"PORT", "http"}, {"REDIS_SOCKET_TYPE", "unix"}};
+        {"BACKEND_TYPE", "memcache"}, {"RESPONSE_DYNAMIC_METADATA", "true"}, {"PORT", "http"}, {"REDIS_SOCKET_TYPE", "unix"}};
     for (const auto& program : {link(), std::vector<std::string>{RATELIMITD_BINARY, "--erl-env"}}) {
         for (const auto& [name, value] : refused) {
             SCOPED_TRACE(name + "=" + value + " " + program.back());

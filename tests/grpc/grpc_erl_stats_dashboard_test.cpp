@@ -3,7 +3,7 @@
 // statsd_conf.yaml, tests/data/erl-stats/) and rules shaped as it writes them, a real
 // Prometheus scraping PROMETHEUS_ADDR; the PromQL of its "Total Hits", "Near Limit" and "Over
 // Limit" panels (charts/gateway-addons-helm/dashboards/global-ratelimit.json) answers with the
-// exact counts of the calls made.
+// exact counts of the calls made, and its memory panels' series are there.
 #include "grpc/erl_stats_deployment.hpp"
 #include "support/prometheus.hpp"
 
@@ -55,6 +55,10 @@ TEST_F(ErlStatsDeployment, EnvoyGatewaysDashboardPanelsAnswerFromARealPrometheus
     EXPECT_EQ(prometheus.scalar(panel_query("near_limit")), 1);
     EXPECT_EQ(prometheus.scalar(panel_query("over_limit")), 2);
     EXPECT_EQ(prometheus.scalar("ratelimit_service_config_load_success"), 1);
+    // Its memory panels (their app_kubernetes_io_component label is the scrape's, added by
+    // Kubernetes service discovery): both series present, the address space above the RSS.
+    EXPECT_GT(prometheus.scalar("process_resident_memory_bytes"), 1e6);
+    EXPECT_GT(prometheus.scalar("process_virtual_memory_bytes - process_resident_memory_bytes"), 0);
 }
 
 }  // namespace

@@ -143,6 +143,31 @@ TEST_F(ErlStatsDeployment, MetricsServeTheDefaultMappingsSeriesWithExactCounts) 
     }
 }
 
+// A call that crosses the limit with hits_addend: 10/h (near threshold 8), the counter at 7, then
+// 5 more -> 12. envoyproxy/ratelimit's base limiter counts that call 2 over, 2 near and none
+// within; the store answers its count past the limit (lua/erl_fixed_window.lua), so here too.
+TEST_F(ErlStatsDeployment, ACrossingHitsAddendSplitsItsHitsAsItsBaseLimiterDoes) {
+    vars_["USE_STATSD"] = "false";
+    vars_["USE_PROMETHEUS"] = "true";
+    vars_["PROMETHEUS_ADDR"] = "127.0.0.1:" + std::to_string(free_port());
+    write_rules(rules);
+    start_serving();
+    RlsClient client(port("GRPC_PORT"));
+    EXPECT_EQ(client.code(rls_request("edge", {Descriptor{{{"user", "carol"}}, 7}})), RlsResponse::OK);
+    EXPECT_EQ(client.code(rls_request("edge", {Descriptor{{{"user", "carol"}}, 5}})), RlsResponse::OVER_LIMIT);
+    const auto prometheus_port = static_cast<unsigned short>(std::stoi(vars_["PROMETHEUS_ADDR"].substr(10)));
+    const std::map<std::string, double> series{
+        {R"(ratelimit_service_rate_limit_total_hits{domain="edge",key1="user"})", 12},
+        {R"(ratelimit_service_rate_limit_within_limit{domain="edge",key1="user"})", 7},
+        {R"(ratelimit_service_rate_limit_near_limit{domain="edge",key1="user"})", 2},
+        {R"(ratelimit_service_rate_limit_over_limit{domain="edge",key1="user"})", 2},
+    };
+    for (const auto& [name, value] : series) {
+        EXPECT_EQ(series_value(prometheus_port, name), value) << name << "\n"
+                                                              << HttpClient(prometheus_port).get("/metrics").body;
+    }
+}
+
 // The abuse case: detailed_metric names a stat by each value sent. Past the bound of 2,000 such
 // names, counts are dropped (and counted), the names made stay 2,000: memory stays bounded
 // whatever values clients send.

@@ -88,6 +88,17 @@ TEST(CommandLine, StartRefusesAnInvalidConfig) {
     EXPECT_NE(out.find(path), std::string::npos) << out;
 }
 
+// A per-second store beside the embedded one is refused at start, naming the setting: its
+// counters would live in a Redis the other units' do not (ERL mode always names both).
+TEST(CommandLine, APerSecondStoreWithoutARedisStoreIsRefused) {
+    std::string out;
+    const auto path = write_temp("per-second.yaml", five_per_minute);
+    EXPECT_EQ(run_binary({"--config", path, "--listen", "127.0.0.1:0", "--redis-per-second", "redis://127.0.0.1:1"},
+                         &out),
+              1);
+    EXPECT_NE(out.find("redis_per_second: a per-second store needs a Redis store"), std::string::npos) << out;
+}
+
 TEST(Settings, FlagBeatsEnvironmentBeatsFile) {
     RedisServer redis;
     const unsigned short file_port = free_port();

@@ -19,6 +19,11 @@ struct WindowState {
     std::int64_t reset_after_s = 0;   ///< whole seconds until reset, rounded up (IETF t)
     std::int64_t retry_after_s = 0;   ///< seconds to wait before retrying; >= 1 when denied
     std::int64_t reset_after_ms = 0;  ///< milliseconds until reset, unrounded (denial cache)
+    /// Units counted past the limit after this check, where the store keeps counting past it
+    /// (envoyproxy/ratelimit's fixed window: its count minus its limit); 0 otherwise, and for
+    /// an answer from the denial cache. envoyproxy/ratelimit's stats split a crossing call's
+    /// hits by it (stats::ErlStats).
+    std::int64_t past_limit = 0;
     /// concurrency: the id of the lease this admitted check holds (release it with
     /// /v1/release); empty for other algorithms, for denials, and for a layered check that
     /// did not charge.

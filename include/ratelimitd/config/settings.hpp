@@ -17,6 +17,9 @@ struct Settings {
     std::string listen_host = "127.0.0.1";
     unsigned short listen_port = 8080;
     std::optional<std::string> redis_url;       ///< none anywhere: the embedded store
+    /// envoyproxy/ratelimit's REDIS_PERSECOND: a second Redis holding the counters of its
+    /// per-second limits (store/unit_routing_backend.hpp); none: one store for every unit.
+    std::optional<std::string> redis_per_second_url;
     int threads = 1;                            ///< app sets the CPUs this process may use
     std::string log_level = "info";
     std::string log_format = "text";
@@ -98,6 +101,7 @@ struct Settings {
 struct FileSettings {
     std::optional<std::string> listen;         ///< "HOST:PORT"
     std::optional<std::string> redis;          ///< redis://[:password@]host:port[/db]
+    std::optional<std::string> redis_per_second;  ///< the same forms, for per-second counters
     std::optional<int> threads;
     std::optional<std::string> log_level;      ///< trace|debug|info|warn|error
     std::optional<std::string> log_format;     ///< text|json

@@ -12,6 +12,7 @@ struct ProcessStats {
     double start_time_seconds = 0;      ///< Unix time the process started
     double cpu_seconds = 0;             ///< user + system time of every thread
     std::uint64_t resident_bytes = 0;
+    std::uint64_t virtual_bytes = 0;    ///< Envoy Gateway's rate limit dashboard plots it beside RSS
     std::uint64_t open_fds = 0;
     std::uint64_t max_fds = 0;          ///< the soft RLIMIT_NOFILE
 
@@ -19,7 +20,7 @@ struct ProcessStats {
     /// nothing when /proc cannot be read (the series are then left out of the scrape).
     static std::optional<ProcessStats> read();
 
-    /// Appends the five process_* families (HELP, TYPE and one sample each).
+    /// Appends the six process_* families (HELP, TYPE and one sample each).
     void render(std::string& out) const;
 };
 

@@ -55,6 +55,8 @@ public:
 private:
     const DescriptorCounters* counters_of(const policy::RlsRequest& req, const policy::RlsPlan& plan,
                                           std::size_t i);
+    static void count_over(const DescriptorCounters& c, std::uint64_t limit, std::uint64_t near,
+                           const check::WindowState& w, std::uint64_t hits, bool shadow);
     void count_descriptor(const DescriptorCounters& c, const policy::RlsPlan& plan,
                           const policy::RlsDescriptorPlan& dp, const service::Decision* decision,
                           std::uint64_t hits) const;

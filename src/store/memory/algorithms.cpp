@@ -13,6 +13,7 @@ check::Verdict to_verdict(const Policy& p, const Reply& r, std::int64_t now) {
     w.limit = p.limit;
     w.window_s = std::max<std::int64_t>(1, ceil_div(p.window.count(), 1000));
     w.remaining = std::max<std::int64_t>(0, r.remaining);  // a step may say how far past the limit
+    w.past_limit = std::max<std::int64_t>(0, -r.remaining);
     w.reset_epoch_s = ceil_div(r.reset_ms, 1000);
     w.reset_after_s = ceil_div(r.reset_ms - now, 1000);
     w.reset_after_ms = r.reset_ms - now;

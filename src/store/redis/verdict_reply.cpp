@@ -30,6 +30,8 @@ result<check::Verdict> parse_verdict(const Value& reply, const policy::Policy& p
     w.limit = e[1].integer;
     w.window_s = window_seconds(p);
     w.remaining = std::max<std::int64_t>(0, e[2].integer);
+    // lua/erl_fixed_window.lua answers how far past its limit it counted as a negative remaining
+    w.past_limit = std::max<std::int64_t>(0, -e[2].integer);
     w.reset_epoch_s = e[3].integer;
     w.retry_after_s = e[4].integer;
     w.reset_after_s = e[5].integer;

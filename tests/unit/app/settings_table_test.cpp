@@ -212,7 +212,7 @@ TEST(SettingsTable, HeavyHitterSettingsHaveTheirBounds) {
 }
 
 TEST(SettingsTable, FileKeysAreTheTableRowsInOrder) {
-    const std::vector<std::string_view> expected{"listen", "redis", "threads", "log_level", "log_format",
+    const std::vector<std::string_view> expected{"listen", "redis", "redis_per_second", "threads", "log_level", "log_format",
                                                  "store_timeout", "admin_token", "access_log", "access_log_sample", "audit_log",
                                                  "max_connections", "max_requests_per_connection", "request_timeout",
                                                  "memory_max_keys", "top_k", "top_window", "notify_queue",

@@ -122,6 +122,54 @@ TEST(ErlEnvironment, RedisTypesAuthAndTlsMakeOurUrls) {
     EXPECT_EQ(refused.error().detail.rfind("REDIS_URL: REDIS_TYPE=sentinel expects", 0), 0u);
 }
 
+// REDIS_PERSECOND=true: its REDIS_PERSECOND_* twins make the per-second store's URL; false (its
+// default) makes none, whatever they say.
+TEST(ErlEnvironment, PerSecondRedisVariablesMakeTheSecondUrl) {
+    auto vars = testing::deployment_env();
+    vars["REDIS_PERSECOND_SOCKET_TYPE"] = "tcp";
+    vars["REDIS_PERSECOND_URL"] = "redis-persecond:6380";
+    EXPECT_EQ(mapped(vars).overlay.count("RATELIMITD_REDIS_PER_SECOND_URL"), 0u);
+    vars["REDIS_PERSECOND"] = "true";
+    EXPECT_EQ(mapped(vars).overlay.at("RATELIMITD_REDIS_PER_SECOND_URL"), "redis://redis-persecond:6380");
+    EXPECT_EQ(mapped(vars).overlay.at("RATELIMITD_REDIS_URL"), "redis://redis:6379");
+    vars["REDIS_PERSECOND_AUTH"] = "ps:s3cret";
+    vars["REDIS_PERSECOND_TLS"] = "true";
+    vars["REDIS_PERSECOND_TYPE"] = "cluster";
+    vars["REDIS_PERSECOND_URL"] = "10.0.0.1:7000,10.0.0.2:7000";
+    EXPECT_EQ(mapped(vars).overlay.at("RATELIMITD_REDIS_PER_SECOND_URL"),
+              "rediss-cluster://ps:s3cret@10.0.0.1:7000,10.0.0.2:7000");
+    EXPECT_EQ(mapped(vars).overlay.at("RATELIMITD_REDIS_URL"), "redis://redis:6379") << "REDIS_URL's own";
+    vars["REDIS_PERSECOND_TYPE"] = "sentinel";
+    vars["REDIS_PERSECOND_TLS"] = "false";
+    vars["REDIS_PERSECOND_URL"] = "ps-master,10.0.0.3:26379";
+    vars["REDIS_PERSECOND_SENTINEL_AUTH"] = "s4";
+    EXPECT_EQ(mapped(vars).overlay.at("RATELIMITD_REDIS_PER_SECOND_URL"),
+              "redis-sentinel://ps:s3cret@10.0.0.3:26379/ps-master?sentinel_password=s4");
+}
+
+// Its refusals name the per-second variable, and never echo its secret.
+TEST(ErlEnvironment, PerSecondRedisRefusalsNameTheirVariable) {
+    const auto refusal = [](std::map<std::string, std::string> vars) {
+        const auto mode = map_erl_environment(testing::lookup(vars), "/");
+        return mode.has_value() ? std::string("accepted") : mode.error().detail;
+    };
+    auto vars = testing::deployment_env();
+    vars["REDIS_PERSECOND"] = "true";
+    EXPECT_EQ(refusal(vars).rfind("REDIS_PERSECOND_SOCKET_TYPE: unix (its default) is not supported", 0), 0u)
+        << refusal(vars);
+    vars["REDIS_PERSECOND_SOCKET_TYPE"] = "tcp";
+    vars["REDIS_PERSECOND_URL"] = "no-port";
+    vars["REDIS_PERSECOND_AUTH"] = "hunter2-secret";
+    EXPECT_EQ(refusal(vars).rfind("REDIS_PERSECOND_URL: expected host:port", 0), 0u) << refusal(vars);
+    EXPECT_EQ(refusal(vars).find("hunter2"), std::string::npos);
+    vars["REDIS_PERSECOND_URL"] = "a:1,b:2";
+    EXPECT_EQ(refusal(vars).rfind("REDIS_PERSECOND_URL: REDIS_PERSECOND_TYPE=single expects one host:port", 0), 0u)
+        << refusal(vars);
+    vars["REDIS_PERSECOND_URL"] = "a:1";
+    vars["REDIS_PERSECOND_POOL_ON_EMPTY_BEHAVIOR"] = "ERROR";
+    EXPECT_EQ(refusal(vars).rfind("REDIS_PERSECOND_POOL_ON_EMPTY_BEHAVIOR: ", 0), 0u) << refusal(vars);
+}
+
 TEST(ErlEnvironment, ASecretIsNeverEchoed) {
     auto vars = testing::deployment_env();
     vars["REDIS_URL"] = "redis-without-port";

@@ -159,6 +159,8 @@ TEST(ThreadMetrics, ProcessSeriesComeFromProcSelf) {
     EXPECT_GT(sample(text, "process_start_time_seconds"), 1.7e9) << text;
     EXPECT_GE(sample(text, "process_cpu_seconds_total"), 0) << text;
     EXPECT_GT(sample(text, "process_resident_memory_bytes"), 1e6) << text;
+    // every resident page is mapped: the address space holds at least the resident set
+    EXPECT_GE(sample(text, "process_virtual_memory_bytes"), sample(text, "process_resident_memory_bytes")) << text;
     EXPECT_GE(sample(text, "process_open_fds"), 3) << text;  // stdin, stdout, stderr at least
     EXPECT_GE(sample(text, "process_max_fds"), sample(text, "process_open_fds")) << text;
 }

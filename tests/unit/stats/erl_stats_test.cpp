@@ -34,9 +34,10 @@ protected:
         registry_ = std::make_shared<const policy::Registry>(std::move(cfg.registry));
     }
 
-    /// One call of `hits` on `key`=`value`, its window decided `allowed` with `remaining` left.
+    /// One call of `hits` on `key`=`value`, its window decided `allowed` with `remaining` left
+    /// and the count `past_limit` past the limit (the store's, as lua/erl_fixed_window.lua answers).
     void count(const std::string& key, const std::string& value, std::uint64_t hits, bool allowed,
-               std::int64_t remaining) {
+               std::int64_t remaining, std::int64_t past_limit = 0) {
         const policy::RlsRequest req{"edge", {{{{key, value}}, hits, std::nullopt}}, 0};
         policy::EnvoyKeys keys;
         keys.erl = true;
@@ -46,6 +47,7 @@ protected:
         check::WindowState w;
         w.allowed = allowed;
         w.remaining = remaining;
+        w.past_limit = past_limit;
         decision.verdict.windows.push_back(w);
         decision.owner.push_back(0);
         stats_.count_call(req, *plan, &decision, false);
@@ -74,6 +76,47 @@ TEST_F(ErlStatsCounting, HitsSplitAtTheNearThresholdAsItsBaseLimiterSplitsThem) 
         {"ratelimit.service.rate_limit.edge.user.within_limit", 7},
         {"ratelimit.service.rate_limit.edge.user.near_limit", 2},
         {"ratelimit.service.rate_limit.edge.user.over_limit", 2},
+    };
+    EXPECT_EQ(moved(), expected);
+}
+
+// Its base limiter's figures for a call that crosses the limit: 10/h, near ratio 0.8 (threshold
+// 8), the counter at 7, hits_addend 5 -> 12: 2 over (11, 12), 2 near (9, 10), none within (the
+// 8th is counted nowhere, as there).
+TEST_F(ErlStatsCounting, ACrossingCallSplitsItsHitsAsItsBaseLimiterDoes) {
+    count("user", "a", 7, true, 3);         // 0 -> 7
+    count("user", "a", 5, false, 0, 2);     // 7 -> 12
+    const std::map<std::string, std::uint64_t> expected{
+        {"ratelimit.service.rate_limit.edge.user.total_hits", 12},
+        {"ratelimit.service.rate_limit.edge.user.within_limit", 7},
+        {"ratelimit.service.rate_limit.edge.user.near_limit", 2},
+        {"ratelimit.service.rate_limit.edge.user.over_limit", 2},
+    };
+    EXPECT_EQ(moved(), expected);
+}
+
+// Already past the limit before the call (12 -> 15): all 3 over. From the denial cache (no
+// count): all over too, as its local cache counts them.
+TEST_F(ErlStatsCounting, ACallPastTheLimitOrFromTheDenialCacheCountsAllOver) {
+    count("user", "b", 3, false, 0, 5);
+    count("user", "b", 4, false, 0, 0);
+    const std::map<std::string, std::uint64_t> expected{
+        {"ratelimit.service.rate_limit.edge.user.total_hits", 7},
+        {"ratelimit.service.rate_limit.edge.user.over_limit", 7},
+    };
+    EXPECT_EQ(moved(), expected);
+}
+
+// A shadow rule crossing its limit (8 -> 11 of 10): shadow_mode counts the hits past it.
+TEST_F(ErlStatsCounting, AShadowRuleCrossingItsLimitCountsThoseOverAsShadow) {
+    count("tenant", "t", 8, true, 2);
+    count("tenant", "t", 3, false, 0, 1);
+    const std::map<std::string, std::uint64_t> expected{
+        {"ratelimit.service.rate_limit.edge.tenant.total_hits", 11},
+        {"ratelimit.service.rate_limit.edge.tenant.within_limit", 8},
+        {"ratelimit.service.rate_limit.edge.tenant.near_limit", 2},
+        {"ratelimit.service.rate_limit.edge.tenant.over_limit", 1},
+        {"ratelimit.service.rate_limit.edge.tenant.shadow_mode", 1},
     };
     EXPECT_EQ(moved(), expected);
 }
