@@ -15,6 +15,8 @@
 #   --@notify           lua/notify/crossings.lua: the quota webhooks' crossing test and claim
 #   --@cluster_refunds  `local cluster_refunds = { NAME = true, ... }`: the rows with a cluster
 #                       refund (.cluster_refund other than ClusterRefund::none)
+#   --@own_counter_windows (in lua/notify/crossings.lua) `local own_counter_windows = { NAME =
+#                       true, ... }`: the rows whose .notify_window is NotifyWindow::own_counter
 # The build fails when the table and the enum disagree, when a row has no lua/NAME.lua, or when
 # a row with a cluster refund has no "refund" mode in its script (`if mode == 'refund' then`),
 # or one without has one.
@@ -38,6 +40,7 @@ endif()
 string(REGEX MATCHALL "{\\.algorithm = [^{}]*}" rows "${CMAKE_MATCH_1}")
 set(algorithms "")
 set(cluster_refunds "")
+set(own_counter_windows "")
 foreach(row ${rows})
   if(NOT row MATCHES "\\.name = \"([a-z0-9_]+)\"")
     message(FATAL_ERROR "${ALGORITHM_HEADER}: a row of algorithm_table without `.name = \"NAME\"`: ${row}")
@@ -52,6 +55,12 @@ foreach(row ${rows})
   endif()
   if(NOT CMAKE_MATCH_1 STREQUAL "none")
     list(APPEND cluster_refunds ${name})
+  endif()
+  if(NOT row MATCHES "\\.notify_window = NotifyWindow::(own_counter|aligned)")
+    message(FATAL_ERROR "${ALGORITHM_HEADER}: the row of ${name} has no `.notify_window = NotifyWindow::...`")
+  endif()
+  if(CMAKE_MATCH_1 STREQUAL "own_counter")
+    list(APPEND own_counter_windows ${name})
   endif()
 endforeach()
 if(NOT algorithms STREQUAL enumerators)
@@ -100,7 +109,16 @@ foreach(fn ${cluster_refunds})
 endforeach()
 string(APPEND refundable "}")
 
+set(own_counter_table "local own_counter_windows = {\n")
+foreach(fn ${own_counter_windows})
+  string(APPEND own_counter_table "  ${fn} = true,\n")
+endforeach()
+string(APPEND own_counter_table "}")
 file(READ ${LUA_DIR}/notify/crossings.lua notify_text)
+if(NOT notify_text MATCHES "--@own_counter_windows\n")
+  message(FATAL_ERROR "lua/notify/crossings.lua has no --@own_counter_windows line")
+endif()
+string(REPLACE "--@own_counter_windows\n" "${own_counter_table}\n" notify_text "${notify_text}")
 
 file(GLOB scripts ${LUA_DIR}/*.lua)
 list(SORT scripts)

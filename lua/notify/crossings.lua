@@ -11,17 +11,19 @@
 --           0 for the first denial in the window (f = 1.0); a report's: "debt:<bound>"
 -- used      limit - remaining after the check; before it: used - cost when it admitted
 -- A threshold u > 0 is crossed by an admitted check with before < u <= used; 0 by a denial.
--- The window: a fixed window's own counter (it ends at the reply's reset; the count only rises
--- in it, so a crossing happens once, and the marker only guards against a refund); for every
--- other algorithm, whose level falls back (refill, sliding), the aligned window of window_ms
--- holding now, named in the marker so that each window claims afresh.
+-- The window, by the algorithm's row of policy::algorithm_table (.notify_window): its own
+-- counter's (own_counter: it ends at the reply's reset; the count only rises in it, so a
+-- crossing happens once, and the marker only guards against a refund); else (aligned: the
+-- level falls back, refill or sliding) the aligned window of window_ms holding now, named in
+-- the marker so that each window claims afresh.
 -- The marker lives in the key's Redis Cluster slot: the key's hash tag when it has one, else the
 -- whole key made a tag. A key with a '}' but no tag has no such name: no event for it.
 
 -- The marker's prefix (the key's slot tag), the window's end (epoch ms), the marker's life (ms)
 -- and the window's name in the marker; nothing for a key that has no slot tag.
+--@own_counter_windows
 local notify_window = function(key, algorithm, window, reply, now)
-  local counter = algorithm == 'fixed_window' or algorithm == 'erl_fixed_window'
+  local counter = own_counter_windows[algorithm] == true
   local window_end
   if counter then window_end = now + reply[7] else window_end = (math.floor(now / window) + 1) * window end
   local tag = key

@@ -122,7 +122,7 @@ std::string_view readable(const beast::flat_buffer& buffer) {
 /// the parser then refuses it), and neutralises there what the parser would refuse in a
 /// header ratelimitd does not read (see sanitize_header_block), so a proxy's subrequest is
 /// never refused for a byte the client put in it. A block over `header_limit` (request line
-/// included) is header_limit: 431, as the contract says.
+/// included) is header_limit: 431, as docs/api.md says.
 net::awaitable<beast::error_code> read_header_block(tcp::socket& stream, beast::flat_buffer& buffer,
                                                     std::size_t header_limit, bool& waited) {
     auto scan = scan_header_block(readable(buffer));

@@ -1,4 +1,4 @@
-// Event bodies: nlohmann's ordered_json keeps the contract's key order.
+// Event bodies: nlohmann's ordered_json keeps the documented key order.
 #include "ratelimitd/notify/event_body.hpp"
 
 #include "ratelimitd/core/hex.hpp"

@@ -110,7 +110,7 @@ bool RegistryValidator::rules_from_xds(const Json& root) const {
 
 void RegistryValidator::read_prefix(const Json& root, Registry& reg) const {
     if (const Json* v = find(root, "prefix")) {
-        // The prefix shares the policy-name alphabet, which has no ':' (contract §5).
+        // The prefix shares the policy-name alphabet, which has no ':' (docs/configuration.md).
         reg.prefix = need_string(*v, "prefix", std::string("a key prefix of ") + name_charset);
         if (!policy::is_valid_policy_name(reg.prefix)) {
             fail("prefix", std::string("expected ") + name_charset + ", got " + describe(*v));

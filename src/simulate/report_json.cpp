@@ -1,4 +1,4 @@
-// The JSON summary (CONTRACT.md §12) and the difference between two configs.
+// The JSON summary (docs/simulate.md) and the difference between two configs.
 #include "ratelimitd/simulate/log_time.hpp"
 #include "ratelimitd/simulate/report.hpp"
 

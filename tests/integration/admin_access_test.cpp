@@ -1,4 +1,4 @@
-// Admin endpoints without a token answer only loopback peers (CONTRACT §8), the start-up
+// Admin endpoints without a token answer only loopback peers (docs/operations.md "Admin endpoints"), the start-up
 // warning for a non-loopback listener without one, and the Bearer scheme in any case, against
 // the real binary (listening on 0.0.0.0, called through this machine's non-loopback address).
 #include "support/http_client.hpp"

@@ -1,4 +1,4 @@
-// The audit trail against the real binary (issue 38, contract §13): one JSON line per config
+// The audit trail against the real binary (issue 38, docs/operations.md): one JSON line per config
 // load and reload (file change, SIGHUP, refused) with old and new numbers, per reset and per
 // refund, admin calls coalesced, to a file or stderr; GET /v1/audit for admins only, bounded,
 // without Redis work; and never a secret in either.

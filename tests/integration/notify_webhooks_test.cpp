@@ -53,7 +53,7 @@ std::string hmac_hex(const std::string& key, const std::string& message) {
     return hex;
 }
 
-/// Checks what every event must be: a signed JSON POST with the contract's fields (or a debt
+/// Checks what every event must be: a signed JSON POST with the documented fields (or a debt
 /// event's, when `type` is "debt") and no secret; returns its body.
 json verified(const ReceivedRequest& r, const std::string& type = "threshold") {
     EXPECT_EQ(r.method, "POST");

@@ -1,4 +1,4 @@
-// Giving units back through POST /v1/report is an operator's act (CONTRACT §8, as the admin
+// Giving units back through POST /v1/report is an operator's act (docs/operations.md "Admin endpoints", as the admin
 // endpoints): with an admin token set, a refund without it is refused and changes nothing, so
 // a caller's "checks, then refund" loop admits exactly the limit; with it, the refund is
 // logged and counted, forgets the key in every sidecar's denial cache, and the checks after

@@ -221,7 +221,7 @@ TEST_P(DebtBound, AHugeReportLocksOutForAtMostOnePlusMaxDebtOverLimitWindows) {
     Ratelimitd server(debt_config(the_case), on_redis ? redis->url() : "", {"--store-timeout", "10s"});
     HttpClient c(server.port());
     // (1 + max_debt / limit) windows of 60 s; a sliding window counter's key lives two windows
-    // whatever its debt (CONTRACT section 5).
+    // whatever its debt (docs/configuration.md).
     const long long max_debt = the_case.max_debt >= 0 ? the_case.max_debt : 5;
     long long bound_ms = (5 + max_debt) * 60'000 / 5;
     if (std::string(the_case.algorithm) == "sliding_window") bound_ms = std::max(bound_ms, 120'000LL);

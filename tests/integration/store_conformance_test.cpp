@@ -281,7 +281,7 @@ protected:
         return o;
     }
 
-    // Contract §5: every key the service writes has a TTL no longer than its state needs. Read
+    // docs/configuration.md: every key the service writes has a TTL no longer than its state needs. Read
     // in one script, so no key can expire between listing it and asking its PTTL.
     void expect_every_key_expires() const {
         const std::string text = redis_->command(

@@ -49,7 +49,7 @@ if ($mode === 'cases') {
         Check::ok(!Webhook::verify($request['body'], $request['signature'], 'not-the-secret-0123456789'),
             'and not with another secret');
         Check::same(['id', 'type', 'policy', 'tenant', 'scope', 'threshold', 'limit', 'used', 'window_end'],
-            array_keys($event), 'the contract\'s fields, in order');
+            array_keys($event), 'the documented fields, in order');
         Check::ok(!str_contains($line, $secret), 'no secret in the request');
     }
     Check::done();

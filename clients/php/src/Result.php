@@ -10,7 +10,7 @@ use Ratelimitd\Client\Exception\RateLimitExceededException;
 final class Result
 {
     /**
-     * ratelimitd's headers that belong on the application's own response (CONTRACT §3),
+     * ratelimitd's headers that belong on the application's own response (docs/api.md "Headers"),
      * in their canonical spelling. Cache-Control is deliberately not among them: an allowed
      * response of the app keeps its own caching rules.
      */

@@ -12,7 +12,7 @@
 
 namespace ratelimitd::app {
 
-/// SIGTERM must end the process within 5 s (contract §1); this leaves room to exit.
+/// SIGTERM must end the process within 5 s (docs/configuration.md); this leaves room to exit.
 inline constexpr std::chrono::milliseconds drain_deadline{4000};
 
 /// On the accept thread's io_context: SIGHUP calls `reload`; the first SIGTERM or SIGINT

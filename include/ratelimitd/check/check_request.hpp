@@ -20,7 +20,7 @@ struct CheckRequest {
     std::optional<std::string> plan;
 };
 
-/// Largest cost a single check may carry (contract §2).
+/// Largest cost a single check may carry (docs/api.md).
 inline constexpr std::uint32_t max_cost = 1'000'000;
 
 }  // namespace ratelimitd::check

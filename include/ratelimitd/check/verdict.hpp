@@ -15,7 +15,7 @@ struct WindowState {
     std::int64_t limit = 0;        ///< quota per window (token bucket: refill per window)
     std::int64_t window_s = 0;     ///< window length in whole seconds (IETF w, at least 1)
     std::int64_t remaining = 0;    ///< units still available after this check
-    std::int64_t reset_epoch_s = 0;   ///< Unix epoch seconds, see contract §3 per algorithm
+    std::int64_t reset_epoch_s = 0;   ///< Unix epoch seconds, see docs/api.md "Headers" per algorithm
     std::int64_t reset_after_s = 0;   ///< whole seconds until reset, rounded up (IETF t)
     std::int64_t retry_after_s = 0;   ///< seconds to wait before retrying; >= 1 when denied
     std::int64_t reset_after_ms = 0;  ///< milliseconds until reset, unrounded (denial cache)

@@ -27,13 +27,13 @@ struct BodyFields {
     std::string lease;      ///< BodyKind::release only (its format is the caller's to check)
 };
 
-/// The one reader of every JSON door's body: a JSON object with the fields of contract §2
+/// The one reader of every JSON door's body: a JSON object with the fields of docs/api.md
 /// and the door's own. A known field given twice is refused naming it (invalid_request,
 /// "<field>: given more than once"), whatever the door, so no two readers of one body can
 /// see different values. A report's cost errors are invalid_cost. Never throws.
 result<BodyFields> parse_body_json(std::string_view body, BodyKind kind);
 
-/// Parses a POST /v1/check body: a JSON object with the fields of contract §2
+/// Parses a POST /v1/check body: a JSON object with the fields of docs/api.md
 /// (policy, tenant, scope, method, path: strings; cost: integer). Unknown fields are ignored.
 /// Not JSON, not an object, or a field of the wrong type -> invalid_request; cost out of
 /// 1..1000000 -> invalid_cost. Does not check tenant/scope contents. Never throws.
@@ -57,7 +57,7 @@ bhttp::status status_for(errc code) noexcept;
 /// Content-Type: application/json and Cache-Control: no-store.
 Response make_error_response(const Problem& p, unsigned version, bool keep_alive);
 
-/// The answer to a decided check (contract §2-§3): 200 or 429 with the JSON body
+/// The answer to a decided check (docs/api.md): 200 or 429 with the JSON body
 /// {"allowed", "policy", "tenant", "scope", "limit", "remaining", "reset", "retry_after"}
 /// (plus "windows" when the policy has several, and "degraded": true when the store failed
 /// and on_store_error answered) and the rate-limit headers. A `policy: none` decision is a

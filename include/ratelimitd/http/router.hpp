@@ -53,8 +53,8 @@ struct RouterOptions {
 
 /// The endpoints of one server thread (the table is in endpoints.cpp, with each door's access,
 /// which route() and the report handler enforce):
-///   POST|GET /v1/check     decide a check (contract §2)
-///   any      /v1/auth[/...] a reverse proxy's auth subrequest (contract §6)
+///   POST|GET /v1/check     decide a check (docs/api.md)
+///   any      /v1/auth[/...] a reverse proxy's auth subrequest (docs/proxies.md)
 ///   GET      /healthz      200 while the process runs
 ///   GET      /readyz       200 when the store answers, else 503 (shared deployments); 503 in
 ///                          both modes while the xDS control plane's first config is awaited

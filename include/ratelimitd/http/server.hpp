@@ -15,7 +15,7 @@
 
 namespace ratelimitd::http {
 
-/// Per-connection limits (contract §2 table, and deadlines on every wait).
+/// Per-connection limits (docs/api.md table, and deadlines on every wait).
 struct ServerLimits {
     std::size_t max_header_bytes = 16 * 1024;  ///< larger header block -> 431
     std::size_t max_body_bytes = 16 * 1024;    ///< larger body -> 413

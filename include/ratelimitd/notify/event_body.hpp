@@ -1,4 +1,4 @@
-// The JSON body of a quota webhook event (contract §13).
+// The JSON body of a quota webhook event (docs/operations.md).
 #pragma once
 
 #include "ratelimitd/service/crossing_sink.hpp"

@@ -13,7 +13,7 @@ inline constexpr std::string_view signature_header_name = "RateLimit-Signature";
 /// Lower-case hex of HMAC-SHA256(key, message).
 [[nodiscard]] std::string hmac_sha256_hex(std::string_view key, std::string_view message);
 
-/// "t=<unix_seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with `secret`>" (contract §13). The
+/// "t=<unix_seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with `secret`>" (docs/operations.md). The
 /// time is signed with the body, so a receiver that checks it against its clock refuses a replay.
 [[nodiscard]] std::string signature_value(std::string_view secret, std::int64_t unix_seconds, std::string_view body);
 

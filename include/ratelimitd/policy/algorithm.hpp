@@ -36,6 +36,13 @@ enum class ClusterRefund {
     by_reset,  ///< by the charge's reset_after_ms (sent as the member): a rolled-over window keeps it
 };
 
+/// The window a quota webhook's threshold is claimed once in (lua/notify/crossings.lua and the
+/// embedded store's NotifyMarks read this row field; the build writes it into the scripts).
+enum class NotifyWindow {
+    own_counter,  ///< the algorithm's own counter window: it ends at the reply's reset, the count only rises in it
+    aligned,      ///< the aligned window of the policy's window holding now: the level falls back (refill, sliding)
+};
+
 /// What an algorithm is, as every module needs to know it.
 struct AlgorithmTraits {
     Algorithm algorithm;
@@ -61,30 +68,37 @@ struct AlgorithmTraits {
     bool zero_limit;
     /// A config file may name it (`algorithm:`); false for one the planner alone chooses.
     bool configurable;
+    NotifyWindow notify_window;
 };
 
 /// One row per Algorithm, in the enum's order (a missing member fails -Wmissing-field-initializers).
 inline constexpr AlgorithmTraits algorithm_table[] = {
     {.algorithm = Algorithm::token_bucket, .name = "token_bucket", .prose = "token bucket", .burst = true,
      .leases = false, .ms_scaled = true, .member = ScriptMember::state_layout, .reports = true, .refunds = true,
-     .cluster_refund = ClusterRefund::by_state, .cacheable_denials = true, .aligned = false, .zero_limit = false, .configurable = true},
+     .cluster_refund = ClusterRefund::by_state, .cacheable_denials = true, .aligned = false, .zero_limit = false, .configurable = true,
+     .notify_window = NotifyWindow::aligned},
     {.algorithm = Algorithm::sliding_log, .name = "sliding_log", .prose = "sliding log", .burst = false,
      .leases = false, .ms_scaled = false, .member = ScriptMember::per_unit, .reports = true, .refunds = false,
-     .cluster_refund = ClusterRefund::by_state, .cacheable_denials = true, .aligned = false, .zero_limit = false, .configurable = true},
+     .cluster_refund = ClusterRefund::by_state, .cacheable_denials = true, .aligned = false, .zero_limit = false, .configurable = true,
+     .notify_window = NotifyWindow::aligned},
     {.algorithm = Algorithm::fixed_window, .name = "fixed_window", .prose = "fixed window", .burst = false,
      .leases = false, .ms_scaled = false, .member = ScriptMember::none, .reports = true, .refunds = true,
-     .cluster_refund = ClusterRefund::by_reset, .cacheable_denials = true, .aligned = true, .zero_limit = true, .configurable = true},
+     .cluster_refund = ClusterRefund::by_reset, .cacheable_denials = true, .aligned = true, .zero_limit = true, .configurable = true,
+     .notify_window = NotifyWindow::own_counter},
     {.algorithm = Algorithm::gcra, .name = "gcra", .prose = "GCRA", .burst = true,
      .leases = false, .ms_scaled = true, .member = ScriptMember::none, .reports = true, .refunds = true,
-     .cluster_refund = ClusterRefund::by_state, .cacheable_denials = true, .aligned = false, .zero_limit = false, .configurable = true},
+     .cluster_refund = ClusterRefund::by_state, .cacheable_denials = true, .aligned = false, .zero_limit = false, .configurable = true,
+     .notify_window = NotifyWindow::aligned},
     // No cluster refund: the counter keeps counts per window and cannot tell which window a
     // charge went to once it rolled over.
     {.algorithm = Algorithm::sliding_window, .name = "sliding_window", .prose = "sliding window", .burst = false,
      .leases = false, .ms_scaled = true, .member = ScriptMember::none, .reports = true, .refunds = true,
-     .cluster_refund = ClusterRefund::none, .cacheable_denials = true, .aligned = false, .zero_limit = false, .configurable = true},
+     .cluster_refund = ClusterRefund::none, .cacheable_denials = true, .aligned = false, .zero_limit = false, .configurable = true,
+     .notify_window = NotifyWindow::aligned},
     {.algorithm = Algorithm::concurrency, .name = "concurrency", .prose = "concurrency limit", .burst = false,
      .leases = true, .ms_scaled = false, .member = ScriptMember::lease, .reports = false, .refunds = false,
-     .cluster_refund = ClusterRefund::by_state, .cacheable_denials = false, .aligned = false, .zero_limit = false, .configurable = true},
+     .cluster_refund = ClusterRefund::by_state, .cacheable_denials = false, .aligned = false, .zero_limit = false, .configurable = true,
+     .notify_window = NotifyWindow::aligned},
     // envoyproxy/ratelimit's own counting on its own keys (envoy_key_layout:
     // envoyproxy-ratelimit), chosen by the Envoy planner for a rule aligned to its unit: every
     // charge is INCRBY + EXPIRE, past the limit too, so denials are never cached, and nothing to
@@ -92,7 +106,8 @@ inline constexpr AlgorithmTraits algorithm_table[] = {
     {.algorithm = Algorithm::erl_fixed_window, .name = "erl_fixed_window",
      .prose = "envoyproxy/ratelimit fixed window", .burst = false, .leases = false, .ms_scaled = false,
      .member = ScriptMember::expiry, .reports = false, .refunds = false, .cluster_refund = ClusterRefund::none,
-     .cacheable_denials = false, .aligned = true, .zero_limit = true, .configurable = false},
+     .cacheable_denials = false, .aligned = true, .zero_limit = true, .configurable = false,
+     .notify_window = NotifyWindow::own_counter},
 };
 inline constexpr std::size_t algorithm_count = std::size(algorithm_table);
 

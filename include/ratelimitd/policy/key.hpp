@@ -14,7 +14,7 @@ namespace ratelimitd::policy {
 /// policy and the last ':' starts the scope. Inputs must have passed validate_tenant /
 /// validate_scope / is_valid_policy_name; the prefix is validated at config load.
 ///
-/// The scope is the one free-form part (printable ASCII, contract §2): it is written with '{',
+/// The scope is the one free-form part (printable ASCII, docs/api.md): it is written with '{',
 /// '}' and '%' as %7B, %7D and %25, so that a scope such as "{x}" is never a Redis Cluster hash
 /// tag (which would put every tenant's key of that scope on one slot) and two scopes never
 /// share a key. Tenants, policy names and the prefix hold none of these bytes.

@@ -1,5 +1,5 @@
 // The `notify:` section as values: webhook targets, and the thresholds of each policy that
-// send an event to one of them (contract §13, docs/operations.md "Quota webhooks").
+// send an event to one of them (docs/operations.md, docs/operations.md "Quota webhooks").
 #pragma once
 
 #include <chrono>

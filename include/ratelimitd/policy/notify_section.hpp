@@ -1,4 +1,4 @@
-// `notify:` of a config file: webhook targets and the thresholds per policy (contract §13).
+// `notify:` of a config file: webhook targets and the thresholds per policy (docs/operations.md).
 #pragma once
 
 #include "ratelimitd/policy/policy.hpp"

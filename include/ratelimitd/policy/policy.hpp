@@ -140,7 +140,7 @@ inline constexpr int ipv6_lo = 32;
 inline constexpr int ipv6_hi = 128;
 }  // namespace client_ip_bounds
 
-/// One identity source for /v1/auth, tried in order (contract §6).
+/// One identity source for /v1/auth, tried in order (docs/proxies.md).
 struct IdentitySource {
     enum class Kind { header, client_ip };
     Kind kind = Kind::header;

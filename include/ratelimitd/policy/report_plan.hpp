@@ -1,4 +1,4 @@
-// Planning POST /v1/report: charge after the fact (contract: docs/policies.md).
+// Planning POST /v1/report: charge after the fact (docs/policies.md).
 #pragma once
 
 #include "ratelimitd/check/check_request.hpp"

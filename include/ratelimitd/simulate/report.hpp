@@ -1,5 +1,5 @@
 // What a replay prints: the summary of the config, and with a baseline the other config's
-// and the difference, as JSON (CONTRACT.md §12), text, or one self-contained HTML page.
+// and the difference, as JSON (docs/simulate.md), text, or one self-contained HTML page.
 #pragma once
 
 #include "ratelimitd/simulate/tally.hpp"
@@ -34,9 +34,9 @@ struct Report {
 /// Fills the difference lists from the two summaries' denials (sorted by policy, tenant).
 void compare(Report& report);
 
-/// The contract's JSON: lines, requests, unparsed, policies, top_denied, per_minute; with a
+/// The documented JSON: lines, requests, unparsed, policies, top_denied, per_minute; with a
 /// baseline also "baseline" (the same shape), newly_denied and no_longer_denied. Members in
-/// the contract's order.
+/// the documented order.
 nlohmann::ordered_json to_json(const Report& report);
 
 /// The human-readable summary.

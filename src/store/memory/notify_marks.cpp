@@ -7,10 +7,6 @@ namespace ratelimitd::store::memory {
 
 namespace {
 
-bool counts_in_own_window(policy::Algorithm a) noexcept {
-    return a == policy::Algorithm::fixed_window || a == policy::Algorithm::erl_fixed_window;
-}
-
 /// The end of the window a claim of `p` at `now` holds for (epoch ms) and its name in the marker:
 /// a fixed window's own (its reset), else the aligned window of p.window holding now.
 struct ClaimWindow {
@@ -19,7 +15,7 @@ struct ClaimWindow {
 };
 
 ClaimWindow claim_window(const policy::Policy& p, std::int64_t now, const check::WindowState& w) {
-    if (counts_in_own_window(p.algorithm)) return {now + w.reset_after_ms, {}};
+    if (policy::traits(p.algorithm).notify_window == policy::NotifyWindow::own_counter) return {now + w.reset_after_ms, {}};
     const std::int64_t window = std::max<std::int64_t>(1, p.window.count());
     const std::int64_t end = (now / window + 1) * window;
     return {end, ":" + std::to_string(end)};

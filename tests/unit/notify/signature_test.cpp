@@ -1,5 +1,5 @@
 // RateLimit-Signature and the event body: a known HMAC-SHA256 vector, the header's shape, the
-// body's fields in the contract's order, and the bounded queue.
+// body's fields in the documented order, and the bounded queue.
 #include "ratelimitd/notify/delivery_queue.hpp"
 #include "ratelimitd/notify/event_body.hpp"
 #include "ratelimitd/notify/signature.hpp"

@@ -27,7 +27,7 @@ Route make_route(std::optional<std::string> method, std::string path, std::strin
     return Route{std::move(method), std::move(path), std::move(policy), std::move(scope), std::move(limits)};
 }
 
-/// The registry of CONTRACT.md section 4.
+/// The example registry of docs/configuration.md.
 Registry contract_registry() {
     Registry reg;
     for (auto p : {make_policy("api-default", Algorithm::token_bucket, 60),

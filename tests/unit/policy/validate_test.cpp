@@ -51,7 +51,7 @@ TEST(ValidateTenant, ASlashOnlyEndsAnIpNetwork) {
 }
 
 TEST(ValidateScope, BracesAreAllowedTheKeyEscapesThem) {
-    // Contract §2 allows every printable byte but ':' in a scope; policy/key.hpp escapes braces.
+    // docs/api.md allows every printable byte but ':' in a scope; policy/key.hpp escapes braces.
     EXPECT_TRUE(validate_scope("{x}").has_value());
 }
 

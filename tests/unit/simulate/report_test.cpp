@@ -1,4 +1,4 @@
-// The JSON summary's shape (CONTRACT.md §12, members in its order) and the baseline difference.
+// The JSON summary's shape (docs/simulate.md, members in its order) and the baseline difference.
 #include "ratelimitd/simulate/report.hpp"
 
 #include <gtest/gtest.h>

@@ -16,7 +16,7 @@ namespace ratelimitd::store::redis {
 /// One denial cache for the process, so a key denied on one thread is denied on all, in front
 /// of every thread's store. What could make it wrong clears it: a store that connects again
 /// after a loss (on_reconnected), and a reset on any sidecar sharing the store, heard on the
-/// reset channel (contract §8). Disabled (--denial-cache off): stores are used bare.
+/// reset channel (docs/operations.md "Admin endpoints"). Disabled (--denial-cache off): stores are used bare.
 /// @par Thread Safety
 /// front() and the constructor, start(), stop() on the main thread; the cache itself and the
 /// hook from reconnected_hook() from any thread.
