@@ -4,7 +4,7 @@
 #include "ratelimitd/policy/registry_loader.hpp"
 #include "ratelimitd/policy/report_plan.hpp"
 
-#include "unit/policy/parse_error_of.hpp"
+#include "unit/policy/config_refusals.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,11 +6,15 @@
 
 #include "unit/policy/erl_examples_dir.hpp"
 
+#include "unit/policy/config_refusals.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 namespace {
+
+using ratelimitd::test::refusal;
 
 using ratelimitd::test::reference_dir;
 
@@ -22,15 +26,6 @@ const std::string envoy_data_dir = RATELIMITD_TEST_DATA_DIR "/envoy";
 // envoyproxy/ratelimit's example configs, verbatim, in the tree (tests/data/erl-examples/README.md).
 
 /// The message a registry text is refused with ("" when it loads).
-std::string refusal(const std::string& text, const std::string& name = "r.yaml") {
-    try {
-        (void)parse_config(text, name);
-    } catch (const ConfigError& e) {
-        return e.what();
-    }
-    return "";
-}
-
 /// A one-domain registry around `descriptors` (YAML flow or block text, indented by 4).
 std::string with_descriptors(const std::string& descriptors) {
     return "domains:\n  - domain: d\n    descriptors:\n" + descriptors;

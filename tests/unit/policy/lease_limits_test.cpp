@@ -2,7 +2,7 @@
 // naming the field.
 #include "ratelimitd/policy/registry_loader.hpp"
 
-#include "unit/policy/parse_error_of.hpp"
+#include "unit/policy/config_refusals.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 #include "ratelimitd/policy/config_error.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
 
-#include "unit/policy/parse_error_of.hpp"
+#include "unit/policy/config_refusals.hpp"
 
 #include <gtest/gtest.h>
 

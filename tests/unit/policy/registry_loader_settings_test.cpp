@@ -4,7 +4,7 @@
 #include "ratelimitd/config/setting_table.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
 
-#include "unit/policy/parse_error_of.hpp"
+#include "unit/policy/config_refusals.hpp"
 
 #include <gtest/gtest.h>
 

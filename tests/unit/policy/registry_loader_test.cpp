@@ -6,7 +6,7 @@
 #include "ratelimitd/core/duration.hpp"
 #include "ratelimitd/policy/cidr.hpp"
 
-#include "unit/policy/parse_error_of.hpp"
+#include "unit/policy/config_refusals.hpp"
 
 #include <gtest/gtest.h>
 

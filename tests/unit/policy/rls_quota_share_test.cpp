@@ -7,11 +7,15 @@
 
 #include "unit/policy/rls_noon.hpp"
 
+#include "unit/policy/config_refusals.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 namespace {
+
+using ratelimitd::test::refusal;
 
 using ratelimitd::test::noon;
 
@@ -36,15 +40,6 @@ domains:
 )";
 
 constexpr std::int64_t minute_start = 1764592496 / 60 * 60;
-
-std::string refusal(const std::string& text) {
-    try {
-        (void)parse_config(text, "r.yaml");
-        return "";
-    } catch (const ConfigError& e) {
-        return e.what();
-    }
-}
 
 class QuotaShare : public ::testing::Test {
 protected:

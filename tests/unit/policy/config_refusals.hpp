@@ -19,4 +19,14 @@ inline std::string parse_error_of(std::string_view text, const std::string& name
     return "(loaded without error)";
 }
 
+/// The same, but "" when the text loads: for tests that assert there is no refusal.
+inline std::string refusal(const std::string& text, const std::string& name = "r.yaml") {
+    try {
+        (void)policy::parse_config(text, name);
+    } catch (const policy::ConfigError& e) {
+        return e.what();
+    }
+    return "";
+}
+
 }  // namespace ratelimitd::test
