@@ -1,5 +1,6 @@
 // RawConnection: POSIX sockets and poll(), with a minimal HTTP/1.x response reader.
 #include "support/raw_connection.hpp"
+#include "support/header_names.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -22,11 +23,6 @@ using Clock = std::chrono::steady_clock;
 int remaining_ms(Clock::time_point until) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
     return static_cast<int>(std::max<long long>(0, left));
-}
-
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
 }
 
 std::string trim(std::string_view s) {

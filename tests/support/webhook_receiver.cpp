@@ -1,6 +1,7 @@
 // WebhookReceiver: one thread, blocking sockets, one request per connection; with keep_alive(),
 // a thread per connection besides. The listener is polled so that down() can stop it.
 #include "support/webhook_receiver.hpp"
+#include "support/header_names.hpp"
 
 #include "support/processes.hpp"
 
@@ -32,11 +33,6 @@ int listen_on(unsigned short port) {
         throw std::runtime_error("webhook receiver: cannot listen on port " + std::to_string(port));
     }
     return fd;
-}
-
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
 }
 
 }  // namespace

@@ -13,10 +13,10 @@
 namespace ratelimitd::app {
 namespace {
 
-constexpr const char* policies = "policies:\n  api: { algorithm: fixed_window, limit: 5, window: 1m }\n";
+constexpr const char* api_policies = "policies:\n  api: { algorithm: fixed_window, limit: 5, window: 1m }\n";
 
 std::vector<std::string> warnings_of(const std::string& yaml, WarningContext context = {}) {
-    return config_warnings(policy::parse_config(std::string(policies) + yaml, "w.yaml").registry, context);
+    return config_warnings(policy::parse_config(std::string(api_policies) + yaml, "w.yaml").registry, context);
 }
 
 bool mentions(const std::vector<std::string>& lines, std::string_view what) {

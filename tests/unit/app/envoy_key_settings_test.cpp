@@ -5,6 +5,8 @@
 #include "support/resolve_settings.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
 
+#include "unit/app/one_policy.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -12,10 +14,11 @@
 namespace ratelimitd::app {
 namespace {
 
+using ratelimitd::test::policies;
+
 using namespace std::chrono_literals;
 using test::resolve;
 
-const std::string policies = "policies:\n  p: {algorithm: fixed_window, limit: 1, window: 1s}\n";
 
 TEST(EnvoyKeySettings, DefaultIsRatelimitdsOwnLayout) {
     auto s = resolve({}, {});

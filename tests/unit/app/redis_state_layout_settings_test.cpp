@@ -11,7 +11,7 @@
 namespace ratelimitd::app {
 namespace {
 
-const std::string policies = "policies:\n  p: {algorithm: token_bucket, limit: 1, window: 1s}\n";
+const std::string token_bucket_policies = "policies:\n  p: {algorithm: token_bucket, limit: 1, window: 1s}\n";
 
 using test::resolve;
 
@@ -22,7 +22,7 @@ TEST(RedisStateLayoutSetting, StringUnlessSet) {
 }
 
 TEST(RedisStateLayoutSetting, FlagBeatsEnvironmentBeatsFile) {
-    const auto cfg = policy::parse_config("redis_state_layout: hash\n" + policies, "t.yaml");
+    const auto cfg = policy::parse_config("redis_state_layout: hash\n" + token_bucket_policies, "t.yaml");
     auto from_file = resolve({}, {}, cfg.settings);
     ASSERT_TRUE(from_file) << from_file.error().detail;
     EXPECT_EQ(from_file->redis_state_layout, "hash");
@@ -38,7 +38,7 @@ TEST(RedisStateLayoutSetting, OtherValuesAreRefusedNamingTheSetting) {
     auto s = resolve({"--redis-state-layout", "json"}, {});
     ASSERT_FALSE(s);
     EXPECT_NE(s.error().detail.find("redis-state-layout"), std::string::npos) << s.error().detail;
-    EXPECT_ANY_THROW(policy::parse_config("redis_state_layout: hashes\n" + policies, "t.yaml"));
+    EXPECT_ANY_THROW(policy::parse_config("redis_state_layout: hashes\n" + token_bucket_policies, "t.yaml"));
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include "support/resolve_settings.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
 
+#include "unit/app/one_policy.hpp"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -13,7 +15,8 @@
 namespace ratelimitd::app {
 namespace {
 
-const std::string policies = "policies:\n  p: {algorithm: fixed_window, limit: 1, window: 1s}\n";
+using ratelimitd::test::policies;
+
 
 using test::resolve;
 

@@ -5,6 +5,8 @@
 #include "ratelimitd/config/setting_table.hpp"
 #include "ratelimitd/config/usage.hpp"
 
+#include "unit/app/precedence.hpp"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -18,19 +20,8 @@
 namespace ratelimitd::config {
 namespace {
 
-using Env = std::map<std::string, std::string>;
+using ratelimitd::test::precedence;
 
-result<Settings> resolve(const std::vector<std::string>& args, const Env& env, const FileSettings& file = {}) {
-    std::vector<const char*> argv{"ratelimitd"};
-    for (const auto& a : args) argv.push_back(a.c_str());
-    auto cl = parse_command_line(static_cast<int>(argv.size()), argv.data());
-    if (!cl) return cl.error();
-    const EnvLookup lookup = [&env](const char* name) -> const char* {
-        auto it = env.find(name);
-        return it == env.end() ? nullptr : it->second.c_str();
-    };
-    return apply_precedence(*cl, file, lookup);
-}
 
 std::string env_rule(std::string_view flag) {
     std::string name = "RATELIMITD_";
@@ -120,13 +111,13 @@ TEST(SettingsTable, BoundsAreEnforcedForEveryCountAndDuration) {
         if (row.flag.empty() || (row.type != SettingType::count && row.type != SettingType::duration)) continue;
         const std::string unit = row.type == SettingType::duration ? "ms" : "";
         const std::string flag = "--" + std::string(row.flag);
-        EXPECT_TRUE(resolve({flag, std::to_string(row.lo) + unit}, {})) << flag;
-        EXPECT_TRUE(resolve({flag, std::to_string(row.hi) + unit}, {})) << flag;
-        EXPECT_FALSE(resolve({flag, std::to_string(row.hi + 1) + unit}, {})) << flag;
+        EXPECT_TRUE(precedence({flag, std::to_string(row.lo) + unit}, {})) << flag;
+        EXPECT_TRUE(precedence({flag, std::to_string(row.hi) + unit}, {})) << flag;
+        EXPECT_FALSE(precedence({flag, std::to_string(row.hi + 1) + unit}, {})) << flag;
         if (row.lo > 1) {
-            EXPECT_FALSE(resolve({flag, std::to_string(row.lo - 1) + unit}, {})) << flag;
+            EXPECT_FALSE(precedence({flag, std::to_string(row.lo - 1) + unit}, {})) << flag;
         }
-        EXPECT_FALSE(resolve({}, {{std::string(row.env), std::to_string(row.hi + 1) + unit}})) << row.env;
+        EXPECT_FALSE(precedence({}, {{std::string(row.env), std::to_string(row.hi + 1) + unit}})) << row.env;
         if (!row.file_key.empty()) {
             const ConfigTree too_big = {{std::string(row.file_key), row.type == SettingType::duration
                                                                         ? ConfigTree(std::to_string(row.hi + 1) + "ms")
@@ -147,20 +138,20 @@ TEST(SettingsTable, FlagBeatsEnvironmentBeatsFileForEveryRow) {
             ASSERT_TRUE(read) << read.error().detail;
             file = *read;
             EXPECT_NE(file, FileSettings{}) << row.file_key << " lands in FileSettings";
-            EXPECT_NE(*resolve({}, {}, file), *resolve({}, {})) << row.file_key << " reaches Settings";
+            EXPECT_NE(*precedence({}, {}, file), *precedence({}, {})) << row.file_key << " reaches Settings";
         }
         if (row.env.empty()) continue;
-        const auto env_only = resolve({}, {{std::string(row.env), s.second_text}});
+        const auto env_only = precedence({}, {{std::string(row.env), s.second_text}});
         ASSERT_TRUE(env_only) << env_only.error().detail;
-        const auto first_only = resolve({}, {{std::string(row.env), s.first_text}});
+        const auto first_only = precedence({}, {{std::string(row.env), s.first_text}});
         ASSERT_TRUE(first_only) << first_only.error().detail;
         EXPECT_NE(*env_only, *first_only) << row.env << " reaches Settings";
-        const auto env_and_file = resolve({}, {{std::string(row.env), s.second_text}}, file);
+        const auto env_and_file = precedence({}, {{std::string(row.env), s.second_text}}, file);
         ASSERT_TRUE(env_and_file) << env_and_file.error().detail;
         EXPECT_EQ(*env_and_file, *env_only) << row.env << " beats the file";
         if (row.flag.empty()) continue;
         const std::string flag = "--" + std::string(row.flag);
-        const auto all = resolve({flag, s.first_text}, {{std::string(row.env), s.second_text}}, file);
+        const auto all = precedence({flag, s.first_text}, {{std::string(row.env), s.second_text}}, file);
         ASSERT_TRUE(all) << all.error().detail;
         EXPECT_EQ(*all, *first_only) << row.flag << " beats the environment";
     }
@@ -169,7 +160,7 @@ TEST(SettingsTable, FlagBeatsEnvironmentBeatsFileForEveryRow) {
 TEST(SettingsTable, AnEmptyVariableCountsAsUnset) {
     FileSettings file;
     file.max_connections = 7;
-    EXPECT_EQ(resolve({}, {{"RATELIMITD_MAX_CONNECTIONS", ""}}, file)->max_connections, 7u);
+    EXPECT_EQ(precedence({}, {{"RATELIMITD_MAX_CONNECTIONS", ""}}, file)->max_connections, 7u);
 }
 
 TEST(SettingsTable, HelpListsEveryRow) {
@@ -245,7 +236,7 @@ TEST(SettingsTable, FileKeysAreTheTableRowsInOrder) {
 // The gRPC answer's fields: ietf by default (today's), none, or envoyproxy/ratelimit's three by
 // the names its LIMIT_*_HEADER variables give; anything else is refused naming the setting.
 TEST(SettingsTable, GrpcResponseHeadersAreIetfNoneOrErlsWithItsNames) {
-    auto defaults = resolve({}, {});
+    auto defaults = precedence({}, {});
     ASSERT_TRUE(defaults) << defaults.error().detail;
     EXPECT_EQ(defaults->grpc_response_headers, "ietf");
     EXPECT_EQ(defaults->grpc_limit_header, "RateLimit-Limit");
@@ -255,17 +246,17 @@ TEST(SettingsTable, GrpcResponseHeadersAreIetfNoneOrErlsWithItsNames) {
     auto file = read_file_settings(ConfigTree{{"grpc_response_headers", "erl"}, {"grpc_limit_header", "X-Limit"},
                                               {"envoy_quota_mode", true}});
     ASSERT_TRUE(file) << file.error().detail;
-    auto s = resolve({"--grpc-reset-header", "X-Reset"}, {{"RATELIMITD_GRPC_REMAINING_HEADER", "X-Left"}}, *file);
+    auto s = precedence({"--grpc-reset-header", "X-Reset"}, {{"RATELIMITD_GRPC_REMAINING_HEADER", "X-Left"}}, *file);
     ASSERT_TRUE(s) << s.error().detail;
     EXPECT_EQ(s->grpc_response_headers, "erl");
     EXPECT_EQ(s->grpc_limit_header, "X-Limit");
     EXPECT_EQ(s->grpc_remaining_header, "X-Left");
     EXPECT_EQ(s->grpc_reset_header, "X-Reset");
     EXPECT_TRUE(s->envoy_quota_mode);
-    auto none = resolve({"--grpc-response-headers", "none"}, {});
+    auto none = precedence({"--grpc-response-headers", "none"}, {});
     ASSERT_TRUE(none) << none.error().detail;
     EXPECT_EQ(none->grpc_response_headers, "none");
-    auto bad = resolve({"--grpc-response-headers", "x"}, {});
+    auto bad = precedence({"--grpc-response-headers", "x"}, {});
     ASSERT_FALSE(bad);
     EXPECT_EQ(bad.error().detail, "grpc-response-headers: expected ietf, none or erl, got \"x\"");
 }
@@ -273,7 +264,7 @@ TEST(SettingsTable, GrpcResponseHeadersAreIetfNoneOrErlsWithItsNames) {
 // One row per variable of envoyproxy/ratelimit's gRPC TLS (GRPC_SERVER_USE_TLS, _TLS_CERT,
 // _TLS_KEY, GRPC_CLIENT_TLS_CACERT, _SAN), so its environment maps onto them one to one.
 TEST(SettingsTable, GrpcTlsSettingsAreOffByDefaultAndReadFromEverySource) {
-    auto defaults = resolve({}, {});
+    auto defaults = precedence({}, {});
     ASSERT_TRUE(defaults) << defaults.error().detail;
     EXPECT_FALSE(defaults->grpc_tls);
     EXPECT_EQ(defaults->grpc_tls_cert, "");
@@ -283,7 +274,7 @@ TEST(SettingsTable, GrpcTlsSettingsAreOffByDefaultAndReadFromEverySource) {
                                               {"grpc_tls_key", "/f/tls.key"}, {"grpc_tls_client_ca", "/f/ca.crt"},
                                               {"grpc_tls_client_san", "envoy.test"}, {"grpc_tls_reload_interval", "2s"}});
     ASSERT_TRUE(file) << file.error().detail;
-    auto s = resolve({"--grpc-tls-key", "/flag/tls.key"}, {{"RATELIMITD_GRPC_TLS_CLIENT_SAN", "spiffe://x/envoy"}}, *file);
+    auto s = precedence({"--grpc-tls-key", "/flag/tls.key"}, {{"RATELIMITD_GRPC_TLS_CLIENT_SAN", "spiffe://x/envoy"}}, *file);
     ASSERT_TRUE(s) << s.error().detail;
     EXPECT_TRUE(s->grpc_tls);
     EXPECT_EQ(s->grpc_tls_cert, "/f/tls.crt");
@@ -291,7 +282,7 @@ TEST(SettingsTable, GrpcTlsSettingsAreOffByDefaultAndReadFromEverySource) {
     EXPECT_EQ(s->grpc_tls_client_ca, "/f/ca.crt");
     EXPECT_EQ(s->grpc_tls_client_san, "spiffe://x/envoy");
     EXPECT_EQ(s->grpc_tls_reload_interval, std::chrono::seconds(2));
-    auto interval = resolve({"--grpc-tls-reload-interval", "100ms"}, {});
+    auto interval = precedence({"--grpc-tls-reload-interval", "100ms"}, {});
     ASSERT_FALSE(interval);
     EXPECT_EQ(interval.error().detail.rfind("grpc-tls-reload-interval: expected", 0), 0u) << interval.error().detail;
 }
@@ -299,7 +290,7 @@ TEST(SettingsTable, GrpcTlsSettingsAreOffByDefaultAndReadFromEverySource) {
 // One row per variable of envoyproxy/ratelimit's xDS client (CONFIG_GRPC_XDS_*, XDS_CLIENT_*), with
 // its defaults, so its environment maps onto them one to one.
 TEST(SettingsTable, XdsSettingsHaveEnvoyRatelimitsDefaults) {
-    auto s = resolve({}, {});
+    auto s = precedence({}, {});
     ASSERT_TRUE(s) << s.error().detail;
     EXPECT_EQ(s->xds_server, std::nullopt);
     EXPECT_EQ(s->xds_node_id, "default");
@@ -323,7 +314,7 @@ TEST(SettingsTable, XdsSettingsAreReadFromEverySource) {
         {"RATELIMITD_XDS_BACKOFF_RANDOM_FACTOR", "2"}, {"RATELIMITD_XDS_BACKOFF_JITTER", "false"},
         {"RATELIMITD_XDS_MAX_MESSAGE_BYTES", "65536"}, {"RATELIMITD_XDS_HEADERS", "Authorization:Bearer x,x-a:b"},
         {"RATELIMITD_XDS_FORCE_START", "on"}};
-    auto s = resolve({}, {env.begin(), env.end()});
+    auto s = precedence({}, {env.begin(), env.end()});
     ASSERT_TRUE(s) << s.error().detail;
     EXPECT_EQ(s->xds_server, "xds.example:18000");
     EXPECT_EQ(s->xds_node_id, "rl-1");
@@ -339,7 +330,7 @@ TEST(SettingsTable, XdsSettingsAreReadFromEverySource) {
     auto file = read_file_settings(ConfigTree{{"xds_server", "127.0.0.1:18000"}, {"xds_backoff_random_factor", 1.5},
                                               {"xds_headers", "x-a:b"}});
     ASSERT_TRUE(file) << file.error().detail;
-    EXPECT_EQ(resolve({}, {}, *file)->xds_backoff_random_factor, 1.5);
+    EXPECT_EQ(precedence({}, {}, *file)->xds_backoff_random_factor, 1.5);
 }
 
 TEST(SettingsTable, BadXdsValuesAreRefusedNamingTheSetting) {
@@ -357,7 +348,7 @@ TEST(SettingsTable, BadXdsValuesAreRefusedNamingTheSetting) {
         {"RATELIMITD_XDS_TLS", "maybe"},
     };
     for (const auto& [name, value] : bad) {
-        const auto s = resolve({}, {{name, value}});
+        const auto s = precedence({}, {{name, value}});
         ASSERT_FALSE(s) << name << "=" << value;
         // Text is named by its flag: RATELIMITD_XDS_NODE_ID -> xds-node-id.
         std::string flag;
@@ -367,7 +358,7 @@ TEST(SettingsTable, BadXdsValuesAreRefusedNamingTheSetting) {
         EXPECT_EQ(s.error().detail.rfind(flag + ": ", 0), 0u) << s.error().detail;
     }
     // A header value may be a token: the message never echoes it.
-    const auto token = resolve({}, {{"RATELIMITD_XDS_HEADERS", "x-a:secret\x01"}});
+    const auto token = precedence({}, {{"RATELIMITD_XDS_HEADERS", "x-a:secret\x01"}});
     ASSERT_FALSE(token);
     EXPECT_EQ(token.error().detail.find("secret"), std::string::npos) << token.error().detail;
     const auto file = read_file_settings(ConfigTree{{"xds_node_metadata", "zone"}});

@@ -4,6 +4,8 @@
 #include "ratelimitd/config/resolve.hpp"
 #include "ratelimitd/config/setting_table.hpp"
 
+#include "unit/app/precedence.hpp"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -14,19 +16,9 @@
 namespace ratelimitd::config {
 namespace {
 
-using Env = std::map<std::string, std::string>;
+using ratelimitd::test::precedence;
 
-result<Settings> resolve(const std::vector<std::string>& args, const Env& env, const FileSettings& file = {}) {
-    std::vector<const char*> argv{"ratelimitd"};
-    for (const auto& a : args) argv.push_back(a.c_str());
-    auto cl = parse_command_line(static_cast<int>(argv.size()), argv.data());
-    if (!cl) return cl.error();
-    const EnvLookup lookup = [&env](const char* name) -> const char* {
-        auto it = env.find(name);
-        return it == env.end() ? nullptr : it->second.c_str();
-    };
-    return apply_precedence(*cl, file, lookup);
-}
+using Env = std::map<std::string, std::string>;
 
 const std::vector<std::string> on_words{"on", "ON", "On", "yes", "Yes", "true", "TRUE"};
 const std::vector<std::string> off_words{"off", "OFF", "no", "No", "false", "False"};
@@ -52,17 +44,17 @@ TEST(SwitchSettings, TheTableHasSwitchesInTheFileAndOutOfIt) {
 TEST(SwitchSettings, FlagsAndVariablesTakeEverySpelling) {
     for (const auto* row : switch_rows()) {
         const std::string flag = "--" + std::string(row->flag);
-        const auto on = resolve({flag, "on"}, {});
-        const auto off = resolve({flag, "off"}, {});
+        const auto on = precedence({flag, "on"}, {});
+        const auto off = precedence({flag, "off"}, {});
         ASSERT_TRUE(on && off) << flag;
         ASSERT_NE(*on, *off) << flag;
         for (const auto& word : on_words) {
-            EXPECT_TRUE(resolves_to(resolve({flag, word}, {}), *on)) << flag << " " << word;
-            EXPECT_TRUE(resolves_to(resolve({}, {{std::string(row->env), word}}), *on)) << row->env << "=" << word;
+            EXPECT_TRUE(resolves_to(precedence({flag, word}, {}), *on)) << flag << " " << word;
+            EXPECT_TRUE(resolves_to(precedence({}, {{std::string(row->env), word}}), *on)) << row->env << "=" << word;
         }
         for (const auto& word : off_words) {
-            EXPECT_TRUE(resolves_to(resolve({flag, word}, {}), *off)) << flag << " " << word;
-            EXPECT_TRUE(resolves_to(resolve({}, {{std::string(row->env), word}}), *off)) << row->env << "=" << word;
+            EXPECT_TRUE(resolves_to(precedence({flag, word}, {}), *off)) << flag << " " << word;
+            EXPECT_TRUE(resolves_to(precedence({}, {{std::string(row->env), word}}), *off)) << row->env << "=" << word;
         }
     }
 }
@@ -89,10 +81,10 @@ TEST(SwitchSettings, TheFileTakesEverySpellingAndYamlBooleans) {
 }
 
 TEST(SwitchSettings, OtherWordsAreRefusedNamingTheSetting) {
-    const auto flag = resolve({"--coalescing", "maybe"}, {});
+    const auto flag = precedence({"--coalescing", "maybe"}, {});
     ASSERT_FALSE(flag);
     EXPECT_EQ(flag.error().detail, "coalescing: expected on or off (also yes/no, true/false), got \"maybe\"");
-    const auto env = resolve({}, {{"RATELIMITD_DENIAL_CACHE", "1"}});
+    const auto env = precedence({}, {{"RATELIMITD_DENIAL_CACHE", "1"}});
     ASSERT_FALSE(env);
     EXPECT_NE(env.error().detail.find("denial-cache: expected on or off"), std::string::npos) << env.error().detail;
     for (const ConfigTree& value : {ConfigTree("enabled"), ConfigTree(1), ConfigTree(""), ConfigTree::array()}) {

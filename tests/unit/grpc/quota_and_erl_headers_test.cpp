@@ -14,7 +14,7 @@ namespace {
 using Response = envoy::service::ratelimit::v3::RateLimitResponse;
 using Kind = policy::RlsDescriptorPlan::Kind;
 
-constexpr std::int64_t now_s = 1'764'000'010;  // 10 s into a minute (1'764'000'000 is one's start)
+constexpr std::int64_t mid_minute_s = 1'764'000'010;  // 10 s into a minute (1'764'000'000 is one's start)
 
 check::WindowState window(bool allowed, std::int64_t remaining) {
     check::WindowState w;
@@ -62,7 +62,7 @@ service::Decision decided(const TwoLimits& t, bool first_allowed, std::int64_t f
 
 Response answer(const TwoLimits& t, const service::Decision& d, const ResponseHeaders& headers = HeaderSet::ietf) {
     Response r;
-    build_response(d, t.plan, now_s, r, headers);
+    build_response(d, t.plan, mid_minute_s, r, headers);
     return r;
 }
 

@@ -13,7 +13,7 @@ namespace {
 using Response = envoy::service::ratelimit::v3::RateLimitResponse;
 using Kind = policy::RlsDescriptorPlan::Kind;
 
-constexpr std::int64_t now_s = 1'764'000'000;
+constexpr std::int64_t minute_start_s = 1'764'000'000;
 
 check::WindowState window(const std::string& name, bool allowed, std::int64_t remaining) {
     check::WindowState w;
@@ -70,7 +70,7 @@ service::Decision decision(bool allowed, check::WindowStates windows, service::O
 TEST(ResponseBuilder, AdmittedCallReportsEachLimitsOwnNumbers) {
     Fixture f;
     Response r;
-    build_response(decision(true, {window("per-ip", true, 7), window("per-path", true, 2)}, {0, 1}), f.plan, now_s, r);
+    build_response(decision(true, {window("per-ip", true, 7), window("per-path", true, 2)}, {0, 1}), f.plan, minute_start_s, r);
     EXPECT_EQ(r.overall_code(), Response::OK);
     ASSERT_EQ(r.statuses_size(), 4);
     EXPECT_EQ(r.statuses(0).code(), Response::OK);
@@ -87,7 +87,7 @@ TEST(ResponseBuilder, AdmittedCallReportsEachLimitsOwnNumbers) {
 TEST(ResponseBuilder, UnlimitedAndNoMatchAnswerOkWithoutALimit) {
     Fixture f;
     Response r;
-    build_response(decision(true, {window("per-ip", true, 7), window("per-path", true, 2)}, {0, 1}), f.plan, now_s, r);
+    build_response(decision(true, {window("per-ip", true, 7), window("per-path", true, 2)}, {0, 1}), f.plan, minute_start_s, r);
     EXPECT_EQ(r.statuses(2).code(), Response::OK);
     EXPECT_FALSE(r.statuses(2).has_current_limit());
     EXPECT_EQ(r.statuses(3).code(), Response::OK);
@@ -101,11 +101,11 @@ TEST(ResponseBuilder, UnlimitedReportsUint32MaxBehindAnyDenial) {
     Fixture f;
     f.plan.descriptors[0].never_admitted = true;
     Response never;
-    build_never_admitted_response(f.plan, now_s, never);
+    build_never_admitted_response(f.plan, minute_start_s, never);
     EXPECT_EQ(never.statuses(2).code(), Response::OK);
     EXPECT_EQ(never.statuses(2).limit_remaining(), 4'294'967'295u);
     Response denied;
-    build_response(decision(false, {window("per-ip", false, 0)}, {0}), f.plan, now_s, denied);
+    build_response(decision(false, {window("per-ip", false, 0)}, {0}), f.plan, minute_start_s, denied);
     EXPECT_EQ(denied.statuses(2).limit_remaining(), 4'294'967'295u);
 }
 
@@ -113,7 +113,7 @@ TEST(ResponseBuilder, EnforcedDenialIsOverLimitWithRetryAsResetTime) {
     Fixture f;
     Response r;
     // A denial stops before the shadow limit: its window is missing.
-    build_response(decision(false, {window("per-ip", false, 0)}, {0}), f.plan, now_s, r);
+    build_response(decision(false, {window("per-ip", false, 0)}, {0}), f.plan, minute_start_s, r);
     EXPECT_EQ(r.overall_code(), Response::OVER_LIMIT);
     EXPECT_EQ(r.statuses(0).code(), Response::OVER_LIMIT);
     EXPECT_EQ(r.statuses(0).limit_remaining(), 0u);
@@ -128,14 +128,14 @@ TEST(ResponseBuilder, GlobalShadowModeLetsTheCallThroughAndTheDescriptorStillSay
     Fixture f;
     f.plan.shadow_all = true;
     Response r;
-    build_response(decision(false, {window("per-ip", false, 0)}, {0}), f.plan, now_s, r);
+    build_response(decision(false, {window("per-ip", false, 0)}, {0}), f.plan, minute_start_s, r);
     EXPECT_EQ(r.overall_code(), Response::OK);
     EXPECT_EQ(r.statuses(0).code(), Response::OVER_LIMIT);
     EXPECT_EQ(r.statuses(0).limit_remaining(), 0u);
 
     f.plan.descriptors[0].never_admitted = true;
     Response never;
-    build_never_admitted_response(f.plan, now_s, never);
+    build_never_admitted_response(f.plan, minute_start_s, never);
     EXPECT_EQ(never.overall_code(), Response::OK);
     EXPECT_EQ(never.statuses(0).code(), Response::OVER_LIMIT);
 }
@@ -145,7 +145,7 @@ TEST(ResponseBuilder, ShadowDenialAnswersOk) {
     Response r;
     auto d = decision(true, {window("per-ip", true, 3), window("per-path", false, 0)}, {0, 1});
     d.shadow_denied = true;
-    build_response(d, f.plan, now_s, r);
+    build_response(d, f.plan, minute_start_s, r);
     EXPECT_EQ(r.overall_code(), Response::OK);
     EXPECT_EQ(r.statuses(1).code(), Response::OK);
     EXPECT_EQ(r.statuses(1).limit_remaining(), 0u);
@@ -157,7 +157,7 @@ TEST(ResponseBuilder, DegradedDecisionAnswersByTheFailureMode) {
         auto d = decision(allowed, {}, {});
         d.degraded = true;
         Response r;
-        build_response(d, f.plan, now_s, r);
+        build_response(d, f.plan, minute_start_s, r);
         EXPECT_EQ(r.overall_code(), allowed ? Response::OK : Response::OVER_LIMIT);
         EXPECT_EQ(r.statuses(0).code(), allowed ? Response::OK : Response::OVER_LIMIT);
         EXPECT_EQ(r.statuses(1).code(), Response::OK);  // shadow never denies
@@ -168,7 +168,7 @@ TEST(ResponseBuilder, DegradedDecisionAnswersByTheFailureMode) {
 TEST(ResponseBuilder, CarriesTheIetfFieldsOfEveryWindow) {
     Fixture f;
     Response r;
-    build_response(decision(true, {window("per-ip", true, 7), window("per-path", true, 2)}, {0, 1}), f.plan, now_s, r);
+    build_response(decision(true, {window("per-ip", true, 7), window("per-path", true, 2)}, {0, 1}), f.plan, minute_start_s, r);
     ASSERT_EQ(r.response_headers_to_add_size(), 2);
     EXPECT_EQ(r.response_headers_to_add(0).key(), "RateLimit-Policy");
     EXPECT_EQ(r.response_headers_to_add(0).value(), "\"per-ip\";q=10;w=60, \"per-path\";q=10;w=60");
@@ -179,20 +179,20 @@ TEST(ResponseBuilder, CarriesTheIetfFieldsOfEveryWindow) {
 TEST(ResponseBuilder, CarriesTheXRateLimitFieldsOnlyWhenAsked) {
     Fixture f;
     auto allowed = decision(true, {window("per-ip", true, 7), window("per-path", true, 2)}, {0, 1});
-    allowed.verdict.windows[1].reset_epoch_s = now_s + 30;
+    allowed.verdict.windows[1].reset_epoch_s = minute_start_s + 30;
     Response r;
-    build_response(allowed, f.plan, now_s, r, HeaderSet::ietf_and_x);
+    build_response(allowed, f.plan, minute_start_s, r, HeaderSet::ietf_and_x);
     std::map<std::string, std::string> headers;
     for (const auto& h : r.response_headers_to_add()) headers[h.key()] = h.value();
     // The values of an HTTP answer: the window with the least remaining.
     EXPECT_EQ(headers["X-RateLimit-Limit"], "10");
     EXPECT_EQ(headers["X-RateLimit-Remaining"], "2");
-    EXPECT_EQ(headers["X-RateLimit-Reset"], std::to_string(now_s + 30));
+    EXPECT_EQ(headers["X-RateLimit-Reset"], std::to_string(minute_start_s + 30));
     EXPECT_EQ(headers.count("Retry-After"), 0u);
     EXPECT_EQ(r.response_headers_to_add_size(), 5);
 
     Response denied;
-    build_response(decision(false, {window("per-ip", false, 0)}, {0}), f.plan, now_s, denied,
+    build_response(decision(false, {window("per-ip", false, 0)}, {0}), f.plan, minute_start_s, denied,
                    HeaderSet::ietf_and_x);
     headers.clear();
     for (const auto& h : denied.response_headers_to_add()) headers[h.key()] = h.value();
@@ -202,9 +202,9 @@ TEST(ResponseBuilder, CarriesTheXRateLimitFieldsOnlyWhenAsked) {
 
 TEST(ResponseBuilder, AlignedWindowResetsAtItsEndForEveryone) {
     Fixture f;
-    f.plan.descriptors[0].window_end_s = now_s + 42;
+    f.plan.descriptors[0].window_end_s = minute_start_s + 42;
     Response r;
-    build_response(decision(false, {window("per-ip", false, 0)}, {0}), f.plan, now_s, r);
+    build_response(decision(false, {window("per-ip", false, 0)}, {0}), f.plan, minute_start_s, r);
     EXPECT_EQ(r.statuses(0).duration_until_reset().seconds(), 42);
     EXPECT_EQ(r.statuses(0).duration_until_reset().nanos(), 0);
 }
@@ -213,7 +213,7 @@ TEST(ResponseBuilder, SharedLimitReportsItsLeastRemainingWindow) {
     Fixture f;
     f.plan.descriptors[1].limit = 0;  // two descriptors on one deduplicated limit
     Response r;
-    build_response(decision(true, {window("per-ip-1m", true, 7), window("per-ip-1h", true, 4)}, {0, 0}), f.plan, now_s, r);
+    build_response(decision(true, {window("per-ip-1m", true, 7), window("per-ip-1h", true, 4)}, {0, 0}), f.plan, minute_start_s, r);
     EXPECT_EQ(r.statuses(0).limit_remaining(), 4u);
     EXPECT_EQ(r.statuses(1).limit_remaining(), 4u);
 }

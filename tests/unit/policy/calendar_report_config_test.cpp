@@ -4,6 +4,8 @@
 #include "ratelimitd/policy/registry_loader.hpp"
 #include "ratelimitd/policy/report_plan.hpp"
 
+#include "unit/policy/config_refusals.hpp"
+
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -11,16 +13,9 @@
 
 namespace {
 
-using namespace ratelimitd::policy;
+using ratelimitd::test::parse_error_of;
 
-std::string error_of(const std::string& text) {
-    try {
-        parse_config(text, "cal.yaml");
-    } catch (const ConfigError& e) {
-        return e.what();
-    }
-    return "(loaded without error)";
-}
+using namespace ratelimitd::policy;
 
 TEST(CalendarConfig, AlignCalendarReadsTheUnitAndOffset) {
     const Config c = parse_config(R"(
@@ -47,18 +42,18 @@ policies:
 
 TEST(CalendarConfig, RefusalsNameTheFileAndTheField) {
     const std::string base = "policies:\n  m: {algorithm: fixed_window, limit: 5, ";
-    const std::string zone = error_of(base + "window: 1m, align: calendar, utc_offset: Europe/Berlin}\n");
+    const std::string zone = parse_error_of(base + "window: 1m, align: calendar, utc_offset: Europe/Berlin}\n", "cal.yaml");
     EXPECT_NE(zone.find("cal.yaml"), std::string::npos) << zone;
     EXPECT_NE(zone.find("policies.m.utc_offset"), std::string::npos) << zone;
     EXPECT_NE(zone.find("time zone names are not supported"), std::string::npos) << zone;
-    EXPECT_NE(error_of(base + "window: 2m, align: calendar}\n").find("policies.m.window: expected one of 1m, 1h"),
+    EXPECT_NE(parse_error_of(base + "window: 2m, align: calendar}\n", "cal.yaml").find("policies.m.window: expected one of 1m, 1h"),
               std::string::npos);
-    EXPECT_NE(error_of(base + "window: 1m, utc_offset: \"+01:00\"}\n").find("only allowed with align: calendar"),
+    EXPECT_NE(parse_error_of(base + "window: 1m, utc_offset: \"+01:00\"}\n", "cal.yaml").find("only allowed with align: calendar"),
               std::string::npos);
-    EXPECT_NE(error_of("policies:\n  m: {algorithm: gcra, limit: 5, window: 1m, align: calendar}\n")
+    EXPECT_NE(parse_error_of("policies:\n  m: {algorithm: gcra, limit: 5, window: 1m, align: calendar}\n", "cal.yaml")
                   .find("policies.m.align: align: calendar is only for algorithm fixed_window"),
               std::string::npos);
-    EXPECT_NE(error_of(base + "window: 1mo, align: calendar}\n").find("long_ttl"), std::string::npos)
+    EXPECT_NE(parse_error_of(base + "window: 1mo, align: calendar}\n", "cal.yaml").find("long_ttl"), std::string::npos)
         << "a month outlives a day: long_ttl: true, as for any window over 1d";
 }
 

@@ -4,30 +4,28 @@
 #include "ratelimitd/policy/registry_loader.hpp"
 #include "ratelimitd/policy/rls_domain.hpp"
 
+#include "unit/policy/erl_examples_dir.hpp"
+
+#include "unit/policy/config_refusals.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 namespace {
 
+using ratelimitd::test::refusal;
+
+using ratelimitd::test::reference_dir;
+
 using namespace ratelimitd::policy;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-const std::string data_dir = RATELIMITD_TEST_DATA_DIR "/envoy";
+const std::string envoy_data_dir = RATELIMITD_TEST_DATA_DIR "/envoy";
 // envoyproxy/ratelimit's example configs, verbatim, in the tree (tests/data/erl-examples/README.md).
-const std::string reference_dir = RATELIMITD_TEST_DATA_DIR "/erl-examples";
 
 /// The message a registry text is refused with ("" when it loads).
-std::string refusal(const std::string& text, const std::string& name = "r.yaml") {
-    try {
-        (void)parse_config(text, name);
-    } catch (const ConfigError& e) {
-        return e.what();
-    }
-    return "";
-}
-
 /// A one-domain registry around `descriptors` (YAML flow or block text, indented by 4).
 std::string with_descriptors(const std::string& descriptors) {
     return "domains:\n  - domain: d\n    descriptors:\n" + descriptors;
@@ -36,11 +34,11 @@ std::string with_descriptors(const std::string& descriptors) {
 const RlsRule& rule_at(const RlsLevel& level, std::size_t i) { return level.rules.at(i); }
 
 TEST(EnvoyConfig, LoadsEveryFeatureOfTheFormat) {
-    const Config cfg = load_config(data_dir + "/valid/registry_with_file.yaml");
+    const Config cfg = load_config(envoy_data_dir + "/valid/registry_with_file.yaml");
     ASSERT_TRUE(cfg.registry.domains);
     const RlsDomain* d = cfg.registry.domains->find("features");
     ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->source_file, fs::path(data_dir + "/valid/features.yaml").lexically_normal().string());
+    EXPECT_EQ(d->source_file, fs::path(envoy_data_dir + "/valid/features.yaml").lexically_normal().string());
     ASSERT_EQ(d->root.rules.size(), 12u);
 
     const RlsRule& tenant = rule_at(d->root, 0);
@@ -88,7 +86,7 @@ TEST(EnvoyConfig, LoadsEveryFeatureOfTheFormat) {
 }
 
 TEST(EnvoyConfig, LoadsADirectoryAndTheRegistrysOwnDomains) {
-    const Config cfg = load_config(data_dir + "/valid/registry_with_envoy.yaml");
+    const Config cfg = load_config(envoy_data_dir + "/valid/registry_with_envoy.yaml");
     ASSERT_TRUE(cfg.registry.domains);
     const auto& domains = cfg.registry.domains->by_name;
     ASSERT_EQ(domains.size(), 3u);  // notes.txt is not read
@@ -106,8 +104,8 @@ TEST(EnvoyConfig, WithoutEitherKeyThereAreNoDomainsAndPoliciesStayRequired) {
 }
 
 TEST(EnvoyConfig, ADomainDefinedTwiceAcrossFilesIsRefused) {
-    const std::string msg = refusal("envoy_config: ../dup\n", data_dir + "/invalid/registry_dup.yaml");
-    const std::string dup = fs::path(data_dir + "/dup").lexically_normal().string();
+    const std::string msg = refusal("envoy_config: ../dup\n", envoy_data_dir + "/invalid/registry_dup.yaml");
+    const std::string dup = fs::path(envoy_data_dir + "/dup").lexically_normal().string();
     EXPECT_EQ(msg, dup + "/b.yaml: domain: duplicate domain \"same\" (already defined in " + dup + "/a.yaml)");
 }
 
@@ -117,7 +115,7 @@ TEST(EnvoyConfig, ADomainDefinedTwiceInTheRegistryIsRefused) {
 }
 
 TEST(EnvoyConfig, AnUnknownKeyInAFileNamesTheFileAndThePath) {
-    const std::string file = data_dir + "/invalid/unknown_key.yaml";
+    const std::string file = envoy_data_dir + "/invalid/unknown_key.yaml";
     EXPECT_EQ(refusal("envoy_config: " + file + "\n"),
               file + ": descriptors[0].rate_limit.burst: unknown key (expected one of: unit, requests_per_unit, "
                      "unlimited, name, replaces)");

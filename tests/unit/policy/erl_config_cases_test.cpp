@@ -6,6 +6,8 @@
 #include "ratelimitd/policy/rls_domain.hpp"
 #include "ratelimitd/policy/rls_match.hpp"
 
+#include "unit/policy/erl_examples_dir.hpp"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -14,10 +16,10 @@
 
 namespace {
 
+using ratelimitd::test::reference_dir;
+
 using namespace ratelimitd::policy;
 
-// envoyproxy/ratelimit's example configs, verbatim, in the tree (tests/data/erl-examples/README.md).
-const std::string reference_dir = RATELIMITD_TEST_DATA_DIR "/erl-examples";
 
 struct ErlCase {
     std::string file;

@@ -2,22 +2,22 @@
 // naming the field.
 #include "ratelimitd/policy/registry_loader.hpp"
 
+#include "unit/policy/config_refusals.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 namespace {
 
+using ratelimitd::test::parse_error_of;
+
 using namespace ratelimitd::policy;
 using namespace std::chrono_literals;
 
-std::string error_of(const std::string& policy_body) {
-    try {
-        parse_config("policies:\n  exports: " + policy_body + "\n", "leases.yaml");
-    } catch (const ConfigError& e) {
-        return e.what();
-    }
-    return "(loaded without error)";
+/// The refusal of a config whose one policy, `exports`, is `policy_body`.
+std::string exports_policy_error_of(const std::string& policy_body) {
+    return parse_error_of("policies:\n  exports: " + policy_body + "\n", "leases.yaml");
 }
 
 TEST(LeaseLimits, LimitAndLeaseLoadAndTheLeaseIsTheWindow) {
@@ -42,19 +42,19 @@ TEST(LeaseLimits, PlansOverrideLimitAndLease) {
 }
 
 TEST(LeaseLimits, MisusesAreRefusedNamingTheField) {
-    EXPECT_NE(error_of("{ algorithm: concurrency, limit: 5 }").find("policies.exports.lease: missing"),
+    EXPECT_NE(exports_policy_error_of("{ algorithm: concurrency, limit: 5 }").find("policies.exports.lease: missing"),
               std::string::npos)
-        << error_of("{ algorithm: concurrency, limit: 5 }");
-    EXPECT_NE(error_of("{ algorithm: concurrency, limit: 5, lease: 30s, window: 1m }")
+        << exports_policy_error_of("{ algorithm: concurrency, limit: 5 }");
+    EXPECT_NE(exports_policy_error_of("{ algorithm: concurrency, limit: 5, lease: 30s, window: 1m }")
                   .find("policies.exports.window: not allowed with algorithm concurrency"),
               std::string::npos);
-    EXPECT_NE(error_of("{ algorithm: concurrency, limit: 5, lease: 30s, burst: 9 }").find("exports.burst"),
+    EXPECT_NE(exports_policy_error_of("{ algorithm: concurrency, limit: 5, lease: 30s, burst: 9 }").find("exports.burst"),
               std::string::npos);
-    EXPECT_NE(error_of("{ algorithm: concurrency, limit: 100001, lease: 30s }").find("exports.limit"),
+    EXPECT_NE(exports_policy_error_of("{ algorithm: concurrency, limit: 100001, lease: 30s }").find("exports.limit"),
               std::string::npos);
-    EXPECT_NE(error_of("{ algorithm: concurrency, limit: 5, lease: 2d }").find("exports.lease: expected at most 1d"),
+    EXPECT_NE(exports_policy_error_of("{ algorithm: concurrency, limit: 5, lease: 2d }").find("exports.lease: expected at most 1d"),
               std::string::npos);
-    EXPECT_NE(error_of("{ algorithm: fixed_window, limit: 5, window: 1m, lease: 30s }")
+    EXPECT_NE(exports_policy_error_of("{ algorithm: fixed_window, limit: 5, window: 1m, lease: 30s }")
                   .find("exports.lease: only allowed with algorithm concurrency"),
               std::string::npos);
 }

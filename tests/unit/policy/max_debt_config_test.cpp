@@ -3,22 +3,17 @@
 #include "ratelimitd/policy/config_error.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
 
+#include "unit/policy/config_refusals.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 namespace {
 
-using namespace ratelimitd::policy;
+using ratelimitd::test::parse_error_of;
 
-std::string error_of(const std::string& text) {
-    try {
-        parse_config(text, "debt.yaml");
-    } catch (const ConfigError& e) {
-        return e.what();
-    }
-    return "(loaded without error)";
-}
+using namespace ratelimitd::policy;
 
 TEST(MaxDebtConfig, DefaultsToTheLimitAndIsReadPerPolicyWindowPlanAndOverride) {
     const Config c = parse_config(R"(
@@ -51,31 +46,31 @@ plans:
 }
 
 TEST(MaxDebtConfig, RefusalsNameTheFieldAndTheBound) {
-    const std::string beyond = error_of("policies:\n  p: {algorithm: token_bucket, limit: 5, window: 1m, max_debt: 501}\n");
+    const std::string beyond = parse_error_of("policies:\n  p: {algorithm: token_bucket, limit: 5, window: 1m, max_debt: 501}\n", "debt.yaml");
     EXPECT_NE(beyond.find("debt.yaml"), std::string::npos) << beyond;
     EXPECT_NE(beyond.find("policies.p.max_debt: expected at most 100 x limit (500"), std::string::npos) << beyond;
-    EXPECT_NE(error_of("policies:\n  p: {algorithm: fixed_window, limit: 5, window: 1m, max_debt: -1}\n")
+    EXPECT_NE(parse_error_of("policies:\n  p: {algorithm: fixed_window, limit: 5, window: 1m, max_debt: -1}\n", "debt.yaml")
                   .find("policies.p.max_debt"),
               std::string::npos);
-    EXPECT_NE(error_of("policies:\n  p: {algorithm: fixed_window, limit: 5, window: 1m, max_debt: many}\n")
+    EXPECT_NE(parse_error_of("policies:\n  p: {algorithm: fixed_window, limit: 5, window: 1m, max_debt: many}\n", "debt.yaml")
                   .find("policies.p.max_debt"),
               std::string::npos);
-    EXPECT_NE(error_of("policies:\n  p: {algorithm: concurrency, limit: 5, lease: 30s, max_debt: 1}\n")
+    EXPECT_NE(parse_error_of("policies:\n  p: {algorithm: concurrency, limit: 5, lease: 30s, max_debt: 1}\n", "debt.yaml")
                   .find("policies.p.max_debt: not allowed with algorithm concurrency"),
               std::string::npos);
     // A window's own bound, from the policy-wide value.
-    EXPECT_NE(error_of("policies:\n  p:\n    algorithm: fixed_window\n    max_debt: 200\n    windows:\n"
-                       "      - {limit: 100, window: 1m}\n      - {limit: 1, window: 1h}\n")
+    EXPECT_NE(parse_error_of("policies:\n  p:\n    algorithm: fixed_window\n    max_debt: 200\n    windows:\n"
+                       "      - {limit: 100, window: 1m}\n      - {limit: 1, window: 1h}\n", "debt.yaml")
                   .find("policies.p.windows[1].max_debt: expected at most 100 x limit (100:"),
               std::string::npos);
     // A plan that lowers the limit under an inherited max_debt.
-    EXPECT_NE(error_of("policies:\n  p: {algorithm: gcra, limit: 100, window: 1m, max_debt: 1000}\n"
-                       "plans:\n  small:\n    p: {limit: 5, window: 1m}\n")
+    EXPECT_NE(parse_error_of("policies:\n  p: {algorithm: gcra, limit: 100, window: 1m, max_debt: 1000}\n"
+                       "plans:\n  small:\n    p: {limit: 5, window: 1m}\n", "debt.yaml")
                   .find("plans.small.p.max_debt: expected at most 100 x limit (500:"),
               std::string::npos);
     // Beyond what the scripts count exactly.
-    EXPECT_NE(error_of("policies:\n  p: {algorithm: token_bucket, limit: 1000000000, window: 365d, long_ttl: true, "
-                       "burst: 1000, max_debt: 100000000}\n")
+    EXPECT_NE(parse_error_of("policies:\n  p: {algorithm: token_bucket, limit: 1000000000, window: 365d, long_ttl: true, "
+                       "burst: 1000, max_debt: 100000000}\n", "debt.yaml")
                   .find("so the debt stays exact in Lua"),
               std::string::npos);
 }

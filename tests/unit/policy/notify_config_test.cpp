@@ -3,15 +3,19 @@
 #include "ratelimitd/policy/config_error.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
 
+#include "unit/policy/config_refusals.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 namespace {
 
+using ratelimitd::test::parse_error_of;
+
 using namespace ratelimitd::policy;
 
-const std::string secret = "0123456789abcdef-secret";
+const std::string webhook_secret = "0123456789abcdef-secret";
 
 std::string with_notify(const std::string& notify) {
     return R"(
@@ -31,16 +35,7 @@ tenants:
 )" + notify;
 }
 
-std::string error_of(const std::string& text) {
-    try {
-        parse_config(text, "notify.yaml");
-    } catch (const ConfigError& e) {
-        return e.what();
-    }
-    return "(loaded without error)";
-}
-
-std::string target(const std::string& url, const std::string& key = secret, const std::string& more = "") {
+std::string target(const std::string& url, const std::string& key = webhook_secret, const std::string& more = "") {
     return "notify:\n  targets:\n    ops: {url: \"" + url + "\", secret: \"" + key + "\"" + more +
            "}\n  policies:\n    api: {at: [0.8, 1.0], target: ops}\n";
 }
@@ -48,8 +43,8 @@ std::string target(const std::string& url, const std::string& key = secret, cons
 TEST(NotifyConfig, TargetsAndThresholdsReachEveryVersionOfThePolicy) {
     const Config c = parse_config(with_notify(R"(notify:
   targets:
-    ops: {url: "http://hooks.internal:8080/rl?x=1", secret: ")" + secret + R"(", timeout: 500ms}
-    other: {url: "http://10.0.0.7/", secret: ")" + secret + R"("}
+    ops: {url: "http://hooks.internal:8080/rl?x=1", secret: ")" + webhook_secret + R"(", timeout: 500ms}
+    other: {url: "http://10.0.0.7/", secret: ")" + webhook_secret + R"("}
   policies:
     api: {at: [0.8, 1.0], target: ops}
     multi: {at: [0.5], target: other}
@@ -62,7 +57,7 @@ TEST(NotifyConfig, TargetsAndThresholdsReachEveryVersionOfThePolicy) {
     EXPECT_EQ(ops.port, "8080");
     EXPECT_EQ(ops.target, "/rl?x=1");
     EXPECT_EQ(ops.timeout.count(), 500);
-    EXPECT_EQ(ops.secret, secret);
+    EXPECT_EQ(ops.secret, webhook_secret);
     EXPECT_EQ(r.notify->targets.at("other")->port, "80");
     EXPECT_EQ(r.notify->targets.at("other")->timeout.count(), 2000) << "the default timeout";
 
@@ -96,62 +91,62 @@ TEST(NotifyConfig, ThresholdUnitsAreTheCeilingOfTheFractionAndOneMeansTheFirstDe
 }
 
 TEST(NotifyConfig, HttpsIsRefusedWithAClearMessage) {
-    const auto e = error_of(with_notify(target("https://hooks.internal/x")));
+    const auto e = parse_error_of(with_notify(target("https://hooks.internal/x")), "notify.yaml");
     EXPECT_NE(e.find("notify.targets.ops.url: https:// is not supported"), std::string::npos) << e;
 }
 
 TEST(NotifyConfig, BadUrlsAreRefusedNamingTheField) {
     for (const std::string url : {"ftp://x/", "hooks.internal/x", "http:///x", "http://x:99999/", "http://x:0/",
                                   "http://x:port/"}) {
-        const auto e = error_of(with_notify(target(url)));
+        const auto e = parse_error_of(with_notify(target(url)), "notify.yaml");
         EXPECT_NE(e.find("notify.targets.ops.url: expected"), std::string::npos) << url << ": " << e;
     }
-    const auto userinfo = error_of(with_notify(target("http://user:pw-in-url@x/")));
+    const auto userinfo = parse_error_of(with_notify(target("http://user:pw-in-url@x/")), "notify.yaml");
     EXPECT_NE(userinfo.find("no user or password"), std::string::npos) << userinfo;
     EXPECT_EQ(userinfo.find("pw-in-url"), std::string::npos) << "a credential in a URL is not echoed: " << userinfo;
 }
 
 TEST(NotifyConfig, AShortSecretIsRefusedWithoutEchoingIt) {
-    const auto e = error_of(with_notify(target("http://x/", "short-secret")));
+    const auto e = parse_error_of(with_notify(target("http://x/", "short-secret")), "notify.yaml");
     EXPECT_NE(e.find("notify.targets.ops.secret: expected at least 16 bytes, got 12"), std::string::npos) << e;
     EXPECT_EQ(e.find("short-secret"), std::string::npos) << e;
-    const auto number = error_of(with_notify("notify:\n  targets:\n    ops: {url: \"http://x/\", secret: 1234567}\n"));
+    const auto number = parse_error_of(with_notify("notify:\n  targets:\n    ops: {url: \"http://x/\", secret: 1234567}\n"), "notify.yaml");
     EXPECT_NE(number.find("notify.targets.ops.secret: expected a string"), std::string::npos) << number;
     EXPECT_EQ(number.find("1234567"), std::string::npos) << number;
 }
 
 TEST(NotifyConfig, BadThresholdsTargetsAndPoliciesAreRefusedNamingTheField) {
     const auto rule = [](const std::string& body) {
-        return with_notify("notify:\n  targets:\n    ops: {url: \"http://x/\", secret: \"" + secret +
+        return with_notify("notify:\n  targets:\n    ops: {url: \"http://x/\", secret: \"" + webhook_secret +
                            "\"}\n  policies:\n    " + body + "\n");
     };
-    EXPECT_NE(error_of(rule("api: {at: [0], target: ops}")).find("notify.policies.api.at[0]: expected a fraction"),
+    EXPECT_NE(parse_error_of(rule("api: {at: [0], target: ops}"), "notify.yaml").find("notify.policies.api.at[0]: expected a fraction"),
               std::string::npos);
-    EXPECT_NE(error_of(rule("api: {at: [1.5], target: ops}")).find("notify.policies.api.at[0]"), std::string::npos);
-    EXPECT_NE(error_of(rule("api: {at: [0.5, 0.5], target: ops}")).find("at[1]: duplicate threshold"),
+    EXPECT_NE(parse_error_of(rule("api: {at: [1.5], target: ops}"), "notify.yaml").find("notify.policies.api.at[0]"), std::string::npos);
+    EXPECT_NE(parse_error_of(rule("api: {at: [0.5, 0.5], target: ops}"), "notify.yaml").find("at[1]: duplicate threshold"),
               std::string::npos);
-    EXPECT_NE(error_of(rule("api: {at: [], target: ops}")).find("notify.policies.api.at: expected a list"),
+    EXPECT_NE(parse_error_of(rule("api: {at: [], target: ops}"), "notify.yaml").find("notify.policies.api.at: expected a list"),
               std::string::npos);
-    EXPECT_NE(error_of(rule("api: {at: [\"80%\"], target: ops}")).find("at[0]: expected a fraction"),
+    EXPECT_NE(parse_error_of(rule("api: {at: [\"80%\"], target: ops}"), "notify.yaml").find("at[0]: expected a fraction"),
               std::string::npos);
-    EXPECT_NE(error_of(rule("api: {at: [0.8], target: pager}"))
+    EXPECT_NE(parse_error_of(rule("api: {at: [0.8], target: pager}"), "notify.yaml")
                   .find("notify.policies.api.target: \"pager\" is not a target under notify.targets"),
               std::string::npos);
-    EXPECT_NE(error_of(rule("nope: {at: [0.8], target: ops}")).find("notify.policies.nope: \"nope\" is not a defined"),
+    EXPECT_NE(parse_error_of(rule("nope: {at: [0.8], target: ops}"), "notify.yaml").find("notify.policies.nope: \"nope\" is not a defined"),
               std::string::npos);
-    EXPECT_NE(error_of(rule("conc: {at: [0.8], target: ops}")).find("concurrency policy has no window"),
+    EXPECT_NE(parse_error_of(rule("conc: {at: [0.8], target: ops}"), "notify.yaml").find("concurrency policy has no window"),
               std::string::npos);
-    EXPECT_NE(error_of(rule("api: {at: [0.8], target: ops, when: always}")).find("notify.policies.api"),
+    EXPECT_NE(parse_error_of(rule("api: {at: [0.8], target: ops, when: always}"), "notify.yaml").find("notify.policies.api"),
               std::string::npos);
-    EXPECT_NE(error_of(with_notify("notify: {policies: {}}\n")).find("notify.targets: missing"), std::string::npos);
-    EXPECT_NE(error_of(with_notify(target("http://x/", secret, ", timeout: 2m"))).find("notify.targets.ops.timeout"),
+    EXPECT_NE(parse_error_of(with_notify("notify: {policies: {}}\n"), "notify.yaml").find("notify.targets: missing"), std::string::npos);
+    EXPECT_NE(parse_error_of(with_notify(target("http://x/", webhook_secret, ", timeout: 2m")), "notify.yaml").find("notify.targets.ops.timeout"),
               std::string::npos);
 }
 
 TEST(NotifyConfig, ADebtBoundAloneOrBesideThresholdsReachesEveryVersion) {
     const Config c = parse_config(with_notify(R"(notify:
   targets:
-    ops: {url: "http://x/", secret: ")" + secret + R"("}
+    ops: {url: "http://x/", secret: ")" + webhook_secret + R"("}
   policies:
     api: {debt: 80, target: ops}
     multi: {at: [0.5], debt: 10, target: ops}
@@ -172,20 +167,20 @@ TEST(NotifyConfig, ADebtBoundAloneOrBesideThresholdsReachesEveryVersion) {
 
 TEST(NotifyConfig, BadDebtBoundsAreRefusedNamingTheKey) {
     const auto rule = [](const std::string& body) {
-        return with_notify("notify:\n  targets:\n    ops: {url: \"http://x/\", secret: \"" + secret +
+        return with_notify("notify:\n  targets:\n    ops: {url: \"http://x/\", secret: \"" + webhook_secret +
                            "\"}\n  policies:\n    " + body + "\n");
     };
     for (const std::string bad : {"0", "-5", "1.5", "\"500\"", "true", "[1]"}) {
-        const auto e = error_of(rule("api: {debt: " + bad + ", target: ops}"));
+        const auto e = parse_error_of(rule("api: {debt: " + bad + ", target: ops}"), "notify.yaml");
         EXPECT_NE(e.find("notify.policies.api.debt: expected a positive whole number of units of debt"),
                   std::string::npos)
             << bad << ": " << e;
     }
     // no report leaves more debt than the deepest max_debt of the policy's windows (multi: 100)
-    const auto deep = error_of(rule("multi: {debt: 101, target: ops}"));
+    const auto deep = parse_error_of(rule("multi: {debt: 101, target: ops}"), "notify.yaml");
     EXPECT_NE(deep.find("notify.policies.multi.debt: expected at most the policy's max_debt (100"), std::string::npos)
         << deep;
-    const auto none = error_of(rule("api: {target: ops}"));
+    const auto none = parse_error_of(rule("api: {target: ops}"), "notify.yaml");
     EXPECT_NE(none.find("notify.policies.api.at: missing"), std::string::npos) << none;
     EXPECT_NE(none.find("or a debt bound"), std::string::npos) << none;
 }

@@ -4,6 +4,8 @@
 #include "ratelimitd/config/setting_table.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
 
+#include "unit/policy/config_refusals.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -12,21 +14,14 @@
 
 namespace {
 
+using ratelimitd::test::parse_error_of;
+
 using namespace ratelimitd;
 
 const std::string policy = "policies:\n  a: {algorithm: fixed_window, limit: 1, window: 1s}\n";
 
-std::string error_of(const std::string& text) {
-    try {
-        policy::parse_config(text, "s.yaml");
-    } catch (const policy::ConfigError& e) {
-        return e.what();
-    }
-    return "(loaded without error)";
-}
-
 TEST(RegistryLoaderSettings, UnknownKeyListsEveryFileKeyOfTheTableInOrder) {
-    const std::string msg = error_of(policy + "colour: red\n");
+    const std::string msg = parse_error_of(policy + "colour: red\n", "s.yaml");
     std::string keys;
     for (const auto key : config::file_setting_keys()) keys += ", " + std::string(key);
     EXPECT_NE(msg.find("hash_secret" + keys + ")"), std::string::npos) << msg;
@@ -37,12 +32,12 @@ TEST(RegistryLoaderSettings, EveryFileKeyIsReadAndABadValueNamesFileAndKey) {
         if (row.file_key.empty()) continue;
         const std::string key(row.file_key);
         // A map is no setting's value.
-        EXPECT_TRUE(error_of(policy + key + ": {a: 1}\n").starts_with("s.yaml: " + key + ": expected ")) << key;
+        EXPECT_TRUE(parse_error_of(policy + key + ": {a: 1}\n", "s.yaml").starts_with("s.yaml: " + key + ": expected ")) << key;
     }
 }
 
 TEST(RegistryLoaderSettings, RegistryErrorsComeBeforeSettingErrors) {
-    EXPECT_EQ(error_of("policies: {}\nthreads: 0\n"), "s.yaml: policies: expected at least one policy");
+    EXPECT_EQ(parse_error_of("policies: {}\nthreads: 0\n", "s.yaml"), "s.yaml: policies: expected at least one policy");
 }
 
 }  // namespace
@@ -59,13 +54,13 @@ TEST(RegistryLoaderSettings, YamlFloatsAreNumbers) {
         EXPECT_DOUBLE_EQ(*cfg.settings.access_log_sample, value) << text;
     }
     // Quoted stays text; not-quite-numbers stay text; a float is still no integer.
-    EXPECT_EQ(error_of(policy + "access_log_sample: \"0.5\"\n"),
+    EXPECT_EQ(parse_error_of(policy + "access_log_sample: \"0.5\"\n", "s.yaml"),
               "s.yaml: access_log_sample: expected a number from 0 to 1, got \"0.5\"");
     for (const char* text : {"0.5.1", "1e", ".", "+", "0x1p-1", ".inf", "1_000.5"}) {
-        EXPECT_TRUE(error_of(policy + "access_log_sample: " + text + "\n").starts_with("s.yaml: access_log_sample: expected"))
+        EXPECT_TRUE(parse_error_of(policy + "access_log_sample: " + text + "\n", "s.yaml").starts_with("s.yaml: access_log_sample: expected"))
             << text;
     }
-    EXPECT_EQ(error_of("policies:\n  a: {algorithm: fixed_window, limit: 1.5, window: 1s}\n"),
+    EXPECT_EQ(parse_error_of("policies:\n  a: {algorithm: fixed_window, limit: 1.5, window: 1s}\n", "s.yaml"),
               "s.yaml: policies.a.limit: expected an integer 1..1000000000, got 1.5");
 }
 

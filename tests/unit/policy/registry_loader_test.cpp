@@ -6,6 +6,8 @@
 #include "ratelimitd/core/duration.hpp"
 #include "ratelimitd/policy/cidr.hpp"
 
+#include "unit/policy/config_refusals.hpp"
+
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -16,11 +18,13 @@
 
 namespace {
 
+using ratelimitd::test::parse_error_of;
+
 using namespace ratelimitd::policy;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-const std::string data_dir = RATELIMITD_TEST_DATA_DIR "/registry";
+const std::string registry_data_dir = RATELIMITD_TEST_DATA_DIR "/registry";
 
 /// A canonical text dump of a Config, so two configs compare with a readable diff.
 std::string dump(const Config& c) {
@@ -66,18 +70,9 @@ std::string dump(const Config& c) {
     return o.str();
 }
 
-std::string error_of(const std::string& path) {
+std::string load_error_of(const std::string& path) {
     try {
         load_config(path);
-    } catch (const ConfigError& e) {
-        return e.what();
-    }
-    return "(loaded without error)";
-}
-
-std::string parse_error_of(std::string_view text, const std::string& name) {
-    try {
-        parse_config(text, name);
     } catch (const ConfigError& e) {
         return e.what();
     }
@@ -89,7 +84,7 @@ std::string parse_error_of(std::string_view text, const std::string& name) {
 
 TEST(LoadConfig, EveryValidFixtureLoads) {
     std::size_t n = 0;
-    for (const auto& entry : fs::directory_iterator(data_dir + "/valid")) {
+    for (const auto& entry : fs::directory_iterator(registry_data_dir + "/valid")) {
         EXPECT_NO_THROW(load_config(entry.path().string())) << entry.path();
         ++n;
     }
@@ -109,7 +104,7 @@ TEST(LoadConfig, ExampleConfigLoads) {
 }
 
 TEST(LoadConfig, GcraAndSlidingWindow) {
-    const Config c = load_config(data_dir + "/valid/new_algorithms.yaml");
+    const Config c = load_config(registry_data_dir + "/valid/new_algorithms.yaml");
     const Policy& gcra = *c.registry.find("api-gcra");
     EXPECT_EQ(gcra.algorithm, Algorithm::gcra);
     EXPECT_EQ(gcra.limit, 10);
@@ -127,7 +122,7 @@ TEST(LoadConfig, GcraAndSlidingWindow) {
 }
 
 TEST(LoadConfig, WindowsPlansTenantsAndShadow) {
-    const Config c = load_config(data_dir + "/valid/plans_windows_shadow.yaml");
+    const Config c = load_config(registry_data_dir + "/valid/plans_windows_shadow.yaml");
     const Registry& reg = c.registry;
     const Policy& tiered = *reg.find("api-tiered");
     ASSERT_EQ(tiered.windows.size(), 2u);
@@ -174,7 +169,7 @@ TEST(ParseConfig, WindowsMayHaveBurstForTokenBuckets) {
 }
 
 TEST(LoadConfig, ContractExampleMeansWhatTheContractSays) {
-    const std::string file = data_dir + "/valid/contract.yaml";
+    const std::string file = registry_data_dir + "/valid/contract.yaml";
     const Config c = load_config(file);
     const Registry& r = c.registry;
     EXPECT_EQ(r.source_file, file);
@@ -229,7 +224,7 @@ TEST(LoadConfig, ContractExampleMeansWhatTheContractSays) {
 }
 
 TEST(LoadConfig, DefaultsApplyWhenKeysAreLeftOut) {
-    const Config c = load_config(data_dir + "/valid/minimal.yaml");
+    const Config c = load_config(registry_data_dir + "/valid/minimal.yaml");
     EXPECT_EQ(c.registry.prefix, "rl");
     EXPECT_EQ(c.registry.default_policy, std::nullopt);
     EXPECT_TRUE(c.registry.routes.empty());
@@ -242,13 +237,13 @@ TEST(LoadConfig, DefaultsApplyWhenKeysAreLeftOut) {
 }
 
 TEST(LoadConfig, YamlAndJsonWithTheSameContentLoadEqual) {
-    const Config yaml = load_config(data_dir + "/valid/full.yaml");
-    const Config json = load_config(data_dir + "/valid/full.json");
+    const Config yaml = load_config(registry_data_dir + "/valid/full.yaml");
+    const Config json = load_config(registry_data_dir + "/valid/full.json");
     EXPECT_EQ(dump(yaml), dump(json));
 }
 
 TEST(LoadConfig, FullFixtureReadsEveryKey) {
-    const Config c = load_config(data_dir + "/valid/full.yaml");
+    const Config c = load_config(registry_data_dir + "/valid/full.yaml");
     const Registry& r = c.registry;
     EXPECT_EQ(r.prefix, "rl.prod-1");
     EXPECT_EQ(r.find("api")->burst, 150);
@@ -277,7 +272,7 @@ TEST(ParseConfig, MemoryMaxKeysZeroMeansNoCap) {
 }
 
 TEST(LoadConfig, LayeredLimitsKeepTheirOrderAndIdentities) {
-    const Config c = load_config(data_dir + "/valid/layered.yaml");
+    const Config c = load_config(registry_data_dir + "/valid/layered.yaml");
     const Registry& r = c.registry;
     ASSERT_EQ(r.identity.size(), 3u);
     EXPECT_EQ(r.identity[0].name, "tenant");
@@ -306,7 +301,7 @@ TEST(LoadConfig, LayeredLimitsKeepTheirOrderAndIdentities) {
 }
 
 TEST(LoadConfig, PolicyNoneRouteHasNoLimits) {
-    const Config c = load_config(data_dir + "/valid/contract.yaml");
+    const Config c = load_config(registry_data_dir + "/valid/contract.yaml");
     EXPECT_EQ(c.registry.routes[2].policy, "none");
     EXPECT_TRUE(c.registry.routes[2].limits.empty());
     ASSERT_EQ(c.registry.routes[3].limits.size(), 1u);
@@ -503,9 +498,9 @@ TEST(ParseConfig, TokenBucketAtExactly2To53IsAccepted) {
 }
 
 TEST(LoadConfig, UnreadableFileNamesTheCause) {
-    EXPECT_EQ(error_of(data_dir + "/does-not-exist.yaml"),
-              data_dir + "/does-not-exist.yaml: cannot read: No such file or directory");
-    EXPECT_EQ(error_of(data_dir + "/valid"), data_dir + "/valid: cannot read: Is a directory");
+    EXPECT_EQ(load_error_of(registry_data_dir + "/does-not-exist.yaml"),
+              registry_data_dir + "/does-not-exist.yaml: cannot read: No such file or directory");
+    EXPECT_EQ(load_error_of(registry_data_dir + "/valid"), registry_data_dir + "/valid: cannot read: Is a directory");
 }
 
 //------------------------------------------------------------------------------
@@ -729,8 +724,8 @@ const InvalidCase invalid_cases[] = {
 class InvalidFixture : public testing::TestWithParam<InvalidCase> {};
 
 TEST_P(InvalidFixture, FailsWithItsExactMessage) {
-    const std::string path = data_dir + "/invalid/" + GetParam().file;
-    EXPECT_EQ(error_of(path), path + ": " + GetParam().message);
+    const std::string path = registry_data_dir + "/invalid/" + GetParam().file;
+    EXPECT_EQ(load_error_of(path), path + ": " + GetParam().message);
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, InvalidFixture, testing::ValuesIn(invalid_cases),
@@ -747,12 +742,12 @@ TEST(InvalidFixtures, EveryFixtureHasAnExpectedMessage) {
     for (const auto& c : invalid_cases) {
         EXPECT_TRUE(listed.insert(c.file).second) << "listed twice: " << c.file;
     }
-    for (const auto& entry : fs::directory_iterator(data_dir + "/invalid")) {
+    for (const auto& entry : fs::directory_iterator(registry_data_dir + "/invalid")) {
         EXPECT_TRUE(listed.count(entry.path().filename().string()) == 1)
             << entry.path().filename() << " has no entry in invalid_cases";
     }
     EXPECT_EQ(listed.size(),
-              static_cast<std::size_t>(std::distance(fs::directory_iterator(data_dir + "/invalid"),
+              static_cast<std::size_t>(std::distance(fs::directory_iterator(registry_data_dir + "/invalid"),
                                                      fs::directory_iterator{})));
 }
 

@@ -12,7 +12,7 @@ namespace {
 
 using namespace ratelimitd::policy;
 
-const char* const rules = R"(
+const char* const match_rules = R"(
 domains:
   - domain: m
     descriptors:
@@ -37,7 +37,7 @@ domains:
 
 class Match : public ::testing::Test {
 protected:
-    Config cfg = parse_config(rules, "m.yaml");
+    Config cfg = parse_config(match_rules, "m.yaml");
     const RlsDomain& domain = *cfg.registry.domains->find("m");
 
     /// requests_per_unit of the rule `entries` reach: -1 for none, 0 for a rule without a limit.

@@ -3,6 +3,8 @@
 #include "ratelimitd/policy/rls_plan.hpp"
 #include "ratelimitd/policy/rls_value.hpp"
 
+#include "unit/policy/rls_noon.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -10,11 +12,13 @@
 
 namespace {
 
+using ratelimitd::test::noon;
+
 using namespace ratelimitd;
 using namespace ratelimitd::policy;
 using Kind = RlsDescriptorPlan::Kind;
 
-const char* const rules = R"(
+const char* const planner_rules = R"(
 prefix: rl
 domains:
   - domain: edge
@@ -33,12 +37,10 @@ domains:
       - {key: weekly, rate_limit: {unit: WEEK, requests_per_unit: 3}}
 )";
 
-// 2025-12-01T12:34:56Z
-const auto noon = std::chrono::system_clock::time_point(std::chrono::seconds(1764592496));
 
 class RlsPlanner : public ::testing::Test {
 protected:
-    std::shared_ptr<const Registry> reg = std::make_shared<const Registry>(parse_config(rules, "r.yaml").registry);
+    std::shared_ptr<const Registry> reg = std::make_shared<const Registry>(parse_config(planner_rules, "r.yaml").registry);
 
     static RlsDescriptor one(std::string key, std::string value, std::optional<std::uint64_t> hits = std::nullopt) {
         return RlsDescriptor{{RlsEntry{std::move(key), std::move(value)}}, hits, {}};
@@ -386,7 +388,7 @@ TEST_F(ErlLayout, ACostPastTheLimitIsChargedNotNeverAdmitted) {
 }
 
 TEST_F(ErlLayout, ChargeMakesEveryLimitChargedWhateverTheOthers) {
-    reg = std::make_shared<const Registry>(parse_config(std::string("envoy_denied_calls: charge\n") + rules, "r.yaml").registry);
+    reg = std::make_shared<const Registry>(parse_config(std::string("envoy_denied_calls: charge\n") + planner_rules, "r.yaml").registry);
     auto p = erl({one("ip", "a", 0), one("trial", "t"), one("bucket", "b", 0)});
     ASSERT_TRUE(p);
     EXPECT_EQ(p->check.limits[0].part, Part::charge);

@@ -5,16 +5,24 @@
 #include "ratelimitd/policy/rls_domain.hpp"
 #include "ratelimitd/policy/rls_plan.hpp"
 
+#include "unit/policy/rls_noon.hpp"
+
+#include "unit/policy/config_refusals.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 namespace {
 
+using ratelimitd::test::refusal;
+
+using ratelimitd::test::noon;
+
 using namespace ratelimitd;
 using namespace ratelimitd::policy;
 
-const char* const rules = R"(
+const char* const quota_rules = R"(
 domains:
   - domain: q
     descriptors:
@@ -31,22 +39,11 @@ domains:
           - {key: user, rate_limit: {unit: hour, requests_per_unit: 4}}
 )";
 
-// 2025-12-01T12:34:56Z
-const auto noon = std::chrono::system_clock::time_point(std::chrono::seconds(1764592496));
 constexpr std::int64_t minute_start = 1764592496 / 60 * 60;
-
-std::string refusal(const std::string& text) {
-    try {
-        (void)parse_config(text, "r.yaml");
-        return "";
-    } catch (const ConfigError& e) {
-        return e.what();
-    }
-}
 
 class QuotaShare : public ::testing::Test {
 protected:
-    std::shared_ptr<const Registry> reg = std::make_shared<const Registry>(parse_config(rules, "r.yaml").registry);
+    std::shared_ptr<const Registry> reg = std::make_shared<const Registry>(parse_config(quota_rules, "r.yaml").registry);
 
     static RlsDescriptor one(std::string key, std::string value) {
         return RlsDescriptor{{RlsEntry{std::move(key), std::move(value)}}, std::nullopt, {}};

@@ -15,18 +15,17 @@ namespace {
 
 using policy::Algorithm;
 using Argv = std::vector<std::string>;
+using ratelimitd::test::sent_argv;
 
-CheckArgs args(Algorithm a, std::string key, std::int64_t limit = 10, std::string member = {}) {
+CheckArgs limited_check(Algorithm a, std::string key, std::int64_t limit = 10, std::string member = {}) {
     return CheckArgs{a, limit, 60'000, 12, 3, std::move(key), std::move(member)};
 }
 
-Argv sent(const ScriptArgs& call) { return test::sent_argv(call); }
-
-Argv batch(std::vector<CheckArgs> checks) { return sent(BatchChecks(std::move(checks))); }
+Argv batch(std::vector<CheckArgs> checks) { return sent_argv(BatchChecks(std::move(checks))); }
 
 TEST(BatchArgs, ChecksOfOnePolicySendItsNumbersOnce) {
-    CheckArgs log = args(Algorithm::sliding_log, "c", 10, "i:1");
-    const Argv argv = batch({args(Algorithm::token_bucket, "a"), args(Algorithm::token_bucket, "b"), log});
+    CheckArgs log = limited_check(Algorithm::sliding_log, "c", 10, "i:1");
+    const Argv argv = batch({limited_check(Algorithm::token_bucket, "a"), limited_check(Algorithm::token_bucket, "b"), log});
     EXPECT_EQ(argv, (Argv{"3", "a", "b", "c",                      // numkeys, keys
                           "2",                                     // policies
                           "token_bucket", "10", "60000", "12",     // policy 1
@@ -40,7 +39,7 @@ TEST(BatchArgs, ChecksOfOnePolicySendItsNumbersOnce) {
 
 // Any number differing makes another group: the script reads nothing but the numbers.
 TEST(BatchArgs, EachNumberTellsPoliciesApart) {
-    CheckArgs base = args(Algorithm::gcra, "k");
+    CheckArgs base = limited_check(Algorithm::gcra, "k");
     CheckArgs limit = base;
     limit.limit = 11;
     CheckArgs window = base;
@@ -59,8 +58,8 @@ TEST(BatchArgs, EachNumberTellsPoliciesApart) {
 
 TEST(BatchArgs, PoliciesAreNumberedInTheOrderTheirFirstCheckCame) {
     PolicyGroups groups;
-    const std::vector<CheckArgs> checks{args(Algorithm::gcra, "a", 5), args(Algorithm::gcra, "b", 7),
-                                        args(Algorithm::gcra, "c", 5), args(Algorithm::gcra, "d", 7)};
+    const std::vector<CheckArgs> checks{limited_check(Algorithm::gcra, "a", 5), limited_check(Algorithm::gcra, "b", 7),
+                                        limited_check(Algorithm::gcra, "c", 5), limited_check(Algorithm::gcra, "d", 7)};
     groups.assign(checks);
     ASSERT_EQ(groups.size(), 2u);
     EXPECT_EQ(groups.first_of(0), 0u);
@@ -68,24 +67,24 @@ TEST(BatchArgs, PoliciesAreNumberedInTheOrderTheirFirstCheckCame) {
     EXPECT_EQ(groups.group_of(2), 1u);
     EXPECT_EQ(groups.group_of(3), 2u);
     // Reused for another batch: nothing of the last one is left.
-    groups.assign(std::vector<CheckArgs>{args(Algorithm::gcra, "e", 7)});
+    groups.assign(std::vector<CheckArgs>{limited_check(Algorithm::gcra, "e", 7)});
     EXPECT_EQ(groups.size(), 1u);
     EXPECT_EQ(groups.group_of(0), 1u);
 }
 
 TEST(BatchArgs, AReportsModeAndSignedCostAreItsOwn) {
-    CheckArgs report = args(Algorithm::fixed_window, "r");
+    CheckArgs report = limited_check(Algorithm::fixed_window, "r");
     report.report = true;
     report.report_cost = -17;
     report.max_debt = 250;
-    const Argv argv = batch({args(Algorithm::fixed_window, "c"), report});
+    const Argv argv = batch({limited_check(Algorithm::fixed_window, "c"), report});
     EXPECT_EQ(Argv(argv.end() - 8, argv.end()), (Argv{"1", "3", "", "", "1", "-17", "", "report:250"}));
 }
 
 TEST(BatchArgs, ThresholdsFollowAsPairsOfCheckIndexAndSpec) {
-    CheckArgs watched = args(Algorithm::token_bucket, "b");
+    CheckArgs watched = limited_check(Algorithm::token_bucket, "b");
     watched.notify = "8,10";
-    const Argv argv = batch({args(Algorithm::token_bucket, "a"), watched});
+    const Argv argv = batch({limited_check(Algorithm::token_bucket, "a"), watched});
     EXPECT_EQ(argv.size(), 1 + 2 + 1 + args_per_policy + 2 * args_per_batch_check + 2);
     EXPECT_EQ(Argv(argv.end() - 2, argv.end()), (Argv{"2", "8,10"}));
 }
@@ -96,12 +95,12 @@ TEST(BatchArgs, AViewOfTheCallersChecksIsWrittenLikeAVector) {
         CheckArgs args;
         int other = 0;
     };
-    std::vector<Queued> queue{{args(Algorithm::token_bucket, "a")}, {args(Algorithm::gcra, "b")},
-                              {args(Algorithm::token_bucket, "c")}};
+    std::vector<Queued> queue{{limited_check(Algorithm::token_bucket, "a")}, {limited_check(Algorithm::gcra, "b")},
+                              {limited_check(Algorithm::token_bucket, "c")}};
     const BatchChecks view(std::views::transform(queue, &Queued::args));
-    EXPECT_EQ(sent(view), batch({queue[0].args, queue[1].args, queue[2].args}));
-    const BatchChecks one(std::views::single(args(Algorithm::gcra, "k")));
-    EXPECT_EQ(sent(one), batch({args(Algorithm::gcra, "k")}));
+    EXPECT_EQ(sent_argv(view), batch({queue[0].args, queue[1].args, queue[2].args}));
+    const BatchChecks one(std::views::single(limited_check(Algorithm::gcra, "k")));
+    EXPECT_EQ(sent_argv(one), batch({limited_check(Algorithm::gcra, "k")}));
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include "ratelimitd/store/redis/value_reader.hpp"
 #include "ratelimitd/store/redis/verdict_reply.hpp"
 
+#include "unit/store/reply_values.hpp"
+
 #include <gtest/gtest.h>
 
 #include <iterator>
@@ -13,26 +15,9 @@
 namespace ratelimitd::store::redis {
 namespace {
 
-Value integer(std::int64_t n) {
-    Value v;
-    v.type = Value::Type::integer;
-    v.integer = n;
-    return v;
-}
-
-Value error(std::string text) {
-    Value v;
-    v.type = Value::Type::error;
-    v.str = std::move(text);
-    return v;
-}
-
-Value array(std::vector<Value> elements) {
-    Value v;
-    v.type = Value::Type::array;
-    v.elements.assign(std::make_move_iterator(elements.begin()), std::make_move_iterator(elements.end()));
-    return v;
-}
+using ratelimitd::test::array;
+using ratelimitd::test::error;
+using ratelimitd::test::integer;
 
 Value integers(const std::vector<std::int64_t>& numbers) {
     std::vector<Value> elements;

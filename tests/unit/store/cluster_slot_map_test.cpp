@@ -1,6 +1,8 @@
 // Reading CLUSTER SLOTS replies and MOVED/ASK/TRYAGAIN/CLUSTERDOWN errors.
 #include "ratelimitd/store/redis/cluster/slot_map.hpp"
 
+#include "unit/store/reply_values.hpp"
+
 #include <gtest/gtest.h>
 
 #include <iterator>
@@ -11,26 +13,9 @@ using namespace ratelimitd::store::redis::cluster;
 
 namespace {
 
-Value integer(std::int64_t v) {
-    Value x;
-    x.type = Value::Type::integer;
-    x.integer = v;
-    return x;
-}
-
-Value string(std::string s) {
-    Value x;
-    x.type = Value::Type::string;
-    x.str = std::move(s);
-    return x;
-}
-
-Value array(std::vector<Value> e) {
-    Value x;
-    x.type = Value::Type::array;
-    x.elements.assign(std::make_move_iterator(e.begin()), std::make_move_iterator(e.end()));
-    return x;
-}
+using ratelimitd::test::array;
+using ratelimitd::test::integer;
+using ratelimitd::test::string;
 
 Value node(std::string host, int port, std::string id) {
     return array({string(std::move(host)), integer(port), string(std::move(id))});

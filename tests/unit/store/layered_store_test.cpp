@@ -4,6 +4,8 @@
 
 #include "support/manual_clock.hpp"
 
+#include "unit/store/memory_policies.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -13,19 +15,11 @@
 namespace ratelimitd::store::memory {
 namespace {
 
+using ratelimitd::test::make_policy;
+
 using policy::Algorithm;
 using policy::Policy;
 using ratelimitd::testing::ManualClock;
-
-Policy make_policy(std::string name, Algorithm a, std::int64_t limit, std::int64_t window_ms) {
-    Policy p;
-    p.name = std::move(name);
-    p.algorithm = a;
-    p.limit = limit;
-    p.window = std::chrono::milliseconds(window_ms);
-    p.burst = limit;
-    return p;
-}
 
 bool same(const check::WindowState& a, const check::WindowState& b) {
     return a.policy == b.policy && a.allowed == b.allowed && a.limit == b.limit && a.window_s == b.window_s &&

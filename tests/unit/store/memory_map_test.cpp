@@ -5,6 +5,8 @@
 
 #include "support/manual_clock.hpp"
 
+#include "unit/store/memory_policies.hpp"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -15,21 +17,13 @@
 namespace ratelimitd::store::memory {
 namespace {
 
+using ratelimitd::test::T0;
+using ratelimitd::test::make_policy;
+
 using policy::Algorithm;
 using policy::Policy;
 using ratelimitd::testing::ManualClock;
 
-constexpr std::int64_t T0 = 1'700'000'000'000;
-
-Policy make_policy(Algorithm a, std::int64_t limit, std::int64_t window_ms) {
-    Policy p;
-    p.name = "p";
-    p.algorithm = a;
-    p.limit = limit;
-    p.window = std::chrono::milliseconds(window_ms);
-    p.burst = limit;
-    return p;
-}
 
 TEST(StoredKey, HoldsEveryLengthThroughCopiesAndMoves) {
     for (const std::size_t n : {0, 1, 47, 48, 49, 300}) {

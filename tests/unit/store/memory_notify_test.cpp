@@ -138,7 +138,8 @@ policy::Policy with_debt_bound(policy::Algorithm a, std::int64_t bound) {
     return p;
 }
 
-std::int64_t report(MemoryStore& store, const policy::Policy& p, const std::string& key, std::int64_t cost) {
+/// The debt a report of `cost` passed (its crossing of the notify bound), 0 when none.
+std::int64_t debt_passed_by_report(MemoryStore& store, const policy::Policy& p, const std::string& key, std::int64_t cost) {
     const auto v = store.decide_all({LimitCheck{&p, key, 1, policy::Mode::report, cost}});
     return v.windows.front().debt_passed;
 }
@@ -151,11 +152,11 @@ TEST(MemoryNotify, EveryAlgorithmsReportPassingTheDebtBoundClaimsItOnceWithTheDe
         MemoryStore store(clock);
         const auto p = with_debt_bound(a, 20);
         SCOPED_TRACE(policy::to_string(a));
-        EXPECT_EQ(report(store, p, "k", 10), 0) << "the limit used, no debt";
-        EXPECT_EQ(report(store, p, "k", 15), 0) << "15 units of debt: below the bound";
-        EXPECT_EQ(report(store, p, "k", 7), 22) << "22 units of debt: past 20";
-        EXPECT_EQ(report(store, p, "k", 7), 0) << "past it already";
-        EXPECT_EQ(report(store, p, "other", 40), 30) << "another key claims its own";
+        EXPECT_EQ(debt_passed_by_report(store, p, "k", 10), 0) << "the limit used, no debt";
+        EXPECT_EQ(debt_passed_by_report(store, p, "k", 15), 0) << "15 units of debt: below the bound";
+        EXPECT_EQ(debt_passed_by_report(store, p, "k", 7), 22) << "22 units of debt: past 20";
+        EXPECT_EQ(debt_passed_by_report(store, p, "k", 7), 0) << "past it already";
+        EXPECT_EQ(debt_passed_by_report(store, p, "other", 40), 30) << "another key claims its own";
     }
 }
 
@@ -163,13 +164,13 @@ TEST(MemoryNotify, ADebtBoundIsClaimedOncePerWindowAndNotByRefundsOrChecks) {
     ManualClock clock(1'700'000'000'000);  // a multiple of the 10 s window
     MemoryStore store(clock);
     const auto p = with_debt_bound(policy::Algorithm::token_bucket, 5);
-    EXPECT_EQ(report(store, p, "k", 16), 6);
-    EXPECT_EQ(report(store, p, "k", -10), 0) << "a refund passes no bound";
-    EXPECT_EQ(report(store, p, "k", 10), 0) << "the same window: claimed already";
+    EXPECT_EQ(debt_passed_by_report(store, p, "k", 16), 6);
+    EXPECT_EQ(debt_passed_by_report(store, p, "k", -10), 0) << "a refund passes no bound";
+    EXPECT_EQ(debt_passed_by_report(store, p, "k", 10), 0) << "the same window: claimed already";
     EXPECT_EQ(store.decide(p, "k", 1).windows.front().debt_passed, 0) << "a check is no report";
     clock.advance(10'000);  // refills 10 tokens (6 owed: 4 left); the next window claims afresh
-    EXPECT_EQ(report(store, p, "k", 3), 0) << "1 token left: no debt";
-    EXPECT_EQ(report(store, p, "k", 7), 6);
+    EXPECT_EQ(debt_passed_by_report(store, p, "k", 3), 0) << "1 token left: no debt";
+    EXPECT_EQ(debt_passed_by_report(store, p, "k", 7), 6);
 }
 
 TEST(MemoryNotify, ConcurrentReportsClaimTheDebtBoundExactlyOnce) {
@@ -180,7 +181,7 @@ TEST(MemoryNotify, ConcurrentReportsClaimTheDebtBoundExactlyOnce) {
     std::vector<std::thread> threads;
     for (int t = 0; t < 8; ++t) {
         threads.emplace_back([&] {
-            for (int i = 0; i < 20; ++i) claims += report(store, p, "k", 3) > 0;
+            for (int i = 0; i < 20; ++i) claims += debt_passed_by_report(store, p, "k", 3) > 0;
         });
     }
     for (auto& t : threads) t.join();
@@ -194,7 +195,7 @@ TEST(MemoryNotify, APolicyWithoutADebtBoundClaimsNoDebt) {
     auto rule = std::make_shared<policy::NotifyRule>(*p.notify);
     rule->debt = 0;
     p.notify = rule;
-    EXPECT_EQ(report(store, p, "k", 100), 0);
+    EXPECT_EQ(debt_passed_by_report(store, p, "k", 100), 0);
 }
 
 }  // namespace

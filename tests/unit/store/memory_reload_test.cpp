@@ -4,26 +4,20 @@
 
 #include "support/manual_clock.hpp"
 
+#include "unit/store/memory_policies.hpp"
+
 #include <gtest/gtest.h>
 
 namespace ratelimitd::store::memory {
 namespace {
 
+using ratelimitd::test::T0;
+using ratelimitd::test::make_policy;
+
 using policy::Algorithm;
 using policy::Policy;
 using ratelimitd::testing::ManualClock;
 
-constexpr std::int64_t T0 = 1'700'000'000'000;
-
-Policy make_policy(Algorithm a, std::int64_t limit, std::int64_t window_ms) {
-    Policy p;
-    p.name = "p";
-    p.algorithm = a;
-    p.limit = limit;
-    p.window = std::chrono::milliseconds(window_ms);
-    p.burst = limit;
-    return p;
-}
 
 int admitted(MemoryStore& store, const Policy& p, int tries) {
     int n = 0;

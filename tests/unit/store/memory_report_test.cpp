@@ -4,6 +4,8 @@
 
 #include "support/manual_clock.hpp"
 
+#include "unit/store/memory_policies.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -14,13 +16,15 @@
 namespace ratelimitd::store::memory {
 namespace {
 
+using ratelimitd::test::T0;
+
 using policy::Algorithm;
 using policy::Policy;
 using ratelimitd::testing::ManualClock;
 
-constexpr std::int64_t T0 = 1'700'000'000'000;
 
-Policy make_policy(Algorithm a, std::int64_t limit, std::int64_t window_ms) {
+/// A policy named after its algorithm (rep-<algorithm>).
+Policy report_policy(Algorithm a, std::int64_t limit, std::int64_t window_ms) {
     Policy p;
     p.name = std::string("rep-") + policy::to_string(a);
     p.algorithm = a;
@@ -43,7 +47,7 @@ class ReportDebt : public ::testing::TestWithParam<Algorithm> {};
 TEST_P(ReportDebt, IsRepaidExactlyWhenRetryAfterSays) {
     ManualClock clock(T0);
     MemoryStore store(clock);
-    const Policy p = make_policy(GetParam(), 10, 10'000);
+    const Policy p = report_policy(GetParam(), 10, 10'000);
     const auto after = report(store, p, "k", 15);
     EXPECT_EQ(after.remaining, 0);
     EXPECT_EQ(after.retry_after_s, 0);
@@ -74,7 +78,7 @@ class ReportRefund : public ::testing::TestWithParam<Algorithm> {};
 TEST_P(ReportRefund, NeverRisesAboveCapacity) {
     ManualClock clock(T0);
     MemoryStore store(clock);
-    const Policy p = make_policy(GetParam(), 10, 600'000);
+    const Policy p = report_policy(GetParam(), 10, 600'000);
     EXPECT_EQ(report(store, p, "full", -5).remaining, 10) << "a full quota stays full";
     ASSERT_TRUE(store.decide(p, "k", 3).allowed);
     EXPECT_EQ(report(store, p, "k", -5).remaining, 10) << "3 taken, 5 refunded: full, not 12";
@@ -85,7 +89,7 @@ TEST_P(ReportRefund, NeverRisesAboveCapacity) {
 TEST_P(ReportRefund, ReserveThenSettleSpendsTheActualCost) {
     ManualClock clock(T0);
     MemoryStore store(clock);
-    const Policy p = make_policy(GetParam(), 100, 600'000);
+    const Policy p = report_policy(GetParam(), 100, 600'000);
     ASSERT_TRUE(store.decide(p, "k", 40).allowed);       // reserve 40
     EXPECT_EQ(report(store, p, "k", 25 - 40).remaining, 75);  // 25 used: 15 back
     ASSERT_TRUE(store.decide(p, "k", 40).allowed);       // reserve 40
@@ -100,8 +104,8 @@ INSTANTIATE_TEST_SUITE_P(Algorithms, ReportRefund,
 TEST(ReportLayered, ChargesEveryLimitWhateverTheOthersSay) {
     ManualClock clock(T0);
     MemoryStore store(clock);
-    const Policy small = make_policy(Algorithm::fixed_window, 2, 60'000);
-    const Policy big = make_policy(Algorithm::token_bucket, 100, 60'000);
+    const Policy small = report_policy(Algorithm::fixed_window, 2, 60'000);
+    const Policy big = report_policy(Algorithm::token_bucket, 100, 60'000);
     const auto v = store.decide_all({LimitCheck{&small, "a", 1, policy::Mode::report, 5},
                                      LimitCheck{&big, "b", 1, policy::Mode::report, 5}});
     ASSERT_TRUE(v.allowed);
@@ -114,7 +118,7 @@ TEST(ReportLayered, ChargesEveryLimitWhateverTheOthersSay) {
 TEST(ReportConcurrency, ChecksRacingRefundsNeverAdmitMoreThanLimitPlusRefunds) {
     ManualClock clock(T0);
     MemoryStore store(clock);
-    const Policy p = make_policy(Algorithm::fixed_window, 200, 600'000);
+    const Policy p = report_policy(Algorithm::fixed_window, 200, 600'000);
     std::atomic<std::int64_t> admitted{0};
     std::atomic<std::int64_t> refunded{0};
     std::vector<std::thread> pool;

@@ -4,6 +4,8 @@
 #include "support/manual_clock.hpp"
 #include "support/run_on_io.hpp"
 
+#include "unit/store/memory_policies.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -18,24 +20,14 @@
 namespace ratelimitd::store::memory {
 namespace {
 
+using ratelimitd::test::T0;
+using ratelimitd::test::make_policy;
+
 using policy::Algorithm;
 using policy::Policy;
 using ratelimitd::testing::ManualClock;
 
-// T0 is a whole second, so epoch seconds below read as E + n.
-constexpr std::int64_t T0 = 1'700'000'000'000;
 constexpr std::int64_t E = T0 / 1000;
-
-Policy make_policy(std::string name, Algorithm a, std::int64_t limit, std::int64_t window_ms,
-                   std::optional<std::int64_t> burst = std::nullopt) {
-    Policy p;
-    p.name = std::move(name);
-    p.algorithm = a;
-    p.limit = limit;
-    p.window = std::chrono::milliseconds(window_ms);
-    p.burst = burst.value_or(limit);
-    return p;
-}
 
 // One expected script reply (limit is always the policy's and is checked too).
 struct Want {

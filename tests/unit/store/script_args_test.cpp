@@ -16,27 +16,26 @@ namespace {
 
 using policy::Algorithm;
 using Argv = std::vector<std::string>;
+using ratelimitd::test::sent_argv;
 
-CheckArgs args(Algorithm a, std::string key, std::string member = {}) {
+CheckArgs check_of(Algorithm a, std::string key, std::string member = {}) {
     return CheckArgs{a, 10, 60'000, 12, 3, std::move(key), std::move(member)};
 }
 
-Argv sent(const ScriptArgs& call) { return test::sent_argv(call); }
-
-Argv grouped(std::vector<CheckArgs> checks) { return sent(GroupedChecks(std::move(checks))); }
+Argv grouped(std::vector<CheckArgs> checks) { return sent_argv(GroupedChecks(std::move(checks))); }
 
 TEST(ScriptArgs, ASingleCheckIsOneKeyThenTheAlgorithmsOwnFiveArguments) {
-    EXPECT_EQ(sent(SingleCheck(args(Algorithm::gcra, "k"))),
+    EXPECT_EQ(sent_argv(SingleCheck(check_of(Algorithm::gcra, "k"))),
               (Argv{"1", "k", "10", "60000", "12", "3", ""}));
 }
 
 TEST(ScriptArgs, APeekAddsPeekLast) {
-    EXPECT_EQ(sent(SingleCheck(args(Algorithm::sliding_log, "k", "id:1"), SingleMode::peek)),
+    EXPECT_EQ(sent_argv(SingleCheck(check_of(Algorithm::sliding_log, "k", "id:1"), SingleMode::peek)),
               (Argv{"1", "k", "10", "60000", "12", "3", "id:1", "peek"}));
 }
 
 TEST(ScriptArgs, GroupedChecksAreTheKeysThenArgsPerCheckValuesEach) {
-    Argv argv = grouped({args(Algorithm::token_bucket, "a"), args(Algorithm::fixed_window, "b")});
+    Argv argv = grouped({check_of(Algorithm::token_bucket, "a"), check_of(Algorithm::fixed_window, "b")});
     EXPECT_EQ(argv, (Argv{"2", "a", "b",                                     //
                           "token_bucket", "10", "60000", "12", "3", "", "",  //
                           "fixed_window", "10", "60000", "12", "3", "", ""}));
@@ -50,18 +49,18 @@ TEST(ScriptArgs, AReleaseNamesItsLeaseThenRelease) {
     p.limit = 4;
     p.window = std::chrono::milliseconds(30'000);
     p.burst = 4;
-    EXPECT_EQ(sent(release_call(p, "k", "lease-1")), (Argv{"1", "k", "4", "30000", "4", "0", "lease-1", "release"}));
+    EXPECT_EQ(sent_argv(release_call(p, "k", "lease-1")), (Argv{"1", "k", "4", "30000", "4", "0", "lease-1", "release"}));
 }
 
 // Numbers are written by std::to_chars: the signs and widths std::to_string wrote.
 TEST(ScriptArgs, ModesAndNumbersAreWrittenAsTheScriptsReadThem) {
-    CheckArgs report = args(Algorithm::fixed_window, "r");
+    CheckArgs report = check_of(Algorithm::fixed_window, "r");
     report.report = true;
     report.report_cost = -17;
     report.max_debt = 250;
-    CheckArgs ask = args(Algorithm::gcra, "a");
+    CheckArgs ask = check_of(Algorithm::gcra, "a");
     ask.part = policy::Part::ask;
-    CheckArgs charge = args(Algorithm::sliding_window, "c");
+    CheckArgs charge = check_of(Algorithm::sliding_window, "c");
     charge.part = policy::Part::charge;
     charge.limit = std::numeric_limits<std::int64_t>::max();
     charge.window_ms = 0;
@@ -78,11 +77,11 @@ TEST(ScriptArgs, AViewOfTheCallersChecksIsWrittenLikeAVector) {
         CheckArgs args;
         int other = 0;
     };
-    std::vector<Queued> queue{{args(Algorithm::token_bucket, "a")}, {args(Algorithm::gcra, "b")}};
+    std::vector<Queued> queue{{check_of(Algorithm::token_bucket, "a")}, {check_of(Algorithm::gcra, "b")}};
     queue[1].args.notify = "8";
     const GroupedChecks view(std::views::transform(queue, &Queued::args));
-    EXPECT_EQ(sent(view), grouped({queue[0].args, queue[1].args}));
-    EXPECT_EQ(sent(view).back(), "8");
+    EXPECT_EQ(sent_argv(view), grouped({queue[0].args, queue[1].args}));
+    EXPECT_EQ(sent_argv(view).back(), "8");
 }
 
 TEST(ScriptArgs, CheckArgsTakeThePolicysNumbers) {
@@ -148,7 +147,7 @@ TEST(ScriptArgs, TheHashLayoutIsTheTokenBucketsMember) {
     EXPECT_EQ(hashes.next(gcra), "");
     EXPECT_EQ(check_args(bucket, "k", 1, hashes).member, "hash");
     EXPECT_EQ(report_args(bucket, "k", 5, hashes).member, "hash");
-    EXPECT_EQ(sent(SingleCheck(check_args(bucket, "k", 1, hashes), SingleMode::peek)),
+    EXPECT_EQ(sent_argv(SingleCheck(check_args(bucket, "k", 1, hashes), SingleMode::peek)),
               (Argv{"1", "k", "0", "0", "0", "1", "hash", "peek"}));
 }
 
