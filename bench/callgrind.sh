@@ -159,32 +159,37 @@ measure "$row_limit_req" "http://127.0.0.1:$lr_port/api/orders" bench/auth.lua "
 
 # --- the report ----------------------------------------------------------------------------
 per() { awk -F'\t' -v n="$1" -v c="$2" -v f="$3" '$1 == n { printf f, $c / $4 }' "$results"; }
-ratio() { awk -F'\t' -v a="$1" -v b="$2" '$1 == a { x = $2 / $4 } $1 == b { y = $2 / $4 } END { printf "%.2f", x / y }' "$results"; }
+ratio() { awk -F'\t' -v a="$1" -v b="$2" '$1 == a { x = $2 / $4 } $1 == b { y = $2 / $4 } END { if (x > 0 && y > 0) printf "%.2f", x / y; else print "-" }' "$results"; }
 # A goal ratio of the last cpu.sh run, from its section of RESULTS.md ("-" when absent).
 cpu_goal() { sed -n "/<!-- cpu.sh begin -->/,/<!-- cpu.sh end -->/p" bench/RESULTS.md 2>/dev/null |
                awk -F'|' -v g="$1" 'index($2, g) { gsub(/^ +| +$/, "", $4); v = $4 } END { print (v == "" ? "-" : v) }'; }
 section=$work/section.md
+row_line() { echo "| $1 | $(awk -F'\t' -v n="$1" '$1 == n { print $4 }' "$results") | $(per "$1" 2 "%.0f") | $(per "$1" 3 "%.2f") | $(ratio "$1" "$2") |"; }
 {
   echo "<!-- callgrind.sh begin -->"
-  echo "## Instructions and allocations per request (bench/callgrind.sh)"
+  echo "## What protecting an API costs, and instructions per check (bench/callgrind.sh)"
   echo
   echo "Written by \`bench/callgrind.sh --duration $duration\` on $(date -u +%Y-%m-%dT%H:%MZ), $(git rev-parse --short HEAD 2>/dev/null || echo '?')."
   echo "Each server under callgrind, wrk -t1 -c32 keep-alive, 10k tenants or API keys; counts zeroed after a"
   echo "2 s warm-up. User-space instructions (every thread) and calls into the C allocator, ÷ requests"
-  echo "answered. The protect rows count every process a proxied request passes (front nginx, ratelimitd,"
-  echo "the API: an nginx \`return 200\`); ratelimitd's policy there never limits, so both rows are allows."
+  echo "answered; the kernel's part is not in them (CPU time, user + sys: bench/cpu.sh, its section below)."
+  echo "The protect rows count every process a proxied request passes (front nginx, ratelimitd, the API:"
+  echo "an nginx \`return 200\`); ratelimitd's policy there never limits, so both rows are allows."
   echo
-  echo "| row | requests | instructions per request | allocations per request | instructions × nginx same bytes |"
+  echo "| per proxied request | requests | instructions | allocations | × nginx limit_req |"
   echo "|---|---:|---:|---:|---:|"
-  for name in "$row_same" "$row_em" "$row_redis" "$row_auth" "$row_protect" "$row_limit_req"; do
-    echo "| $name | $(awk -F'\t' -v n="$name" '$1 == n { print $4 }' "$results") | $(per "$name" 2 "%.0f") | $(per "$name" 3 "%.2f") | $(ratio "$name" "$row_same") |"
-  done
+  row_line "$row_protect" "$row_limit_req"
+  row_line "$row_limit_req" "$row_limit_req"
   echo
-  echo "| ratio | instructions (this run) | CPU µs (last bench/cpu.sh run) |"
+  echo "| per check | requests | instructions | allocations | × nginx same bytes |"
+  echo "|---|---:|---:|---:|---:|"
+  for name in "$row_same" "$row_em" "$row_redis" "$row_auth"; do row_line "$name" "$row_same"; done
+  echo
+  echo "| ratio | instructions (this run) | CPU µs (last bench/cpu.sh run, median (min–max) of its rounds) |"
   echo "|---|---:|---:|"
+  echo "| protect: auth_request ÷ limit_req, per proxied request | $(ratio "$row_protect" "$row_limit_req") | $(cpu_goal "auth_request ÷ nginx limit_req") |"
   echo "| embedded check ÷ nginx same bytes | $(ratio "$row_em" "$row_same") | $(cpu_goal "embedded check ÷ nginx same bytes") |"
   echo "| Redis check (sidecar) ÷ nginx same bytes | $(ratio "$row_redis" "$row_same") | $(cpu_goal "Redis check, sidecar CPU ÷ nginx same bytes") |"
-  echo "| protect: auth_request ÷ limit_req, per proxied request | $(ratio "$row_protect" "$row_limit_req") | $(cpu_goal "auth_request ÷ nginx limit_req") |"
   echo "<!-- callgrind.sh end -->"
 } >"$section"
 
@@ -193,7 +198,8 @@ if [ -f "$report" ] && grep -q '<!-- callgrind.sh begin -->' "$report"; then
   awk -v s="$section" '/<!-- callgrind.sh begin -->/{while ((getline l < s) > 0) print l; skip=1; next}
                        /<!-- callgrind.sh end -->/{skip=0; next} !skip' "$report" >"$work/report.new"
 else
-  { [ -f "$report" ] && cat "$report" && echo; cat "$section"; } >"$work/report.new"
+  # First in the file, after its title: the protection-cost table is what a user compares.
+  { [ -f "$report" ] && head -2 "$report"; cat "$section"; echo; [ -f "$report" ] && tail -n +3 "$report"; } >"$work/report.new"
 fi
 mv "$work/report.new" "$report"
 cat "$section"
