@@ -2,7 +2,7 @@
 """Totals of one callgrind dump: user-space instructions (Ir) and heap allocations.
 
 Allocations are the calls into the C allocator's entry points (operator new and Asio's
-frame allocator end there), summed over every caller in the dump. Prints
+frame allocator end there), summed over every caller in the dump outside the allocator. Prints
 `instructions=N allocations=M`, or with --per K those divided by K.
 
     bench/callgrind_counts.py DUMP [--per K]
@@ -11,6 +11,13 @@ import re
 import sys
 
 ALLOCATORS = {"malloc", "calloc", "realloc", "memalign", "aligned_alloc", "posix_memalign"}
+# glibc's entry points call one another (memalign -> _mid_memalign -> malloc): a call made
+# from inside the allocator is part of the allocation already counted.
+INSIDE = ("_mid_memalign", "__libc_", "_int_")
+
+
+def inside_allocator(name):
+    return name in ALLOCATORS or name.startswith(INSIDE)
 
 
 def counts(path):
@@ -18,6 +25,7 @@ def counts(path):
     total = None
     allocations = 0
     callee = None
+    caller = ""
     with open(path, encoding="utf-8", errors="replace") as dump:
         for line in dump:
             if line.startswith(("fn=", "cfn=")):
@@ -28,8 +36,10 @@ def counts(path):
                     name = m.group(2) if m.group(2) is not None else names.get(m.group(1), "")
                     names.setdefault(m.group(1), name)
                 callee = name if key == "cfn" else None
+                if key == "fn":
+                    caller = name
             elif line.startswith("calls="):
-                if callee in ALLOCATORS:
+                if callee in ALLOCATORS and not inside_allocator(caller):
                     allocations += int(line[6:].split()[0])
             elif line.startswith(("summary:", "totals:")):
                 total = int(line.split()[1])

@@ -87,12 +87,18 @@ private:
         std::map<std::string, std::string> names;
         CallgrindCounts counts;
         bool calling_allocator = false;
+        bool in_allocator = false;  // the current caller is the allocator itself (memalign -> malloc)
         for (std::string line; std::getline(in, line);) {
             std::smatch m;
             const bool names_function = line.starts_with("fn=") || line.starts_with("cfn=");
             if (names_function && std::regex_match(line, m, named)) {
                 if (m[2].matched) names[m[1]] = m[2];
-                calling_allocator = line.starts_with("cfn=") && allocators.contains(names[m[1]]);
+                const std::string& name = names[m[1]];
+                if (line.starts_with("fn=")) {
+                    in_allocator = allocators.contains(name) || name.starts_with("_mid_memalign") ||
+                                   name.starts_with("__libc_") || name.starts_with("_int_");
+                }
+                calling_allocator = line.starts_with("cfn=") && allocators.contains(name) && !in_allocator;
             } else if (line.starts_with("calls=")) {
                 if (calling_allocator) counts.allocations += std::stoull(line.substr(6));
             } else if (line.starts_with("summary:") || line.starts_with("totals:")) {
