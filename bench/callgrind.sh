@@ -45,6 +45,9 @@ fi
 
 # Started straight (not through a shell function) so that $! is valgrind's own pid, the one
 # callgrind_control addresses and the dump files are named by.
+# Each callgrind_control -d of a process writes its next dump (<out>.1, .2, ...): a process in
+# several rows (the embedded ratelimitd, the API) is read from its newest.
+last_dump() { ls -v "$work"/cg.*."$1".[0-9]* | tail -1; }
 procname() { ls "$work"/cg.*."$1" | sed 's/.*cg\.\([^.]*\)\..*/\1/'; }
 out_of() { echo "--callgrind-out-file=$work/cg.$1.%p"; }
 
@@ -83,10 +86,10 @@ measure() {  # name, url, wrk script, "pid pid...", [env assignments...]
   # every figure after would count connects. Hence the long --timeout, and this warning.
   grep -q '"errors":0,"non2xx":0' <<<"$out" || echo "  $name: errors or answers other than 2xx: $out" >&2
   for p in $procs; do
-    c=$(python3 bench/callgrind_counts.py "$(ls "$work"/cg.*."$p".1)")
+    c=$(python3 bench/callgrind_counts.py "$(last_dump "$p")")
     ir=$((ir + $(sed 's/instructions=\([0-9]*\).*/\1/' <<<"$c")))
     al=$((al + $(sed 's/.*allocations=\([0-9]*\)/\1/' <<<"$c")))
-    parts="$parts $(python3 bench/callgrind_counts.py "$(ls "$work"/cg.*."$p".1)" --per "$req" | sed "s/^/$(procname "$p"):/")"
+    parts="$parts $(python3 bench/callgrind_counts.py "$(last_dump "$p")" --per "$req" | sed "s/^/$(procname "$p"):/")"
   done
   printf '%s\t%s\t%s\t%s\n' "$name" "$ir" "$al" "$req" >>"$results"
   echo "  $name: per process:$parts" >&2
@@ -154,7 +157,13 @@ measure "$row_same" "http://127.0.0.1:$same_port/v1/check" bench/check.lua "$sam
 measure "$row_em" "http://127.0.0.1:$em_port/v1/check" bench/check.lua "$em_pid"
 measure "$row_redis" "http://127.0.0.1:$rs_port/v1/check" bench/check.lua "$rs_pid"
 measure "$row_auth" "http://127.0.0.1:$em_port/v1/auth" bench/auth.lua "$em_pid" ORIGINAL_URI=/api/orders
+# nginx should keep its connections to ratelimitd (HEAD subrequests, keepalive 32): counted
+# from ratelimitd's own counter over the row, warm-up included.
+accepted() { curl -s "http://127.0.0.1:$em_port/metrics" | awk '$1 == "ratelimitd_connections_accepted_total" { printf "%.0f", $2 }'; }
+accepted0=$(accepted)
 measure "$row_protect" "http://127.0.0.1:$front_port/api/orders" bench/auth.lua "$front_pid $em_pid $api_pid"
+protect_connects=$(($(accepted) - accepted0))
+echo "  $row_protect: ratelimitd accepted $protect_connects connections over the row" >&2
 measure "$row_limit_req" "http://127.0.0.1:$lr_port/api/orders" bench/auth.lua "$lr_pid $api_pid"
 
 # --- the report ----------------------------------------------------------------------------
@@ -180,6 +189,8 @@ row_line() { echo "| $1 | $(awk -F'\t' -v n="$1" '$1 == n { print $4 }' "$result
   echo "|---|---:|---:|---:|---:|"
   row_line "$row_protect" "$row_limit_req"
   row_line "$row_limit_req" "$row_limit_req"
+  echo
+  echo "Connections ratelimitd accepted over the auth_request row (warm-up included): $protect_connects."
   echo
   echo "| per check | requests | instructions | allocations | × nginx same bytes |"
   echo "|---|---:|---:|---:|---:|"
