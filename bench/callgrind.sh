@@ -34,7 +34,9 @@ while [ $# -gt 0 ]; do
     *) echo "usage: bench/callgrind.sh [--duration SECONDS] [--binary PATH] [--only TEXT]" >&2; exit 2 ;;
   esac
 done
-command -v valgrind >/dev/null && command -v callgrind_control >/dev/null || { echo "valgrind is not installed" >&2; exit 1; }
+if ! command -v valgrind >/dev/null || ! command -v callgrind_control >/dev/null; then
+  echo "valgrind is not installed" >&2; exit 1
+fi
 if [ -z "$bin" ]; then
   cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DRATELIMITD_TESTS=OFF >/dev/null
   cmake --build build-release -j2 --target ratelimitd >/dev/null
@@ -47,8 +49,8 @@ fi
 # callgrind_control addresses and the dump files are named by.
 # Each callgrind_control -d of a process writes its next dump (<out>.1, .2, ...): a process in
 # several rows (the embedded ratelimitd, the API) is read from its newest.
-last_dump() { ls -v "$work"/cg.*."$1".[0-9]* | tail -1; }
-procname() { ls "$work"/cg.*."$1" | sed 's/.*cg\.\([^.]*\)\..*/\1/'; }
+last_dump() { find "$work" -name "cg.*.$1.[0-9]*" | sort -V | tail -1; }
+procname() { find "$work" -name "cg.*.$1" | sed 's/.*cg\.\([^.]*\)\..*/\1/'; }
 out_of() { echo "--callgrind-out-file=$work/cg.$1.%p"; }
 
 # ratelimitd under callgrind; sets LAUNCH_PORT, LAUNCH_PID. Valgrind starts slowly: 60 s allowed.
@@ -87,8 +89,9 @@ measure() {  # name, url, wrk script, "pid pid...", [env assignments...]
   grep -q '"errors":0,"non2xx":0' <<<"$out" || echo "  $name: errors or answers other than 2xx: $out" >&2
   for p in $procs; do
     c=$(python3 bench/callgrind_counts.py "$(last_dump "$p")")
-    ir=$((ir + $(sed 's/instructions=\([0-9]*\).*/\1/' <<<"$c")))
-    al=$((al + $(sed 's/.*allocations=\([0-9]*\)/\1/' <<<"$c")))
+    c=${c#instructions=}
+    ir=$((ir + ${c%% *}))
+    al=$((al + ${c##*allocations=}))
     parts="$parts $(python3 bench/callgrind_counts.py "$(last_dump "$p")" --per "$req" | sed "s/^/$(procname "$p"):/")"
   done
   printf '%s\t%s\t%s\t%s\n' "$name" "$ir" "$al" "$req" >>"$results"
@@ -133,9 +136,10 @@ launch_nginx api "$api_port" "  server { listen 127.0.0.1:$api_port; keepalive_r
     location / { default_type text/plain; return 200 'ok'; } }"
 api_pid=$LAUNCH_PID
 front_port=$(pick_port)
-launch_nginx front "$front_port" "$(LISTEN=127.0.0.1:$front_port RATELIMITD_ADDR=127.0.0.1:$em_port \
-  UPSTREAM_ADDR=127.0.0.1:$api_port RATELIMITD_DOWN=closed \
-  envsubst '${LISTEN} ${RATELIMITD_ADDR} ${UPSTREAM_ADDR} ${RATELIMITD_DOWN}' <config/nginx/ratelimitd.conf)"
+# shellcheck disable=SC2016 # envsubst's list of the variables to fill, unexpanded on purpose
+front_conf=$(LISTEN=127.0.0.1:$front_port RATELIMITD_ADDR=127.0.0.1:$em_port UPSTREAM_ADDR=127.0.0.1:$api_port \
+  RATELIMITD_DOWN=closed envsubst '${LISTEN} ${RATELIMITD_ADDR} ${UPSTREAM_ADDR} ${RATELIMITD_DOWN}' <config/nginx/ratelimitd.conf)
+launch_nginx front "$front_port" "$front_conf"
 front_pid=$LAUNCH_PID
 lr_port=$(pick_port)
 launch_nginx limit_req "$lr_port" "  limit_req_zone \$http_x_api_key zone=api:10m rate=100000r/s;

@@ -300,9 +300,10 @@ start_nginx api "$api_port" "  server { listen 127.0.0.1:$api_port; keepalive_re
     location / { default_type text/plain; return 200 'ok'; } }"
 api_pid=$NGINX_PID
 front_port=$(pick_port)
-start_nginx front "$front_port" "$(LISTEN=127.0.0.1:$front_port RATELIMITD_ADDR=127.0.0.1:$em_port \
-  UPSTREAM_ADDR=127.0.0.1:$api_port RATELIMITD_DOWN=closed \
-  envsubst '${LISTEN} ${RATELIMITD_ADDR} ${UPSTREAM_ADDR} ${RATELIMITD_DOWN}' <config/nginx/ratelimitd.conf)"
+# shellcheck disable=SC2016 # envsubst's list of the variables to fill, unexpanded on purpose
+front_conf=$(LISTEN=127.0.0.1:$front_port RATELIMITD_ADDR=127.0.0.1:$em_port UPSTREAM_ADDR=127.0.0.1:$api_port \
+  RATELIMITD_DOWN=closed envsubst '${LISTEN} ${RATELIMITD_ADDR} ${UPSTREAM_ADDR} ${RATELIMITD_DOWN}' <config/nginx/ratelimitd.conf)
+start_nginx front "$front_port" "$front_conf"
 front_pid=$NGINX_PID
 lr_port=$(pick_port)
 start_nginx limit_req "$lr_port" "  limit_req_zone \$http_x_api_key zone=api:10m rate=100000r/s;
