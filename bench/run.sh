@@ -253,9 +253,12 @@ report=$root/bench/RESULTS.md
 plot=$root/bench/latency.png
 # bench/cpu.sh keeps its own section of the file: carried over as it is.
 cpu_section=$(sed -n '/<!-- cpu.sh begin -->/,/<!-- cpu.sh end -->/p' "$report" 2>/dev/null || true)
+# So does bench/callgrind.sh, first in the file: its protection-cost table is what a user compares.
+callgrind_section=$(sed -n '/<!-- callgrind.sh begin -->/,/<!-- callgrind.sh end -->/p' "$report" 2>/dev/null || true)
 {
   echo "# Benchmark results"
   echo
+  [ -z "$callgrind_section" ] || printf '%s\n\n' "$callgrind_section"
   echo "Written by \`bench/run.sh --duration $duration --runs $runs\` on $(date -u +%Y-%m-%dT%H:%MZ)."
   echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(free -g | awk '/Mem:/{print $2}') GiB, Linux $(uname -r)."
   echo "Everything on that machine at once: wrk, redis-server, nginx and ratelimitd (2 server threads) share its cores."

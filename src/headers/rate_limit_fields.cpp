@@ -42,6 +42,42 @@ void append_sf_string(std::string& out, std::string_view s) {
     out += '"';
 }
 
+// A window's parts that depend only on its policy (name, limit, length), rendered once: the
+// RateLimit-Policy member (`"name";q=L;w=W`) and the quoted name that opens its RateLimit
+// member. Formatted on every check before, though constant per policy.
+struct RenderedPolicy {
+    std::string name;
+    std::int64_t limit = -1;
+    std::int64_t window_s = -1;
+    std::string quoted;  ///< "name", as an sf-string
+    std::string member;  ///< the whole RateLimit-Policy member
+};
+
+// The policies this thread rendered last. A check names one or a few policies, and a process
+// holds as many as its config: a handful of entries keep the hit rate near 1 and the search
+// short; a miss (a new policy, or one evicted) renders it again, which is all it costs.
+const RenderedPolicy& rendered_policy(const check::WindowState& w) {
+    constexpr std::size_t slots = 8;
+    static thread_local std::array<RenderedPolicy, slots> memo;
+    static thread_local std::size_t next = 0;
+    for (const RenderedPolicy& e : memo) {
+        if (e.limit == w.limit && e.window_s == w.window_s && e.name == w.policy) return e;
+    }
+    RenderedPolicy& e = memo[next++ % slots];
+    e.name = w.policy;
+    e.limit = w.limit;
+    e.window_s = w.window_s;
+    e.quoted.clear();
+    append_sf_string(e.quoted, w.policy);
+    e.member = e.quoted;
+    e.member += ";q=";
+    append_int(e.member, w.limit);
+    e.member += ";w=";
+    // The draft requires w >= 1 (-11 §3.1.3); a zero window would make the item invalid.
+    append_int(e.member, std::max<std::int64_t>(w.window_s, 1));
+    return e;
+}
+
 // Room for one member without the name: quotes, separators and two 15-digit parameters.
 constexpr std::size_t member_overhead = 48;
 
@@ -62,12 +98,7 @@ void append_rate_limit_policy_field(std::string& out, const check::Verdict& v) {
     const std::size_t start = out.size();
     for (const auto& w : v.windows) {
         if (out.size() != start) out += ", ";
-        append_sf_string(out, w.policy);
-        out += ";q=";
-        append_int(out, w.limit);
-        out += ";w=";
-        // The draft requires w >= 1 (-11 §3.1.3); a zero window would make the item invalid.
-        append_int(out, std::max<std::int64_t>(w.window_s, 1));
+        out += rendered_policy(w).member;
     }
 }
 
@@ -76,7 +107,7 @@ void append_rate_limit_field(std::string& out, const check::Verdict& v) {
     const std::size_t start = out.size();
     for (const auto& w : v.windows) {
         if (out.size() != start) out += ", ";
-        append_sf_string(out, w.policy);
+        out += rendered_policy(w).quoted;
         out += ";r=";
         append_int(out, w.remaining);
         out += ";t=";

@@ -2,7 +2,9 @@
 #include "ratelimitd/http/header_block.hpp"
 #include "ratelimitd/http/crlf.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cstring>
 
 namespace ratelimitd::http {
 
@@ -46,13 +48,38 @@ bool clean_field(std::string_view line, bool continuation, bool first) noexcept 
 
 }  // namespace
 
-HeaderScan scan_header_block(std::string_view data, std::size_t from) noexcept {
-    for (std::size_t i = from; i < data.size(); ++i) {
-        if (data[i] != '\n') continue;
-        if (i == 0 || data[i - 1] != '\r') return {HeaderScan::State::bare_lf, 0};
-        if (i >= 3 && data[i - 2] == '\n' && data[i - 3] == '\r') return {HeaderScan::State::complete, i + 1};
+// Line by line, each LF found by memchr (not a byte at a time), each whole field line judged
+// as sanitize_header_block's look-only pass judges it: the block is walked once before the
+// parser, where it was walked twice (its end, then its field lines).
+HeaderScan scan_header_block(std::string_view data, const HeaderScan& resume) noexcept {
+    HeaderScan scan = resume;
+    std::size_t line = resume.next_line;
+    const std::size_t request_line_end = data.find('\n') + 1;  // 0 when not seen yet
+    while (line < data.size()) {
+        const void* lf = std::memchr(data.data() + line, '\n', data.size() - line);
+        if (lf == nullptr) break;
+        const auto i = static_cast<std::size_t>(static_cast<const char*>(lf) - data.data());
+        if (i == 0 || data[i - 1] != '\r') return {HeaderScan::State::bare_lf, 0, false, 0};
+        if (i == line + 1 && line > 0) return {HeaderScan::State::complete, i + 1, scan.clean, 0};
+        if (line > 0 && scan.clean) {
+            // Not the request line: a field line, the first one when it starts where the
+            // request line ends (an obs-fold continuation there belongs to nothing).
+            const std::string_view text = data.substr(line, i - 1 - line);
+            const bool continuation = text.front() == ' ' || text.front() == '\t';
+            scan.clean = clean_field(text, continuation, line == request_line_end);
+        }
+        line = i + 1;
     }
-    return {};
+    scan.next_line = line;
+    return scan;
+}
+
+HeaderScan scan_header_block(std::string_view data, std::size_t from) noexcept {
+    HeaderScan resume;
+    // The line `from` is in: the bytes before it on that line are looked at again.
+    const std::size_t lf = from == 0 ? std::string_view::npos : data.rfind('\n', std::min(from, data.size()) - 1);
+    resume.next_line = lf == std::string_view::npos ? 0 : lf + 1;
+    return scan_header_block(data, resume);
 }
 
 std::optional<std::string> sanitize_header_block(std::string_view block) {

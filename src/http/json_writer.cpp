@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <stdexcept>
 
@@ -12,36 +14,45 @@ namespace ratelimitd::http {
 
 namespace {
 
-bool is_ascii(std::string_view s) noexcept {
-    for (const char c : s) {
-        if (static_cast<unsigned char>(c) >= 0x80) return false;
+// Bytes a JSON string cannot carry as they are: the quote, the backslash and controls.
+constexpr bool needs_escape(unsigned char c) noexcept { return c == '"' || c == '\\' || c < 0x20; }
+
+void append_escape(PooledString& out, unsigned char c) {
+    switch (c) {
+    case '"': out += "\\\""; break;
+    case '\\': out += "\\\\"; break;
+    case '\b': out += "\\b"; break;
+    case '\f': out += "\\f"; break;
+    case '\n': out += "\\n"; break;
+    case '\r': out += "\\r"; break;
+    case '\t': out += "\\t"; break;
+    default:
+        out += "\\u00";
+        out += hex_digit(c >> 4U);
+        out += hex_digit(c);
     }
-    return true;
 }
 
-void append_escaped_ascii(PooledString& out, std::string_view s) {
+// Appends `s` quoted and escaped, the bytes between escapes in runs (one append each, not
+// one per byte). false, with `out` as it was, when `s` holds a byte >= 0x80: UTF-8 to check.
+bool append_escaped_ascii(PooledString& out, std::string_view s) {
+    const std::size_t start = out.size();
     out += '"';
-    for (const char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        default:
-            if (c < 0x20) {
-                out += "\\u00";
-                out += hex_digit(c >> 4U);
-                out += hex_digit(c);
-            } else {
-                out += ch;
-            }
+    std::size_t run = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x80) {
+            out.resize(start);
+            return false;
         }
+        if (!needs_escape(c)) continue;
+        out.append(s.data() + run, i - run);
+        append_escape(out, c);
+        run = i + 1;
     }
+    out.append(s.data() + run, s.size() - run);
     out += '"';
+    return true;
 }
 
 }  // namespace
@@ -95,11 +106,21 @@ JsonWriter& JsonWriter::key(std::string_view name) {
     return *this;
 }
 
+JsonWriter& JsonWriter::literal_key(std::string_view name) {
+    assert(std::none_of(name.begin(), name.end(), [](char c) {
+        return needs_escape(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80;
+    }));
+    before_value();
+    out_ += '"';
+    out_ += name;
+    out_ += "\":";
+    after_key_ = true;
+    return *this;
+}
+
 JsonWriter& JsonWriter::string(std::string_view text) {
     before_value();
-    if (is_ascii(text)) {
-        append_escaped_ascii(out_, text);
-    } else {
+    if (!append_escaped_ascii(out_, text)) {
         // Rare (every field the answers carry is validated ASCII): let nlohmann check the
         // UTF-8 and replace what is invalid.
         out_ += nlohmann::json(std::string(text)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

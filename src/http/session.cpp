@@ -129,15 +129,15 @@ net::awaitable<beast::error_code> read_header_block(tcp::socket& stream, beast::
     while (scan.state == HeaderScan::State::incomplete) {
         // The limit is on the whole block (Beast's own counts only the unparsed rest).
         if (buffer.size() > header_limit) co_return bhttp::error::header_limit;
-        const std::size_t scanned = buffer.size();
         waited = true;
         auto [ec, n] = co_await stream.async_read_some(buffer.prepare(4096), use_tuple);
         if (ec) co_return ec;
         buffer.commit(n);
-        scan = scan_header_block(readable(buffer), scanned);
+        scan = scan_header_block(readable(buffer), scan);
     }
     if (scan.state == HeaderScan::State::complete && scan.end > header_limit) co_return bhttp::error::header_limit;
-    if (scan.state != HeaderScan::State::complete) co_return beast::error_code{};
+    // A clean block (the scan judged its field lines as it went) goes to the parser as it is.
+    if (scan.state != HeaderScan::State::complete || scan.clean) co_return beast::error_code{};
     auto clean = sanitize_header_block(readable(buffer).substr(0, scan.end));
     if (!clean) co_return beast::error_code{};
     clean->append(readable(buffer).substr(scan.end));  // the body, or pipelined requests

@@ -117,7 +117,7 @@ net::awaitable<void> Notifier::deliver(PendingEvent e) {
     for (int attempt = 0;; ++attempt) {
         const auto started = steady::now();
         // Signed at each attempt: the time a receiver checks is the time it was sent.
-        auto status = co_await post_event(*e.target, e.body, signature_value(e.target->secret, unix_seconds(), e.body),
+        auto status = co_await post_event(*e.target, e.body, signature_value(*e.target, unix_seconds(), e.body),
                                           &pool_);
         metrics_.observe_attempt(target, steady::now() - started);
         if (status && *status >= 200 && *status < 300) {
@@ -145,7 +145,7 @@ net::awaitable<result<unsigned>> Notifier::send_sample(std::shared_ptr<const pol
     const std::string id = new_event_id();
     const std::string body = sample_body(id, unix_ms());
     const auto started = steady::now();
-    auto status = co_await post_event(*target, body, signature_value(target->secret, unix_seconds(), body));
+    auto status = co_await post_event(*target, body, signature_value(*target, unix_seconds(), body));
     metrics_.observe_attempt(target->name, steady::now() - started);
     if (status && *status >= 200 && *status < 300) metrics_.count_sent(target->name);
     co_return status;

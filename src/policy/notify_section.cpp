@@ -108,6 +108,7 @@ std::shared_ptr<const NotifyTarget> NotifySection::read_target(const ConfigTree&
     if (t->secret.size() < min_secret_bytes) {
         fail(path + ".secret", "expected at least 16 bytes, got " + std::to_string(t->secret.size()));
     }
+    t->signer.emplace(t->secret);
     if (const ConfigTree* timeout = find(v, "timeout")) {
         t->timeout = need_duration(*timeout, path + ".timeout");
         if (t->timeout.count() < 1 || t->timeout > max_timeout) {

@@ -18,12 +18,23 @@ struct HeaderScan {
     };
     State state = State::incomplete;
     std::size_t end = 0;
+    /// Every field line seen whole needs nothing from sanitize_header_block (a valid name, no
+    /// control byte): when the block is complete and this is true, sanitize_header_block would
+    /// return nullopt, so the block needs no second pass before the parser.
+    bool clean = true;
+    /// incomplete: where the first line not yet seen whole starts (a resumed scan starts there).
+    std::size_t next_line = 0;
 };
 
 /// Finds the end of the header block at the start of `data`, looking from byte `from` on (the
 /// bytes before it were scanned already and found incomplete: a slow client's request is
-/// scanned once, not once per read). Never throws.
+/// scanned once, not once per read). Never throws. `clean` covers only the lines that start
+/// at or after `from`'s line.
 [[nodiscard]] HeaderScan scan_header_block(std::string_view data, std::size_t from = 0) noexcept;
+
+/// The same, resuming an incomplete scan of the same bytes (more appended since): in one pass
+/// it finds the block's end and judges its field lines as sanitize_header_block's check does.
+[[nodiscard]] HeaderScan scan_header_block(std::string_view data, const HeaderScan& resume) noexcept;
 
 /// The header block `block` (request line, field lines, empty line) with what nginx and other
 /// proxies accept and forward but the HTTP parser refuses made harmless, or nullopt when it

@@ -29,6 +29,14 @@ public:
     JsonWriter& begin_array();
     JsonWriter& end_array();
     JsonWriter& key(std::string_view name);
+    /// A key written in the source: appended as it is, with its quotes and colon, in one run
+    /// (the answers' keys are constants; escaping them byte by byte on every check was waste).
+    /// Only for plain keys: a literal holding `"`, `\` or a control byte must go through the
+    /// string_view overload (debug builds assert it).
+    template <std::size_t N>
+    JsonWriter& key(const char (&name)[N]) {
+        return literal_key(std::string_view(name, N - 1));
+    }
     // Distinct names: an overload on bool would catch string literals.
     JsonWriter& string(std::string_view text);
     JsonWriter& number(std::int64_t n);
@@ -40,6 +48,7 @@ public:
 
 private:
     void before_value();
+    JsonWriter& literal_key(std::string_view name);
     void open(char c);
 
     PooledString out_;  // recycled per thread: writing an answer calls no malloc

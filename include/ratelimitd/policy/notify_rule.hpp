@@ -2,10 +2,13 @@
 // send an event to one of them (docs/operations.md, docs/operations.md "Quota webhooks").
 #pragma once
 
+#include "ratelimitd/core/hmac_sha256.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +24,10 @@ struct NotifyTarget {
     /// The HMAC-SHA256 key of RateLimit-Signature. Never logged, never rendered, never in an
     /// error message.
     std::string secret;
+    /// `secret`'s HMAC pad states, computed once by the loader with it: a signature then costs
+    /// two SHA-256 blocks plus the body's, not the key's work again. Empty (a target built by
+    /// hand): the signature keys `secret` itself.
+    std::optional<HmacSha256> signer;
     std::chrono::milliseconds timeout{2000};  ///< one delivery attempt, connect to answer
 };
 

@@ -120,5 +120,44 @@ TEST(HeaderSanitizer, RandomFieldLinesAlwaysParseAfterwards) {
     }
 }
 
+TEST(HeaderScan, JudgesTheFieldLinesInOnePassAsTheSanitizerDoes) {
+    // The session sends a block the scan called clean straight to the parser, so "clean" must
+    // be exactly "the sanitizer changes nothing", however the bytes arrived: whole, or in two
+    // reads split at any byte (the second scan resuming the first).
+    std::mt19937 rng(20261206);
+    std::uniform_int_distribution<int> byte(0, 255);
+    std::uniform_int_distribution<int> length(0, 12);
+    int clean = 0;
+    int dirty = 0;
+    for (int round = 0; round < 3000; ++round) {
+        std::string block = "GET /v1/auth HTTP/1.1\r\n";
+        for (int l = length(rng) % 5; l > 0; --l) {
+            std::string line = round % 3 == 0 ? "X-Key: " : (round % 3 == 1 ? " folded " : "");
+            // Mostly plain bytes, so that clean blocks are common too.
+            for (int i = length(rng); i > 0; --i) {
+                const int b = byte(rng);
+                line.push_back(b < 200 ? static_cast<char>('a' + b % 26) : static_cast<char>(b));
+            }
+            if (line.empty() || line.find('\n') != std::string::npos) continue;
+            block += line + "\r\n";
+        }
+        block += "\r\n";
+        const HeaderScan whole = scan_header_block(block);
+        if (whole.state != State::complete || whole.end != block.size()) continue;
+        const bool sanitizer_changes_nothing = !sanitize_header_block(block).has_value();
+        EXPECT_EQ(whole.clean, sanitizer_changes_nothing) << "round " << round;
+        (whole.clean ? clean : dirty) += 1;
+        const std::size_t split = static_cast<std::size_t>(byte(rng)) % block.size();
+        const HeaderScan first = scan_header_block(std::string_view(block).substr(0, split));
+        ASSERT_EQ(first.state, State::incomplete);
+        const HeaderScan resumed = scan_header_block(block, first);
+        EXPECT_EQ(resumed.state, State::complete);
+        EXPECT_EQ(resumed.end, block.size());
+        EXPECT_EQ(resumed.clean, sanitizer_changes_nothing) << "round " << round << ", split at " << split;
+    }
+    EXPECT_GT(clean, 100);
+    EXPECT_GT(dirty, 100);
+}
+
 }  // namespace
 }  // namespace ratelimitd::http

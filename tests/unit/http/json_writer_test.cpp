@@ -55,6 +55,19 @@ TEST(JsonWriter, EscapesEveryStringAsNlohmannDoes) {
     }
 }
 
+TEST(JsonWriter, ALiteralKeyIsWrittenAsTheEscapedOneIs) {
+    // Literal keys skip the escaping (they are plain); the bytes must be the same.
+    JsonWriter literal;
+    literal.begin_object().key("allowed").boolean(true).key("retry_after").number(3).end_object();
+    JsonWriter escaped;
+    escaped.begin_object();
+    escaped.key(std::string_view("allowed")).boolean(true).key(std::string_view("retry_after")).number(3);
+    escaped.end_object();
+    constexpr std::string_view expected = R"({"allowed":true,"retry_after":3})";
+    EXPECT_EQ(std::string_view(literal.take()), expected);
+    EXPECT_EQ(std::string_view(escaped.take()), expected);
+}
+
 TEST(JsonWriter, RefusesNestingDeeperThanItsLimit) {
     JsonWriter w;
     for (std::size_t i = 0; i < JsonWriter::max_depth; ++i) w.begin_array();
