@@ -100,10 +100,7 @@ bool Road::at_once(Call& call) const {
 
 bool Road::try_now(Call& call) const {
     const auto now = call.now == std::chrono::steady_clock::time_point{} ? std::chrono::steady_clock::now() : call.now;
-    auto decided = service_.decide_now(call.plan, now);
-    if (!decided) return false;
-    call.decision = std::move(*decided);
-    return true;
+    return service_.decide_now(call.plan, now, call.decision);
 }
 
 bool Road::plan_check(Call& call) const {

@@ -199,21 +199,28 @@ net::awaitable<result<check::Verdict>> CheckService::ask_all(std::chrono::steady
 }
 
 // Reads no clock: the store and the heavy hitters take the request's instant, `now`.
-std::optional<Decision> CheckService::decide_now(policy::CheckPlan& plan, std::chrono::steady_clock::time_point now) {
-    if (plan.limits.empty()) return not_limited(opening(plan), plan, metrics_);
+// Fills the caller's decision in place: no decision is moved on the way out.
+bool CheckService::decide_now(policy::CheckPlan& plan, std::chrono::steady_clock::time_point now, Decision& d) {
+    if (plan.limits.empty()) {
+        d = not_limited(opening(plan), plan, metrics_);
+        return true;
+    }
     std::uint32_t cost = 0;
     const policy::KeyedWindow* w = lone_plain_window(plan, cost);
-    if (w == nullptr) return std::nullopt;
+    if (w == nullptr) return false;
     auto answer = store_.try_apply_now(*w->limit, w->key, cost, now);
-    if (!answer) return std::nullopt;
+    if (!answer) return false;
     // What decide() makes of the same answer (its one enforced group, no shadow one).
-    Decision d = opening(plan);
+    d = opening(plan);
     auto verdict = at_once(std::move(*answer));
-    if (!verdict) return degrade(std::move(d), plan, plan.limits.front().fail_closed(), verdict.error());
+    if (!verdict) {
+        d = degrade(std::move(d), plan, plan.limits.front().fail_closed(), verdict.error());
+        return true;
+    }
     d.verdict = std::move(*verdict);
     d.owner.push_back(0);
     settle(d, plan, &now);
-    return d;
+    return true;
 }
 
 net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {

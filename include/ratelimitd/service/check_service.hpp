@@ -93,9 +93,10 @@ public:
     /// once (Store::try_apply_now: the embedded store, a cached denial). The decision and its
     /// counting are decide()'s, at the instant `now` (the request's: the store's time, the heavy
     /// hitters' slice), and the store's answer is counted in the latency histogram untimed
-    /// (at_once). Nothing otherwise, with `plan` untouched: decide it with decide_into (or
-    /// decide). Reads no clock. Never throws but for bad_alloc.
-    std::optional<Decision> decide_now(policy::CheckPlan& plan, std::chrono::steady_clock::time_point now);
+    /// (at_once): true, with the decision in `out` (the caller's: no decision is moved). False
+    /// otherwise, with `plan` and `out` untouched: decide it with decide_into (or decide).
+    /// Reads no clock. Never throws but for bad_alloc.
+    bool decide_now(policy::CheckPlan& plan, std::chrono::steady_clock::time_point now, Decision& out);
 
     /// decide() into `out`, for a caller whose frame owns both the plan and the decision: this
     /// coroutine keeps neither, so its frame stays small enough for Asio to recycle. Both must
