@@ -151,7 +151,7 @@ Summary finished(const Simulation& sim, const Counts& counts) {
     return s;
 }
 
-int run(const Options& o, const config::EnvLookup& env) {
+int run(const Options& o, const std::optional<std::string>& secret) {
     std::shared_ptr<const policy::Registry> config;
     std::shared_ptr<const policy::Registry> baseline_registry;
     try {
@@ -168,14 +168,9 @@ int run(const Options& o, const config::EnvLookup& env) {
         std::fprintf(stderr, "ratelimitd simulate: %s\n", e.what());
         return 2;
     }
-    const auto secret = config::env_setting("RATELIMITD_HASH_SECRET", env);
-    if (!secret) {
-        std::fprintf(stderr, "ratelimitd simulate: %s\n", secret.error().detail.c_str());
-        return 2;
-    }
-    Simulation sim(config, *secret, o.tolerance_ms);
+    Simulation sim(config, secret, o.tolerance_ms);
     std::unique_ptr<Simulation> base;
-    if (baseline_registry) base = std::make_unique<Simulation>(baseline_registry, *secret, o.tolerance_ms);
+    if (baseline_registry) base = std::make_unique<Simulation>(baseline_registry, secret, o.tolerance_ms);
 
     Counts counts;
     try {
@@ -236,7 +231,13 @@ int run_command(int argc, const char* const* argv, const config::EnvLookup& env)
         std::fputs(simulate_usage(), stdout);
         return 0;
     }
-    return run(*options, env);
+    // The key of hashed identities, as the server's settings read and check it.
+    const auto secret = config::env_setting("RATELIMITD_HASH_SECRET", env);
+    if (!secret) {
+        std::fprintf(stderr, "ratelimitd simulate: %s\n", secret.error().detail.c_str());
+        return 2;
+    }
+    return run(*options, *secret);
 }
 
 }  // namespace ratelimitd::simulate
