@@ -1,6 +1,7 @@
 // /v1/auth: a reverse proxy's subrequest into a road::Call, its decision into a bodiless answer
 // (the proxy reads the status).
 #include "ratelimitd/http/auth_codec.hpp"
+#include "ratelimitd/http/check_codec.hpp"
 #include "ratelimitd/http/endpoint_services.hpp"
 #include "ratelimitd/http/handlers.hpp"
 #include "ratelimitd/http/json_response.hpp"

@@ -10,6 +10,7 @@
 #include "ratelimitd/policy/report_plan.hpp"
 #include "ratelimitd/policy/rls_plan.hpp"
 #include "ratelimitd/policy/rls_request.hpp"
+#include "ratelimitd/road/maybe_problem.hpp"
 #include "ratelimitd/service/check_service.hpp"
 
 #include <chrono>
@@ -40,51 +41,54 @@ struct NamedLimit {
 };
 using NamedLimits = std::vector<NamedLimit>;
 
-/// One call. Members are grouped by what fills them: the door (what is asked), the road (what
-/// it came to). Kept small: an HTTP door that waits hands the call to one frame of the road's,
-/// which Asio recycles only under 1,020 bytes (Road::decide).
+/// One call. Kept small, and its members ordered to pack: an HTTP door that waits hands the
+/// call to one frame of the road's, which Asio recycles only under 1,020 bytes (Road::decide).
 struct Call {
     explicit Call(Ask a) noexcept : ask(a) {}
 
     /// Forgets what was asked (borrowed): Road::decide does, before a call outlives its door.
     void drop_asked() noexcept {
-        check = nullptr;
-        auth = nullptr;
-        report = nullptr;
-        rls = nullptr;
+        check = nullptr;  // and whichever other member of the union was set
         lease = {};
     }
 
-    // Asked, by the door.
+    // Asked, by the door. Borrowed until Road::decide hands back its awaitable.
     Ask ask;
+    bool route_matched = false;  ///< auth: `route` is the route the caller matched already
+
+    // What it came to, by the road (the flags here to pack with `ask`).
+    bool forgot = false;         ///< reset, envoy_reset: there was state to forget
+    bool never_asked = false;    ///< rls: decided without the store (RlsPlan::never_admitted)
+    int deny_status = 429;       ///< auth: the status a denial answers with
+
+    // Asked, continued.
+    std::optional<int> deny_status_asked;  ///< auth: the proxy's own deny status
     /// The request's instant (RequestContext::arrived): the store's time and the heavy hitters'
     /// slice when the road decides at once. Unset: the road reads the clock.
     std::chrono::steady_clock::time_point now{};
-    const check::CheckRequest* check = nullptr;     ///< check, release, peek, reset
-    const policy::AuthRequest* auth = nullptr;      ///< its hash_secret is the road's to choose
-    std::optional<int> deny_status_asked;           ///< auth: the proxy's own deny status
-    /// auth: the route the caller matched already (the simulator's cache; nullptr: none
-    /// matches), when `route_matched`; else the road matches.
+    /// What is asked: the one member `ask` names.
+    union {
+        const check::CheckRequest* check = nullptr;  ///< check, release, peek, reset
+        const policy::AuthRequest* auth;             ///< its hash_secret is the road's to choose
+        const policy::ReportRequest* report;         ///< report
+        const policy::RlsRequest* rls;               ///< rls, envoy_peek, envoy_reset
+    };
+    std::string_view lease;                 ///< release: the capability a check returned
+    /// auth, when `route_matched`: the route the caller matched (the simulator's cache; nullptr:
+    /// none matches); else the road matches.
     const policy::Route* route = nullptr;
-    bool route_matched = false;
-    const policy::ReportRequest* report = nullptr;  ///< report
-    const policy::RlsRequest* rls = nullptr;        ///< rls, envoy_peek, envoy_reset
-    std::string_view lease;                         ///< release: the capability a check returned
     /// rls, envoy_peek, envoy_reset: where the plan goes; the caller's (the answer reads every
     /// descriptor's after the decision, and it is too big for the HTTP doors' waiting frame).
     policy::RlsPlan* rls_plan = nullptr;
 
-    // What it came to, by the road.
+    // What it came to, continued.
     /// Bad input (charges nothing and asks no store); for release, the admin asks and an rls
     /// call whose envoy_store_error is `unavailable`, a store failure too. Set: nothing else is.
-    std::optional<Problem> problem;
+    MaybeProblem problem;
     policy::CheckPlan plan;        ///< what was decided (its keys are moved out by deciding)
     service::Decision decision;    ///< check, auth, report, release, rls, peek
-    int deny_status = 429;         ///< auth: the status a denial answers with
-    /// report (a refund), reset, envoy_reset: what the log and audit lines name.
+    /// report (a refund), envoy_reset: what the log and audit lines name.
     NamedLimits named;
-    bool forgot = false;           ///< reset, envoy_reset: there was state to forget
-    bool never_asked = false;      ///< rls: decided without the store (RlsPlan::never_admitted)
 };
 
 }  // namespace ratelimitd::road

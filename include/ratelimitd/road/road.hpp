@@ -68,10 +68,12 @@ public:
     static std::string key_hash(std::string_view key);
 
 private:
-    /// A frame Asio's recycling cache keeps is under 1,020 bytes (Boost 1.81 records a block's
-    /// size in 4-byte chunks in one byte); wait()'s holds the call, `finish` and Asio's own
-    /// state, which this leaves room for. Over it, every waiting check would be a malloc.
-    static constexpr std::size_t wait_frame_room = 840;
+    /// A frame Asio's recycling cache keeps is at most 1,020 bytes (Boost 1.81 records a block's
+    /// size in 4-byte chunks in one byte); wait()'s holds the call, `finish` and some 250 bytes
+    /// of its own (GCC 12: 984 bytes with /v1/check's 16-byte finish, 992 with /v1/report's
+    /// 24, read from -fdump-tree-gimple's .CO_FRAME). Over it, every waiting check would be a
+    /// malloc (perf.redis_session counts them).
+    static constexpr std::size_t wait_frame_room = 760;
 
     static const std::optional<std::string>& no_secret() noexcept;
 
