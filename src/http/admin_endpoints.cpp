@@ -182,7 +182,9 @@ net::awaitable<Answer> reset(EndpointServices& s, const EndpointCall& call) {
     if (s.options.audit != nullptr) {
         const audit::PolicyTarget target{parsed && parsed->policy ? std::string_view(*parsed->policy) : "",
                                          parsed ? std::string_view(parsed->tenant) : "",
-                                         parsed ? std::string_view(parsed->scope ? *parsed->scope : "global") : ""};
+                                         !parsed               ? std::string_view()
+                                         : parsed->scope       ? std::string_view(*parsed->scope)
+                                                               : std::string_view("global")};
         audit::write_event(*s.options.audit, s.actor(call),
                            audit::ResetEvent{"/v1/reset", target, outcome, res->result_int(), call.request_id});
     }
