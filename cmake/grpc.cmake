@@ -84,7 +84,7 @@ set_target_properties(rl_grpc_proto PROPERTIES UNITY_BUILD OFF)
 rl_module(rl_grpc grpc)
 # OpenSSL::Crypto: the start-time check of the grpc_tls files (tls_options.cpp); the TLS
 # itself is gRPC's.
-target_link_libraries(rl_grpc PUBLIC rl_door rl_headers rl_stats rl_grpc_proto PRIVATE spdlog::spdlog fmt::fmt OpenSSL::Crypto)
+target_link_libraries(rl_grpc PUBLIC rl_road rl_headers rl_stats rl_grpc_proto PRIVATE spdlog::spdlog fmt::fmt OpenSSL::Crypto)
 
 # The xDS config source (src/xds/): an ADS client of the control plane, and the conversion of
 # its RateLimitConfig resources into the registry's Envoy domains.

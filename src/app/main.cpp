@@ -167,9 +167,9 @@ int serve_erl(const app::CommandLine& cl, const app::EnvLookup& process_env) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    // `ratelimitd simulate ...`: an offline replay with flags of its own (docs/simulate.md).
-    if (argc > 1 && std::string_view(argv[1]) == "simulate") return simulate::run_command(argc - 1, argv + 1);
     const app::EnvLookup env = [](const char* name) { return std::getenv(name); };
+    // `ratelimitd simulate ...`: an offline replay with flags of its own (docs/simulate.md).
+    if (argc > 1 && std::string_view(argv[1]) == "simulate") return simulate::run_command(argc - 1, argv + 1, env);
     auto cl = app::parse_command_line(argc, argv);
     if (!cl) {
         std::fprintf(stderr, "ratelimitd: %s\n", cl.error().detail.c_str());

@@ -95,9 +95,7 @@ void ConfigReloader::audit_applied(const ConfigChange& change, const policy::Reg
 void ConfigReloader::audit_refused(const ConfigChange& change, const ReloadOutcome& outcome) const {
     if (audit_ == nullptr) return;
     if (change.source == config_source::xds) {
-        audit_->record("config_reload", change.actor,
-                       {{"source", config_source::xds}, {"outcome", "refused"}, {"version", change.name},
-                        {"reason", outcome.reason}, {"digest", nullptr}});
+        audit_xds_refused(*audit_, change.actor, change.name, outcome.reason);
     } else {
         audit_config_refused(*audit_, change.source, change.actor, change.name, outcome.reason, outcome.digest);
     }

@@ -1,4 +1,4 @@
-// AuditTrail: render, write (one write(2) per line), keep in the ring, hand to subscribers.
+// AuditTrail: render, write (one write(2) per line), keep in the ring.
 #include "ratelimitd/audit/audit_trail.hpp"
 
 #include <spdlog/spdlog.h>
@@ -66,7 +66,6 @@ result<bool> AuditTrail::reopen() {
 void AuditTrail::record(std::string_view event, const Actor& actor, json fields) {
     const auto now_ms = now_epoch_ms();
     AuditEntry entry;
-    std::vector<Subscriber> subscribers;
     {
         std::lock_guard lock(mutex_);
         entry.id = next_id_++;
@@ -79,9 +78,7 @@ void AuditTrail::record(std::string_view event, const Actor& actor, json fields)
         write_line(entry.line);
         ring_.push_back(entry);
         if (ring_.size() > capacity_) ring_.pop_front();
-        subscribers = subscribers_;
     }
-    for (const auto& s : subscribers) s(entry);
 }
 
 void AuditTrail::admin_call(const Actor& actor, std::string_view door, std::string_view method, unsigned status) {
@@ -114,11 +111,6 @@ AuditPage AuditTrail::since(std::int64_t since_epoch_ms, std::size_t limit) cons
         page.entries.push_back(entry);
     }
     return page;
-}
-
-void AuditTrail::subscribe(Subscriber subscriber) {
-    std::lock_guard lock(mutex_);
-    subscribers_.push_back(std::move(subscriber));
 }
 
 std::int64_t AuditTrail::now_epoch_ms() {

@@ -72,6 +72,17 @@ std::optional<std::string> setting_text(std::string_view flag, const CommandLine
     return text_of(*row, cl, env);
 }
 
+result<std::optional<std::string>> env_setting(std::string_view env_name, const EnvLookup& env) {
+    for (const SettingRow& row : setting_table()) {
+        if (row.env != env_name) continue;
+        auto text = text_of(row, CommandLine{}, env);
+        if (!text) return std::optional<std::string>{};
+        if (auto checked = text_value(row, *text); !checked) return checked.error();
+        return text;
+    }
+    return std::optional<std::string>{};
+}
+
 std::optional<std::string> config_path(const CommandLine& cl, const EnvLookup& env) {
     if (cl.command == Command::check_config) return cl.file;
     const SettingRow* row = find_setting_by_flag("config");

@@ -24,16 +24,16 @@ constexpr const char* rls_service_name = "envoy.service.ratelimit.v3.RateLimitSe
 // envoyproxy/ratelimit registers its health under this name; probes written for it ask for it.
 constexpr const char* erl_service_name = "ratelimit";
 
-bool has_domain(const service::CheckService& service) {
-    const auto registry = service.registry();
+bool has_domain(const road::Road& road) {
+    const auto registry = road.registry();
     return registry->domains != nullptr && !registry->domains->by_name.empty();
 }
 
-net::awaitable<void> check(service::CheckService& service, bool needs_domain, HealthCheckResponse* response,
+net::awaitable<void> check(const road::Road& road, bool needs_domain, HealthCheckResponse* response,
                            grpc::ServerUnaryReactor* reactor, GrpcMetrics& metrics, Clock::time_point arrived) {
-    bool ready = !needs_domain || has_domain(service);
+    bool ready = !needs_domain || has_domain(road);
     try {
-        if (ready) ready = co_await service.store().ready();
+        if (ready) ready = co_await road.ready();
     } catch (const std::exception&) {
         ready = false;  // a store that cannot even say is not ready
     }
@@ -57,7 +57,7 @@ grpc::ServerUnaryReactor* HealthService::Check(grpc::CallbackServerContext* cont
         return reactor;
     }
     const auto& lane = lanes_.next();
-    net::co_spawn(lane.executor, check(*lane.service, needs_domain_, response, reactor, metrics_, arrived),
+    net::co_spawn(lane.executor, check(lane.road, needs_domain_, response, reactor, metrics_, arrived),
                   net::detached);
     return reactor;
 }

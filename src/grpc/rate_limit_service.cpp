@@ -1,8 +1,8 @@
-// RateLimitService: post to a lane, decode, take the door's road (door::Doors::rls) there,
+// RateLimitService: post to a lane, decode, take the road (road::Road::decide, Ask::rls) there,
 // encode and Finish from the lane.
 #include "ratelimitd/grpc/rate_limit_service.hpp"
 
-#include "ratelimitd/door/doors.hpp"
+#include "ratelimitd/road/road.hpp"
 #include "ratelimitd/grpc/response_builder.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -55,31 +55,34 @@ struct Call {
 
 // `headers` is the service's own: it outlives every call (the server drains calls before
 // the service goes), and a reference keeps the names out of each call's frame.
-net::awaitable<void> answer(Call call, const door::Doors& doors, RequestLimits limits,
+net::awaitable<void> answer(Call call, const road::Road& road, RequestLimits limits,
                             const ResponseHeaders& headers) {
     try {
         auto request = decode_request(*call.request, limits);
         if (!request) co_return call.refuse(request.error());
-        result<door::RlsOutcome> outcome;
-        co_await doors.rls(*request, outcome);
-        if (!outcome) co_return call.refuse(outcome.error());
+        policy::RlsPlan plan;
+        road::Call asked(road::Ask::rls);
+        asked.rls = &*request;
+        asked.rls_plan = &plan;
+        co_await road.decide(asked);
+        if (asked.problem) co_return call.refuse(*asked.problem);
         const auto now_s = std::chrono::duration_cast<std::chrono::seconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();
-        if (outcome->plan.never_admitted) {
+        if (plan.never_admitted) {
             // A cost no window can ever admit: a denial, not an error (Envoy lets an error
             // through unless failure_mode_deny), and nothing is charged.
-            build_never_admitted_response(outcome->plan, now_s, *call.response);
-            if (call.erl_stats) call.erl_stats->count_call(*request, outcome->plan, nullptr, outcome->plan.shadow_all);
+            build_never_admitted_response(plan, now_s, *call.response);
+            if (call.erl_stats) call.erl_stats->count_call(*request, plan, nullptr, plan.shadow_all);
             co_return call.finish(grpc::Status::OK, RlsAnswer::over_limit);
         }
-        const service::Decision& decision = outcome->decision;
-        build_response(decision, outcome->plan, now_s, *call.response, headers);
+        const service::Decision& decision = asked.decision;
+        build_response(decision, plan, now_s, *call.response, headers);
         // The answer's own code: quota descriptors all over deny a call the store admitted.
         const bool over =
             !decision.verdict.allowed || call.response->overall_code() == RateLimitResponse::OVER_LIMIT;
         if (call.erl_stats) {
-            call.erl_stats->count_call(*request, outcome->plan, &decision, shadowed_over(*call.response, outcome->plan));
+            call.erl_stats->count_call(*request, plan, &decision, shadowed_over(*call.response, plan));
         }
         call.finish(grpc::Status::OK, over ? RlsAnswer::over_limit : RlsAnswer::ok);
     } catch (const std::exception& e) {
@@ -100,7 +103,7 @@ grpc::ServerUnaryReactor* RateLimitService::ShouldRateLimit(grpc::CallbackServer
     // Nothing blocks this gRPC thread: the lane does the work and finishes the reactor.
     const Call call{request, response, reactor, &metrics_, Clock::now(), erl_stats_};
     if (erl_stats_) erl_stats_->count_grpc_call();
-    net::co_spawn(lane.executor, answer(call, lane.doors, limits_, headers_), net::detached);
+    net::co_spawn(lane.executor, answer(call, lane.road, limits_, headers_), net::detached);
     return reactor;
 }
 

@@ -1,8 +1,12 @@
-// Admin endpoints: /v1/policies, /v1/peek, /v1/reset, and who may call them.
+// Admin endpoints: /v1/policies, /v1/peek and /v1/reset (their state read and forgotten on the
+// road), and who may call them.
 #include "ratelimitd/http/admin_endpoints.hpp"
 
+#include "ratelimitd/audit/audit_event.hpp"
 #include "ratelimitd/core/duration.hpp"
 #include "ratelimitd/http/check_codec.hpp"
+#include "ratelimitd/http/endpoint_services.hpp"
+#include "ratelimitd/http/handlers.hpp"
 #include "ratelimitd/http/json_response.hpp"
 #include "ratelimitd/http/loopback.hpp"
 #include "ratelimitd/http/state_response.hpp"
@@ -114,50 +118,79 @@ std::optional<Response> admin_refusal(const Request& req, const std::optional<st
     return std::nullopt;
 }
 
-Response answer_policies(const Request& req, service::CheckService& service) {
-    return state_json_response(req, bhttp::status::ok, registry_json(*service.registry()));
+namespace handlers {
+
+net::awaitable<Answer> policies(EndpointServices& s, const EndpointCall& call) {
+    co_return state_json_response(call.req, bhttp::status::ok, registry_json(*s.road.registry()));
 }
 
-net::awaitable<Response> answer_peek(const Request& req, service::CheckService& service) {
+net::awaitable<Answer> peek(EndpointServices& s, const EndpointCall& call) {
+    const Request& req = call.req;
     const std::string_view target = req.target();
     const auto q = target.find('?');
     auto parsed = parse_check_query(q == std::string_view::npos ? std::string_view{} : target.substr(q + 1));
     if (!parsed) co_return make_error_response(parsed.error(), req.version(), req.keep_alive());
-    auto state = co_await service.peek(std::move(*parsed));
-    if (!state) co_return state_error_response(req, state.error());
-    const auto& w = state->verdict.reported();
+    road::Call asked(road::Ask::peek);
+    asked.check = &*parsed;
+    co_await s.road.decide(asked);
+    if (asked.problem) co_return state_error_response(req, *asked.problem);
+    const service::Decision& state = asked.decision;
+    const auto& w = state.verdict.reported();
     co_return state_json_response(req, bhttp::status::ok,
-                     {{"policy", state->policy},
-                      {"tenant", state->tenant},
-                      {"scope", state->scope},
-                      {"limit", w.limit},
-                      {"remaining", w.remaining},
-                      {"reset", w.reset_epoch_s},
-                      {"reset_after", w.reset_after_s}});
+                                  {{"policy", state.policy},
+                                   {"tenant", state.tenant},
+                                   {"scope", state.scope},
+                                   {"limit", w.limit},
+                                   {"remaining", w.remaining},
+                                   {"reset", w.reset_epoch_s},
+                                   {"reset_after", w.reset_after_s}});
 }
 
-net::awaitable<Response> answer_reset(const Request& req, service::CheckService& service, ResetRecord* record) {
-    ResetRecord ignored;
-    ResetRecord& out = record != nullptr ? *record : ignored;
-    auto parsed = parse_check_json(req.body());
-    if (!parsed) {
-        out.outcome = std::string(to_string(parsed.error().code));
-        co_return make_error_response(parsed.error(), req.version(), req.keep_alive());
+namespace {
+
+// POST /v1/reset's answer: the key's state forgotten; `outcome` says what came of it.
+net::awaitable<Response> answer_reset(EndpointServices& s, const Request& req, const check::CheckRequest& asked,
+                                      std::string& outcome) {
+    json body = {{"policy", asked.policy ? json(*asked.policy) : json(nullptr)},
+                 {"tenant", asked.tenant},
+                 {"scope", asked.scope.value_or("global")}};
+    road::Call forget(road::Ask::reset);
+    forget.check = &asked;
+    co_await s.road.decide(forget);
+    if (forget.problem) {
+        outcome = std::string(to_string(forget.problem->code));
+        co_return state_error_response(req, *forget.problem);
     }
-    json body = {{"policy", parsed->policy ? json(*parsed->policy) : json(nullptr)},
-                 {"tenant", parsed->tenant},
-                 {"scope", parsed->scope.value_or("global")}};
-    out.policy = parsed->policy.value_or("");
-    out.tenant = parsed->tenant;
-    out.scope = parsed->scope.value_or("global");
-    auto removed = co_await service.reset(std::move(*parsed));
-    if (!removed) {
-        out.outcome = std::string(to_string(removed.error().code));
-        co_return state_error_response(req, removed.error());
-    }
-    out.outcome = *removed ? "reset" : "nothing_to_reset";
-    body["reset"] = *removed;
+    outcome = forget.forgot ? "reset" : "nothing_to_reset";
+    body["reset"] = forget.forgot;
     co_return state_json_response(req, bhttp::status::ok, body);
 }
+
+}  // namespace
+
+net::awaitable<Answer> reset(EndpointServices& s, const EndpointCall& call) {
+    const Request& req = call.req;
+    auto parsed = parse_check_json(req.body());
+    std::string outcome;
+    std::optional<Response> res;
+    if (!parsed) {
+        outcome = std::string(to_string(parsed.error().code));
+        res = make_error_response(parsed.error(), req.version(), req.keep_alive());
+    } else {
+        res = co_await answer_reset(s, req, *parsed, outcome);
+    }
+    if (s.options.audit != nullptr) {
+        const audit::PolicyTarget target{parsed && parsed->policy ? std::string_view(*parsed->policy) : "",
+                                         parsed ? std::string_view(parsed->tenant) : "",
+                                         !parsed               ? std::string_view()
+                                         : parsed->scope       ? std::string_view(*parsed->scope)
+                                                               : std::string_view("global")};
+        audit::write_event(*s.options.audit, s.actor(call),
+                           audit::ResetEvent{"/v1/reset", target, outcome, res->result_int(), call.request_id});
+    }
+    co_return std::move(*res);
+}
+
+}  // namespace handlers
 
 }  // namespace ratelimitd::http

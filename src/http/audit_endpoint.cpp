@@ -1,11 +1,13 @@
 // GET /v1/audit: the query (since, limit) and the answer built from the kept lines as written.
 #include "ratelimitd/http/audit_endpoint.hpp"
-#include "ratelimitd/core/error.hpp"
 
+#include "ratelimitd/core/error.hpp"
 #include "ratelimitd/core/percent.hpp"
 #include "ratelimitd/core/query_string.hpp"
 #include "ratelimitd/core/quote.hpp"
 #include "ratelimitd/http/check_codec.hpp"
+#include "ratelimitd/http/endpoint_services.hpp"
+#include "ratelimitd/http/handlers.hpp"
 #include "ratelimitd/http/json_response.hpp"
 
 #include <algorithm>
@@ -164,5 +166,17 @@ Response answer_audit(const Request& req, const audit::AuditTrail& trail) {
     body += ",\"kept\":" + std::to_string(page.kept) + ",\"capacity\":" + std::to_string(trail.capacity()) + "}";
     return json_response(req, bhttp::status::ok, body);
 }
+
+namespace handlers {
+
+boost::asio::awaitable<Answer> audit(EndpointServices& s, const EndpointCall& call) {
+    if (s.options.audit == nullptr) {
+        co_return make_error_response(Problem{errc::not_found, "path: /v1/audit: no audit trail in this process"},
+                                      call.req.version(), call.req.keep_alive());
+    }
+    co_return answer_audit(call.req, *s.options.audit);
+}
+
+}  // namespace handlers
 
 }  // namespace ratelimitd::http

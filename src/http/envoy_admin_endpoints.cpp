@@ -1,20 +1,20 @@
-// /v1/envoy/peek and /v1/envoy/reset: one descriptor planned as a ShouldRateLimit call of its
-// own would plan it (same rule, same key), then the store's peek or reset of that key.
+// /v1/envoy/peek and /v1/envoy/reset: one descriptor planned on the road as a ShouldRateLimit
+// call of its own would plan it (same rule, same key), then that key's peek or reset.
 #include "ratelimitd/http/envoy_admin_endpoints.hpp"
 
-#include "ratelimitd/core/hex.hpp"
+#include "ratelimitd/audit/audit_event.hpp"
 #include "ratelimitd/core/percent.hpp"
 #include "ratelimitd/core/query_string.hpp"
 #include "ratelimitd/core/quote.hpp"
 #include "ratelimitd/http/check_codec.hpp"
+#include "ratelimitd/http/endpoint_services.hpp"
+#include "ratelimitd/http/handlers.hpp"
 #include "ratelimitd/http/json_response.hpp"
 #include "ratelimitd/http/state_response.hpp"
 #include "ratelimitd/policy/rls_domain.hpp"
 #include "ratelimitd/policy/rls_plan.hpp"
 
 #include <nlohmann/json.hpp>
-#include <openssl/sha.h>
-#include <spdlog/spdlog.h>
 
 namespace ratelimitd::http {
 
@@ -27,27 +27,6 @@ std::string_view query_of(const Request& req) {
     const std::string_view target = req.target();
     const auto q = target.find('?');
     return q == std::string_view::npos ? std::string_view{} : target.substr(q + 1);
-}
-
-/// The one-descriptor plan the request names; `domain` is set to the domain it names.
-result<policy::RlsPlan> target_plan(const Request& req, service::CheckService& service, std::string& domain) {
-    auto parsed = parse_envoy_state_query(query_of(req));
-    if (!parsed) return parsed.error();
-    domain = parsed->domain;
-    auto registry = service.registry();
-    // A call to an unknown domain is answered OK (as envoyproxy/ratelimit does); an operator
-    // naming one here made a typo, and is told so.
-    if (!parsed->domain.empty() && (!registry->domains || registry->domains->find(parsed->domain) == nullptr)) {
-        return Problem{errc::invalid_request, "domain: " + quote(parsed->domain) + " is not a configured domain"};
-    }
-    return policy::plan(std::move(registry), *parsed);
-}
-
-// The counter key named in the audit trail without its descriptor values.
-std::string key_hash(std::string_view key) {
-    unsigned char digest[SHA256_DIGEST_LENGTH];
-    SHA256(reinterpret_cast<const unsigned char*>(key.data()), key.size(), digest);
-    return to_hex(std::span<const unsigned char>(digest, 8));
 }
 
 json described(const policy::RlsPlan& p, std::string_view domain) {
@@ -76,17 +55,22 @@ result<policy::RlsRequest> parse_envoy_state_query(std::string_view query) {
     return req;
 }
 
-net::awaitable<Response> answer_envoy_peek(const Request& req, service::CheckService& service) {
-    std::string domain;
-    auto p = target_plan(req, service, domain);
-    if (!p) co_return make_error_response(p.error(), req.version(), req.keep_alive());
-    json body = described(*p, domain);
-    const auto& d = p->descriptors.front();
+namespace handlers {
+
+net::awaitable<Answer> envoy_peek(EndpointServices& s, const EndpointCall& call) {
+    const Request& req = call.req;
+    auto asked = parse_envoy_state_query(query_of(req));
+    if (!asked) co_return make_error_response(asked.error(), req.version(), req.keep_alive());
+    policy::RlsPlan plan;
+    road::Call peek(road::Ask::envoy_peek);
+    peek.rls = &*asked;
+    peek.rls_plan = &plan;
+    co_await s.road.decide(peek);
+    if (peek.problem) co_return state_error_response(req, *peek.problem);
+    json body = described(plan, asked->domain);
+    const auto& d = plan.descriptors.front();
     if (d.kind != policy::RlsDescriptorPlan::Kind::limited) co_return state_json_response(req, bhttp::status::ok, body);
-    const auto& w = p->check.limits[d.limit].windows.front();
-    auto verdict = co_await service.store().peek(*w.limit, w.key);
-    if (!verdict) co_return state_error_response(req, verdict.error());
-    const auto& state = verdict->reported();
+    const auto& state = peek.decision.verdict.reported();
     body["limit"] = d.requests_per_unit;
     body["unit"] = policy::to_string(d.unit);
     body["remaining"] = state.remaining;
@@ -95,39 +79,62 @@ net::awaitable<Response> answer_envoy_peek(const Request& req, service::CheckSer
     co_return state_json_response(req, bhttp::status::ok, body);
 }
 
-net::awaitable<Response> answer_envoy_reset(const Request& req, service::CheckService& service,
-                                            EnvoyResetRecord* record) {
-    EnvoyResetRecord ignored;
-    EnvoyResetRecord& out = record != nullptr ? *record : ignored;
-    if (auto asked = parse_envoy_state_query(query_of(req))) {
-        out.domain = asked->domain;
-        for (const auto& entry : asked->descriptors.front().entries) out.entry_keys.push_back(entry.key);
+namespace {
+
+// POST /v1/envoy/reset's answer; `target` and `outcome` get what the audit entry names.
+net::awaitable<Response> answer_envoy_reset(EndpointServices& s, const Request& req, const policy::RlsRequest& asked,
+                                            audit::EnvoyTarget& target, std::string& outcome) {
+    policy::RlsPlan plan;
+    road::Call forget(road::Ask::envoy_reset);
+    forget.rls = &asked;
+    forget.rls_plan = &plan;
+    co_await s.road.decide(forget);
+    if (forget.problem && plan.descriptors.empty()) {
+        outcome = std::string(to_string(forget.problem->code));
+        co_return make_error_response(*forget.problem, req.version(), req.keep_alive());
     }
-    std::string domain;
-    auto p = target_plan(req, service, domain);
-    if (!p) {
-        out.outcome = std::string(to_string(p.error().code));
-        co_return make_error_response(p.error(), req.version(), req.keep_alive());
-    }
-    json body = described(*p, domain);
-    const auto& d = p->descriptors.front();
-    out.rule = d.label;
+    json body = described(plan, asked.domain);
+    const auto& d = plan.descriptors.front();
+    target.rule = d.label;
     if (d.kind != policy::RlsDescriptorPlan::Kind::limited) {
-        out.outcome = "not_limited";
+        outcome = "not_limited";
         body["reset"] = false;
         co_return state_json_response(req, bhttp::status::ok, body);
     }
-    const auto& w = p->check.limits[d.limit].windows.front();
-    out.key_hash = key_hash(w.key);
-    spdlog::info("admin reset envoy rule={}", d.label);
-    auto removed = co_await service.store().reset(w.key);
-    if (!removed) {
-        out.outcome = std::string(to_string(removed.error().code));
-        co_return state_error_response(req, removed.error());
+    target.key_hash = forget.named.front().key_hash;
+    if (forget.problem) {
+        outcome = std::string(to_string(forget.problem->code));
+        co_return state_error_response(req, *forget.problem);
     }
-    out.outcome = *removed ? "reset" : "nothing_to_reset";
-    body["reset"] = *removed;
+    outcome = forget.forgot ? "reset" : "nothing_to_reset";
+    body["reset"] = forget.forgot;
     co_return state_json_response(req, bhttp::status::ok, body);
 }
+
+}  // namespace
+
+net::awaitable<Answer> envoy_reset(EndpointServices& s, const EndpointCall& call) {
+    const Request& req = call.req;
+    auto asked = parse_envoy_state_query(query_of(req));
+    audit::EnvoyTarget target;
+    std::string outcome;
+    std::optional<Response> res;
+    if (!asked) {
+        outcome = std::string(to_string(asked.error().code));
+        res = make_error_response(asked.error(), req.version(), req.keep_alive());
+    } else {
+        target.domain = asked->domain;
+        for (const auto& entry : asked->descriptors.front().entries) target.entry_keys.push_back(entry.key);
+        res = co_await answer_envoy_reset(s, req, *asked, target, outcome);
+    }
+    if (s.options.audit != nullptr) {
+        audit::write_event(*s.options.audit, s.actor(call),
+                           audit::ResetEvent{"/v1/envoy/reset", std::move(target), outcome, res->result_int(),
+                                             call.request_id});
+    }
+    co_return std::move(*res);
+}
+
+}  // namespace handlers
 
 }  // namespace ratelimitd::http

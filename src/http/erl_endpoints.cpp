@@ -2,8 +2,9 @@
 // own: GET /healthcheck, POST /json (ShouldRateLimit in protobuf JSON) and GET
 // /rlconfig.
 #include "ratelimitd/http/check_codec.hpp"
+#include "ratelimitd/http/endpoint_services.hpp"
+#include "ratelimitd/http/handlers.hpp"
 #include "ratelimitd/http/json_response.hpp"
-#include "ratelimitd/http/router.hpp"
 #include "ratelimitd/policy/rls_domain.hpp"
 
 #include <algorithm>
@@ -41,33 +42,35 @@ void dump_level(const policy::RlsLevel& level, std::string& out) {
 
 }  // namespace
 
+namespace handlers {
+
 // 200 "OK" while healthy, else 500 with no body (envoyproxy/ratelimit's answer,
 // which probes read by status only).
-net::awaitable<Answer> Router::healthcheck(const EndpointCall& call) {
+net::awaitable<Answer> healthcheck(EndpointServices& s, const EndpointCall& call) {
     bool healthy = true;
-    if (options_.healthcheck.needs_domain) {
-        const auto registry = service_.registry();
+    if (s.options.healthcheck.needs_domain) {
+        const auto registry = s.road.registry();
         healthy = registry->domains != nullptr && !registry->domains->by_name.empty();
     }
-    if (healthy && options_.healthcheck.pings_store) healthy = co_await service_.store().ready();
+    if (healthy && s.options.healthcheck.pings_store) healthy = co_await s.road.ready();
     co_return make_response(healthy ? bhttp::status::ok : bhttp::status::internal_server_error,
                             "text/plain; charset=utf-8", healthy ? "OK" : "", call.req.version(),
                             call.req.keep_alive());
 }
 
-net::awaitable<Answer> Router::rls_json(const EndpointCall& call) {
-    if (!options_.rls_json)
+net::awaitable<Answer> rls_json(EndpointServices& s, const EndpointCall& call) {
+    if (!s.options.rls_json)
         co_return make_error_response(Problem{errc::not_found, "path: /json is served in ERL mode only"},
                                       call.req.version(), call.req.keep_alive());
-    const RlsJsonAnswer answer = co_await options_.rls_json(doors_, call.req.body());
+    const RlsJsonAnswer answer = co_await s.options.rls_json(s.road, call.req.body());
     const bool json = answer.status == 200 || answer.status == 429;
     co_return make_response(static_cast<bhttp::status>(answer.status),
                             json ? "application/json" : "text/plain; charset=utf-8", answer.body, call.req.version(),
                             call.req.keep_alive());
 }
 
-net::awaitable<Answer> Router::rlconfig(const EndpointCall& call) {
-    const auto registry = service_.registry();
+net::awaitable<Answer> rlconfig(EndpointServices& s, const EndpointCall& call) {
+    const auto registry = s.road.registry();
     std::string out;
     if (registry->domains != nullptr) {
         for (const auto& [name, domain] : registry->domains->by_name) dump_level(domain.root, out);
@@ -76,4 +79,5 @@ net::awaitable<Answer> Router::rlconfig(const EndpointCall& call) {
                             call.req.keep_alive());
 }
 
+}  // namespace handlers
 }  // namespace ratelimitd::http

@@ -1,9 +1,9 @@
 // POST /v1/notify/test: the body checked, the target looked up in the registry in force, one
 // delivery attempt through the quota webhooks' sender.
-#include "ratelimitd/http/notify_test_endpoint.hpp"
 #include "ratelimitd/core/error.hpp"
-
 #include "ratelimitd/core/quote.hpp"
+#include "ratelimitd/http/endpoint_services.hpp"
+#include "ratelimitd/http/handlers.hpp"
 #include "ratelimitd/http/state_response.hpp"
 
 #include <nlohmann/json.hpp>
@@ -36,10 +36,13 @@ result<std::string> target_name(std::string_view body) {
 
 }  // namespace
 
-net::awaitable<Response> answer_notify_test(const Request& req, service::CheckService& service) {
+namespace handlers {
+
+net::awaitable<Answer> notify_test(EndpointServices& s, const EndpointCall& call) {
+    const Request& req = call.req;
     auto name = target_name(req.body());
     if (!name) co_return state_error_response(req, name.error());
-    const auto registry = service.registry();
+    const auto registry = s.road.registry();
     const auto& notify = registry->notify;
     const auto it = notify ? notify->targets.find(*name) : decltype(notify->targets.end()){};
     if (!notify || it == notify->targets.end()) {
@@ -47,7 +50,7 @@ net::awaitable<Response> answer_notify_test(const Request& req, service::CheckSe
             req, invalid_request("target: " + quote(*name) + " is not a target under notify.targets" +
                      (notify ? std::string() : std::string(" (the config has no notify section)"))));
     }
-    service::CrossingSink* sink = service.crossing_sink();
+    service::CrossingSink* sink = s.road.crossing_sink();
     if (sink == nullptr) co_return state_error_response(req, invalid_request("target: quota webhooks are off in this process"));
     auto status = co_await sink->send_sample(it->second);
     if (status && *status >= 200 && *status < 300) {
@@ -59,5 +62,7 @@ net::awaitable<Response> answer_notify_test(const Request& req, service::CheckSe
     else body["detail"] = status.error().detail;
     co_return state_json_response(req, bhttp::status::bad_gateway, body);
 }
+
+}  // namespace handlers
 
 }  // namespace ratelimitd::http

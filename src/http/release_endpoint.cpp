@@ -1,8 +1,10 @@
 // POST /v1/release on the wire: the body in (read once), the state after the release out;
-// planned and freed by door::Doors::release.
+// planned and freed on the road (road::Ask::release).
 #include "ratelimitd/http/release_endpoint.hpp"
 
 #include "ratelimitd/http/check_codec.hpp"
+#include "ratelimitd/http/endpoint_services.hpp"
+#include "ratelimitd/http/handlers.hpp"
 #include "ratelimitd/http/json_response.hpp"
 #include "ratelimitd/http/json_writer.hpp"
 #include "ratelimitd/http/rate_limit_headers.hpp"
@@ -71,18 +73,30 @@ Response rendered(const Request& req, const service::Decision& d, const std::str
 
 }  // namespace
 
-net::awaitable<Response> answer_release(const Request& req, door::Doors& doors) {
+net::awaitable<Response> answer_release(const Request& req, const road::Road& road) {
     auto body = release_body(req.body());
     if (!body) co_return make_error_response(body.error(), req.version(), req.keep_alive());
-    door::ReleaseRequest asked{std::move(body->check), body->lease};
-    auto d = co_await doors.release(std::move(asked));
-    if (!d) co_return state_error_response(req, d.error());  // unknown, not wrong: retry later
-    if (!d->verdict.allowed) co_return not_released(req, *d, body->lease);
-    if (d->verdict.windows.empty()) {
+    road::Call asked(road::Ask::release);
+    asked.check = &body->check;
+    asked.lease = body->lease;
+    co_await road.decide(asked);
+    // A store failure is unknown, not wrong: retry later (503).
+    if (asked.problem) co_return state_error_response(req, *asked.problem);
+    const service::Decision& d = asked.decision;
+    if (!d.verdict.allowed) co_return not_released(req, d, body->lease);
+    if (d.verdict.windows.empty()) {
         co_return make_error_response(Problem{errc::bad_script_reply, "release: the store reported no state"},
                                       req.version(), req.keep_alive());
     }
-    co_return rendered(req, *d, body->lease);
+    co_return rendered(req, d, body->lease);
 }
+
+namespace handlers {
+
+net::awaitable<Answer> release(EndpointServices& s, const EndpointCall& call) {
+    co_return co_await answer_release(call.req, s.road);
+}
+
+}  // namespace handlers
 
 }  // namespace ratelimitd::http

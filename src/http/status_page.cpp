@@ -2,6 +2,8 @@
 #include "ratelimitd/http/status_page.hpp"
 
 #include "ratelimitd/http/admin_endpoints.hpp"
+#include "ratelimitd/http/endpoint_services.hpp"
+#include "ratelimitd/http/handlers.hpp"
 #include "ratelimitd/http/json_response.hpp"
 
 #include <openssl/evp.h>
@@ -57,5 +59,13 @@ Response answer_status_page(const Request& req, const std::optional<std::string>
     res.set("X-Frame-Options", "DENY");
     return res;
 }
+
+namespace handlers {
+
+boost::asio::awaitable<Answer> status_page(EndpointServices& s, const EndpointCall& call) {
+    co_return answer_status_page(call.req, s.options.admin_token, call.ctx.peer);
+}
+
+}  // namespace handlers
 
 }  // namespace ratelimitd::http

@@ -1,10 +1,12 @@
 // GET /v1/top: parameters checked first, then every thread's sketches gathered and merged.
 #include "ratelimitd/http/top_endpoint.hpp"
-#include "ratelimitd/core/error.hpp"
 
+#include "ratelimitd/core/error.hpp"
 #include "ratelimitd/core/percent.hpp"
 #include "ratelimitd/core/query_string.hpp"
 #include "ratelimitd/http/check_codec.hpp"
+#include "ratelimitd/http/endpoint_services.hpp"
+#include "ratelimitd/http/handlers.hpp"
 #include "ratelimitd/http/json_response.hpp"
 #include "ratelimitd/http/json_writer.hpp"
 #include "ratelimitd/service/top_board.hpp"
@@ -82,8 +84,11 @@ result<TopQuery> parse_top_query(std::string_view query, std::size_t k) {
     return q;
 }
 
-net::awaitable<Response> answer_top(const Request& req, service::CheckService& service) {
-    service::TopBoard* board = service.top_board();
+namespace handlers {
+
+net::awaitable<Answer> top(EndpointServices& s, const EndpointCall& call) {
+    const Request& req = call.req;
+    service::TopBoard* board = s.road.top_board();
     if (board == nullptr) {
         co_return make_error_response(
             Problem{errc::not_found, "/v1/top: heavy hitters are off (top_k is 0)"}, req.version(),
@@ -94,7 +99,7 @@ net::awaitable<Response> answer_top(const Request& req, service::CheckService& s
     auto q = parse_top_query(mark == std::string_view::npos ? std::string_view{} : target.substr(mark + 1),
                              board->options().k);
     if (!q) co_return make_error_response(q.error(), req.version(), req.keep_alive());
-    if (q->policy && service.registry()->find(*q->policy) == nullptr) {
+    if (q->policy && s.road.registry()->find(*q->policy) == nullptr) {
         co_return make_error_response(Problem{errc::unknown_policy, "policy: not in the registry"}, req.version(),
                                       req.keep_alive());
     }
@@ -102,5 +107,7 @@ net::awaitable<Response> answer_top(const Request& req, service::CheckService& s
     if (q->policy && policies.empty()) policies.push_back({*q->policy, {}});  // named: listed even when quiet
     co_return json_response(req, bhttp::status::ok, top_json(*q, board->options(), policies));
 }
+
+}  // namespace handlers
 
 }  // namespace ratelimitd::http

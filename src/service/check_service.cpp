@@ -168,7 +168,7 @@ result<check::Verdict> CheckService::at_once(result<check::Verdict>&& verdict) {
 
 // Not a coroutine: it takes what it needs from `checks` and hands back the store call's own
 // awaitable, so no frame of its own holds them across the wait.
-net::awaitable<result<check::Verdict>> CheckService::ask_store(LimitChecks& checks) {
+net::awaitable<result<check::Verdict>> CheckService::ask_store(LimitChecks& checks, bool declined_now) {
     const auto started = std::chrono::steady_clock::now();
     // A report always goes through apply_all: that is where the stores take its mode; so does
     // a check that asks without charging or charges whatever (its Part).
@@ -179,6 +179,7 @@ net::awaitable<result<check::Verdict>> CheckService::ask_store(LimitChecks& chec
     // One window of one limit is an ordinary check (and keeps what the store does for those).
     // Decided at once when the store can (embedded, a cached denial): no store frame, no resume.
     store::LimitCheck& c = checks.front();
+    if (declined_now) return ask_one(started, *c.policy, std::move(c.key), c.cost);
     if (auto now = store_.try_apply_now(*c.policy, c.key, c.cost, started)) {
         return answered(at_once(std::move(*now)));
     }
@@ -188,7 +189,8 @@ net::awaitable<result<check::Verdict>> CheckService::ask_store(LimitChecks& chec
 net::awaitable<result<check::Verdict>> CheckService::ask_one(std::chrono::steady_clock::time_point started,
                                                              const policy::Policy& p, std::string key,
                                                              std::uint32_t cost) {
-    co_return timed(started, co_await store_.apply(p, std::move(key), cost));
+    // Only after try_apply_now declined (here or in decide_now): the store need not look again.
+    co_return timed(started, co_await store_.apply_declined(p, std::move(key), cost));
 }
 
 net::awaitable<result<check::Verdict>> CheckService::ask_all(std::chrono::steady_clock::time_point started,
@@ -197,21 +199,28 @@ net::awaitable<result<check::Verdict>> CheckService::ask_all(std::chrono::steady
 }
 
 // Reads no clock: the store and the heavy hitters take the request's instant, `now`.
-std::optional<Decision> CheckService::decide_now(policy::CheckPlan& plan, std::chrono::steady_clock::time_point now) {
-    if (plan.limits.empty()) return not_limited(opening(plan), plan, metrics_);
+// Fills the caller's decision in place: no decision is moved on the way out.
+bool CheckService::decide_now(policy::CheckPlan& plan, std::chrono::steady_clock::time_point now, Decision& d) {
+    if (plan.limits.empty()) {
+        d = not_limited(opening(plan), plan, metrics_);
+        return true;
+    }
     std::uint32_t cost = 0;
     const policy::KeyedWindow* w = lone_plain_window(plan, cost);
-    if (w == nullptr) return std::nullopt;
+    if (w == nullptr) return false;
     auto answer = store_.try_apply_now(*w->limit, w->key, cost, now);
-    if (!answer) return std::nullopt;
+    if (!answer) return false;
     // What decide() makes of the same answer (its one enforced group, no shadow one).
-    Decision d = opening(plan);
+    d = opening(plan);
     auto verdict = at_once(std::move(*answer));
-    if (!verdict) return degrade(std::move(d), plan, plan.limits.front().fail_closed(), verdict.error());
+    if (!verdict) {
+        d = degrade(std::move(d), plan, plan.limits.front().fail_closed(), verdict.error());
+        return true;
+    }
     d.verdict = std::move(*verdict);
     d.owner.push_back(0);
     settle(d, plan, &now);
-    return d;
+    return true;
 }
 
 net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
@@ -220,7 +229,7 @@ net::awaitable<Decision> CheckService::decide(policy::CheckPlan plan) {
     co_return d;
 }
 
-net::awaitable<void> CheckService::decide_into(policy::CheckPlan& plan, Decision& d) {
+net::awaitable<void> CheckService::decide_into(policy::CheckPlan& plan, Decision& d, bool declined_now) {
     d = opening(plan);
     if (plan.limits.empty()) {
         d = not_limited(std::move(d), plan, metrics_);
@@ -233,9 +242,12 @@ net::awaitable<void> CheckService::decide_into(policy::CheckPlan& plan, Decision
     // Enforced limits first: when they deny, the shadow ones are neither charged nor asked
     // (a denied request counts nowhere). Shadow limits are decided apart, so that their
     // would-be denial never keeps the enforced ones from being charged.
+    // decide_now asked the store only about a lone plain window (which is then the one check).
+    std::uint32_t lone_cost = 0;
+    const bool declined = declined_now && lone_plain_window(plan, lone_cost) != nullptr;
     CheckGroup enforced = checks_of(plan, false);
     if (!enforced.checks.empty()) {
-        auto verdict = co_await ask_store(enforced.checks);
+        auto verdict = co_await ask_store(enforced.checks, declined);
         if (!verdict) {
             d = degrade(std::move(d), plan, enforced.fail_closed, verdict.error());
             co_return;
@@ -409,14 +421,12 @@ void CheckService::offer_crossings(const Decision& d, const policy::CheckPlan& p
     }
 }
 
-net::awaitable<result<Decision>> CheckService::peek(check::CheckRequest req) {
-    auto target = policy::plan_state(registry_.current(), req);
-    if (!target) co_return target.error();
-    const policy::PlannedLimit& limit = target->limits.front();
+net::awaitable<result<Decision>> CheckService::peek(policy::CheckPlan target) {
+    const policy::PlannedLimit& limit = target.limits.front();
     Decision d;
     d.policy = limit.policy->name;
     d.tenant = limit.tenant;
-    d.scope = target->scope;
+    d.scope = target.scope;
     d.verdict.allowed = true;
     // One peek per window: each is read-only, so there is nothing to keep atomic.
     for (const auto& w : limit.windows) {
@@ -428,11 +438,8 @@ net::awaitable<result<Decision>> CheckService::peek(check::CheckRequest req) {
     co_return d;
 }
 
-net::awaitable<result<bool>> CheckService::reset(check::CheckRequest req) {
-    auto target = policy::plan_state(registry_.current(), req);
-    if (!target) co_return target.error();
-    const policy::PlannedLimit& limit = target->limits.front();
-    spdlog::info("admin reset policy={} tenant={} scope={}", limit.policy->key_name(), limit.tenant, target->scope);
+net::awaitable<result<bool>> CheckService::reset(policy::CheckPlan target) {
+    const policy::PlannedLimit& limit = target.limits.front();
     bool forgot = false;
     for (const auto& w : limit.windows) {
         for (auto& key : reset_keys(*w.limit, w.key)) {

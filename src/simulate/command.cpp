@@ -151,7 +151,7 @@ Summary finished(const Simulation& sim, const Counts& counts) {
     return s;
 }
 
-int run(const Options& o) {
+int run(const Options& o, const std::optional<std::string>& secret) {
     std::shared_ptr<const policy::Registry> config;
     std::shared_ptr<const policy::Registry> baseline_registry;
     try {
@@ -168,8 +168,6 @@ int run(const Options& o) {
         std::fprintf(stderr, "ratelimitd simulate: %s\n", e.what());
         return 2;
     }
-    const char* env_secret = std::getenv("RATELIMITD_HASH_SECRET");
-    const std::optional<std::string> secret = env_secret != nullptr ? std::optional<std::string>(env_secret) : std::nullopt;
     Simulation sim(config, secret, o.tolerance_ms);
     std::unique_ptr<Simulation> base;
     if (baseline_registry) base = std::make_unique<Simulation>(baseline_registry, secret, o.tolerance_ms);
@@ -223,7 +221,7 @@ int run(const Options& o) {
 
 }  // namespace
 
-int run_command(int argc, const char* const* argv) {
+int run_command(int argc, const char* const* argv, const config::EnvLookup& env) {
     auto options = parse_options(argc, argv);
     if (!options) {
         std::fprintf(stderr, "ratelimitd %s\n", options.error().detail.c_str());
@@ -233,7 +231,13 @@ int run_command(int argc, const char* const* argv) {
         std::fputs(simulate_usage(), stdout);
         return 0;
     }
-    return run(*options);
+    // The key of hashed identities, as the server's settings read and check it.
+    const auto secret = config::env_setting("RATELIMITD_HASH_SECRET", env);
+    if (!secret) {
+        std::fprintf(stderr, "ratelimitd simulate: %s\n", secret.error().detail.c_str());
+        return 2;
+    }
+    return run(*options, *secret);
 }
 
 }  // namespace ratelimitd::simulate

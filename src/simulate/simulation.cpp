@@ -1,12 +1,9 @@
-// Simulation: the two calls door::Doors::auth_now makes (policy::plan of an AuthRequest, then
-// CheckService's decision), with the logged client address as the peer and the logged headers
-// as the request's, on an embedded store whose clock is the log's.
+// Simulation: each line an auth call on the road (road::Ask::auth, its route matched by the
+// route cache), with the logged client address as the peer and the logged headers as the
+// request's, on an embedded store whose clock is the log's.
 #include "ratelimitd/simulate/simulation.hpp"
 
-#include "ratelimitd/door/hash_secret.hpp"
 #include "ratelimitd/policy/planner.hpp"
-
-#include <boost/container/small_vector.hpp>
 
 #include <strings.h>
 
@@ -31,7 +28,8 @@ Simulation::Simulation(std::shared_ptr<const policy::Registry> registry, const s
       handle_(registry_),
       store_(clock_),
       service_(handle_, store_, metrics_),
-      secret_(door::effective_hash_secret(env_secret, *registry_)),
+      env_secret_(env_secret),
+      road_(service_, env_secret_),
       tolerance_ms_(tolerance_ms),
       routes_(*registry_),
       tally_(policy_names(*registry_)) {
@@ -72,31 +70,24 @@ boost::asio::awaitable<LineVerdict> Simulation::decide(const LogRequest& req) {
     tally_.request(req.time_ms);
     current_ = &req;
     const policy::IdentityInput identity{headers_, req.client};
-    const policy::AuthRequest auth{req.method, req.uri, identity, secret_};
-    auto plan = policy::plan_matched(registry_, routes_.match(req.method, req.uri), auth);
+    const policy::AuthRequest auth{req.method, req.uri, identity, {}};  // the road keys hashed identities
+    road::Call call(road::Ask::auth);
+    call.auth = &auth;
+    call.route = routes_.match(req.method, req.uri);
+    call.route_matched = true;
+    co_await road_.decide(call);
     current_ = nullptr;
     // /v1/auth plans cost 1, which every policy admits: planning does not fail on a request.
-    if (!plan || plan->limits.empty()) co_return LineVerdict{};
-    // What the tally needs after the plan has moved into the service.
-    struct Named {
-        std::size_t policy;
-        std::string tenant;
-    };
-    boost::container::small_vector<Named, 2> limits;
-    for (const auto& l : plan->limits) limits.push_back({policy_index(l.policy), l.tenant});
-
-    const service::Decision d = co_await service_.decide(std::move(*plan));
-    // Per limit over its own windows, as CheckService counts ratelimitd_checks_total: a limit
-    // not asked (a shadow one after an enforced denial) is not counted.
-    for (std::size_t i = 0; i < limits.size(); ++i) {
-        bool seen = false;
-        bool allowed = true;
-        for (std::size_t k = 0; k < d.owner.size() && k < d.verdict.windows.size(); ++k) {
-            if (d.owner[k] != i) continue;
-            seen = true;
-            allowed = allowed && d.verdict.windows[k].allowed;
+    if (call.problem || call.plan.limits.empty()) co_return LineVerdict{};
+    const service::Decision& d = call.decision;
+    // Per limit, by the window that speaks for it (denying when any of its windows denied): a
+    // limit not asked (a shadow one after an enforced denial) has none and is not counted.
+    // Deciding moved the plan's keys out; its policies and tenants stay.
+    for (std::size_t i = 0; i < call.plan.limits.size(); ++i) {
+        const policy::PlannedLimit& limit = call.plan.limits[i];
+        if (const check::WindowState* w = d.window_of(i)) {
+            tally_.checked(policy_index(limit.policy), limit.tenant, !w->allowed, req.time_ms);
         }
-        if (seen) tally_.checked(limits[i].policy, limits[i].tenant, !allowed, req.time_ms);
     }
     co_return LineVerdict{true, d.verdict.allowed};
 }

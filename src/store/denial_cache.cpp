@@ -99,6 +99,17 @@ net::awaitable<result<check::Verdict>> CachingStore::apply(const policy::Policy&
     co_return verdict;
 }
 
+net::awaitable<result<check::Verdict>> CachingStore::apply_declined(const policy::Policy& p, std::string key,
+                                                                    std::uint32_t cost) {
+    if (!policy::traits(p.algorithm).cacheable_denials) co_return co_await inner_.apply(p, std::move(key), cost);
+    // try_apply_now looked this key up at this instant and found no denial: not again.
+    const auto now = DenialCache::clock::now();
+    const auto started_in = cache_.generation();
+    auto verdict = co_await inner_.apply(p, key, cost);
+    if (verdict) cache_.remember(key, DenialCache::PolicyNumbers::of(p), cost, *verdict, now, started_in);
+    co_return verdict;
+}
+
 std::optional<result<check::Verdict>> CachingStore::try_apply_now(const policy::Policy& p, const std::string& key,
                                                                   std::uint32_t cost,
                                                                   std::chrono::steady_clock::time_point now) {

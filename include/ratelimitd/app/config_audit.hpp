@@ -33,4 +33,8 @@ void audit_config_refused(audit::AuditTrail& trail, std::string_view source, con
 void audit_xds_applied(audit::AuditTrail& trail, const audit::Actor& actor, std::string_view version,
                        const policy::Registry& before, const policy::Registry& after);
 
+/// A refused xDS update: `reason` as the error line says it.
+void audit_xds_refused(audit::AuditTrail& trail, const audit::Actor& actor, std::string_view version,
+                       std::string_view reason);
+
 }  // namespace ratelimitd::app

@@ -1,7 +1,8 @@
 // The audit trail: one JSON line per act that changes what is enforced or gives units back
 // (config loads and reloads, resets, refunds) and per admin call, written to the audit log
-// (`audit_log`: stderr or a file, apart from the access log), kept in a bounded ring for
-// GET /v1/audit, and handed to subscribers (docs/operations.md, "Audit trail").
+// (`audit_log`: stderr or a file, apart from the access log) and kept in a bounded ring for
+// GET /v1/audit (docs/operations.md, "Audit trail"). The events themselves are typed in
+// audit_event.hpp.
 #pragma once
 
 #include "ratelimitd/audit/admin_call_coalescer.hpp"
@@ -13,7 +14,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -47,9 +47,7 @@ struct AuditPage {
 
 /// @par Thread Safety
 /// Every member may be called from any thread (server threads record resets, refunds and
-/// admin calls; the main thread reloads and reopens). Subscribers run on the recording thread,
-/// after the entry is written and kept, outside the trail's lock: they must be quick and must
-/// not record.
+/// admin calls; the main thread reloads and reopens).
 class AuditTrail {
 public:
     /// The entries kept for GET /v1/audit: the last 1,000; older ones stay only in the log.
@@ -80,10 +78,6 @@ public:
     /// The kept entries with a time after `since_epoch_ms`, oldest first, at most `limit`.
     [[nodiscard]] AuditPage since(std::int64_t since_epoch_ms, std::size_t limit) const;
 
-    using Subscriber = std::function<void(const AuditEntry&)>;
-    /// Called with every entry recorded from now on (the webhook sender forwards them).
-    void subscribe(Subscriber subscriber);
-
     [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
 
     /// Now as the trail stamps entries, and `epoch_ms` as RFC 3339 UTC with milliseconds
@@ -98,7 +92,6 @@ private:
     mutable std::mutex mutex_;
     std::deque<AuditEntry> ring_;
     std::uint64_t next_id_ = 1;
-    std::vector<Subscriber> subscribers_;
     AdminCallCoalescer admin_calls_;
     int fd_ = -1;            ///< -1: no audit log; 2: stderr
     std::string path_;       ///< the file's path; empty for stderr

@@ -37,6 +37,11 @@ result<Settings> apply_precedence(const CommandLine& cl, const FileSettings& fil
 /// read; nothing when neither is set.
 std::optional<std::string> setting_text(std::string_view flag, const CommandLine& cl, const EnvLookup& env);
 
+/// The text of the setting whose variable is `env_name` (a setting of no flag: a secret, read
+/// by a command that resolves no other setting), checked as its row checks it; nothing when
+/// unset. An unknown name is nothing too.
+result<std::optional<std::string>> env_setting(std::string_view env_name, const EnvLookup& env);
+
 /// The config path alone (--check-config, else --config, else RATELIMITD_CONFIG), needed
 /// before the file is read.
 std::optional<std::string> config_path(const CommandLine& cl, const EnvLookup& env);

@@ -1,11 +1,11 @@
 // envoyproxy/ratelimit's `POST /json`: a RateLimitRequest in protobuf JSON,
-// decided by the same road as ShouldRateLimit (door::Doors::rls) and answered
+// decided by the same road as ShouldRateLimit (road::Road::decide, Ask::rls) and answered
 // with the RateLimitResponse in JSON.
 #pragma once
 
 #include "ratelimitd/grpc/request_codec.hpp"
 #include "ratelimitd/grpc/response_headers.hpp"
-#include "ratelimitd/door/rls_json.hpp"
+#include "ratelimitd/road/rls_json.hpp"
 #include "ratelimitd/stats/erl_stats.hpp"
 
 namespace ratelimitd::rls {
@@ -16,7 +16,7 @@ namespace ratelimitd::rls {
 /// 429 (OVER_LIMIT) or 500 (UNKNOWN) with the response in protobuf JSON; 400
 /// "Bad Request" for a body that is no valid call. `erl_stats`: ERL mode's stats, counted
 /// per call when set (it outlives the handler).
-door::RlsJson make_rls_json(RequestLimits limits = {}, ResponseHeaders headers = HeaderSet::ietf,
+road::RlsJson make_rls_json(RequestLimits limits = {}, ResponseHeaders headers = HeaderSet::ietf,
                             stats::ErlStats* erl_stats = nullptr);
 
 }  // namespace ratelimitd::rls

@@ -15,7 +15,7 @@ namespace ratelimitd::rls {
 /// Serves ShouldRateLimit with gRPC's callback API without blocking any thread: the call
 /// arrives on a gRPC thread, is posted to the next server thread (LaneRing), where it is
 /// decoded, planned on the registry snapshot of that moment and decided by that thread's
-/// CheckService (door::Doors::rls, every door's road), and finished from there. Bad input (decode or plan Problems) answers
+/// CheckService (road::Road::decide with road::Ask::rls, every door's road), and finished from there. Bad input (decode or plan Problems) answers
 /// INVALID_ARGUMENT naming what was wrong, and charges nothing.
 class RateLimitService final : public envoy::service::ratelimit::v3::RateLimitService::CallbackService {
 public:

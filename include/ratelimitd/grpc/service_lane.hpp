@@ -2,7 +2,7 @@
 // the service) that decides it there.
 #pragma once
 
-#include "ratelimitd/door/doors.hpp"
+#include "ratelimitd/road/road.hpp"
 #include "ratelimitd/service/check_service.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
@@ -11,16 +11,15 @@
 
 namespace ratelimitd::rls {
 
-/// A server thread's io_context (by its executor), the CheckService that lives on it and
-/// the doors' road over that service, built once with the lane. Calls run only on
-/// `executor`, so the service is never touched by two threads.
+/// A server thread's io_context (by its executor) and the road over the CheckService that
+/// lives on it, built once with the lane. Calls run only on `executor`, so the service is
+/// never touched by two threads.
 struct ServiceLane {
-    ServiceLane(boost::asio::any_io_executor executor_, service::CheckService* service_)
-        : executor(std::move(executor_)), service(service_), doors(*service_) {}
+    ServiceLane(boost::asio::any_io_executor executor_, service::CheckService* service)
+        : executor(std::move(executor_)), road(*service) {}
 
     boost::asio::any_io_executor executor;
-    service::CheckService* service;  ///< the health check's store
-    door::Doors doors;               ///< ShouldRateLimit's road (door::Doors::rls)
+    road::Road road;  ///< ShouldRateLimit's (Ask::rls) and the health check's (registry, ready)
 };
 
 }  // namespace ratelimitd::rls

@@ -1,11 +1,9 @@
-// Admin endpoints: the loaded registry, the state of one key, and resetting one key.
+// Admin endpoints: who may call them (the handlers of /v1/policies, /v1/peek and /v1/reset,
+// in admin_endpoints.cpp, are declared in handlers.hpp).
 #pragma once
 
 #include "ratelimitd/http/request_tokens.hpp"
 #include "ratelimitd/http/types.hpp"
-#include "ratelimitd/service/check_service.hpp"
-
-#include <boost/asio/awaitable.hpp>
 
 #include <optional>
 #include <string>
@@ -16,24 +14,7 @@ namespace ratelimitd::http {
 // The paths, methods and access of these endpoints are rows of the endpoint table
 // (endpoints.hpp); the router checks access and methods before it calls a handler here.
 
-/// GET /v1/policies: the registry in force, with the file's SHA-256 and load time.
-Response answer_policies(const Request& req, service::CheckService& service);
-
-/// GET /v1/peek?policy=&tenant=&scope=: the key's state, nothing consumed. Never throws.
-boost::asio::awaitable<Response> answer_peek(const Request& req, service::CheckService& service);
-
-/// What a reset named and came to, for the audit trail. Ids only: no secret is in a reset.
-struct ResetRecord {
-    std::string policy;   ///< as asked (empty when the body named none)
-    std::string tenant;
-    std::string scope;
-    std::string outcome;  ///< "reset", "nothing_to_reset", or the error code of the refusal
-};
-
-/// POST /v1/reset {"policy","tenant","scope"}: forget the key's state. Never throws. Fills
-/// `record` (when given) with what was asked and what came of it.
-boost::asio::awaitable<Response> answer_reset(const Request& req, service::CheckService& service,
-                                              ResetRecord* record = nullptr);
+// Their handlers (GET /v1/policies, GET /v1/peek, POST /v1/reset) are in handlers.hpp.
 
 // bearer_matches (the token check) is in request_tokens.hpp.
 

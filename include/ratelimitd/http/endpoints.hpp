@@ -3,9 +3,9 @@
 // 405, Allow and the access rule the router enforces derive from it.
 #pragma once
 
-#include "ratelimitd/http/door.hpp"
 #include "ratelimitd/http/answer.hpp"
 #include "ratelimitd/http/types.hpp"
+#include "ratelimitd/road/door.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -15,7 +15,17 @@
 
 namespace ratelimitd::http {
 
-class Router;
+// The doors' access rows live beside the road (road/door.hpp); the endpoint table names them.
+using road::Access;
+using road::chose_access;
+using road::Door;
+using road::GrpcDoor;
+namespace can = road::can;
+
+/// envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit.
+GrpcDoor grpc_door() noexcept;
+
+class EndpointServices;
 
 /// One request as a handler sees it.
 struct EndpointCall {
@@ -33,7 +43,8 @@ inline constexpr unsigned any = ~0u;  ///< every method (the auth subrequest kee
 }  // namespace methods
 
 struct Endpoint {
-    using Handler = boost::asio::awaitable<Answer> (Router::*)(const EndpointCall&);
+    /// A free function (handlers.hpp), given the thread's services.
+    using Handler = boost::asio::awaitable<Answer> (*)(EndpointServices&, const EndpointCall&);
 
     std::string_view path;  ///< also the route label of its requests in metrics
     bool subpaths;          ///< path + "/<anything>" is this endpoint too

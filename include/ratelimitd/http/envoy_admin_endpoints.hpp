@@ -6,13 +6,9 @@
 #include "ratelimitd/core/error.hpp"
 #include "ratelimitd/http/types.hpp"
 #include "ratelimitd/policy/rls_request.hpp"
-#include "ratelimitd/service/check_service.hpp"
-
-#include <boost/asio/awaitable.hpp>
 
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace ratelimitd::http {
 
@@ -22,23 +18,9 @@ namespace ratelimitd::http {
 /// an invalid_request; the planner checks the rest.
 result<policy::RlsRequest> parse_envoy_state_query(std::string_view query);
 
-/// GET /v1/envoy/peek?domain=&KEY=VALUE...: the rule the descriptor reaches and its counter's
-/// state, nothing consumed. Never throws.
-boost::asio::awaitable<Response> answer_envoy_peek(const Request& req, service::CheckService& service);
-
-/// What an Envoy reset named and came to, for the audit trail. A descriptor's values may be a
-/// request header's (an API key), so only its keys and the counter key's hash are kept.
-struct EnvoyResetRecord {
-    std::string domain;
-    std::string rule;                  ///< the rule's label, when the descriptor reached one
-    std::vector<std::string> entry_keys;
-    std::string key_hash;              ///< first 16 hex digits of the counter key's SHA-256
-    std::string outcome;               ///< "reset", "nothing_to_reset", "not_limited" or an error code
-};
-
-/// POST /v1/envoy/reset?domain=&KEY=VALUE...: forget that counter. Never throws. Fills
-/// `record` (when given).
-boost::asio::awaitable<Response> answer_envoy_reset(const Request& req, service::CheckService& service,
-                                                    EnvoyResetRecord* record = nullptr);
+// Their handlers (GET /v1/envoy/peek, POST /v1/envoy/reset) are in handlers.hpp: each plans
+// the descriptor on the road as a ShouldRateLimit call of its own would (road::Ask::envoy_peek,
+// road::Ask::envoy_reset). A reset's audit entry keeps only the descriptor's keys and the
+// counter key's hash: its values may be a request header's (an API key).
 
 }  // namespace ratelimitd::http

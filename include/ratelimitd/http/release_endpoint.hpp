@@ -2,7 +2,7 @@
 #pragma once
 
 #include "ratelimitd/http/types.hpp"
-#include "ratelimitd/door/doors.hpp"
+#include "ratelimitd/road/road.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -15,6 +15,6 @@ namespace ratelimitd::http {
 /// expired (a retried release is harmless, and a guessed lease learns nothing). A lease that
 /// is not 32 lower-case hex digits, or a policy that is not a concurrency policy: 400
 /// invalid_request. A store that cannot answer: 503. Never throws.
-boost::asio::awaitable<Response> answer_release(const Request& req, door::Doors& doors);
+boost::asio::awaitable<Response> answer_release(const Request& req, const road::Road& road);
 
 }  // namespace ratelimitd::http

@@ -3,10 +3,7 @@
 
 #include "ratelimitd/core/error.hpp"
 #include "ratelimitd/http/types.hpp"
-#include "ratelimitd/service/check_service.hpp"
 #include "ratelimitd/service/thread_top.hpp"
-
-#include <boost/asio/awaitable.hpp>
 
 #include <cstddef>
 #include <optional>
@@ -26,9 +23,8 @@ struct TopQuery {
 /// n must be 1..`k`. A bad one is an invalid_request Problem naming the parameter.
 result<TopQuery> parse_top_query(std::string_view query, std::size_t k);
 
-/// {"by":...,"window_seconds":...,"k":...,"policies":[{"policy":...,"tenants":[{"tenant":...,
-/// "count":...,"error":...}]}]}; 400 on bad parameters or an unknown policy, 404 when the
-/// heavy hitters are off (top_k = 0). Completes on the caller's executor.
-boost::asio::awaitable<Response> answer_top(const Request& req, service::CheckService& service);
+// Its handler (handlers::top) answers {"by":...,"window_seconds":...,"k":...,"policies":
+// [{"policy":...,"tenants":[{"tenant":...,"count":...,"error":...}]}]}; 400 on bad parameters
+// or an unknown policy, 404 when the heavy hitters are off (top_k = 0).
 
 }  // namespace ratelimitd::http

@@ -21,6 +21,10 @@
 
 #include <boost/container/small_vector.hpp>
 
+namespace ratelimitd::road {
+class Road;
+}
+
 namespace ratelimitd::service {
 
 /// The plan's limit of each verdict window; inline for the common few.
@@ -80,8 +84,8 @@ public:
     /// auth subrequest is counted). Never throws.
     /// Takes the plan by value: the coroutine owns it (and its registry snapshot) throughout.
     /// Its frame holds the plan and two decisions (over Asio's 1,020-byte recycling limit):
-    /// a caller that can own them uses decide_now and decide_into, as every door does (the
-    /// simulator and tests use this one).
+    /// a caller that can own them uses decide_now and decide_into, as the road does (tests
+    /// use this one).
     boost::asio::awaitable<Decision> decide(policy::CheckPlan plan);
 
     /// decide() without suspending, when nothing has to be waited for: the plan has no limits,
@@ -89,53 +93,48 @@ public:
     /// once (Store::try_apply_now: the embedded store, a cached denial). The decision and its
     /// counting are decide()'s, at the instant `now` (the request's: the store's time, the heavy
     /// hitters' slice), and the store's answer is counted in the latency histogram untimed
-    /// (at_once). Nothing otherwise, with `plan` untouched: decide it with decide_into (or
-    /// decide). Reads no clock. Never throws but for bad_alloc.
-    std::optional<Decision> decide_now(policy::CheckPlan& plan, std::chrono::steady_clock::time_point now);
+    /// (at_once): true, with the decision in `out` (the caller's: no decision is moved). False
+    /// otherwise, with `plan` and `out` untouched: decide it with decide_into (or decide).
+    /// Reads no clock. Never throws but for bad_alloc.
+    bool decide_now(policy::CheckPlan& plan, std::chrono::steady_clock::time_point now, Decision& out);
 
     /// decide() into `out`, for a caller whose frame owns both the plan and the decision: this
     /// coroutine keeps neither, so its frame stays small enough for Asio to recycle. Both must
-    /// outlive its completion; the plan's keys are moved out. Never throws.
-    boost::asio::awaitable<void> decide_into(policy::CheckPlan& plan, Decision& out);
+    /// outlive its completion; the plan's keys are moved out. `declined_now`: decide_now was
+    /// just asked about this plan and answered nothing, so its one store check goes to
+    /// Store::apply_declined (the denial cache is asked once per check). Never throws.
+    boost::asio::awaitable<void> decide_into(policy::CheckPlan& plan, Decision& out, bool declined_now = false);
 
-    /// Admin: the state of the key a check would use, without consuming. The request must
-    /// resolve to a limited policy (policy::plan_state). Store failures come back as Problems.
-    boost::asio::awaitable<result<Decision>> peek(check::CheckRequest req);
+    /// Admin: the state of the keys of `target`'s first limit (planned by the road as a check
+    /// would plan it: policy::plan_state), without consuming. Store failures come back as
+    /// Problems.
+    boost::asio::awaitable<result<Decision>> peek(policy::CheckPlan target);
 
-    /// Admin: forgets the state of the key a check would use. Completes with true when there
-    /// was state to forget.
-    boost::asio::awaitable<result<bool>> reset(check::CheckRequest req);
+    /// Admin: forgets the state of the keys of `target`'s first limit. Completes with true when
+    /// there was state to forget.
+    boost::asio::awaitable<result<bool>> reset(policy::CheckPlan target);
 
     /// POST /v1/release: frees `lease` on the key of `target`, a planned concurrency limit
-    /// (door::Doors::release plans it). The Decision's verdict.allowed says whether a live
+    /// (road::Road plans it). The Decision's verdict.allowed says whether a live
     /// lease was freed. Store failures come back as Problems (on_store_error decides checks,
     /// not releases).
     boost::asio::awaitable<result<Decision>> release(policy::CheckPlan target, std::string lease);
 
-    /// The registry in force: the snapshot an admin request is planned on.
-    [[nodiscard]] std::shared_ptr<const policy::Registry> registry() const {
-        return registry_.current();
-    }
-
-    /// Where the registry in force is kept (the doors plan on its snapshots).
-    [[nodiscard]] const policy::RegistryHandle& registry_handle() const noexcept { return registry_; }
-
-
-    store::Store& store() noexcept { return store_; }
-
     /// Quota webhooks: where decided checks' crossed thresholds go (set before serving);
     /// nullptr: nowhere.
     void set_crossing_sink(CrossingSink* sink) noexcept { sink_ = sink; }
-    [[nodiscard]] CrossingSink* crossing_sink() const noexcept { return sink_; }
-
-    /// The process's heavy hitters (GET /v1/top), or nullptr when they are off.
-    [[nodiscard]] TopBoard* top_board() const noexcept { return top_ != nullptr ? &top_->board() : nullptr; }
 
 private:
+    /// The road is the one caller: it plans on this service's registry and offers the admin
+    /// doors what they read (the store's readiness, the heavy hitters, the crossing sink).
+    /// Nothing else is handed out.
+    friend class road::Road;
+
     /// Store::apply for one check (Store::try_apply_now first), apply_all for several; times
     /// it (an answer given at once: at_once) and counts failures. Takes the checks' keys
     /// before it returns.
-    boost::asio::awaitable<result<check::Verdict>> ask_store(LimitChecks& checks);
+    /// `declined_now`: try_apply_now already answered nothing for this one check.
+    boost::asio::awaitable<result<check::Verdict>> ask_store(LimitChecks& checks, bool declined_now = false);
     /// ask_store's two waits: one Store::apply, one Store::apply_all.
     boost::asio::awaitable<result<check::Verdict>> ask_one(std::chrono::steady_clock::time_point started,
                                                            const policy::Policy& p, std::string key,

@@ -1,11 +1,11 @@
-// One config replayed: each logged request planned and decided as /v1/auth plans and decides
-// it (policy::plan, then service::CheckService::decide on the embedded store), on the log's
-// clock, and counted.
+// One config replayed: each logged request decided on the road as /v1/auth decides it
+// (road::Road::decide, Ask::auth, on the embedded store), on the log's clock, and counted.
 #pragma once
 
 #include "ratelimitd/policy/identity.hpp"
 #include "ratelimitd/policy/policy.hpp"
 #include "ratelimitd/policy/registry_handle.hpp"
+#include "ratelimitd/road/road.hpp"
 #include "ratelimitd/service/check_service.hpp"
 #include "ratelimitd/service/metrics.hpp"
 #include "ratelimitd/simulate/log_request.hpp"
@@ -58,7 +58,8 @@ private:
     store::memory::MemoryStore store_;
     service::Metrics metrics_;
     service::CheckService service_;
-    std::string secret_;
+    std::optional<std::string> env_secret_;  ///< RATELIMITD_HASH_SECRET, which road_ refers to
+    road::Road road_;
     std::int64_t tolerance_ms_;
     std::int64_t next_sweep_ms_ = 0;
     std::size_t decided_since_sweep_ = 0;

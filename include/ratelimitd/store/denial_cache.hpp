@@ -110,6 +110,10 @@ public:
     std::optional<result<check::Verdict>> try_apply_now(const policy::Policy& p, const std::string& key,
                                                         std::uint32_t cost,
                                                         std::chrono::steady_clock::time_point now) override;
+    /// apply() without the lookup its try_apply_now made at this instant (and missed): the
+    /// inner store's answer, a denial remembered. One lookup per check.
+    boost::asio::awaitable<result<check::Verdict>> apply_declined(const policy::Policy& p, std::string key,
+                                                                  std::uint32_t cost) override;
     /// Layered checks go straight to the inner store: a cached denial of one key could not
     /// report the other limits' windows. A refund (gives_back) forgets its keys here before
     /// and after, as reset() does.

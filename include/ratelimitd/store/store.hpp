@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ratelimitd::store {
@@ -60,6 +61,14 @@ public:
     virtual std::optional<result<check::Verdict>> try_apply_now(const policy::Policy& p, const std::string& key,
                                                                 std::uint32_t cost,
                                                                 std::chrono::steady_clock::time_point now);
+
+    /// apply(), for a check whose try_apply_now at this instant just answered nothing: a store
+    /// that looked something up there (a cached denial) need not look again. The default is
+    /// apply(). Same preconditions, completion and verdict as apply().
+    virtual boost::asio::awaitable<result<check::Verdict>> apply_declined(const policy::Policy& p, std::string key,
+                                                                          std::uint32_t cost) {
+        return apply(p, std::move(key), cost);
+    }
 
     /// Applies several limits as one atomic decision: when every check admits its cost, all
     /// are charged; when any denies, none is charged. The Verdict has one WindowState per

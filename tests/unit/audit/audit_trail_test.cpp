@@ -1,4 +1,4 @@
-// AuditTrail: entries as JSON lines, the bounded ring, the since/limit page, subscribers, the
+// AuditTrail: entries as JSON lines, the bounded ring, the since/limit page, the
 // file sink (opened for appending, refused with its path and reason, reopened after a rotation).
 #include "ratelimitd/audit/audit_trail.hpp"
 
@@ -78,16 +78,6 @@ TEST(AuditTrail, APageHoldsTheEntriesAfterSinceOldestFirstAtMostLimit) {
     // Nothing is after the newest entry's time; everything is after a time before the first.
     EXPECT_TRUE(trail.since(all.entries.back().epoch_ms, 10).entries.empty());
     EXPECT_EQ(trail.since(all.entries.front().epoch_ms - 1, 10).entries.size(), 5u);
-}
-
-TEST(AuditTrail, SubscribersGetEveryEntryRecordedAfterThey) {
-    AuditTrail trail;
-    trail.record("reset", Actor{}, {});
-    std::vector<std::string> got;
-    trail.subscribe([&got](const AuditEntry& e) { got.push_back(e.event + "#" + std::to_string(e.id)); });
-    trail.record("refund", Actor{}, {});
-    trail.record("config_reload", Actor{}, {});
-    EXPECT_EQ(got, (std::vector<std::string>{"refund#2", "config_reload#3"}));
 }
 
 TEST(AuditTrail, WritesEachEntryAsALineAppendedToTheFile) {

@@ -1,7 +1,7 @@
 // /v1/auth codec: original request from proxy headers, route and identity per limit, answers.
 #include "ratelimitd/http/auth_codec.hpp"
 
-#include "ratelimitd/door/hash_secret.hpp"
+#include "ratelimitd/road/hash_secret.hpp"
 #include "ratelimitd/policy/planner.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
 
@@ -10,7 +10,7 @@
 namespace ratelimitd::http {
 namespace {
 
-using door::effective_hash_secret;
+using road::effective_hash_secret;
 
 Request make_request(bhttp::verb method, std::string target,
                      std::vector<std::pair<std::string, std::string>> headers = {}) {

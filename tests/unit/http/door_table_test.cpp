@@ -2,7 +2,7 @@
 // the operator's capabilities are never open to anyone, and docs/security.md shows every row
 // with the same Redis bound. The one JSON body reader refuses a field given twice on every door.
 #include "ratelimitd/http/check_codec.hpp"
-#include "ratelimitd/http/door.hpp"
+#include "ratelimitd/road/door.hpp"
 #include "ratelimitd/http/endpoints.hpp"
 #include "ratelimitd/http/request_tokens.hpp"
 
@@ -48,21 +48,22 @@ TEST(DoorTable, TheDoorsThatGiveUnitsBackAreTheAdminOnesAndTheLeaseHolder) {
     EXPECT_EQ(grpc_door().door.can, can::spend);
 }
 
-// The five doors that spend or free units take door::Doors' roads, each its own; every other
-// row answers by itself. A new spending door without a road does not compile (endpoints.cpp).
+// The five doors that spend or free units take the road (road::Road::decide), each its own
+// way; every other row answers by itself. A new spending door without a way does not compile
+// (endpoints.cpp).
 TEST(DoorTable, TheDoorsThatSpendOrReleaseTakeTheOneRoad) {
     std::string roads;
     for (const Endpoint& e : endpoint_table()) {
-        EXPECT_TRUE(door::chose_road(e.door.road)) << e.path;
-        if (e.door.road != door::Road::own) {
+        EXPECT_TRUE(road::chose_way(e.door.road)) << e.path;
+        if (e.door.road != road::Way::own) {
             roads += std::string(e.path) + "=" + std::to_string(static_cast<int>(e.door.road)) + " ";
         }
     }
-    const auto n = [](door::Road r) { return std::to_string(static_cast<int>(r)); };
-    EXPECT_EQ(roads, "/v1/check=" + n(door::Road::check) + " /v1/report=" + n(door::Road::report) + " /v1/auth=" +
-                         n(door::Road::auth) + " /v1/release=" + n(door::Road::release) + " /json=" +
-                         n(door::Road::rls) + " ");
-    EXPECT_EQ(grpc_door().door.road, door::Road::rls);
+    const auto n = [](road::Way r) { return std::to_string(static_cast<int>(r)); };
+    EXPECT_EQ(roads, "/v1/check=" + n(road::Way::check) + " /v1/report=" + n(road::Way::report) + " /v1/auth=" +
+                         n(road::Way::auth) + " /v1/release=" + n(road::Way::release) + " /json=" +
+                         n(road::Way::rls) + " ");
+    EXPECT_EQ(grpc_door().door.road, road::Way::rls);
 }
 
 // The docs table is the code's: each path and its Redis bound appear in docs/security.md.

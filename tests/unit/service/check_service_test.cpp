@@ -58,9 +58,22 @@ protected:
 
     /// What /v1/check does with a parsed request: plan it on the registry in force, decide.
     result<Decision> check(const check::CheckRequest& req) {
-        auto plan = policy::plan(service_.registry(), req);
+        auto plan = policy::plan(registry_.current(), req);
         if (!plan) return plan.error();
         return test::run_on_io(service_.decide(std::move(*plan)));
+    }
+
+    /// What /v1/peek and /v1/reset do with a parsed request (road::Ask::peek, Ask::reset): the
+    /// key a check would use, planned on the registry in force, then the service's peek or reset.
+    result<Decision> peek_state(const check::CheckRequest& req) {
+        auto target = policy::plan_state(registry_.current(), req);
+        if (!target) return target.error();
+        return test::run_on_io(service_.peek(std::move(*target)));
+    }
+    result<bool> reset_state(const check::CheckRequest& req) {
+        auto target = policy::plan_state(registry_.current(), req);
+        if (!target) return target.error();
+        return test::run_on_io(service_.reset(std::move(*target)));
     }
 
     static check::CheckRequest named(std::string policy, std::uint32_t cost = 1) {
@@ -328,7 +341,7 @@ TEST_F(CheckServiceTest, ADecisionNamesEveryLayerAndTheStoreSeesEachLayersKeyAnd
 TEST_F(CheckServiceTest, ResetOfACalendarWindowForgetsTheCurrentPeriod) {
     store_.push(Scripted::admit);
     const auto before = std::chrono::system_clock::now();
-    auto reset = test::run_on_io(service_.reset(named("monthly")));
+    auto reset = reset_state(named("monthly"));
     ASSERT_TRUE(reset.has_value()) << reset.error().detail;
     ASSERT_EQ(store_.calls().size(), 2u);
     const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(before.time_since_epoch()).count();
@@ -339,12 +352,12 @@ TEST_F(CheckServiceTest, ResetOfACalendarWindowForgetsTheCurrentPeriod) {
 }
 
 TEST_F(CheckServiceTest, PeekAndResetUseTheKeyAChecksWouldAndNeverApply) {
-    auto peeked = test::run_on_io(service_.peek(named("multi")));
+    auto peeked = peek_state(named("multi"));
     ASSERT_TRUE(peeked.has_value()) << peeked.error().detail;
     EXPECT_EQ(peeked->policy, "multi");
     EXPECT_EQ(peeked->verdict.windows.size(), 2u);
     store_.push(Scripted::admit);  // there was state to forget
-    auto reset = test::run_on_io(service_.reset(named("open")));
+    auto reset = reset_state(named("open"));
     ASSERT_TRUE(reset.has_value());
     EXPECT_TRUE(*reset);
     ASSERT_EQ(store_.calls().size(), 3u);  // two window peeks, one reset
@@ -354,7 +367,7 @@ TEST_F(CheckServiceTest, PeekAndResetUseTheKeyAChecksWouldAndNeverApply) {
     EXPECT_EQ(store_.calls()[2].kind, "reset");
     EXPECT_EQ(store_.calls()[2].keys, std::vector<std::string>{"rl:open:t1:global"});
 
-    auto none = test::run_on_io(service_.peek(routed("/free")));
+    auto none = peek_state(routed("/free"));
     ASSERT_FALSE(none.has_value());
     EXPECT_EQ(none.error().code, errc::unknown_policy);
     EXPECT_EQ(store_.calls().size(), 3u);

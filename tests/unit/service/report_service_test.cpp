@@ -28,7 +28,7 @@ TEST(ReportService, AReportOfOneWindowGoesThroughApplyAllAndIsNoCheck) {
     req.check.policy = "llm";
     req.check.tenant = "acme";
     req.cost = 250;  // beyond the burst: a debt, not an error
-    auto plan = policy::plan_report(service.registry(), req);
+    auto plan = policy::plan_report(registry.current(), req);
     ASSERT_TRUE(plan.has_value()) << plan.error().detail;
     const Decision d = test::run_on_io(service.decide(std::move(*plan)));
     EXPECT_TRUE(d.report);
@@ -53,7 +53,7 @@ TEST(ReportService, ARefundIsCountedPerLimitOnlyWhenTheStoreTookIt) {
         req.check.policy = "llm";
         req.check.tenant = "acme";
         req.cost = cost;
-        auto plan = policy::plan_report(service.registry(), req);
+        auto plan = policy::plan_report(registry.current(), req);
         EXPECT_TRUE(plan.has_value());
         return test::run_on_io(service.decide(std::move(*plan)));
     };

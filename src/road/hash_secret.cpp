@@ -1,12 +1,12 @@
 // effective_hash_secret: the environment's key, else the file's, else one made per process.
-#include "ratelimitd/door/hash_secret.hpp"
+#include "ratelimitd/road/hash_secret.hpp"
 
 #include <openssl/rand.h>
 
 #include <array>
 #include <random>
 
-namespace ratelimitd::door {
+namespace ratelimitd::road {
 
 namespace {
 
@@ -29,4 +29,4 @@ std::string_view effective_hash_secret(const std::optional<std::string>& env_sec
     return per_process;
 }
 
-}  // namespace ratelimitd::door
+}  // namespace ratelimitd::road

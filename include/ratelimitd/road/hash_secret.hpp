@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace ratelimitd::door {
+namespace ratelimitd::road {
 
 /// The key for hashed identities: `env_secret` (RATELIMITD_HASH_SECRET) when set, else the
 /// registry's hash_secret, else a random key made once per process (so hashed tenants then
@@ -15,4 +15,4 @@ namespace ratelimitd::door {
 std::string_view effective_hash_secret(const std::optional<std::string>& env_secret,
                                        const policy::Registry& reg);
 
-}  // namespace ratelimitd::door
+}  // namespace ratelimitd::road

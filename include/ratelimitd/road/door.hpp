@@ -1,15 +1,16 @@
 // A door: what one call through an endpoint (or the gRPC service) can do, who may call it,
-// the most Redis work the call can cause, and the road (door::Doors) it takes. Every row of
-// the endpoint table has one, and docs/security.md shows the same table.
+// the most Redis work the call can cause, and its way onto the road (road::Road). Every row of
+// the endpoint table has one, and docs/security.md shows the same table. Beside the road: the
+// rows say who may take it, the road says what a call on it does.
 #pragma once
 
-#include "ratelimitd/door/road.hpp"
+#include "ratelimitd/road/way.hpp"
 #include "ratelimitd/policy/rls_refusals.hpp"
 
 #include <span>
 #include <string_view>
 
-namespace ratelimitd::http {
+namespace ratelimitd::road {
 
 /// What a call through a door can do, as a set of bits (0: none of these).
 namespace can {
@@ -44,7 +45,7 @@ struct Door {
     unsigned can;                  ///< bits of `can::`
     Access who;                    ///< never value-initialised: every row chooses
     std::string_view redis_work;   ///< the bound on the Redis work of one call, for the docs
-    door::Road road;               ///< the door::Doors entry point its handler takes; every row chooses
+    Way road;                      ///< its way onto road::Road; every row chooses
 };
 
 /// True when `who` is one of Access's enumerators (a row that chose).
@@ -69,7 +70,4 @@ struct GrpcDoor {
     std::span<const policy::RlsRefusal> refusals;
 };
 
-/// envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit.
-GrpcDoor grpc_door() noexcept;
-
-}  // namespace ratelimitd::http
+}  // namespace ratelimitd::road

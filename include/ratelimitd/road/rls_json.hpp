@@ -1,9 +1,9 @@
 // envoyproxy/ratelimit's `POST /json` between the HTTP server (which serves the path) and the
-// gRPC module (whose codec reads and writes the protobuf JSON): declared here, on the doors'
+// gRPC module (whose codec reads and writes the protobuf JSON): declared here, on the road's
 // side, so neither module links the other.
 #pragma once
 
-#include "ratelimitd/door/doors.hpp"
+#include "ratelimitd/road/road.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace ratelimitd::door {
+namespace ratelimitd::road {
 
 /// What `POST /json` answers (envoyproxy/ratelimit's HTTP form of ShouldRateLimit).
 struct RlsJsonAnswer {
@@ -19,7 +19,7 @@ struct RlsJsonAnswer {
     std::string body;       ///< RateLimitResponse as protobuf JSON, or the error's text
 };
 
-/// Decides one `POST /json` body on the lane's doors (the gRPC module provides it: its codec).
-using RlsJson = std::function<boost::asio::awaitable<RlsJsonAnswer>(const Doors&, std::string_view body)>;
+/// Decides one `POST /json` body on the thread's road (the gRPC module provides it: its codec).
+using RlsJson = std::function<boost::asio::awaitable<RlsJsonAnswer>(const Road&, std::string_view body)>;
 
-}  // namespace ratelimitd::door
+}  // namespace ratelimitd::road

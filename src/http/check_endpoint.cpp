@@ -1,0 +1,43 @@
+// /v1/check: the query or JSON body into a road::Call, the call's decision into the answer.
+#include "ratelimitd/http/check_codec.hpp"
+#include "ratelimitd/http/endpoint_services.hpp"
+#include "ratelimitd/http/handlers.hpp"
+#include "ratelimitd/http/json_response.hpp"
+
+namespace ratelimitd::http::handlers {
+
+namespace net = boost::asio;
+
+namespace {
+
+// A decided check's answer, access-logged; a problem (bad input) as its error.
+Answer check_answer(EndpointServices& s, const road::Call& c, const EndpointCall& call) {
+    const Request& req = call.req;
+    if (c.problem) return make_error_response(*c.problem, req.version(), req.keep_alive());
+    auto res = make_check_answer(c.decision, req.version(), req.keep_alive());
+    s.access_log.write(c.decision, res.status(), call.request_id);
+    return res;
+}
+
+}  // namespace
+
+// Not a coroutine: road::Road::decide answers at once when it can, and keeps the call in a
+// frame of its own only when the store is to be waited for.
+net::awaitable<Answer> check(EndpointServices& s, const EndpointCall& call) {
+    const Request& req = call.req;
+    const std::string_view target = req.target();
+    result<check::CheckRequest> parsed;
+    if (req.method() == bhttp::verb::post) {
+        parsed = parse_check_json(req.body());
+    } else {
+        const auto q = target.find('?');
+        parsed = parse_check_query(q == std::string_view::npos ? std::string_view{} : target.substr(q + 1));
+    }
+    if (!parsed) return answered(make_error_response(parsed.error(), req.version(), req.keep_alive()));
+    road::Call asked(road::Ask::check);
+    asked.check = &*parsed;
+    asked.now = call.ctx.arrived;
+    return s.road.decide(std::move(asked), [&s, &call](road::Call& c) { return check_answer(s, c, call); });
+}
+
+}  // namespace ratelimitd::http::handlers
