@@ -15,7 +15,7 @@
 // co_spawn, no eval frame, no await frame per command) and batches reused with their vectors;
 // 8.0 with the pending command and the waiter in blocks Asio's recycling allocator keeps; 7.0
 // with the reply's array there too. The check path (item 3): 17.0 with the service's, doors'
-// and router's frames under the 1,020 bytes Boost 1.81's recycling allocator keeps (it records
+// and router's frames (today one frame of the road's, road::Road, checked there by a static_assert) under the 1,020 bytes Boost 1.81's recycling allocator keeps (it records
 // a block's size in 4-byte chunks in one byte; CheckService::decide was 3,320 bytes,
 // ask_store 1,400, Doors::check 1,384, Router::check 1,040, read from GCC's -fdump-tree-gimple
 // .CO_FRAME), 12.0 with Asio's frame cache at 16 blocks rather than 8 (the ten or so frames of

@@ -16,8 +16,8 @@
 //   (small_vector) and the request body, the answer body and the JSON writer's text from the
 //   same per-thread recycling allocator as the header fields: 1.0 allowed, 1.0 denied.
 // Until then Asio's frames were not counted here. They are now, and none is made anew: the
-// embedded store answers at once (Store::try_apply_now), Router::check and Doors::check_now
-// then make no frame, and Router::handle's is recycled by Asio's cache (16 blocks, each frame
+// embedded store answers at once (Store::try_apply_now), the road's at-once path
+// (road::Road::decide, src/road/road.cpp; Router::check and Doors::check_now then) makes no frame, and Router::handle's is recycled by Asio's cache (16 blocks, each frame
 // of ours under the 1,020 bytes it keeps): 1.0 allowed, 1.0 denied, with frames counted.
 // The goal is <= 1. The one left: the key string (policy/key), longer than
 // std::string's inline 15 bytes.
@@ -123,8 +123,8 @@ TEST_F(ServerPath, ADeniedCheckStaysUnderTheAllocationCeiling) {
     EXPECT_LE(per_check, denied_ceiling);
 }
 
-// /v1/auth takes the check's road (Doors::auth_now): 10.0 allocations per subrequest before
-// (Doors::auth's and CheckService::decide's frames over Asio's 1,020-byte limit among them),
+// /v1/auth takes the check's road (road::Road::decide, an auth call; Doors::auth_now then):
+// 10.0 allocations per subrequest before (Doors::auth's and CheckService::decide's frames over Asio's 1,020-byte limit among them),
 // 6.0 after, allowed or denied. The six left are not traced here; the subrequest's own text
 // (its URI and identity, the tenant and key) and its Beast answer are the candidates.
 constexpr double auth_ceiling = 6.5;
