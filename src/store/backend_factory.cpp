@@ -13,12 +13,12 @@ namespace {
 
 // --help's order. The first is also the kind a URL no kind takes is handed to: its parser
 // names what is wrong with it.
-constexpr std::array<const BackendKind*, 4> kinds{
+constexpr auto kinds = std::to_array<const BackendKind*>({
     &redis::redis_backend_kind,
     &redis::sentinel_backend_kind,
     &redis::cluster::cluster_backend_kind,
     &memory::memory_backend_kind,
-};
+});
 
 }  // namespace
 
