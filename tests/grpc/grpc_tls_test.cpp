@@ -162,7 +162,12 @@ TEST(GrpcTls, TheConnectionCapHoldsWithTls) {
     EXPECT_FALSE(TlsClient(server.port, certs.ca().cert, &certs.client()).call().ok()) << "the cap is reached";
     EXPECT_TRUE(first.closed_within(10s));
     EXPECT_TRUE(second.closed_within(10s));
-    EXPECT_TRUE(TlsClient(server.port, certs.ca().cert, &certs.client()).call().ok()) << server.child.log();
+    // The listener counts closed connections out when one arrives at the cap, at most every
+    // 50 ms (ConnectionLedger::rescan_interval), so a call right after the closes may still
+    // meet the cap (a busy machine widens that moment): the slots come back soon after.
+    EXPECT_TRUE(wait_until([&] { return TlsClient(server.port, certs.ca().cert, &certs.client()).call().ok(); },
+                           20s, 100ms))
+        << server.child.log();
 }
 
 // The process exits non-zero at start with a line holding `expected`, and no key material.

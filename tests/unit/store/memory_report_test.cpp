@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <latch>
 #include <thread>
 #include <vector>
 
@@ -115,22 +116,31 @@ TEST(ReportLayered, ChargesEveryLimitWhateverTheOthersSay) {
 
 // 64 threads: 32 check one unit at a time, 32 reserve one unit and refund it. Admitted
 // units never pass limit + refunds, and the count left is exactly admitted - refunded.
+// The checkers start once every refunder has made its first attempt: on a busy machine the
+// checkers could otherwise spend the whole limit before any refunder ran, and the race with
+// refunds the test is about would not happen (a refunder's first attempt is admitted: the
+// refunders alone never hold more than 32 units of 200).
 TEST(ReportConcurrency, ChecksRacingRefundsNeverAdmitMoreThanLimitPlusRefunds) {
     ManualClock clock(T0);
     MemoryStore store(clock);
     const Policy p = report_policy(Algorithm::fixed_window, 200, 600'000);
     std::atomic<std::int64_t> admitted{0};
     std::atomic<std::int64_t> refunded{0};
+    std::latch refunders_started(32);
     std::vector<std::thread> pool;
     for (int t = 0; t < 64; ++t) {
         pool.emplace_back([&, t] {
+            const bool refunder = t % 2 == 1;
+            if (!refunder) refunders_started.wait();
             for (int i = 0; i < 50; ++i) {
-                if (!store.decide(p, "hot", 1).allowed) continue;
-                admitted.fetch_add(1);
-                if (t % 2 == 1) {
-                    report(store, p, "hot", -1);  // never below 0: this thread's own unit is in the count
-                    refunded.fetch_add(1);
+                if (store.decide(p, "hot", 1).allowed) {
+                    admitted.fetch_add(1);
+                    if (refunder) {
+                        report(store, p, "hot", -1);  // never below 0: this thread's own unit is in the count
+                        refunded.fetch_add(1);
+                    }
                 }
+                if (refunder && i == 0) refunders_started.count_down();
             }
         });
     }
