@@ -348,6 +348,50 @@ int shut_down(net::io_context& main, std::optional<http::Server>& server, std::u
     return 0;
 }
 
+/// What run() has built for serving, owned by run's frame.
+struct Running {
+    policy::RegistryHandle& registry;
+    ConfigReloader& reloader;
+    std::unique_ptr<XdsSource>& xds;
+    audit::AuditTrail& trail;
+    std::unique_ptr<ServerThreads>& threads;
+    rls::GrpcMetrics& grpc_metrics;
+    ConnectionBudget budget;
+};
+
+// The listeners, signals and the config watcher, served on the main thread until SIGTERM, then
+// the shutdown. What this starts lives in this frame, inside run's, so it stops before the
+// threads and the store: the order the process always stopped in.
+int serve(net::io_context& main_ioc, const Settings& settings, const RunOptions& run, const Running& r) {
+    auto server = listen(main_ioc, settings, r.threads->lanes(), r.budget.http);
+    if (!server) return 1;
+    // Signals are caught from here on, before the "listening on" line: whoever sends SIGHUP or
+    // SIGTERM once it sees that line must not meet the default action (the process killed).
+    // They are handled once main_ioc runs, when everything below has started.
+    bool changed_on_disk = false;  // main thread only: the watcher's SIGHUP, not an operator's
+    SignalHandler signals(main_ioc, *server, [&] {
+        reload_file(settings, run, r.reloader, r.xds.get(), r.trail, changed_on_disk);
+    });
+    signals.start();
+    r.threads->start(main_ioc.get_executor());
+    std::unique_ptr<rls::GrpcServer> grpc;
+    if (!start_grpc(main_ioc, settings, run, r.budget.grpc, *r.threads, r.grpc_metrics, grpc)) return 1;
+    server->start();
+    announce(*server, r.threads->backend(), *r.registry.current(), settings);
+    std::vector<std::unique_ptr<http::Server>> extras;
+    if (!start_extra_listeners(main_ioc, settings, run, *r.threads, extras)) return 1;
+    for (const auto& warning : run.warnings) spdlog::warn("{}", warning);
+    announce_grpc(grpc.get(), settings);
+    start_xds(r.xds.get(), settings);
+
+    std::optional<ConfigWatcher> watcher;
+    watch_config(main_ioc, settings, run, watcher, changed_on_disk);
+    main_ioc.run();
+    // The client's thread posts to main_ioc: stopped before anything it names goes.
+    if (r.xds) r.xds->stop();
+    return shut_down(main_ioc, server, r.threads, grpc, extras);
+}
+
 }  // namespace
 
 int run(const Settings& settings, policy::Config config, const RunOptions& run) {
@@ -396,33 +440,7 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     auto threads = std::make_unique<ServerThreads>(
         std::move(backend), settings.threads,
         Serving{registry, metrics, options, settings.top_k > 0 ? &top : nullptr, &notifier});
-    auto server = listen(main_ioc, settings, threads->lanes(), budget.http);
-    if (!server) return 1;
-    // Signals are caught from here on, before the "listening on" line: whoever sends SIGHUP or
-    // SIGTERM once it sees that line must not meet the default action (the process killed).
-    // They are handled once main_ioc runs, when everything below has started.
-    bool changed_on_disk = false;  // main thread only: the watcher's SIGHUP, not an operator's
-    SignalHandler signals(main_ioc, *server, [&] {
-        reload_file(settings, run, reloader, xds.get(), trail, changed_on_disk);
-    });
-    signals.start();
-    threads->start(main_ioc.get_executor());
-    std::unique_ptr<rls::GrpcServer> grpc;
-    if (!start_grpc(main_ioc, settings, run, budget.grpc, *threads, grpc_metrics, grpc)) return 1;
-    server->start();
-    announce(*server, threads->backend(), *registry.current(), settings);
-    std::vector<std::unique_ptr<http::Server>> extras;
-    if (!start_extra_listeners(main_ioc, settings, run, *threads, extras)) return 1;
-    for (const auto& warning : run.warnings) spdlog::warn("{}", warning);
-    announce_grpc(grpc.get(), settings);
-    start_xds(xds.get(), settings);
-
-    std::optional<ConfigWatcher> watcher;
-    watch_config(main_ioc, settings, run, watcher, changed_on_disk);
-    main_ioc.run();
-    // The client's thread posts to main_ioc: stopped before anything it names goes.
-    if (xds) xds->stop();
-    return shut_down(main_ioc, server, threads, grpc, extras);
+    return serve(main_ioc, settings, run, Running{registry, reloader, xds, trail, threads, grpc_metrics, budget});
 }
 
 }  // namespace ratelimitd::app

@@ -210,6 +210,27 @@ net::awaitable<beast::error_code> read_request(tcp::socket& stream, beast::flat_
     co_return bec;
 }
 
+/// What every request of a connection shares: the peer address (/v1/auth believes proxy
+/// headers only from trusted peers) and the routes. The socket is made non-blocking: answers
+/// are sent first with a plain send that must not block (write_answer).
+RequestContext connection_context(tcp::socket& socket, const ServerLimits& limits) {
+    RequestContext ctx;
+    if (!limits.routes.empty()) ctx.routes = &limits.routes;
+    beast::error_code ec;
+    const auto peer = socket.remote_endpoint(ec);
+    if (!ec) ctx.peer = peer.address().to_string();
+    beast::error_code ignored;
+    socket.non_blocking(true, ignored);
+    return ctx;
+}
+
+/// Connection: close while shutting down, and on the last request a connection may carry
+/// (`served` counts this one), so no client stays pinned to one thread forever and a proxy
+/// reconnects.
+void close_when_due(Answer& res, const Lane& lane, std::size_t served, const ServerLimits& limits) {
+    if (lane.draining || served >= limits.max_requests_per_connection) res.keep_alive(false);
+}
+
 /// The shortest deadline a session sets per request: its deadline watcher wakes that often.
 std::chrono::milliseconds shortest_deadline(const ServerLimits& limits) {
     return std::min({limits.idle_timeout, limits.request_timeout, limits.write_timeout});
@@ -222,19 +243,7 @@ net::awaitable<void> run_session(tcp::socket socket, Lane& lane, const ServerLim
     Deadline deadline(socket, shortest_deadline(limits));
     beast::flat_buffer buffer;  // requests are read into it, for the whole connection
     std::string wire;           // answers are rendered into it, for the whole connection
-    RequestContext ctx;  // the peer address: /v1/auth believes proxy headers only from trusted peers
-    if (!limits.routes.empty()) ctx.routes = &limits.routes;
-    {
-        beast::error_code ec;
-        const auto peer = socket.remote_endpoint(ec);
-        if (!ec) ctx.peer = peer.address().to_string();
-    }
-
-    // Answers are sent first with a plain send that must not block (write_answer).
-    {
-        beast::error_code ec;
-        socket.non_blocking(true, ec);
-    }
+    RequestContext ctx = connection_context(socket, limits);
 
     std::size_t served = 0;
     // Where the next wait for a request counts from: the connection's start, then each answer.
@@ -273,10 +282,7 @@ net::awaitable<void> run_session(tcp::socket socket, Lane& lane, const ServerLim
         ctx.arrived = waited ? Deadline::clock::now() : first_bytes;
 
         Answer res = co_await lane.router.handle(parser.release(), ctx);
-        // Connection: close while shutting down, and on the last request a connection may
-        // carry (so no client stays pinned to one thread forever, and a proxy reconnects).
-        ++served;
-        if (lane.draining || served >= limits.max_requests_per_connection) res.keep_alive(false);
+        close_when_due(res, lane, ++served, limits);
         const bool keep_alive = res.keep_alive();
         // The keep-alive idle time counts from the answer: when it was ready (the router's
         // reading), or all sent when the send had to wait.

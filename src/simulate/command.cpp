@@ -151,6 +151,36 @@ Summary finished(const Simulation& sim, const Counts& counts) {
     return s;
 }
 
+// The report of a finished replay, as --json, text and --html ask: 0, or 2 when the HTML
+// file cannot be written.
+int write_report(const Options& o, const Simulation& sim, const Simulation* base, const Counts& counts) {
+    Report report;
+    report.config = finished(sim, counts);
+    if (base != nullptr) report.baseline = finished(*base, counts);
+    report.top = o.top;
+    report.config_name = o.config;
+    report.baseline_name = o.baseline.value_or("");
+    report.log_name = o.log == "-" ? "stdin" : o.log;
+    compare(report);
+    if (report.config.late > 0) {
+        std::fprintf(stderr, "simulate: %llu lines were logged more than %lld ms behind a line before them; each was "
+                             "decided at the later time\n",
+                     static_cast<unsigned long long>(report.config.late), static_cast<long long>(o.tolerance_ms));
+    }
+    if (o.html) {
+        std::ofstream out(*o.html, std::ios::binary | std::ios::trunc);
+        out << to_html(report);
+        out.close();
+        if (!out) {
+            std::fprintf(stderr, "ratelimitd simulate: cannot write %s\n", o.html->c_str());
+            return 2;
+        }
+    }
+    const std::string text = o.json_output ? to_json(report).dump() + "\n" : to_text(report);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
+}
+
 int run(const Options& o, const std::optional<std::string>& secret) {
     std::shared_ptr<const policy::Registry> config;
     std::shared_ptr<const policy::Registry> baseline_registry;
@@ -192,31 +222,7 @@ int run(const Options& o, const std::optional<std::string>& secret) {
                      static_cast<unsigned long long>(counts.unparsed), static_cast<unsigned long long>(shown_unparsed));
     }
 
-    Report report;
-    report.config = finished(sim, counts);
-    if (base) report.baseline = finished(*base, counts);
-    report.top = o.top;
-    report.config_name = o.config;
-    report.baseline_name = o.baseline.value_or("");
-    report.log_name = o.log == "-" ? "stdin" : o.log;
-    compare(report);
-    if (report.config.late > 0) {
-        std::fprintf(stderr, "simulate: %llu lines were logged more than %lld ms behind a line before them; each was "
-                             "decided at the later time\n",
-                     static_cast<unsigned long long>(report.config.late), static_cast<long long>(o.tolerance_ms));
-    }
-    if (o.html) {
-        std::ofstream out(*o.html, std::ios::binary | std::ios::trunc);
-        out << to_html(report);
-        out.close();
-        if (!out) {
-            std::fprintf(stderr, "ratelimitd simulate: cannot write %s\n", o.html->c_str());
-            return 2;
-        }
-    }
-    const std::string text = o.json_output ? to_json(report).dump() + "\n" : to_text(report);
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return 0;
+    return write_report(o, sim, base.get(), counts);
 }
 
 }  // namespace

@@ -5,9 +5,12 @@
 
 #include "ratelimitd/simulate/log_time.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <initializer_list>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 namespace ratelimitd::simulate {
 namespace {
@@ -43,14 +46,28 @@ const char* find_literal(const char* at, const char* end, std::string_view lit) 
     return nullptr;
 }
 
+/// The name of the variable whose '$' is at format[i], written `$name` or `${name}`; moves i
+/// past it. Throws std::invalid_argument for an unclosed `${` or a '$' without a name.
+std::string_view variable_name(std::string_view format, std::size_t& i) {
+    std::string_view name;
+    if (i + 1 < format.size() && format[i + 1] == '{') {
+        const std::size_t close = format.find('}', i + 2);
+        if (close == std::string_view::npos) throw std::invalid_argument("--nginx-format: unclosed ${ at " + std::to_string(i));
+        name = format.substr(i + 2, close - i - 2);
+        i = close + 1;
+    } else {
+        std::size_t end = i + 1;
+        while (end < format.size() && name_char(format[end])) ++end;
+        name = format.substr(i + 1, end - i - 1);
+        i = end;
+    }
+    if (name.empty()) throw std::invalid_argument("--nginx-format: a '$' without a variable name");
+    return name;
+}
+
 }  // namespace
 
 NginxFormat::NginxFormat(std::string_view format) {
-    bool has_client = false;
-    bool has_time = false;
-    bool has_request = false;
-    bool has_method = false;
-    bool has_path = false;
     for (std::size_t i = 0; i < format.size();) {
         if (format[i] != '$') {
             const std::size_t end = std::min(format.find('$', i), format.size());
@@ -58,62 +75,46 @@ NginxFormat::NginxFormat(std::string_view format) {
             i = end;
             continue;
         }
-        std::string_view name;
-        if (i + 1 < format.size() && format[i + 1] == '{') {
-            const std::size_t close = format.find('}', i + 2);
-            if (close == std::string_view::npos) throw std::invalid_argument("--nginx-format: unclosed ${ at " + std::to_string(i));
-            name = format.substr(i + 2, close - i - 2);
-            i = close + 1;
-        } else {
-            std::size_t end = i + 1;
-            while (end < format.size() && name_char(format[end])) ++end;
-            name = format.substr(i + 1, end - i - 1);
-            i = end;
-        }
-        if (name.empty()) throw std::invalid_argument("--nginx-format: a '$' without a variable name");
+        const std::string_view name = variable_name(format, i);
         if (!tokens_.empty() && tokens_.back().kind != Var::literal) {
             throw std::invalid_argument("--nginx-format: $" + std::string(name) +
                                         " follows another variable with no text between them: cannot tell where "
                                         "one ends");
         }
-        Token t{Var::ignored, {}};
-        if (name == "remote_addr" || name == "realip_remote_addr") {
-            t.kind = Var::client;
-            has_client = true;
-        } else if (name == "binary_remote_addr") {
-            throw std::invalid_argument("--nginx-format: $binary_remote_addr is not text; log $remote_addr");
-        } else if (name == "time_local") {
-            t.kind = Var::time_local;
-            has_time = true;
-        } else if (name == "time_iso8601") {
-            t.kind = Var::time_iso8601;
-            has_time = true;
-        } else if (name == "msec") {
-            t.kind = Var::msec;
-            has_time = true;
-        } else if (name == "request") {
-            t.kind = Var::request;
-            has_request = true;
-        } else if (name == "request_method") {
-            t.kind = Var::method;
-            has_method = true;
-        } else if (name == "request_uri") {
-            t.kind = Var::request_uri;
-            has_path = has_request_uri_ = true;
-        } else if (name == "uri" || name == "document_uri") {
-            t.kind = Var::uri;
-            has_path = true;
-        } else if (name == "args" || name == "query_string") {
-            t.kind = Var::args;
-        } else if (name.substr(0, 5) == "http_" && name.size() > 5) {
-            t.kind = Var::header;
-            t.text = header_name(name.substr(5));
-        }
-        tokens_.push_back(std::move(t));
+        tokens_.push_back(token_named(name));
     }
-    if (!has_client) throw std::invalid_argument("--nginx-format: no $remote_addr (the client address stands for the peer)");
-    if (!has_time) throw std::invalid_argument("--nginx-format: no $time_local, $time_iso8601 or $msec");
-    if (!has_request && !(has_method && has_path)) {
+    require_request_fields();
+}
+
+NginxFormat::Token NginxFormat::token_named(std::string_view name) {
+    if (name == "binary_remote_addr") {
+        throw std::invalid_argument("--nginx-format: $binary_remote_addr is not text; log $remote_addr");
+    }
+    static constexpr std::pair<std::string_view, Var> read[] = {
+        {"remote_addr", Var::client},     {"realip_remote_addr", Var::client}, {"time_local", Var::time_local},
+        {"time_iso8601", Var::time_iso8601}, {"msec", Var::msec},              {"request", Var::request},
+        {"request_method", Var::method},  {"request_uri", Var::request_uri},  {"uri", Var::uri},
+        {"document_uri", Var::uri},       {"args", Var::args},                {"query_string", Var::args},
+    };
+    for (const auto& [read_name, kind] : read) {
+        if (name == read_name) return {kind, {}};
+    }
+    if (name.substr(0, 5) == "http_" && name.size() > 5) return {Var::header, header_name(name.substr(5))};
+    return {Var::ignored, {}};
+}
+
+void NginxFormat::require_request_fields() {
+    const auto has = [this](std::initializer_list<Var> kinds) {
+        return std::any_of(tokens_.begin(), tokens_.end(), [&kinds](const Token& t) {
+            return std::find(kinds.begin(), kinds.end(), t.kind) != kinds.end();
+        });
+    };
+    has_request_uri_ = has({Var::request_uri});
+    if (!has({Var::client})) throw std::invalid_argument("--nginx-format: no $remote_addr (the client address stands for the peer)");
+    if (!has({Var::time_local, Var::time_iso8601, Var::msec})) {
+        throw std::invalid_argument("--nginx-format: no $time_local, $time_iso8601 or $msec");
+    }
+    if (!has({Var::request}) && !(has({Var::method}) && has({Var::request_uri, Var::uri}))) {
         throw std::invalid_argument("--nginx-format: no $request (or $request_method with $request_uri)");
     }
 }

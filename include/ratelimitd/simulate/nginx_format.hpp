@@ -36,6 +36,12 @@ private:
         std::string text;  ///< the literal, or a header's name
     };
 
+    /// The token of variable `name`: one the simulator reads, a request header, or ignored.
+    /// Throws std::invalid_argument for $binary_remote_addr (not text).
+    static Token token_named(std::string_view name);
+    /// Throws std::invalid_argument naming what a request needs and the format lacks: the
+    /// client, the time, the request (or its method and path). Notes $request_uri's presence.
+    void require_request_fields();
     const char* store(const Token& t, std::string_view value, LogRequest& out);
 
     std::vector<Token> tokens_;

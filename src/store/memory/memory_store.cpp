@@ -58,6 +58,83 @@ Reply peek_reply(const Map& map, const Key& key, const Policy& p, std::int64_t n
 
 }  // namespace
 
+namespace {
+
+/// Per limit of a layered check: its reply, and whether its cost fits what is left.
+struct LayeredReplies {
+    std::vector<Reply> replies;
+    std::vector<bool> fits;
+    bool all_fit = true;
+};
+
+// multi.lua's first pass. A report asks nothing: charged whatever the others do, never peeked;
+// a charge-only part is charged and its own verdict stands; every other limit is peeked, and
+// fits while what is left covers its cost (an asked one, never charged: while a unit is left).
+LayeredReplies first_pass(const std::vector<LimitCheck>& checks, const std::vector<Shard*>& shards,
+                          const std::vector<Key>& keys, std::int64_t now) {
+    LayeredReplies r{std::vector<Reply>(checks.size()), std::vector<bool>(checks.size()), true};
+    for (std::size_t i = 0; i < checks.size(); ++i) {
+        const LimitCheck& c = checks[i];
+        Map& map = shards[i]->map;
+        if (c.mode == policy::Mode::report) {
+            r.replies[i] = run_report(map, keys[i], *c.policy, c.report_cost, now);
+            continue;
+        }
+        if (c.part == policy::Part::charge) {
+            r.replies[i] = run_algorithm(map, keys[i], *c.policy, static_cast<std::int64_t>(c.cost), now);
+            continue;
+        }
+        r.replies[i] = peek_reply(map, keys[i], *c.policy, now);
+        if (c.part == policy::Part::ask) {
+            r.fits[i] = r.replies[i].allowed = r.replies[i].remaining >= 1;
+        } else {
+            r.fits[i] = r.replies[i].remaining >= static_cast<std::int64_t>(c.cost);
+        }
+        r.all_fit = r.all_fit && r.fits[i];
+    }
+    return r;
+}
+
+// Whether limit i of a layered check runs for real in the second pass: a decided limit, when
+// every limit fits (all are charged) or when it does not (its denied path writes nothing and
+// its verdict says why); a fit left unchanged because another limit denied does not.
+bool decided_runs(const LimitCheck& c, const LayeredReplies& r, std::size_t i) {
+    return c.mode != policy::Mode::report && c.part == policy::Part::decide && (r.all_fit || !r.fits[i]);
+}
+
+void second_pass(const std::vector<LimitCheck>& checks, const std::vector<Shard*>& shards,
+                 const std::vector<Key>& keys, std::int64_t now, LayeredReplies& r) {
+    for (std::size_t i = 0; i < checks.size(); ++i) {
+        if (!decided_runs(checks[i], r, i)) continue;
+        r.replies[i] = run_algorithm(shards[i]->map, keys[i], *checks[i].policy,
+                                     static_cast<std::int64_t>(checks[i].cost), now);
+    }
+}
+
+// The layered verdict: allowed when every limit allowed, one window per limit. As in
+// lua/multi.lua, a limit that ran for real (a charge, or a decided limit that ran) may cross a
+// webhook threshold, and a report may pass its debt bound.
+check::Verdict layered_verdict(const std::vector<LimitCheck>& checks, const LayeredReplies& r, std::int64_t now,
+                               NotifyMarks& marks) {
+    check::Verdict v;
+    v.allowed = true;
+    for (std::size_t i = 0; i < checks.size(); ++i) {
+        const LimitCheck& c = checks[i];
+        auto one = to_verdict(*c.policy, r.replies[i], now);
+        const bool ran = c.mode == policy::Mode::check && (c.part == policy::Part::charge || decided_runs(c, r, i));
+        if (ran) {
+            marks.claim_crossings(*c.policy, c.key, c.cost, now, one.windows.front());
+        } else if (c.mode == policy::Mode::report) {
+            marks.claim_debt(*c.policy, c.key, c.report_cost, r.replies[i].debt, now, one.windows.front());
+        }
+        v.allowed = v.allowed && one.allowed;
+        v.windows.push_back(std::move(one.windows.front()));
+    }
+    return v;
+}
+
+}  // namespace
+
 // multi.lua in C++: peek every limit, then charge all or only run the misfits (whose denied
 // path writes nothing). A peek's remaining >= cost is exactly each algorithm's admit test.
 check::Verdict MemoryStore::decide_all(const std::vector<LimitCheck>& checks) {
@@ -76,37 +153,8 @@ check::Verdict MemoryStore::decide_all(const std::vector<LimitCheck>& checks) {
     for (Shard* s : order) locks.emplace_back(s->mutex);
 
     const std::int64_t now = impl_->clock.now_ms();
-    std::vector<Reply> replies(checks.size());
-    std::vector<bool> fits(checks.size());
-    bool all_fit = true;
-    for (std::size_t i = 0; i < checks.size(); ++i) {
-        if (checks[i].mode == policy::Mode::report) {
-            // A report asks nothing: charged whatever the others do, and never peeked.
-            replies[i] = run_report(shards[i]->map, keys[i], *checks[i].policy, checks[i].report_cost, now);
-            continue;
-        }
-        if (checks[i].part == policy::Part::charge) {
-            // Charged whatever the others do; its own verdict stands.
-            replies[i] = run_algorithm(shards[i]->map, keys[i], *checks[i].policy,
-                                       static_cast<std::int64_t>(checks[i].cost), now);
-            continue;
-        }
-        replies[i] = peek_reply(shards[i]->map, keys[i], *checks[i].policy, now);
-        if (checks[i].part == policy::Part::ask) {
-            // Asked, never charged: it fits while a unit is left.
-            fits[i] = replies[i].allowed = replies[i].remaining >= 1;
-        } else {
-            fits[i] = replies[i].remaining >= static_cast<std::int64_t>(checks[i].cost);
-        }
-        all_fit = all_fit && fits[i];
-    }
-    for (std::size_t i = 0; i < checks.size(); ++i) {
-        if (checks[i].mode == policy::Mode::report || checks[i].part != policy::Part::decide) continue;
-        if (all_fit || !fits[i]) {
-            replies[i] = run_algorithm(shards[i]->map, keys[i], *checks[i].policy,
-                                       static_cast<std::int64_t>(checks[i].cost), now);
-        }
-    }
+    LayeredReplies replies = first_pass(checks, shards, keys, now);
+    second_pass(checks, shards, keys, now, replies);
     for (Shard* s : order) {
         if (s->map.size() <= s->max_keys) continue;
         const auto written = [&checks](std::string_view k) {
@@ -115,27 +163,7 @@ check::Verdict MemoryStore::decide_all(const std::vector<LimitCheck>& checks) {
         impl_->evictions.fetch_add(trim(*s, now, written), std::memory_order_relaxed);
     }
     locks.clear();
-
-    check::Verdict v;
-    v.allowed = true;
-    for (std::size_t i = 0; i < checks.size(); ++i) {
-        auto one = to_verdict(*checks[i].policy, replies[i], now);
-        // As lua/multi.lua: a limit that ran for real (not a report, an ask, or a fit left
-        // unchanged because another limit denied) may cross a webhook threshold.
-        const bool ran = checks[i].mode == policy::Mode::check &&
-                         (checks[i].part == policy::Part::charge ||
-                          (checks[i].part == policy::Part::decide && (all_fit || !fits[i])));
-        if (ran) {
-            impl_->marks.claim_crossings(*checks[i].policy, checks[i].key, checks[i].cost, now,
-                                         one.windows.front());
-        } else if (checks[i].mode == policy::Mode::report) {
-            impl_->marks.claim_debt(*checks[i].policy, checks[i].key, checks[i].report_cost, replies[i].debt, now,
-                                    one.windows.front());
-        }
-        v.allowed = v.allowed && one.allowed;
-        v.windows.push_back(std::move(one.windows.front()));
-    }
-    return v;
+    return layered_verdict(checks, replies, now, impl_->marks);
 }
 
 boost::asio::awaitable<result<check::Verdict>> MemoryStore::apply_all(std::vector<LimitCheck> checks) {
