@@ -16,6 +16,9 @@
    placeholders (the envsubst ones of config/nginx/) get sample values first.
 4. Every Graphviz source docs/**/*.dot has its .svg beside it, rendered from that very source
    (render.sh stamps the source's SHA-256 into the SVG).
+5. docs/design.md, which says which file does what, names only files of the repository (a
+   path, or a file name that some file of the tree has; NAME is a placeholder) and only
+   identifiers (`ns::name`, `name()`) some source under src/, include/ or cmake/ defines.
 
 Usage: docs_test.py PATH_TO_RATELIMITD SOURCE_DIR
 Exit 0 when all hold; else 1, with one line per problem naming file and line.
@@ -334,6 +337,36 @@ def check_rendered_pictures():
             fail(f"{rel(svg)}: not rendered from the current {os.path.basename(dot)} (run its render.sh)")
 
 
+# --- the design page's claims ------------------------------------------------------------
+
+DESIGN_FILE = re.compile(r"[A-Za-z0-9_./-]+\.(?:cpp|hpp|lua|cmake|md|py|sh|yaml|json|proto)\b")
+DESIGN_IDENTIFIER = re.compile(r"`([A-Za-z_]\w*(?:::[A-Za-z_]\w*)+|[A-Za-z_]\w*(?=\(\)))(?:\(\))?`")
+
+
+def tree_files():
+    out = subprocess.run(["git", "-C", root, "ls-files"], capture_output=True, text=True, check=False).stdout
+    return out.split() or [rel(p) for p in glob.glob(f"{root}/**/*", recursive=True) if os.path.isfile(p)]
+
+
+def check_design_names():
+    """docs/design.md names files that exist and identifiers the sources define."""
+    page = f"{root}/docs/design.md"
+    text = open(page, encoding="utf-8").read()
+    files = tree_files()
+    names = {os.path.basename(f) for f in files}
+    for name in sorted(set(DESIGN_FILE.findall(text))):
+        if "NAME" in name or "..." in name or name.startswith("_"):
+            continue
+        found = any(f == name or f.endswith("/" + name) for f in files) if "/" in name else name in names
+        if not found:
+            fail(f"docs/design.md: names {name}, which is no file of the repository")
+    sources = "".join(open(f"{root}/{f}", encoding="utf-8", errors="replace").read()
+                      for f in files if f.startswith(("src/", "include/", "cmake/")))
+    for ident in sorted(set(DESIGN_IDENTIFIER.findall(text))):
+        if not re.search(r"\b" + re.escape(ident.split("::")[-1]) + r"\b", sources):
+            fail(f"docs/design.md: names {ident}, which no source under src/, include/ or cmake/ has")
+
+
 def main():
     pages = markdown_pages()
     for page in pages:
@@ -342,6 +375,7 @@ def main():
     check_config_files()
     check_nginx_snippets(pages)
     check_rendered_pictures()
+    check_design_names()
     for f in failures:
         print(f)
     print(f"docs: {len(pages)} pages, {len(failures)} problems")
