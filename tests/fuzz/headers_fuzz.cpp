@@ -70,7 +70,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         w.retry_after_s = in.i64();
         v.windows.push_back(std::move(w));
     }
-    if (size % 3 == 0) v.windows.front().lease = in.str(200);
+    if (size % 3 == 0) {
+        // A lease id is the store's own (hex digits), never the client's bytes.
+        std::string lease = in.str(64);
+        for (char& c : lease) c = "0123456789abcdef"[static_cast<unsigned char>(c) % 16];
+        v.windows.front().lease = std::move(lease);
+    }
     boost::beast::http::fields out;
     ratelimitd::http::set_rate_limit_headers(v, out);
     for (const auto& f : out) {
