@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstring>
 
 namespace ratelimitd::headers {
 
@@ -162,7 +163,102 @@ void set_one(const check::Verdict& v, RateLimitHeader h, HeaderSink& out) {
     }
 }
 
+// Writes field lines into a buffer sized for them beforehand (field_lines_bound): a copy or a
+// number per piece, no capacity check and no string call per append.
+class LineWriter {
+public:
+    explicit LineWriter(char* at) noexcept : at_(at) {}
+    void put(std::string_view s) noexcept {
+        std::memcpy(at_, s.data(), s.size());
+        at_ += s.size();
+    }
+    void number(std::int64_t n) noexcept { at_ = std::to_chars(at_, at_ + int_buffer_size, shown_count(n)).ptr; }
+    void line(RateLimitHeader h, std::int64_t n) noexcept {
+        open(h);
+        number(n);
+        put("\r\n");
+    }
+    void open(RateLimitHeader h) noexcept {
+        put(header_names[static_cast<std::size_t>(h)]);
+        put(": ");
+    }
+    [[nodiscard]] char* at() const noexcept { return at_; }
+
+private:
+    char* at_;
+};
+
+// At least the bytes field_lines writes: every name with its separators and a number, and per
+// window the policy's quoted name twice (at most two bytes a character, escapes included),
+// its parameters and a joining ", ".
+std::size_t field_lines_bound(const check::Verdict& v) {
+    constexpr std::size_t per_line = 32 + int_buffer_size;  // longest name 21, ": ", CRLF
+    constexpr std::size_t per_window = 2 * (2 + 2) + 4 * (3 + int_buffer_size) + 4;
+    std::size_t n = header_names.size() * per_line;
+    for (const auto& w : v.windows) n += 4 * w.policy.size() + per_window;
+    if (const std::string* lease = v.lease()) n += lease->size();
+    return n;
+}
+
+void write_line(const check::Verdict& v, const check::WindowState& r, RateLimitHeader h, LineWriter& out) {
+    switch (h) {
+    case RateLimitHeader::x_limit: return out.line(h, r.limit);
+    case RateLimitHeader::x_remaining: return out.line(h, r.remaining);
+    case RateLimitHeader::x_reset: return out.line(h, r.reset_epoch_s);
+    case RateLimitHeader::policy:
+        out.open(h);
+        for (std::size_t i = 0; i < v.windows.size(); ++i) {
+            if (i > 0) out.put(", ");
+            out.put(rendered_policy(v.windows[i]).member);
+        }
+        return out.put("\r\n");
+    case RateLimitHeader::rate_limit: {
+        const check::WindowState* reported_denied = denied_reported(v);
+        out.open(h);
+        for (std::size_t i = 0; i < v.windows.size(); ++i) {
+            const check::WindowState& w = v.windows[i];
+            if (i > 0) out.put(", ");
+            out.put(rendered_policy(w).quoted);
+            out.put(";r=");
+            out.number(w.remaining);
+            out.put(";t=");
+            // As append_rate_limit_field: a denied window's t is its Retry-After.
+            const bool denied = !w.allowed || &w == reported_denied;
+            out.number(denied ? retry_after_of(w) : w.reset_after_s);
+        }
+        return out.put("\r\n");
+    }
+    case RateLimitHeader::lease:
+        if (const std::string* lease = v.lease()) {
+            out.open(h);
+            out.put(*lease);
+            out.put("\r\n");
+        }
+        return;
+    case RateLimitHeader::retry_after:
+        if (!v.allowed) out.line(h, retry_after_of(r));
+        return;
+    case RateLimitHeader::no_store:
+        if (!v.allowed) {
+            out.open(h);
+            out.put("no-store\r\n");
+        }
+        return;
+    }
+}
+
 }  // namespace
+
+std::string_view http_field_lines(const check::Verdict& v, std::span<const RateLimitHeader> which) {
+    if (v.windows.empty()) return {};
+    static thread_local std::string buffer;
+    const std::size_t bound = field_lines_bound(v);
+    if (buffer.size() < bound) buffer.resize(bound);
+    LineWriter out(buffer.data());
+    const check::WindowState& r = v.reported();
+    for (const RateLimitHeader h : which) write_line(v, r, h, out);
+    return {buffer.data(), static_cast<std::size_t>(out.at() - buffer.data())};
+}
 
 std::int64_t shown_count(std::int64_t n) noexcept {
     return std::clamp<std::int64_t>(n, 0, max_shown_count);

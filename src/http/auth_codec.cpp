@@ -9,13 +9,14 @@
 
 
 #include <algorithm>
+#include <iterator>
 
 namespace ratelimitd::http {
 
 namespace {
 
-std::vector<std::string_view> header_values(const Request& req, std::string_view name) {
-    std::vector<std::string_view> out;
+policy::HeaderList header_values(const Request& req, std::string_view name) {
+    policy::HeaderList out;
     const auto range = req.equal_range(boost::beast::string_view(name.data(), name.size()));
     for (auto it = range.first; it != range.second; ++it) {
         const auto v = it->value();
@@ -27,12 +28,13 @@ std::vector<std::string_view> header_values(const Request& req, std::string_view
 /// The single value of an original-request header; nullopt when absent; an error when sent
 /// twice (which of two values to trust is not ours to guess).
 result<std::optional<std::string>> single_header(const Request& req, std::string_view name) {
-    const auto values = header_values(req, name);
-    if (values.empty()) return std::optional<std::string>{};
-    if (values.size() > 1) {
+    const auto range = req.equal_range(boost::beast::string_view(name.data(), name.size()));
+    if (range.first == range.second) return std::optional<std::string>{};
+    if (std::next(range.first) != range.second) {
         return Problem{errc::invalid_request, std::string(name) + ": given more than once"};
     }
-    return std::optional<std::string>{std::string(values.front())};
+    const auto v = range.first->value();
+    return std::optional<std::string>{std::string(v.data(), v.size())};
 }
 
 /// deny_status from the query string of /v1/auth: three digits, 400..599.

@@ -6,6 +6,10 @@
 #include <array>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace ratelimitd::http {
 
 namespace {
@@ -31,19 +35,50 @@ bool valid_name(std::string_view name) noexcept {
     return true;
 }
 
-bool has_control(std::string_view s) noexcept {
-    for (char c : s) {
-        if (is_control(static_cast<unsigned char>(c))) return true;
+bool has_control_bytewise(const char* p, std::size_t n) noexcept {
+    for (std::size_t i = 0; i < n; ++i) {
+        if (is_control(static_cast<unsigned char>(p[i]))) return true;
     }
     return false;
 }
 
+#if defined(__SSE2__)
+/// Bit i set when byte i of the 16 at `p` is a control byte (is_control).
+unsigned control_mask(const char* p) noexcept {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i below_space = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
+    const __m128i tab = _mm_cmpeq_epi8(x, _mm_set1_epi8('\t'));
+    const __m128i del = _mm_cmpeq_epi8(x, _mm_set1_epi8(0x7f));
+    return static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_andnot_si128(tab, below_space), del)));
+}
+#endif
+
+/// Whether s holds a control byte, 16 bytes at a time where SSE2 is there (a field line was
+/// judged a byte at a time: about a third of a check's header work). `readable_end` is where
+/// the buffer s lies in ends: a last partial chunk is read whole when it lies before that end,
+/// and only its first bytes are looked at.
+bool has_control(std::string_view s, const char* readable_end) noexcept {
+    const char* p = s.data();
+    std::size_t n = s.size();
+#if defined(__SSE2__)
+    for (; n >= 16; p += 16, n -= 16) {
+        if (control_mask(p) != 0) return true;
+    }
+    if (n > 0 && readable_end - p >= 16) return (control_mask(p) & ((1U << n) - 1)) != 0;
+#else
+    (void)readable_end;
+#endif
+    return has_control_bytewise(p, n);
+}
+
 /// True when a field line needs no change (a valid name, no control byte in the value; an
-/// obs-fold line needs a field line before it).
-bool clean_field(std::string_view line, bool continuation, bool first) noexcept {
-    if (continuation) return !first && !has_control(line);
+/// obs-fold line needs a field line before it). A name of token bytes holds no control byte,
+/// so only what follows it is looked at again.
+bool clean_field(std::string_view line, bool continuation, bool first, const char* readable_end) noexcept {
+    if (continuation) return !first && !has_control(line, readable_end);
     const auto colon = line.find(':');
-    return colon != std::string_view::npos && valid_name(line.substr(0, colon)) && !has_control(line);
+    return colon != std::string_view::npos && valid_name(line.substr(0, colon)) &&
+           !has_control(line.substr(colon), readable_end);
 }
 
 }  // namespace
@@ -66,7 +101,7 @@ HeaderScan scan_header_block(std::string_view data, const HeaderScan& resume) no
             // request line ends (an obs-fold continuation there belongs to nothing).
             const std::string_view text = data.substr(line, i - 1 - line);
             const bool continuation = text.front() == ' ' || text.front() == '\t';
-            scan.clean = clean_field(text, continuation, line == request_line_end);
+            scan.clean = clean_field(text, continuation, line == request_line_end, data.data() + data.size());
         }
         line = i + 1;
     }
@@ -96,7 +131,7 @@ std::optional<std::string> sanitize_header_block(std::string_view block) {
         const std::string_view line = fields.substr(at, end - at);
         if (line.empty()) break;
         const bool continuation = line.front() == ' ' || line.front() == '\t';
-        dirty = !clean_field(line, continuation, at == 0);
+        dirty = !clean_field(line, continuation, at == 0, fields.data() + fields.size());
         at = end + crlf.size();
     }
     if (!dirty) return std::nullopt;

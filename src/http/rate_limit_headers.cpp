@@ -29,18 +29,12 @@ private:
     FieldsT& fields_;
 };
 
-// A rendered answer's lines. Every rendered answer carries Cache-Control: no-store from the
+// A rendered answer's lines: every rendered answer carries Cache-Control: no-store from the
 // start (JSON answers are never cached), so a denial's copy of it is not added twice.
-class RenderedSink final : public headers::HeaderSink {
-public:
-    explicit RenderedSink(RenderedAnswer& answer) : answer_(answer) {}
-    void set(std::string_view name, std::string_view value) override {
-        if (name == headers::header_name(RateLimitHeader::no_store)) return;
-        answer_.add_field(name, value);
-    }
-
-private:
-    RenderedAnswer& answer_;
+constexpr std::array rendered_lines{
+    RateLimitHeader::x_limit,    RateLimitHeader::x_remaining, RateLimitHeader::x_reset,
+    RateLimitHeader::policy,     RateLimitHeader::rate_limit,  RateLimitHeader::lease,
+    RateLimitHeader::retry_after,
 };
 
 template <class FieldsT>
@@ -56,8 +50,7 @@ void set_rate_limit_headers(const check::Verdict& v, bhttp::fields& out) { set_h
 void set_rate_limit_headers(const check::Verdict& v, Fields& out) { set_headers(v, out); }
 
 void set_rate_limit_headers(const check::Verdict& v, RenderedAnswer& out) {
-    RenderedSink sink(out);
-    headers::set_rate_limit_headers(v, http_lines, sink);
+    out.add_field_lines(headers::http_field_lines(v, rendered_lines));
 }
 
 }  // namespace ratelimitd::http

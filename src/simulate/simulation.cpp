@@ -35,7 +35,7 @@ Simulation::Simulation(std::shared_ptr<const policy::Registry> registry, const s
       tally_(policy_names(*registry_)) {
     for (const auto& [name, p] : registry_->policies) policies_.push_back(&p);
     headers_ = [this](std::string_view name) {
-        std::vector<std::string_view> values;
+        policy::HeaderList values;
         for (const auto& h : current_->headers) {
             if (h.name.size() == name.size() && ::strncasecmp(h.name.data(), name.data(), name.size()) == 0) {
                 values.push_back(h.value);

@@ -1,5 +1,7 @@
 // Fuzz target: header rendering from arbitrary verdicts. No field value may contain CR or LF
-// (header injection), and integers stay within 15 digits.
+// (header injection), and integers stay within 15 digits. The wire form (http_field_lines,
+// written into a buffer sized beforehand) is the sink's lines byte for byte.
+#include "ratelimitd/headers/rate_limit_fields.hpp"
 #include "ratelimitd/http/rate_limit_headers.hpp"
 
 #include <boost/beast/http/fields.hpp>
@@ -8,6 +10,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <string_view>
 
 namespace {
 
@@ -38,6 +42,15 @@ private:
     std::size_t n_;
 };
 
+// The lines a sink is given, as field lines on the wire.
+class WireSink final : public ratelimitd::headers::HeaderSink {
+public:
+    void set(std::string_view name, std::string_view value) override {
+        text.append(name).append(": ").append(value).append("\r\n");
+    }
+    std::string text;
+};
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -57,11 +70,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         w.retry_after_s = in.i64();
         v.windows.push_back(std::move(w));
     }
+    if (size % 3 == 0) {
+        // A lease id is the store's own (hex digits), never the client's bytes.
+        std::string lease = in.str(64);
+        for (char& c : lease) c = "0123456789abcdef"[static_cast<unsigned char>(c) % 16];
+        v.windows.front().lease = std::move(lease);
+    }
     boost::beast::http::fields out;
     ratelimitd::http::set_rate_limit_headers(v, out);
     for (const auto& f : out) {
         const auto value = f.value();
         if (value.find('\r') != value.npos || value.find('\n') != value.npos) std::abort();
     }
+    using ratelimitd::headers::RateLimitHeader;
+    constexpr RateLimitHeader all[] = {RateLimitHeader::x_limit,    RateLimitHeader::x_remaining,
+                                       RateLimitHeader::x_reset,    RateLimitHeader::policy,
+                                       RateLimitHeader::rate_limit, RateLimitHeader::lease,
+                                       RateLimitHeader::retry_after, RateLimitHeader::no_store};
+    WireSink sink;
+    ratelimitd::headers::set_rate_limit_headers(v, all, sink);
+    if (ratelimitd::headers::http_field_lines(v, all) != sink.text) std::abort();
     return 0;
 }

@@ -39,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     IdentityInput in;
     in.peer = f[0];
     in.headers = [&f](std::string_view name) {
-        std::vector<std::string_view> out;
+        ratelimitd::policy::HeaderList out;
         if (name == "X-Real-IP") out.push_back(f[1]);
         if (name == "X-Forwarded-For") out.push_back(f[2]);
         if (name == "Authorization") out.push_back(f[3]);

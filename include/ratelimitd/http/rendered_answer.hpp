@@ -23,6 +23,8 @@ public:
     /// Appends one field line. Names and values are ours (constants and numbers, or text the
     /// request parser already accepted), never raw input with line breaks.
     void add_field(std::string_view name, std::string_view value);
+    /// Appends whole field lines ("Name: value" CRLF each), of the same kind as add_field's.
+    void add_field_lines(std::string_view lines) { fields_.append(lines); }
 
     void body(PooledString text) noexcept { body_ = std::move(text); }
     [[nodiscard]] std::string_view body() const noexcept { return body_; }

@@ -3,6 +3,8 @@
 
 #include "ratelimitd/policy/policy.hpp"
 
+#include <boost/container/small_vector.hpp>
+
 #include <functional>
 #include <optional>
 #include <string>
@@ -11,9 +13,13 @@
 
 namespace ratelimitd::policy {
 
+/// The values of one header: a header comes once or twice, so they are kept inline (an
+/// /v1/auth call made a vector, an allocation, for every header it looked up).
+using HeaderList = boost::container::small_vector<std::string_view, 2>;
+
 /// Every value of one request header, in arrival order (empty when absent). Supplied by the
 /// HTTP layer so this module needs no HTTP library.
-using HeaderValues = std::function<std::vector<std::string_view>(std::string_view name)>;
+using HeaderValues = std::function<HeaderList(std::string_view name)>;
 
 /// What identification needs from a request.
 struct IdentityInput {

@@ -78,4 +78,38 @@ TEST(RateLimitFields, EveryLineHasItsName) {
     EXPECT_EQ(headers::header_name(RateLimitHeader::no_store), "Cache-Control");
 }
 
+
+// http_field_lines is the wire form of set_rate_limit_headers: the same lines, byte for byte.
+std::string as_wire(const Lines& lines) {
+    std::string out;
+    for (const auto& [name, value] : lines.got) out += name + ": " + value + "\r\n";
+    return out;
+}
+
+TEST(RateLimitFields, WireLinesAreTheSinkLinesByteForByte) {
+    constexpr std::array all{RateLimitHeader::x_limit,    RateLimitHeader::x_remaining, RateLimitHeader::x_reset,
+                             RateLimitHeader::policy,     RateLimitHeader::rate_limit,  RateLimitHeader::lease,
+                             RateLimitHeader::retry_after, RateLimitHeader::no_store};
+    WindowState odd = window(true, headers::max_shown_count + 7, 0);
+    odd.policy = std::string("q\"\\\x01\xff", 5) + std::string(300, 'n');  // escapes, and long
+    odd.limit = -3;
+    WindowState leased = window(true, 2, 0);
+    leased.lease = std::string(120, 'L');
+    const std::vector<Verdict> verdicts{
+        Verdict{true, {window(true, 4, 0)}},
+        Verdict{false, {window(true, 3, 0), window(false, 0, 9), odd}},
+        Verdict{true, {leased, odd, window(true, 1, 0)}},
+        Verdict{false, {window(false, 0, -5)}},
+    };
+    for (const Verdict& v : verdicts) {
+        Lines lines;
+        headers::set_rate_limit_headers(v, all, lines);
+        EXPECT_EQ(headers::http_field_lines(v, all), as_wire(lines));
+    }
+    EXPECT_EQ(headers::http_field_lines(Verdict{true, {window(true, 4, 0)}}, all),
+              "X-RateLimit-Limit: 10\r\nX-RateLimit-Remaining: 4\r\nX-RateLimit-Reset: 1764518478\r\n"
+              "RateLimit-Policy: \"api\";q=10;w=60\r\nRateLimit: \"api\";r=4;t=18\r\n");
+    EXPECT_EQ(headers::http_field_lines(Verdict{false, {}}, all), "");
+}
+
 }  // namespace

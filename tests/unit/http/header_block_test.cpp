@@ -159,5 +159,29 @@ TEST(HeaderScan, JudgesTheFieldLinesInOnePassAsTheSanitizerDoes) {
     EXPECT_GT(dirty, 100);
 }
 
+
+TEST(HeaderScan, FindsAControlByteAtAnyPlaceOfALongValue) {
+    // Values are judged 16 bytes at a time: a control byte in any place of a chunk, or of the
+    // last partial one, makes the line dirty; the CR that ends the line, read with its last
+    // chunk, does not.
+    const std::string control = std::string("\x01\x1f\x7f\0\r", 5);
+    const std::string plain = "\t \x80\xff~";
+    for (const std::size_t length : {1, 15, 16, 17, 31, 32, 33, 47, 70}) {
+        const std::string clean_block = "GET / HTTP/1.1\r\nX-Key: " + std::string(length, 'v') + "\r\nHost: a\r\n\r\n";
+        EXPECT_TRUE(scan_header_block(clean_block).clean) << length;
+        for (std::size_t at = 0; at < length; ++at) {
+            for (const char c : control + plain) {
+                std::string value(length, 'v');
+                value[at] = c;
+                const std::string block = "GET / HTTP/1.1\r\nX-Key: " + value + "\r\nHost: a\r\n\r\n";
+                const bool is_control = control.find(c) != std::string::npos;
+                EXPECT_EQ(scan_header_block(block).clean, !is_control)
+                    << "byte " << static_cast<int>(static_cast<unsigned char>(c)) << " at " << at << " of " << length;
+                EXPECT_EQ(sanitize_header_block(block).has_value(), is_control);
+            }
+        }
+    }
+}
+
 }  // namespace
 }  // namespace ratelimitd::http

@@ -28,7 +28,7 @@ public:
         in.headers = [this](std::string_view name) {
             std::string lower(name);
             for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-            std::vector<std::string_view> out;
+            HeaderList out;
             if (auto it = values_.find(lower); it != values_.end()) {
                 for (const auto& v : it->second) out.emplace_back(v);
             }

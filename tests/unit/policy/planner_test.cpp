@@ -211,7 +211,7 @@ struct AuthInput {
     IdentityInput input() const {
         IdentityInput in;
         in.headers = [this](std::string_view name) {
-            std::vector<std::string_view> out;
+            HeaderList out;
             if (auto it = headers.find(std::string(name)); it != headers.end()) out.emplace_back(it->second);
             return out;
         };

@@ -132,7 +132,7 @@ TEST_F(RoadTest, ARefundTheStoreTookIsCountedPerLimit) {
 
 TEST_F(RoadTest, AnAuthSubrequestDeniesWithTheProxysStatusElseTheRegistrys) {
     policy::IdentityInput identity;
-    identity.headers = [](std::string_view) { return std::vector<std::string_view>{}; };
+    identity.headers = [](std::string_view) { return policy::HeaderList{}; };
     identity.peer = "192.0.2.1";
     const policy::AuthRequest subrequest{"GET", "/x", identity, {}};
     const auto a = auth(subrequest, std::nullopt);  // the registry's
