@@ -40,11 +40,15 @@ if [ $with_redis = 1 ]; then
     redis-server --bind 127.0.0.1 --port $redis_port --save '' --appendonly no --loglevel warning &
     redis_pid=$!
     trap 'kill "$redis_pid" 2>/dev/null || true' EXIT
-    for _ in $(seq 100); do
+    # A bound, not a delay (60 s, as the tests allow a start on a loaded 2-core machine): the
+    # loop ends as soon as redis-server answers.
+    for _ in $(seq 1200); do
       redis-cli -h 127.0.0.1 -p $redis_port ping >/dev/null 2>&1 && break
       kill -0 "$redis_pid" 2>/dev/null || { echo "start.sh: redis-server did not start" >&2; exit 1; }
       sleep 0.05
     done
+    redis-cli -h 127.0.0.1 -p $redis_port ping >/dev/null 2>&1 \
+      || { echo "start.sh: redis-server did not answer within 60 s" >&2; exit 1; }
     echo "start.sh: redis-server on 127.0.0.1:$redis_port (stops with ratelimitd)"
   else
     echo "start.sh: using the Redis already answering on 127.0.0.1:$redis_port"

@@ -6,13 +6,14 @@
 
 #include "grpc/erl_mode_fixture.hpp"
 #include "grpc/xds_control_plane.hpp"
+#include "support/held_window.hpp"
 #include "support/sentinel.hpp"
 #include "support/tls_certs.hpp"
 
-#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <sstream>
@@ -83,12 +84,10 @@ protected:
         EXPECT_EQ(s.limit_remaining(), remaining) << res.DebugString();
     }
 
-    /// testBasicBaseConfig's calls; false when a minute began meanwhile (its 20/min counts then
-    /// restart, as they would there), so the caller runs them again. `tag` makes each attempt's
-    /// values new: on a cluster or behind a sentinel nothing flushes them.
-    bool basic_scenario(bool stop_increment, const std::string& tag) {
+    /// testBasicBaseConfig's calls. `tag` makes each attempt's values new: on a cluster or
+    /// behind a sentinel nothing flushes them.
+    void basic_scenario(bool stop_increment, const std::string& tag) {
         fresh_counters();
-        const std::int64_t minute = epoch_seconds() / 60;
         const RlsResponse none = call("foo", {{{key("hello"), "world"}}});
         EXPECT_EQ(none.overall_code(), OK);
         EXPECT_FALSE(none.statuses(0).has_current_limit());
@@ -118,32 +117,15 @@ protected:
         const std::int64_t after = epoch_seconds();
         EXPECT_GE(day.statuses(0).duration_until_reset().seconds(), 86400 - after % 86400);
         EXPECT_LE(day.statuses(0).duration_until_reset().seconds(), 86400 - before % 86400);
-        return epoch_seconds() / 60 == minute;
     }
-    /// Runs the scenario until one minute holds it (attempts_ counts the runs). An attempt's
-    /// failures are held back and reported only when its minute held: a minute that began
-    /// mid-attempt restarts the 20/min counts, so the answers after it differ from the
-    /// scenario's on a correct server too, and the attempt says nothing.
+    /// Runs the scenario until one minute holds it (attempts_ counts the runs): a minute that
+    /// began mid-attempt restarts the 20/min counts, and that attempt says nothing
+    /// (in_one_window).
     void hold_basic_scenario(bool stop_increment) {
-        bool held = false;
-        for (attempts_ = 0; attempts_ < 3 && !held;) {
-            ::testing::TestPartResultArray failures;
-            {
-                const ::testing::ScopedFakeTestPartResultReporter hold_back(
-                    ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
-                held = basic_scenario(stop_increment, std::to_string(attempts_++));
-            }
-            if (held) report(failures);
-        }
-        EXPECT_TRUE(held) << "no minute held the calls";
-    }
-    /// Reports the failures an attempt held back, where they happened.
-    static void report(const ::testing::TestPartResultArray& failures) {
-        for (int i = 0; i < failures.size(); ++i) {
-            const ::testing::TestPartResult& f = failures.GetTestPartResult(i);
-            if (!f.failed()) continue;
-            ADD_FAILURE_AT(f.file_name() != nullptr ? f.file_name() : "?", f.line_number()) << f.message();
-        }
+        in_one_window(std::chrono::minutes(1), [&](int n) {
+            attempts_ = n + 1;
+            basic_scenario(stop_increment, std::to_string(n));
+        });
     }
     /// Serves, then runs the scenario until one minute holds it; with a per-second Redis, then
     /// checks where the counters went.

@@ -2,6 +2,7 @@
 // envoyproxy/ratelimit's variables, a runtime directory holding `rules`, a real redis-server.
 #pragma once
 
+#include "support/held_window.hpp"
 #include "support/http_client.hpp"
 #include "support/processes.hpp"
 #include "support/rls_client.hpp"
@@ -9,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -61,6 +63,20 @@ protected:
     void start_serving() {
         start();
         ASSERT_FALSE(process_.wait_for_log("grpc listening on", process_start_bound).empty()) << process_.log();
+    }
+    /// Runs `attempt` (it serves, calls and checks) until one aligned hour holds it: the rules
+    /// count per hour, and an hour that began mid-attempt restarts the counts the stats classify
+    /// (in_one_window). Each attempt starts from flushed counters and no process (stats at 0),
+    /// nor its log: the next process truncates it only once forked, and a wait for a line could
+    /// meet the last one's.
+    template <class Attempt>
+    void in_one_hour(Attempt attempt) {
+        in_one_window(std::chrono::hours(1), [&](int) {
+            process_ = Child();
+            std::filesystem::remove(dir_ / "log");
+            redis_.command({"FLUSHALL"});
+            attempt();
+        });
     }
     /// The value of the exact series `series` on /metrics of `http_port`, or -1 when absent.
     static double series_value(unsigned short http_port, const std::string& series) {

@@ -3,6 +3,7 @@
 // of a usage-based limit asks it: OVER_LIMIT once nothing is left, else OK, spending nothing.
 // The real binary, a real redis-server, a client from proto/.
 #include "support/concurrent_calls.hpp"
+#include "support/held_window.hpp"
 #include "support/processes.hpp"
 #include "support/rls_client.hpp"
 #include "support/wait.hpp"
@@ -65,32 +66,38 @@ void check_only_sequence(Sidecar& s) {
 }
 
 TEST(GrpcCheckOnly, HitsAddendZeroChargesNothingAndDeniesOnceNothingIsLeft) {
-    RedisServer redis;
-    Sidecar s(redis.url());
-    check_only_sequence(s);
+    in_one_window(1h, [&](int) {
+        RedisServer redis;
+        Sidecar s(redis.url());
+        check_only_sequence(s);
+    });
 }
 
 TEST(GrpcCheckOnly, TheEmbeddedStoreAnswersCheckOnlyDescriptorsTheSame) {
-    Sidecar s("");
-    check_only_sequence(s);
+    in_one_window(1h, [&](int) {
+        Sidecar s("");
+        check_only_sequence(s);
+    });
 }
 
 TEST(GrpcCheckOnly, ASpentCheckOnlyDescriptorDeniesTheCallAndChargesNoneOfTheOthers) {
-    RedisServer redis;
-    Sidecar s(redis.url());
-    ASSERT_EQ(s.call(rls_request("llm", {one("tokens", "u2", 5)})).statuses(0).limit_remaining(), 0u);
-    const auto res = s.call(rls_request("llm", {one("calls", "u2"), one("tokens", "u2", 0)}));
-    EXPECT_EQ(res.overall_code(), RlsResponse::OVER_LIMIT);
-    ASSERT_EQ(res.statuses_size(), 2);
-    EXPECT_EQ(res.statuses(1).code(), RlsResponse::OVER_LIMIT);
-    EXPECT_EQ(res.statuses(0).code(), RlsResponse::OK);
-    EXPECT_EQ(s.call(rls_request("llm", {one("calls", "u2")})).statuses(0).limit_remaining(), 99u)
-        << "the denied call charged nothing";
-    // Beside a charged descriptor with room, a check-only one with room charges only the other.
-    const auto both = s.call(rls_request("llm", {one("calls", "u3"), one("budget", "u3", 0)}));
-    EXPECT_EQ(both.overall_code(), RlsResponse::OK);
-    EXPECT_EQ(both.statuses(0).limit_remaining(), 99u);
-    EXPECT_EQ(both.statuses(1).limit_remaining(), 10u);
+    in_one_window(1h, [&](int) {
+        RedisServer redis;
+        Sidecar s(redis.url());
+        ASSERT_EQ(s.call(rls_request("llm", {one("tokens", "u2", 5)})).statuses(0).limit_remaining(), 0u);
+        const auto res = s.call(rls_request("llm", {one("calls", "u2"), one("tokens", "u2", 0)}));
+        EXPECT_EQ(res.overall_code(), RlsResponse::OVER_LIMIT);
+        ASSERT_EQ(res.statuses_size(), 2);
+        EXPECT_EQ(res.statuses(1).code(), RlsResponse::OVER_LIMIT);
+        EXPECT_EQ(res.statuses(0).code(), RlsResponse::OK);
+        EXPECT_EQ(s.call(rls_request("llm", {one("calls", "u2")})).statuses(0).limit_remaining(), 99u)
+            << "the denied call charged nothing";
+        // Beside a charged descriptor with room, a check-only one with room charges only the other.
+        const auto both = s.call(rls_request("llm", {one("calls", "u3"), one("budget", "u3", 0)}));
+        EXPECT_EQ(both.overall_code(), RlsResponse::OK);
+        EXPECT_EQ(both.statuses(0).limit_remaining(), 99u);
+        EXPECT_EQ(both.statuses(1).limit_remaining(), 10u);
+    });
 }
 
 /// EVAL and EVALSHA calls Redis has served so far (INFO commandstats).
@@ -129,27 +136,29 @@ TEST(GrpcCheckOnly, ManyCheckOnlyDescriptorsCostOneScriptCall) {
 
 // Exact under concurrency: check-only calls never take a unit the charged ones could have.
 TEST(GrpcCheckOnly, ChargedCallsAdmitExactlyTheLimitAmongConcurrentCheckOnlyCalls) {
-    RedisServer redis;
-    std::vector<std::unique_ptr<Sidecar>> fleet;
-    for (int i = 0; i < 3; ++i) fleet.push_back(std::make_unique<Sidecar>(redis.url()));
-    std::atomic<int> ok{0}, over{0}, failed{0}, asked_failed{0};
-    run_concurrently(48, [&](int i) {
-        auto& client = fleet[static_cast<std::size_t>(i % 3)]->client;
-        if (i % 2 == 0) {
-            const auto code = client.code(rls_request("llm", {one("budget", "shared", 0)}));
-            if (code != RlsResponse::OK && code != RlsResponse::OVER_LIMIT) asked_failed++;
-            return;
-        }
-        const auto code = client.code(rls_request("llm", {one("budget", "shared")}));
-        (code == RlsResponse::OK ? ok : code == RlsResponse::OVER_LIMIT ? over : failed)++;
+    in_one_window(1h, [&](int) {
+        RedisServer redis;
+        std::vector<std::unique_ptr<Sidecar>> fleet;
+        for (int i = 0; i < 3; ++i) fleet.push_back(std::make_unique<Sidecar>(redis.url()));
+        std::atomic<int> ok{0}, over{0}, failed{0}, asked_failed{0};
+        run_concurrently(48, [&](int i) {
+            auto& client = fleet[static_cast<std::size_t>(i % 3)]->client;
+            if (i % 2 == 0) {
+                const auto code = client.code(rls_request("llm", {one("budget", "shared", 0)}));
+                if (code != RlsResponse::OK && code != RlsResponse::OVER_LIMIT) asked_failed++;
+                return;
+            }
+            const auto code = client.code(rls_request("llm", {one("budget", "shared")}));
+            (code == RlsResponse::OK ? ok : code == RlsResponse::OVER_LIMIT ? over : failed)++;
+        });
+        EXPECT_EQ(ok.load(), 10);
+        EXPECT_EQ(over.load(), 14);
+        EXPECT_EQ(failed.load(), 0);
+        EXPECT_EQ(asked_failed.load(), 0);
+        const auto after = fleet[0]->call(rls_request("llm", {one("budget", "shared", 0)}));
+        EXPECT_EQ(after.overall_code(), RlsResponse::OVER_LIMIT);
+        EXPECT_EQ(after.statuses(0).limit_remaining(), 0u);
     });
-    EXPECT_EQ(ok.load(), 10);
-    EXPECT_EQ(over.load(), 14);
-    EXPECT_EQ(failed.load(), 0);
-    EXPECT_EQ(asked_failed.load(), 0);
-    const auto after = fleet[0]->call(rls_request("llm", {one("budget", "shared", 0)}));
-    EXPECT_EQ(after.overall_code(), RlsResponse::OVER_LIMIT);
-    EXPECT_EQ(after.statuses(0).limit_remaining(), 0u);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 // under `charge` it is charged anyway, so the next request phase is denied. Counted exactly on
 // a real redis-server, with a client from proto/.
 #include "support/concurrent_calls.hpp"
+#include "support/held_window.hpp"
 #include "support/processes.hpp"
 #include "support/rls_client.hpp"
 #include "support/wait.hpp"
@@ -58,49 +59,55 @@ long long counted(const RedisServer& redis, const std::string& user) {
 }
 
 TEST(GrpcDeniedCalls, RefuseTheDefaultChargesADeniedResponsePhaseNothing) {
-    RedisServer redis;
-    Sidecar s(redis.url(), "refuse");
-    EXPECT_EQ(s.ask("u"), RlsResponse::OK);
-    EXPECT_EQ(s.spend("u", 7), RlsResponse::OK);
-    EXPECT_EQ(s.ask("u"), RlsResponse::OK);
-    EXPECT_EQ(s.spend("u", 8), RlsResponse::OVER_LIMIT);
-    EXPECT_EQ(counted(redis, "u"), 7) << "the 8 tokens spent were not metered";
-    EXPECT_EQ(s.ask("u"), RlsResponse::OK) << "3 left as far as the counter knows";
+    in_one_window(1h, [&](int) {
+        RedisServer redis;
+        Sidecar s(redis.url(), "refuse");
+        EXPECT_EQ(s.ask("u"), RlsResponse::OK);
+        EXPECT_EQ(s.spend("u", 7), RlsResponse::OK);
+        EXPECT_EQ(s.ask("u"), RlsResponse::OK);
+        EXPECT_EQ(s.spend("u", 8), RlsResponse::OVER_LIMIT);
+        EXPECT_EQ(counted(redis, "u"), 7) << "the 8 tokens spent were not metered";
+        EXPECT_EQ(s.ask("u"), RlsResponse::OK) << "3 left as far as the counter knows";
+    });
 }
 
 TEST(GrpcDeniedCalls, ChargeMetersResponsePhaseCostsPastTheLimit) {
-    RedisServer redis;
-    Sidecar s(redis.url(), "charge");
-    EXPECT_EQ(s.ask("u"), RlsResponse::OK);
-    EXPECT_EQ(s.spend("u", 7), RlsResponse::OK);
-    EXPECT_EQ(s.ask("u"), RlsResponse::OK);
-    EXPECT_EQ(s.spend("u", 8), RlsResponse::OVER_LIMIT) << "over its limit, as it is";
-    EXPECT_EQ(counted(redis, "u"), 15) << "metered past the limit";
-    EXPECT_EQ(s.ask("u"), RlsResponse::OVER_LIMIT) << "the next request phase is denied";
-    // A cost no window can ever admit (more than the limit) is still metered, up to the debt
-    // bound (the limit again: 2 x 10 in all).
-    EXPECT_EQ(s.spend("v", 12), RlsResponse::OVER_LIMIT);
-    EXPECT_EQ(counted(redis, "v"), 12);
-    EXPECT_EQ(s.spend("v", 50), RlsResponse::OVER_LIMIT);
-    EXPECT_EQ(counted(redis, "v"), 20);
-    // A request phase (hits_addend 0) is never charged, denied or not.
-    EXPECT_EQ(s.ask("v"), RlsResponse::OVER_LIMIT);
-    EXPECT_EQ(counted(redis, "v"), 20);
+    in_one_window(1h, [&](int) {
+        RedisServer redis;
+        Sidecar s(redis.url(), "charge");
+        EXPECT_EQ(s.ask("u"), RlsResponse::OK);
+        EXPECT_EQ(s.spend("u", 7), RlsResponse::OK);
+        EXPECT_EQ(s.ask("u"), RlsResponse::OK);
+        EXPECT_EQ(s.spend("u", 8), RlsResponse::OVER_LIMIT) << "over its limit, as it is";
+        EXPECT_EQ(counted(redis, "u"), 15) << "metered past the limit";
+        EXPECT_EQ(s.ask("u"), RlsResponse::OVER_LIMIT) << "the next request phase is denied";
+        // A cost no window can ever admit (more than the limit) is still metered, up to the debt
+        // bound (the limit again: 2 x 10 in all).
+        EXPECT_EQ(s.spend("v", 12), RlsResponse::OVER_LIMIT);
+        EXPECT_EQ(counted(redis, "v"), 12);
+        EXPECT_EQ(s.spend("v", 50), RlsResponse::OVER_LIMIT);
+        EXPECT_EQ(counted(redis, "v"), 20);
+        // A request phase (hits_addend 0) is never charged, denied or not.
+        EXPECT_EQ(s.ask("v"), RlsResponse::OVER_LIMIT);
+        EXPECT_EQ(counted(redis, "v"), 20);
+    });
 }
 
 // Exact under concurrency: every response-phase unit is metered once, admitted or not (20 of
 // cost 1 on a limit of 10 stay within the debt bound), and exactly 10 were admitted.
 TEST(GrpcDeniedCalls, ChargeMetersEveryConcurrentCallExactlyOnce) {
-    RedisServer redis;
-    std::vector<std::unique_ptr<Sidecar>> fleet;
-    for (int i = 0; i < 3; ++i) fleet.push_back(std::make_unique<Sidecar>(redis.url(), "charge"));
-    const CodeCounts counts = count_codes(20, [&](int i) {
-        return fleet[static_cast<std::size_t>(i % 3)]->client.code(rls_request("llm", {tokens("w", 1)}));
+    in_one_window(1h, [&](int) {
+        RedisServer redis;
+        std::vector<std::unique_ptr<Sidecar>> fleet;
+        for (int i = 0; i < 3; ++i) fleet.push_back(std::make_unique<Sidecar>(redis.url(), "charge"));
+        const CodeCounts counts = count_codes(20, [&](int i) {
+            return fleet[static_cast<std::size_t>(i % 3)]->client.code(rls_request("llm", {tokens("w", 1)}));
+        });
+        EXPECT_EQ(counts.ok, 10);
+        EXPECT_EQ(counts.over, 10);
+        EXPECT_EQ(counts.failed, 0);
+        EXPECT_EQ(counted(redis, "w"), 20);
     });
-    EXPECT_EQ(counts.ok, 10);
-    EXPECT_EQ(counts.over, 10);
-    EXPECT_EQ(counts.failed, 0);
-    EXPECT_EQ(counted(redis, "w"), 20);
 }
 
 }  // namespace

@@ -7,10 +7,13 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 
 namespace ratelimitd::test {
 namespace {
+
+using namespace std::chrono_literals;
 
 class ErlCompatPerSecond : public ErlCompatIntegrationTest {
 protected:
@@ -118,12 +121,10 @@ TEST_F(ErlCompatPerSecond, ACallAcrossBothRedisChargesAsOneRedisWould) {
     vars_["STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT"] = "true";
     use_second_redis();
     ASSERT_NO_FATAL_FAILURE(serve());
-    for (int attempt = 0; attempt < 3; ++attempt) {
+    in_one_window(1s, [&](int attempt) {  // a second that began between them restarts key1's count
         const std::string v = "x" + std::to_string(attempt);
-        const std::int64_t second = epoch_seconds();
         const RlsResponse first = call("basic", {{{"key1", v}}, {{"one_per_minute", v}}});
         const RlsResponse again = call("basic", {{{"key1", v}}, {{"one_per_minute", v}}});
-        if (epoch_seconds() != second) continue;  // a second began: key1's count restarted
         EXPECT_EQ(first.overall_code(), OK);
         expect_status(first, 0, OK, 50, RlsResponse::RateLimit::SECOND, 49);
         expect_status(first, 1, OK, 1, RlsResponse::RateLimit::MINUTE, 0);
@@ -133,29 +134,23 @@ TEST_F(ErlCompatPerSecond, ACallAcrossBothRedisChargesAsOneRedisWould) {
         EXPECT_EQ(count_with_prefix(*per_second_redis_, "basic_key1_" + v + "_"), 1);
         EXPECT_EQ(count_with_prefix(redis_, "basic_one_per_minute_" + v + "_"), 2);
         EXPECT_EQ(count_with_prefix(redis_, "basic_key1_"), -1) << "no per-second counter in REDIS_URL's Redis";
-        return;
-    }
-    FAIL() << "no second held the calls";
+    });
 }
 
 // The same call with envoyproxy/ratelimit's default accounting: both charged on every call.
 TEST_F(ErlCompatPerSecond, ACallAcrossBothRedisChargesBothByDefault) {
     use_second_redis();
     ASSERT_NO_FATAL_FAILURE(serve());
-    for (int attempt = 0; attempt < 3; ++attempt) {
+    in_one_window(1s, [&](int attempt) {
         const std::string v = "y" + std::to_string(attempt);
-        const std::int64_t second = epoch_seconds();
         call("basic", {{{"key1", v}}, {{"one_per_minute", v}}});
         const RlsResponse again = call("basic", {{{"key1", v}}, {{"one_per_minute", v}}});
-        if (epoch_seconds() != second) continue;
         EXPECT_EQ(again.overall_code(), OVER);
         expect_status(again, 0, OK, 50, RlsResponse::RateLimit::SECOND, 48);
         expect_status(again, 1, OVER, 1, RlsResponse::RateLimit::MINUTE, 0);
         EXPECT_EQ(count_with_prefix(*per_second_redis_, "basic_key1_" + v + "_"), 2);
         EXPECT_EQ(count_with_prefix(redis_, "basic_one_per_minute_" + v + "_"), 2);
-        return;
-    }
-    FAIL() << "no second held the calls";
+    });
 }
 
 }  // namespace

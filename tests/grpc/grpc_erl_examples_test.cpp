@@ -4,6 +4,7 @@
 // ERL refuses it) and answers as ERL's README and tests say; quota_mode as its service tests
 // decide it; response headers as ERL adds them; each file and domain named in the log.
 #include "grpc/erl_mode_fixture.hpp"
+#include "support/held_window.hpp"
 #include "support/http_client.hpp"
 
 #include <gtest/gtest.h>
@@ -86,19 +87,15 @@ TEST_F(ErlExample, ShareThresholdValuesSpendOneCounter) {
     EXPECT_EQ(limit_of("test-domain", {{"file", "test1"}}), "50/MINUTE") << "the exact rule wins";
     EXPECT_EQ(limit_of("test-domain", {{"file", "test2"}}), "100/MINUTE");
     // Two calls in one minute's window: should a window start between them, again.
-    const auto minute = [] { return std::chrono::system_clock::now().time_since_epoch() / 1min; };
-    for (int attempt = 0; attempt < 3; ++attempt) {
+    in_one_window(1min, [&](int) {
         fresh_counters();
-        const auto before = minute();
         const RlsResponse a = call("test-domain", {{{"files", "files/a.pdf"}}}, {60});
         const RlsResponse b = call("test-domain", {{{"files", "files/b.csv"}}}, {50});
-        if (minute() != before) continue;
         EXPECT_EQ(a.overall_code(), RlsResponse::OK);
         EXPECT_EQ(a.statuses(0).limit_remaining(), 40u);
         EXPECT_EQ(b.overall_code(), RlsResponse::OVER_LIMIT) << "files/* is one budget of 100: 60 + 50";
         EXPECT_EQ(redis_.keys().size(), 1u) << "one counter";
-        break;
-    }
+    });
 }
 
 // README example 2: nested and top-level rules of one call, a logical OR.
@@ -195,16 +192,11 @@ TEST_F(ErlExample, QuotaModeDeniesOnlyWhenEveryQuotaDescriptorIsOver) {
     // Counted as any limit (STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=false, ERL's default): the
     // next call finds service_1 still over, service_2 spent. Two calls in one minute's window:
     // should a window start between them, the pair is made again.
-    const auto minute = [] { return std::chrono::system_clock::now().time_since_epoch() / 1min; };
-    for (int attempt = 0; attempt < 3; ++attempt) {
+    in_one_window(1min, [&](int) {
         fresh_counters();
-        const auto before = minute();
         EXPECT_EQ(call("rl", services, {2, 2}).overall_code(), RlsResponse::OK);
-        const RlsResponse after = call("rl", services);
-        if (minute() != before) continue;
-        EXPECT_EQ(after.overall_code(), RlsResponse::OVER_LIMIT);
-        break;
-    }
+        EXPECT_EQ(call("rl", services).overall_code(), RlsResponse::OVER_LIMIT);
+    });
 }
 
 // QUOTA_MODE=true: every descriptor in quota mode (its TestServiceGlobalQuotaMode): one under
@@ -251,8 +243,10 @@ TEST_F(ErlExample, ErlsHeadersWhenEnabledByTheirNames) {
 TEST_F(ErlExample, LogsEachRuntimeFileAndDomainLoaded) {
     ASSERT_NO_FATAL_FAILURE(serve("readme_example7.yaml"));
     const std::string file = (config_dir() / "readme_example7.yaml").lexically_normal().string();
-    EXPECT_FALSE(process_.wait_for_log("erl: runtime file loaded file=\"" + file + "\"", 5s).empty()) << process_.log();
-    EXPECT_FALSE(process_.wait_for_log("erl: domain loaded domain=\"example7\"", 5s).empty()) << process_.log();
+    EXPECT_FALSE(process_.wait_for_log("erl: runtime file loaded file=\"" + file + "\"", process_start_bound).empty())
+        << process_.log();
+    EXPECT_FALSE(process_.wait_for_log("erl: domain loaded domain=\"example7\"", process_start_bound).empty())
+        << process_.log();
     // A new file is named when it is loaded.
     fs::copy_file(examples / "readme_example3.yaml", dir_ / "next.yaml");
     fs::rename(dir_ / "next.yaml", config_dir() / "readme_example3.yaml");

@@ -5,6 +5,7 @@
 #include "grpc/erl_mode_fixture.hpp"
 #include "grpc/xds_control_plane.hpp"
 #include "support/concurrent_calls.hpp"
+#include "support/held_window.hpp"
 #include "support/http_client.hpp"
 #include "support/processes.hpp"
 #include "support/rls_client.hpp"
@@ -49,7 +50,7 @@ protected:
     void start_serving(const std::vector<std::string>& program) {
         start(program);
         ASSERT_FALSE(process_.wait_for_log("grpc listening on", process_start_bound).empty()) << process_.log();
-        ASSERT_TRUE(wait_until([&] { return can_connect(port("DEBUG_PORT")); }, 5s)) << process_.log();
+        ASSERT_TRUE(wait_until([&] { return can_connect(port("DEBUG_PORT")); }, process_start_bound)) << process_.log();
     }
     std::vector<std::string> link() const { return {(dir_ / "ratelimit").string()}; }
 
@@ -68,30 +69,33 @@ TEST_F(ErlDeployment, ServesAnErlDeploymentStartedAsRatelimit) {
     write_file(config_dir() / "rules.yaml", rules("erl", 20));
     start_serving(link());
     RlsClient client(port("GRPC_PORT"));
-    std::atomic<int> admitted{0}, denied{0};
-    run_concurrently(8, [&](int) {
-        RlsClient own(port("GRPC_PORT"));
-        for (int i = 0; i < 6; ++i) {
-            const auto code = own.code(rls_request("erl", {Descriptor{{{"user", "alice"}}, std::nullopt}}));
-            (code == RlsResponse::OK ? admitted : denied)++;
-        }
-    });
-    EXPECT_EQ(admitted.load(), 20);
-    EXPECT_EQ(denied.load(), 28);
-
     HttpClient http(port("PORT"));
-    const auto health = http.get("/healthcheck");
-    EXPECT_EQ(health.status, 200);
-    EXPECT_EQ(health.body, "OK");
     const std::string call = R"({"domain":"erl","descriptors":[{"entries":[{"key":"user","value":"bob"}]}]})";
-    const auto first = http.post("/json", call);
-    EXPECT_EQ(first.status, 200) << first.body;
-    EXPECT_NE(first.body.find(R"("overallCode":"OK")"), std::string::npos) << first.body;
-    EXPECT_NE(first.body.find(R"("limitRemaining":19)"), std::string::npos) << first.body;
-    const auto over =
-        http.post("/json", R"({"domain":"erl","descriptors":[{"entries":[{"key":"user","value":"alice"}]}]})");
-    EXPECT_EQ(over.status, 429);
-    EXPECT_NE(over.body.find(R"("overallCode":"OVER_LIMIT")"), std::string::npos) << over.body;
+    in_one_window(1h, [&](int) {
+        redis_.command({"FLUSHALL"});  // the counts of one hour window, from none
+        std::atomic<int> admitted{0}, denied{0};
+        run_concurrently(8, [&](int) {
+            RlsClient own(port("GRPC_PORT"));
+            for (int i = 0; i < 6; ++i) {
+                const auto code = own.code(rls_request("erl", {Descriptor{{{"user", "alice"}}, std::nullopt}}));
+                (code == RlsResponse::OK ? admitted : denied)++;
+            }
+        });
+        EXPECT_EQ(admitted.load(), 20);
+        EXPECT_EQ(denied.load(), 28);
+
+        const auto health = http.get("/healthcheck");
+        EXPECT_EQ(health.status, 200);
+        EXPECT_EQ(health.body, "OK");
+        const auto first = http.post("/json", call);
+        EXPECT_EQ(first.status, 200) << first.body;
+        EXPECT_NE(first.body.find(R"("overallCode":"OK")"), std::string::npos) << first.body;
+        EXPECT_NE(first.body.find(R"("limitRemaining":19)"), std::string::npos) << first.body;
+        const auto over =
+            http.post("/json", R"({"domain":"erl","descriptors":[{"entries":[{"key":"user","value":"alice"}]}]})");
+        EXPECT_EQ(over.status, 429);
+        EXPECT_NE(over.body.find(R"("overallCode":"OVER_LIMIT")"), std::string::npos) << over.body;
+    });
     EXPECT_EQ(http.post("/json", R"({"domain":"erl","descriptors":[{"entries":[{"key":"user"}]}],"bogus":1})").status,
               400);
     EXPECT_EQ(http.post("/json", "not json").status, 400);
@@ -246,21 +250,24 @@ TEST_F(ErlDeployment, TakesItsRulesFromAnXdsControlPlaneAsEnvoyGatewayStartsIt) 
     RlsClient client(port("GRPC_PORT"));
     ASSERT_TRUE(wait_until([&] { return served_limit(client, "erl", "probe") == 20; }, 10s)) << process_.log();
 
-    std::atomic<int> admitted{0}, denied{0};
-    run_concurrently(8, [&](int) {
-        RlsClient own(port("GRPC_PORT"));
-        for (int i = 0; i < 6; ++i) {
-            const auto code = own.code(rls_request("erl", {Descriptor{{{"user", "bob"}}, std::nullopt}}));
-            (code == RlsResponse::OK ? admitted : denied)++;
-        }
+    in_one_window(1h, [&](int) {
+        redis_.command({"FLUSHALL"});  // the counts of one hour window, from none
+        std::atomic<int> admitted{0}, denied{0};
+        run_concurrently(8, [&](int) {
+            RlsClient own(port("GRPC_PORT"));
+            for (int i = 0; i < 6; ++i) {
+                const auto code = own.code(rls_request("erl", {Descriptor{{{"user", "bob"}}, std::nullopt}}));
+                (code == RlsResponse::OK ? admitted : denied)++;
+            }
+        });
+        EXPECT_EQ(admitted.load(), 20);
+        EXPECT_EQ(denied.load(), 28);
+        // envoyproxy/ratelimit's key, charged by every call (charge): 48.
+        const auto hour = std::chrono::duration_cast<std::chrono::seconds>(
+                              std::chrono::system_clock::now().time_since_epoch()).count() / 3600 * 3600;
+        const std::string key = "erl_user_bob_" + std::to_string(hour);
+        EXPECT_EQ(redis_.integer({"GET", key}), 48) << "key " << key;
     });
-    EXPECT_EQ(admitted.load(), 20);
-    EXPECT_EQ(denied.load(), 28);
-    // envoyproxy/ratelimit's key, charged by every call (charge): 48.
-    const auto hour = std::chrono::duration_cast<std::chrono::seconds>(
-                          std::chrono::system_clock::now().time_since_epoch()).count() / 3600 * 3600;
-    const std::string key = "erl_user_bob_" + std::to_string(hour);
-    EXPECT_EQ(redis_.integer({"GET", key}), 48) << "key " << key;
 }
 
 // Issue 45 item 6: a misspelt variable is named at start with the name it meant, and Envoy
@@ -271,10 +278,12 @@ TEST_F(ErlDeployment, UnknownErlLookingVariablesAreWarnedByNameAtStart) {
     vars_["OTEL_EXPORTER_OTLP_ENDPOINT"] = "http://collector:4318";
     start_serving(link());
     EXPECT_FALSE(process_.wait_for_log(
-                             "RUNTIME_IGNORE_DOTFILES is not read in ERL mode; did you mean RUNTIME_IGNOREDOTFILES?", 5s)
+                             "RUNTIME_IGNORE_DOTFILES is not read in ERL mode; did you mean RUNTIME_IGNOREDOTFILES?",
+                             process_start_bound)
                      .empty())
         << process_.log();
-    EXPECT_FALSE(process_.wait_for_log("OTEL_EXPORTER_OTLP_ENDPOINT is not read in ERL mode", 5s).empty());
+    EXPECT_FALSE(process_.wait_for_log("OTEL_EXPORTER_OTLP_ENDPOINT is not read in ERL mode",
+        process_start_bound).empty());
     EXPECT_EQ(process_.log().find("RUNTIME_ROOT is not read"), std::string::npos) << "known names are not warned";
 }
 
@@ -283,12 +292,15 @@ TEST_F(ErlDeployment, ShadowModeLetsEveryCallThroughAndStillCounts) {
     vars_["SHADOW_MODE"] = "true";
     start_serving(link());
     RlsClient client(port("GRPC_PORT"));
-    for (int i = 0; i < 4; ++i) {
-        RlsResponse res;
-        ASSERT_TRUE(client.call(rls_request("erl", {Descriptor{{{"user", "carol"}}, std::nullopt}}), res).ok());
-        EXPECT_EQ(res.overall_code(), RlsResponse::OK) << "call " << i;
-        EXPECT_EQ(res.statuses(0).code(), i < 2 ? RlsResponse::OK : RlsResponse::OVER_LIMIT) << "call " << i;
-    }
+    in_one_window(1h, [&](int) {
+        redis_.command({"FLUSHALL"});  // the counts of one hour window, from none
+        for (int i = 0; i < 4; ++i) {
+            RlsResponse res;
+            ASSERT_TRUE(client.call(rls_request("erl", {Descriptor{{{"user", "carol"}}, std::nullopt}}), res).ok());
+            EXPECT_EQ(res.overall_code(), RlsResponse::OK) << "call " << i;
+            EXPECT_EQ(res.statuses(0).code(), i < 2 ? RlsResponse::OK : RlsResponse::OVER_LIMIT) << "call " << i;
+        }
+    });
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // descriptor answers limit_remaining UINT32_MAX; middle and multiple wildcards match, each
 // value counting on its own. The real binary, a real redis-server, a client from proto/.
 #include "support/concurrent_calls.hpp"
+#include "support/held_window.hpp"
 #include "support/processes.hpp"
 #include "support/rls_client.hpp"
 #include "support/wait.hpp"
@@ -84,76 +85,84 @@ TEST(GrpcErlSemantics, UnlimitedAnswersUint32MaxRemainingAndCountsNothing) {
 }
 
 TEST(GrpcErlSemantics, MiddleAndMultipleWildcardsMatchAndEachValueCountsOnItsOwn) {
-    RedisServer redis;
-    Sidecar s(redis.url());
-    for (const char* v : {"barab", "barb"}) {
-        const auto res = s.call(rls_request("erl", {one("mid", v)}));
-        EXPECT_EQ(res.statuses(0).current_limit().name(), "mid") << v;
-        EXPECT_EQ(res.statuses(0).limit_remaining(), 1u) << v << ": its own counter";
-    }
-    EXPECT_EQ(s.call(rls_request("erl", {one("mid", "barab")})).statuses(0).limit_remaining(), 0u);
-    EXPECT_EQ(s.client.code(rls_request("erl", {one("mid", "barab")})), RlsResponse::OVER_LIMIT);
-    EXPECT_FALSE(s.call(rls_request("erl", {one("mid", "xbarb")})).statuses(0).has_current_limit());
-    // Precedence as envoyproxy/ratelimit: the exact value, then the wildcard, then the key alone.
-    EXPECT_EQ(s.call(rls_request("erl", {one("multi", "foo1bar1baz")})).statuses(0).current_limit().name(), "exact");
-    EXPECT_EQ(s.call(rls_request("erl", {one("multi", "foo123bar456baz")})).statuses(0).current_limit().name(), "multi");
-    EXPECT_EQ(s.call(rls_request("erl", {one("multi", "foo123baz")})).statuses(0).current_limit().name(), "default");
+    in_one_window(1h, [&](int) {
+        RedisServer redis;
+        Sidecar s(redis.url());
+        for (const char* v : {"barab", "barb"}) {
+            const auto res = s.call(rls_request("erl", {one("mid", v)}));
+            EXPECT_EQ(res.statuses(0).current_limit().name(), "mid") << v;
+            EXPECT_EQ(res.statuses(0).limit_remaining(), 1u) << v << ": its own counter";
+        }
+        EXPECT_EQ(s.call(rls_request("erl", {one("mid", "barab")})).statuses(0).limit_remaining(), 0u);
+        EXPECT_EQ(s.client.code(rls_request("erl", {one("mid", "barab")})), RlsResponse::OVER_LIMIT);
+        EXPECT_FALSE(s.call(rls_request("erl", {one("mid", "xbarb")})).statuses(0).has_current_limit());
+        // Precedence as envoyproxy/ratelimit: the exact value, then the wildcard, then the key alone.
+        EXPECT_EQ(s.call(rls_request("erl", {one("multi", "foo1bar1baz")})).statuses(0).current_limit().name(), "exact");
+        EXPECT_EQ(s.call(rls_request("erl", {one("multi", "foo123bar456baz")})).statuses(0).current_limit().name(), "multi");
+        EXPECT_EQ(s.call(rls_request("erl", {one("multi", "foo123baz")})).statuses(0).current_limit().name(), "default");
+    });
 }
 
 TEST(GrpcErlSemantics, AWeekIsReportedAsWeekAndCountsItsLimit) {
-    RedisServer redis;
-    Sidecar s(redis.url());
-    const auto first = s.call(rls_request("erl", {one("weekly", "w")}));
-    ASSERT_EQ(first.statuses_size(), 1);
-    EXPECT_EQ(first.statuses(0).current_limit().unit(), RlsResponse::RateLimit::WEEK);
-    EXPECT_EQ(static_cast<int>(first.statuses(0).current_limit().unit()), 7);
-    EXPECT_EQ(first.statuses(0).limit_remaining(), 1u);
-    EXPECT_GT(first.statuses(0).duration_until_reset().seconds(), 0);
-    EXPECT_LE(first.statuses(0).duration_until_reset().seconds(), 7 * 86400);
-    EXPECT_EQ(s.client.code(rls_request("erl", {one("weekly", "w")})), RlsResponse::OK);
-    EXPECT_EQ(s.client.code(rls_request("erl", {one("weekly", "w")})), RlsResponse::OVER_LIMIT);
+    in_one_window(7 * 24h, [&](int) {
+        RedisServer redis;
+        Sidecar s(redis.url());
+        const auto first = s.call(rls_request("erl", {one("weekly", "w")}));
+        ASSERT_EQ(first.statuses_size(), 1);
+        EXPECT_EQ(first.statuses(0).current_limit().unit(), RlsResponse::RateLimit::WEEK);
+        EXPECT_EQ(static_cast<int>(first.statuses(0).current_limit().unit()), 7);
+        EXPECT_EQ(first.statuses(0).limit_remaining(), 1u);
+        EXPECT_GT(first.statuses(0).duration_until_reset().seconds(), 0);
+        EXPECT_LE(first.statuses(0).duration_until_reset().seconds(), 7 * 86400);
+        EXPECT_EQ(s.client.code(rls_request("erl", {one("weekly", "w")})), RlsResponse::OK);
+        EXPECT_EQ(s.client.code(rls_request("erl", {one("weekly", "w")})), RlsResponse::OVER_LIMIT);
+    });
 }
 
 // envoyproxy/ratelimit's GetLimit: the limit a descriptor sends decides it, for a descriptor no
 // rule names and for an unlimited one alike; another limit sent later counts on the same counter.
 TEST(GrpcErlSemantics, ADescriptorsOwnLimitDecidesItExactlyUnderConcurrentCalls) {
-    RedisServer redis;
-    std::vector<std::unique_ptr<Sidecar>> fleet;
-    for (int i = 0; i < 3; ++i) fleet.push_back(std::make_unique<Sidecar>(redis.url()));
-    const CodeCounts counts = count_codes(30, [&](int i) {
-        return fleet[static_cast<std::size_t>(i % 3)]->client.code(
-            with_limit("user", "u1", 4, RlsResponse::RateLimit::HOUR));
+    in_one_window(1h, [&](int) {
+        RedisServer redis;
+        std::vector<std::unique_ptr<Sidecar>> fleet;
+        for (int i = 0; i < 3; ++i) fleet.push_back(std::make_unique<Sidecar>(redis.url()));
+        const CodeCounts counts = count_codes(30, [&](int i) {
+            return fleet[static_cast<std::size_t>(i % 3)]->client.code(
+                with_limit("user", "u1", 4, RlsResponse::RateLimit::HOUR));
+        });
+        EXPECT_EQ(counts.ok, 4);
+        EXPECT_EQ(counts.over, 26);
+        EXPECT_EQ(counts.failed, 0);
+        auto& s = *fleet[0];
+        const auto more = s.call(with_limit("user", "u1", 6, RlsResponse::RateLimit::HOUR));
+        EXPECT_EQ(more.overall_code(), RlsResponse::OK);
+        EXPECT_EQ(more.statuses(0).current_limit().requests_per_unit(), 6u);
+        EXPECT_EQ(more.statuses(0).current_limit().unit(), RlsResponse::RateLimit::HOUR);
+        EXPECT_EQ(more.statuses(0).limit_remaining(), 1u) << "the same counter: 4 + 1 of 6";
+        const auto open = s.call(with_limit("open", "x", 1, RlsResponse::RateLimit::HOUR));
+        EXPECT_EQ(open.statuses(0).limit_remaining(), 0u) << "an unlimited rule is overridden too";
+        EXPECT_EQ(s.client.code(with_limit("open", "x", 1, RlsResponse::RateLimit::HOUR)), RlsResponse::OVER_LIMIT);
+        RlsResponse refused;
+        auto bad = with_limit("user", "u2", 1, RlsResponse::RateLimit::HOUR);
+        bad.mutable_descriptors(0)->mutable_limit()->set_unit(9);
+        const auto status = s.client.call(bad, refused);
+        EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+        EXPECT_NE(status.error_message().find("descriptors[0].limit.unit"), std::string::npos) << status.error_message();
     });
-    EXPECT_EQ(counts.ok, 4);
-    EXPECT_EQ(counts.over, 26);
-    EXPECT_EQ(counts.failed, 0);
-    auto& s = *fleet[0];
-    const auto more = s.call(with_limit("user", "u1", 6, RlsResponse::RateLimit::HOUR));
-    EXPECT_EQ(more.overall_code(), RlsResponse::OK);
-    EXPECT_EQ(more.statuses(0).current_limit().requests_per_unit(), 6u);
-    EXPECT_EQ(more.statuses(0).current_limit().unit(), RlsResponse::RateLimit::HOUR);
-    EXPECT_EQ(more.statuses(0).limit_remaining(), 1u) << "the same counter: 4 + 1 of 6";
-    const auto open = s.call(with_limit("open", "x", 1, RlsResponse::RateLimit::HOUR));
-    EXPECT_EQ(open.statuses(0).limit_remaining(), 0u) << "an unlimited rule is overridden too";
-    EXPECT_EQ(s.client.code(with_limit("open", "x", 1, RlsResponse::RateLimit::HOUR)), RlsResponse::OVER_LIMIT);
-    RlsResponse refused;
-    auto bad = with_limit("user", "u2", 1, RlsResponse::RateLimit::HOUR);
-    bad.mutable_descriptors(0)->mutable_limit()->set_unit(9);
-    const auto status = s.client.call(bad, refused);
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-    EXPECT_NE(status.error_message().find("descriptors[0].limit.unit"), std::string::npos) << status.error_message();
 }
 
 TEST(GrpcErlSemantics, AWildcardLimitAdmitsExactlyItsLimitUnderConcurrentCalls) {
-    RedisServer redis;
-    std::vector<std::unique_ptr<Sidecar>> fleet;
-    for (int i = 0; i < 3; ++i) fleet.push_back(std::make_unique<Sidecar>(redis.url()));
-    const CodeCounts counts = count_codes(30, [&](int i) {
-        return fleet[static_cast<std::size_t>(i % 3)]->client.code(rls_request("erl", {one("multi", "fooXbarYbaz")}));
+    in_one_window(1h, [&](int) {
+        RedisServer redis;
+        std::vector<std::unique_ptr<Sidecar>> fleet;
+        for (int i = 0; i < 3; ++i) fleet.push_back(std::make_unique<Sidecar>(redis.url()));
+        const CodeCounts counts = count_codes(30, [&](int i) {
+            return fleet[static_cast<std::size_t>(i % 3)]->client.code(rls_request("erl", {one("multi", "fooXbarYbaz")}));
+        });
+        EXPECT_EQ(counts.ok, 3);
+        EXPECT_EQ(counts.over, 27);
+        EXPECT_EQ(counts.failed, 0);
     });
-    EXPECT_EQ(counts.ok, 3);
-    EXPECT_EQ(counts.over, 27);
-    EXPECT_EQ(counts.failed, 0);
 }
 
 }  // namespace

@@ -63,109 +63,117 @@ const std::map<std::string, std::uint64_t> expected{
 };
 
 TEST_F(ErlStatsDeployment, StatsdLinesCarryEnvoyproxyRatelimitsNamesAndCounts) {
-    StatsdReceiver receiver;
-    vars_["USE_STATSD"] = "true";
-    vars_["STATSD_HOST"] = "127.0.0.1";
-    vars_["STATSD_PORT"] = std::to_string(receiver.port());
-    vars_["STATS_FLUSH_INTERVAL"] = "100ms";
-    vars_["EXTRA_TAGS"] = "app:edge";
-    write_rules(rules);
-    start_serving();
-    make_the_calls(port("GRPC_PORT"));
+    in_one_hour([&] {
+        StatsdReceiver receiver;
+        vars_["USE_STATSD"] = "true";
+        vars_["STATSD_HOST"] = "127.0.0.1";
+        vars_["STATSD_PORT"] = std::to_string(receiver.port());
+        vars_["STATS_FLUSH_INTERVAL"] = "100ms";
+        vars_["EXTRA_TAGS"] = "app:edge";
+        write_rules(rules);
+        start_serving();
+        make_the_calls(port("GRPC_PORT"));
 
-    const auto tagged = [](const std::string& name) { return name + ".__app=edge"; };
-    const auto totals = receiver.wait_for(
-        [&](const auto& seen) {
-            for (const auto& [name, count] : expected) {
-                const auto it = seen.find(tagged(name));
-                if (it == seen.end() || it->second < count) return false;
-            }
-            return true;
-        },
-        10s);
-    for (const auto& [name, count] : expected) {
-        const auto it = totals.find(tagged(name));
-        ASSERT_NE(it, totals.end()) << name << "\n" << process_.log();
-        EXPECT_EQ(it->second, count) << name;
-    }
-    // Counters that never moved are not sent, as envoyproxy/ratelimit's stats library skips them.
-    EXPECT_EQ(totals.count(tagged("ratelimit.service.rate_limit.edge.route_login.user.near_limit")), 0u);
-    EXPECT_EQ(totals.count(tagged("ratelimit.service.config_load_error")), 0u);
-    for (const auto& line : receiver.lines()) {
-        EXPECT_NE(line.find(".__app=edge:"), std::string::npos) << line;
-        EXPECT_EQ(line.substr(line.size() - 2), "|c") << line;
-    }
+        const auto tagged = [](const std::string& name) { return name + ".__app=edge"; };
+        const auto totals = receiver.wait_for(
+            [&](const auto& seen) {
+                for (const auto& [name, count] : expected) {
+                    const auto it = seen.find(tagged(name));
+                    if (it == seen.end() || it->second < count) return false;
+                }
+                return true;
+            },
+            10s);
+        for (const auto& [name, count] : expected) {
+            const auto it = totals.find(tagged(name));
+            ASSERT_NE(it, totals.end()) << name << "\n" << process_.log();
+            EXPECT_EQ(it->second, count) << name;
+        }
+        // Counters that never moved are not sent, as envoyproxy/ratelimit's stats library skips them.
+        EXPECT_EQ(totals.count(tagged("ratelimit.service.rate_limit.edge.route_login.user.near_limit")), 0u);
+        EXPECT_EQ(totals.count(tagged("ratelimit.service.config_load_error")), 0u);
+        for (const auto& line : receiver.lines()) {
+            EXPECT_NE(line.find(".__app=edge:"), std::string::npos) << line;
+            EXPECT_EQ(line.substr(line.size() - 2), "|c") << line;
+        }
+    });
 }
 
 TEST_F(ErlStatsDeployment, AStatsdReceiverThatIsGoneCostsTheChecksNothing) {
-    vars_["USE_STATSD"] = "true";
-    vars_["STATSD_HOST"] = "127.0.0.1";
-    vars_["STATSD_PORT"] = std::to_string(free_port());  // nobody reads it
-    vars_["STATS_FLUSH_INTERVAL"] = "100ms";
-    write_rules(rules);
-    start_serving();
-    RlsClient client(port("GRPC_PORT"));
-    EXPECT_EQ(call_times(client, "edge", {{"user", "alice"}}, 12), 2);
-    // The sink keeps flushing into the void; every check was answered as ever.
-    EXPECT_TRUE(wait_until(
-        [&] { return series_value(port("DEBUG_PORT"), "ratelimitd_erl_statsd_datagrams_total{result=\"sent\"}") >= 1; },
-        10s))
-        << HttpClient(port("DEBUG_PORT")).get("/metrics").body;
-    EXPECT_EQ(call_times(client, "edge", {{"user", "alice"}}, 1), 1);
+    in_one_hour([&] {
+        vars_["USE_STATSD"] = "true";
+        vars_["STATSD_HOST"] = "127.0.0.1";
+        vars_["STATSD_PORT"] = std::to_string(free_port());  // nobody reads it
+        vars_["STATS_FLUSH_INTERVAL"] = "100ms";
+        write_rules(rules);
+        start_serving();
+        RlsClient client(port("GRPC_PORT"));
+        EXPECT_EQ(call_times(client, "edge", {{"user", "alice"}}, 12), 2);
+        // The sink keeps flushing into the void; every check was answered as ever.
+        EXPECT_TRUE(wait_until(
+            [&] { return series_value(port("DEBUG_PORT"), "ratelimitd_erl_statsd_datagrams_total{result=\"sent\"}") >= 1; },
+            10s))
+            << HttpClient(port("DEBUG_PORT")).get("/metrics").body;
+        EXPECT_EQ(call_times(client, "edge", {{"user", "alice"}}, 1), 1);
+    });
 }
 
 TEST_F(ErlStatsDeployment, MetricsServeTheDefaultMappingsSeriesWithExactCounts) {
-    vars_["USE_STATSD"] = "false";
-    vars_["USE_PROMETHEUS"] = "true";
-    vars_["PROMETHEUS_ADDR"] = "127.0.0.1:" + std::to_string(free_port());
-    write_rules(rules);
-    start_serving();
-    make_the_calls(port("GRPC_PORT"));
-    const auto prometheus_port = static_cast<unsigned short>(std::stoi(vars_["PROMETHEUS_ADDR"].substr(10)));
-    const std::map<std::string, double> series{
-        {R"(ratelimit_service_rate_limit_total_hits{domain="edge",key1="user"})", 12},
-        {R"(ratelimit_service_rate_limit_within_limit{domain="edge",key1="user"})", 10},
-        {R"(ratelimit_service_rate_limit_near_limit{domain="edge",key1="user"})", 2},
-        {R"(ratelimit_service_rate_limit_over_limit{domain="edge",key1="user"})", 2},
-        {R"(ratelimit_service_rate_limit_total_hits{domain="edge",key1="route_login",key2="user"})", 3},
-        {R"(ratelimit_service_rate_limit_total_hits{domain="edge",key1="remote_address_10_0_0_1"})", 2},
-        {R"(ratelimit_service_rate_limit_shadow_mode{domain="edge",key1="tenant"})", 2},
-        {R"(ratelimit_service_total_requests{grpc_method="ShouldRateLimit"})", 21},
-        {"ratelimit_service_config_load_success", 1},
-        // No mapping names it: escaped, as statsd_exporter exports an unmapped counter.
-        {"ratelimit_service_rate_limit_nowhere_domain_not_found", 1},
-        {"ratelimit_service_global_shadow_mode", -1},
-        {R"(ratelimit_service_rate_limit_near_limit{domain="edge",key1="route_login",key2="user"})", -1},
-    };
-    for (const auto& [name, value] : series) {
-        EXPECT_EQ(series_value(prometheus_port, name), value) << name << "\n"
-                                                              << HttpClient(prometheus_port).get("/metrics").body;
-    }
+    in_one_hour([&] {
+        vars_["USE_STATSD"] = "false";
+        vars_["USE_PROMETHEUS"] = "true";
+        vars_["PROMETHEUS_ADDR"] = "127.0.0.1:" + std::to_string(free_port());
+        write_rules(rules);
+        start_serving();
+        make_the_calls(port("GRPC_PORT"));
+        const auto prometheus_port = static_cast<unsigned short>(std::stoi(vars_["PROMETHEUS_ADDR"].substr(10)));
+        const std::map<std::string, double> series{
+            {R"(ratelimit_service_rate_limit_total_hits{domain="edge",key1="user"})", 12},
+            {R"(ratelimit_service_rate_limit_within_limit{domain="edge",key1="user"})", 10},
+            {R"(ratelimit_service_rate_limit_near_limit{domain="edge",key1="user"})", 2},
+            {R"(ratelimit_service_rate_limit_over_limit{domain="edge",key1="user"})", 2},
+            {R"(ratelimit_service_rate_limit_total_hits{domain="edge",key1="route_login",key2="user"})", 3},
+            {R"(ratelimit_service_rate_limit_total_hits{domain="edge",key1="remote_address_10_0_0_1"})", 2},
+            {R"(ratelimit_service_rate_limit_shadow_mode{domain="edge",key1="tenant"})", 2},
+            {R"(ratelimit_service_total_requests{grpc_method="ShouldRateLimit"})", 21},
+            {"ratelimit_service_config_load_success", 1},
+            // No mapping names it: escaped, as statsd_exporter exports an unmapped counter.
+            {"ratelimit_service_rate_limit_nowhere_domain_not_found", 1},
+            {"ratelimit_service_global_shadow_mode", -1},
+            {R"(ratelimit_service_rate_limit_near_limit{domain="edge",key1="route_login",key2="user"})", -1},
+        };
+        for (const auto& [name, value] : series) {
+            EXPECT_EQ(series_value(prometheus_port, name), value) << name << "\n"
+                                                                  << HttpClient(prometheus_port).get("/metrics").body;
+        }
+    });
 }
 
 // A call that crosses the limit with hits_addend: 10/h (near threshold 8), the counter at 7, then
 // 5 more -> 12. envoyproxy/ratelimit's base limiter counts that call 2 over, 2 near and none
 // within; the store answers its count past the limit (lua/erl_fixed_window.lua), so here too.
 TEST_F(ErlStatsDeployment, ACrossingHitsAddendSplitsItsHitsAsItsBaseLimiterDoes) {
-    vars_["USE_STATSD"] = "false";
-    vars_["USE_PROMETHEUS"] = "true";
-    vars_["PROMETHEUS_ADDR"] = "127.0.0.1:" + std::to_string(free_port());
-    write_rules(rules);
-    start_serving();
-    RlsClient client(port("GRPC_PORT"));
-    EXPECT_EQ(client.code(rls_request("edge", {Descriptor{{{"user", "carol"}}, 7}})), RlsResponse::OK);
-    EXPECT_EQ(client.code(rls_request("edge", {Descriptor{{{"user", "carol"}}, 5}})), RlsResponse::OVER_LIMIT);
-    const auto prometheus_port = static_cast<unsigned short>(std::stoi(vars_["PROMETHEUS_ADDR"].substr(10)));
-    const std::map<std::string, double> series{
-        {R"(ratelimit_service_rate_limit_total_hits{domain="edge",key1="user"})", 12},
-        {R"(ratelimit_service_rate_limit_within_limit{domain="edge",key1="user"})", 7},
-        {R"(ratelimit_service_rate_limit_near_limit{domain="edge",key1="user"})", 2},
-        {R"(ratelimit_service_rate_limit_over_limit{domain="edge",key1="user"})", 2},
-    };
-    for (const auto& [name, value] : series) {
-        EXPECT_EQ(series_value(prometheus_port, name), value) << name << "\n"
-                                                              << HttpClient(prometheus_port).get("/metrics").body;
-    }
+    in_one_hour([&] {
+        vars_["USE_STATSD"] = "false";
+        vars_["USE_PROMETHEUS"] = "true";
+        vars_["PROMETHEUS_ADDR"] = "127.0.0.1:" + std::to_string(free_port());
+        write_rules(rules);
+        start_serving();
+        RlsClient client(port("GRPC_PORT"));
+        EXPECT_EQ(client.code(rls_request("edge", {Descriptor{{{"user", "carol"}}, 7}})), RlsResponse::OK);
+        EXPECT_EQ(client.code(rls_request("edge", {Descriptor{{{"user", "carol"}}, 5}})), RlsResponse::OVER_LIMIT);
+        const auto prometheus_port = static_cast<unsigned short>(std::stoi(vars_["PROMETHEUS_ADDR"].substr(10)));
+        const std::map<std::string, double> series{
+            {R"(ratelimit_service_rate_limit_total_hits{domain="edge",key1="user"})", 12},
+            {R"(ratelimit_service_rate_limit_within_limit{domain="edge",key1="user"})", 7},
+            {R"(ratelimit_service_rate_limit_near_limit{domain="edge",key1="user"})", 2},
+            {R"(ratelimit_service_rate_limit_over_limit{domain="edge",key1="user"})", 2},
+        };
+        for (const auto& [name, value] : series) {
+            EXPECT_EQ(series_value(prometheus_port, name), value) << name << "\n"
+                                                                  << HttpClient(prometheus_port).get("/metrics").body;
+        }
+    });
 }
 
 // The abuse case: detailed_metric names a stat by each value sent. Past the bound of 2,000 such

@@ -5,6 +5,7 @@
 // ratelimitd's algorithm and on_store_error extensions, failure modes with Redis killed,
 // unknown domains, and a reload between calls.
 #include "support/concurrent_calls.hpp"
+#include "support/held_window.hpp"
 #include "support/http_client.hpp"
 #include "support/processes.hpp"
 #include "support/rls_client.hpp"
@@ -22,7 +23,8 @@ namespace {
 using namespace std::chrono_literals;
 
 // Hours, not minutes, where counts are asserted: the windows are aligned to the unit, and a
-// test crossing a window's end would see it start over.
+// test crossing a window's end would see it start over; one that may (its calls' counts add
+// up across calls) runs again from a new Redis should an hour begin meanwhile (in_one_window).
 const char* envoy_rules = R"(domain: edge
 descriptors:
   - key: remote_address
@@ -92,15 +94,17 @@ struct Sidecar {
 };
 
 TEST(GrpcRls, ExactAdmissionUnder64ConcurrentCallsAcrossThreeSidecars) {
-    RedisServer redis;
-    std::vector<std::unique_ptr<Sidecar>> fleet;
-    for (int i = 0; i < 3; ++i) fleet.push_back(std::make_unique<Sidecar>(redis.url()));
-    const CodeCounts counts = count_codes(64, [&](int i) {
-        return fleet[static_cast<std::size_t>(i % 3)]->client.code(rls_request("edge", {one("exact", "shared")}));
+    in_one_window(1h, [&](int) {
+        RedisServer redis;
+        std::vector<std::unique_ptr<Sidecar>> fleet;
+        for (int i = 0; i < 3; ++i) fleet.push_back(std::make_unique<Sidecar>(redis.url()));
+        const CodeCounts counts = count_codes(64, [&](int i) {
+            return fleet[static_cast<std::size_t>(i % 3)]->client.code(rls_request("edge", {one("exact", "shared")}));
+        });
+        EXPECT_EQ(counts.ok, 20);
+        EXPECT_EQ(counts.over, 44);
+        EXPECT_EQ(counts.failed, 0);
     });
-    EXPECT_EQ(counts.ok, 20);
-    EXPECT_EQ(counts.over, 44);
-    EXPECT_EQ(counts.failed, 0);
 }
 
 TEST(GrpcRls, AnswerCarriesTheLimitTheRemainderTheResetAndTheHeaders) {
@@ -125,64 +129,70 @@ TEST(GrpcRls, AnswerCarriesTheLimitTheRemainderTheResetAndTheHeaders) {
 }
 
 TEST(GrpcRls, XRateLimitFieldsAreAddedWhenConfigured) {
-    RedisServer redis;
-    Sidecar plain(redis.url());
-    Sidecar with_x(redis.url(), {"--grpc-x-ratelimit-headers", "on"});
-    auto headers_of = [](const RlsResponse& res) {
-        std::map<std::string, std::string> headers;
-        for (const auto& h : res.response_headers_to_add()) headers[h.key()] = h.value();
-        return headers;
-    };
-    EXPECT_EQ(headers_of(plain.call(rls_request("edge", {one("remote_address", "10.9.0.1")}))).count("X-RateLimit-Limit"),
-              0u) << "off by default";
-    // Same Redis, same key: 1 of 5 per hour spent above.
-    auto headers = headers_of(with_x.call(rls_request("edge", {one("remote_address", "10.9.0.1")})));
-    EXPECT_EQ(headers["X-RateLimit-Limit"], "5");
-    EXPECT_EQ(headers["X-RateLimit-Remaining"], "3");
-    const auto now_s = std::chrono::duration_cast<std::chrono::seconds>(
-                           std::chrono::system_clock::now().time_since_epoch()).count();
-    const auto reset = std::stoll(headers["X-RateLimit-Reset"]);
-    EXPECT_GT(reset, now_s - 1);
-    EXPECT_LE(reset, now_s + 3601);
-    EXPECT_EQ(headers.count("Retry-After"), 0u);
-    EXPECT_FALSE(headers["RateLimit"].empty());
-    for (int i = 0; i < 3; ++i) with_x.call(rls_request("edge", {one("remote_address", "10.9.0.1")}));
-    const auto over = with_x.call(rls_request("edge", {one("remote_address", "10.9.0.1")}));
-    EXPECT_EQ(over.overall_code(), RlsResponse::OVER_LIMIT);
-    headers = headers_of(over);
-    EXPECT_EQ(headers["X-RateLimit-Remaining"], "0");
-    EXPECT_GE(std::stoll(headers["Retry-After"]), 1);
+    in_one_window(1h, [&](int) {
+        RedisServer redis;
+        Sidecar plain(redis.url());
+        Sidecar with_x(redis.url(), {"--grpc-x-ratelimit-headers", "on"});
+        auto headers_of = [](const RlsResponse& res) {
+            std::map<std::string, std::string> headers;
+            for (const auto& h : res.response_headers_to_add()) headers[h.key()] = h.value();
+            return headers;
+        };
+        const auto plain_headers = headers_of(plain.call(rls_request("edge", {one("remote_address", "10.9.0.1")})));
+        EXPECT_EQ(plain_headers.count("X-RateLimit-Limit"), 0u) << "off by default";
+        // Same Redis, same key: 1 of 5 per hour spent above.
+        auto headers = headers_of(with_x.call(rls_request("edge", {one("remote_address", "10.9.0.1")})));
+        EXPECT_EQ(headers["X-RateLimit-Limit"], "5");
+        EXPECT_EQ(headers["X-RateLimit-Remaining"], "3");
+        const auto now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                               std::chrono::system_clock::now().time_since_epoch()).count();
+        const auto reset = std::stoll(headers["X-RateLimit-Reset"]);
+        EXPECT_GT(reset, now_s - 1);
+        EXPECT_LE(reset, now_s + 3601);
+        EXPECT_EQ(headers.count("Retry-After"), 0u);
+        EXPECT_FALSE(headers["RateLimit"].empty());
+        for (int i = 0; i < 3; ++i) with_x.call(rls_request("edge", {one("remote_address", "10.9.0.1")}));
+        const auto over = with_x.call(rls_request("edge", {one("remote_address", "10.9.0.1")}));
+        EXPECT_EQ(over.overall_code(), RlsResponse::OVER_LIMIT);
+        headers = headers_of(over);
+        EXPECT_EQ(headers["X-RateLimit-Remaining"], "0");
+        EXPECT_GE(std::stoll(headers["Retry-After"]), 1);
+    });
 }
 
 // grpc_response_headers: none sends no field at all (as envoyproxy/ratelimit by default); erl
 // sends its three by the names configured, natively too.
 TEST(GrpcRls, ResponseHeadersCanBeNoneOrEnvoyproxyRatelimits) {
-    RedisServer redis;
-    Sidecar none(redis.url(), {"--grpc-response-headers", "none", "--grpc-x-ratelimit-headers", "on"});
-    const auto quiet = none.call(rls_request("edge", {one("remote_address", "10.8.0.1")}));
-    EXPECT_EQ(quiet.statuses(0).limit_remaining(), 4u);
-    EXPECT_EQ(quiet.response_headers_to_add_size(), 0);
-    Sidecar erl(redis.url(), {"--grpc-response-headers", "erl", "--grpc-reset-header", "X-Reset-In"});
-    const auto res = erl.call(rls_request("edge", {one("remote_address", "10.8.0.1"), one("exact", "e")}));
-    std::map<std::string, std::string> headers;
-    for (const auto& h : res.response_headers_to_add()) headers[h.key()] = h.value();
-    ASSERT_EQ(headers.size(), 3u) << res.DebugString();
-    EXPECT_EQ(headers["RateLimit-Limit"], "5") << "the descriptor with the least remaining (3 of 5)";
-    EXPECT_EQ(headers["RateLimit-Remaining"], "3");
-    EXPECT_GE(std::stoll(headers["X-Reset-In"]), 1);
-    EXPECT_LE(std::stoll(headers["X-Reset-In"]), 3600);
+    in_one_window(1h, [&](int) {
+        RedisServer redis;
+        Sidecar none(redis.url(), {"--grpc-response-headers", "none", "--grpc-x-ratelimit-headers", "on"});
+        const auto quiet = none.call(rls_request("edge", {one("remote_address", "10.8.0.1")}));
+        EXPECT_EQ(quiet.statuses(0).limit_remaining(), 4u);
+        EXPECT_EQ(quiet.response_headers_to_add_size(), 0);
+        Sidecar erl(redis.url(), {"--grpc-response-headers", "erl", "--grpc-reset-header", "X-Reset-In"});
+        const auto res = erl.call(rls_request("edge", {one("remote_address", "10.8.0.1"), one("exact", "e")}));
+        std::map<std::string, std::string> headers;
+        for (const auto& h : res.response_headers_to_add()) headers[h.key()] = h.value();
+        ASSERT_EQ(headers.size(), 3u) << res.DebugString();
+        EXPECT_EQ(headers["RateLimit-Limit"], "5") << "the descriptor with the least remaining (3 of 5)";
+        EXPECT_EQ(headers["RateLimit-Remaining"], "3");
+        EXPECT_GE(std::stoll(headers["X-Reset-In"]), 1);
+        EXPECT_LE(std::stoll(headers["X-Reset-In"]), 3600);
+    });
 }
 
 TEST(GrpcRls, HitsAddendOfTheRequestAndOfADescriptorIsTheCost) {
-    RedisServer redis;
-    Sidecar s(redis.url());
-    EXPECT_EQ(s.call(rls_request("edge", {one("cost", "a")}, 3)).statuses(0).limit_remaining(), 7u);
-    // The descriptor's own hits_addend wins over the request's.
-    EXPECT_EQ(s.call(rls_request("edge", {one("cost", "a", 5)}, 3)).statuses(0).limit_remaining(), 2u);
-    const auto over = s.call(rls_request("edge", {one("cost", "a")}, 3));
-    EXPECT_EQ(over.overall_code(), RlsResponse::OVER_LIMIT);
-    EXPECT_EQ(s.call(rls_request("edge", {one("cost", "a")}, 2)).statuses(0).limit_remaining(), 0u)
-        << "the denied call charged nothing";
+    in_one_window(1h, [&](int) {
+        RedisServer redis;
+        Sidecar s(redis.url());
+        EXPECT_EQ(s.call(rls_request("edge", {one("cost", "a")}, 3)).statuses(0).limit_remaining(), 7u);
+        // The descriptor's own hits_addend wins over the request's.
+        EXPECT_EQ(s.call(rls_request("edge", {one("cost", "a", 5)}, 3)).statuses(0).limit_remaining(), 2u);
+        const auto over = s.call(rls_request("edge", {one("cost", "a")}, 3));
+        EXPECT_EQ(over.overall_code(), RlsResponse::OVER_LIMIT);
+        EXPECT_EQ(s.call(rls_request("edge", {one("cost", "a")}, 2)).statuses(0).limit_remaining(), 0u)
+            << "the denied call charged nothing";
+    });
 }
 
 TEST(GrpcRls, ADeniedCallChargesNoneOfItsDescriptors) {
@@ -198,17 +208,19 @@ TEST(GrpcRls, ADeniedCallChargesNoneOfItsDescriptors) {
 }
 
 TEST(GrpcRls, ShadowDescriptorIsChargedButAnswersOk) {
-    RedisServer redis;
-    Sidecar s(redis.url());
-    for (int i = 0; i < 3; ++i) {
-        const auto res = s.call(rls_request("edge", {one("path", "/shadow")}));
-        EXPECT_EQ(res.overall_code(), RlsResponse::OK);
-        EXPECT_EQ(res.statuses(0).code(), RlsResponse::OK);
-        EXPECT_EQ(res.statuses(0).limit_remaining(), 0u);
-    }
-    HttpClient http(s.server.port());
-    const auto metrics = http.get("/metrics").body;
-    EXPECT_NE(metrics.find("verdict=\"shadow_denied\"} 2"), std::string::npos) << metrics;
+    in_one_window(1h, [&](int) {
+        RedisServer redis;
+        Sidecar s(redis.url());
+        for (int i = 0; i < 3; ++i) {
+            const auto res = s.call(rls_request("edge", {one("path", "/shadow")}));
+            EXPECT_EQ(res.overall_code(), RlsResponse::OK);
+            EXPECT_EQ(res.statuses(0).code(), RlsResponse::OK);
+            EXPECT_EQ(res.statuses(0).limit_remaining(), 0u);
+        }
+        HttpClient http(s.server.port());
+        const auto metrics = http.get("/metrics").body;
+        EXPECT_NE(metrics.find("verdict=\"shadow_denied\"} 2"), std::string::npos) << metrics;
+    });
 }
 
 TEST(GrpcRls, UnlimitedAndUnmatchedAnswerOkWithNoLimitAndCountNothing) {

@@ -4,6 +4,7 @@
 #include "support/http_client.hpp"
 #include "support/metrics_text.hpp"
 #include "support/processes.hpp"
+#include "support/wait.hpp"
 
 #include <gtest/gtest.h>
 
@@ -40,7 +41,7 @@ double unmatched(unsigned short port) {
 
 TEST(AuthUnmatched, StartWarnsAndEachUnmatchedRequestIsCounted) {
     Ratelimitd server(policies + routes, "", {"--watch-config", "off"});
-    EXPECT_FALSE(server.process().wait_for_log(warning, 5s).empty()) << server.process().log();
+    EXPECT_FALSE(server.process().wait_for_log(warning, process_start_bound).empty()) << server.process().log();
     EXPECT_EQ(unmatched(server.port()), 0);
 
     for (int i = 0; i < 5; ++i) EXPECT_EQ(auth_status(server.port(), "/elsewhere"), 200);
@@ -62,7 +63,7 @@ TEST(AuthUnmatched, ADefaultPolicyNeitherWarnsNorCountsAndAReloadThatDropsItWarn
     server.write_config(policies + routes);
     server.process().signal(SIGHUP);
     ASSERT_FALSE(server.process().wait_for_log("reloaded path=", 20s).empty()) << server.process().log();
-    EXPECT_FALSE(server.process().wait_for_log(warning, 5s).empty()) << server.process().log();
+    EXPECT_FALSE(server.process().wait_for_log(warning, process_start_bound).empty()) << server.process().log();
     EXPECT_EQ(auth_status(server.port(), "/elsewhere"), 200);
     EXPECT_EQ(unmatched(server.port()), 1);
 }

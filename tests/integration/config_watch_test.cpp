@@ -60,7 +60,7 @@ TEST(ConfigWatch, EditorSaveByRenameReloadsAndABadSaveIsRefused) {
     write_file(dir / ".config.yaml.swp", config_with("second"));
     fs::rename(dir / ".config.yaml.swp", file);
     ASSERT_TRUE(wait_until([&] { return serves_policy(server.port(), "second"); }, 10s)) << server.process().log();
-    EXPECT_FALSE(server.process().wait_for_log("changed on disk: reloading", 1s).empty());
+    EXPECT_FALSE(server.process().wait_for_log("changed on disk: reloading", process_start_bound).empty());
     EXPECT_EQ(allowed_of(server.port(), "second", "t", 4), 3);
 
     write_file(dir / ".config.yaml.swp", broken);

@@ -4,6 +4,7 @@
 #include "support/http_client.hpp"
 #include "support/processes.hpp"
 #include "support/raw_connection.hpp"
+#include "support/wait.hpp"
 
 #include <gtest/gtest.h>
 
@@ -79,7 +80,8 @@ TEST(ConnectionCap, BeyondTheCapANewConnectionGets503AtOnceAndTheServedOnesKeepW
     const HttpResponse metrics = served[0].read_response(5s);
     EXPECT_EQ(sample(metrics.body, "ratelimitd_connections_rejected_total"), 1) << metrics.body;
     EXPECT_EQ(sample(metrics.body, "ratelimitd_connections_open"), cap) << metrics.body;
-    EXPECT_FALSE(server.process().wait_for_log("connection limit reached", 2s).empty()) << server.process().log();
+    EXPECT_FALSE(server.process().wait_for_log("connection limit reached", process_start_bound).empty())
+        << server.process().log();
 
     // A closed connection frees its slot: a new one is served again (once the server has
     // seen the close, which it does on its own time).

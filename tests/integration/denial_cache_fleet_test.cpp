@@ -37,7 +37,8 @@ struct Fleet {
                                                             std::vector<std::string>{"RATELIMITD_ADMIN_TOKEN=" + admin_token}));
         }
         // Every sidecar listens on the reset channel before the test resets anything.
-        EXPECT_TRUE(wait_until([&] { return redis.command({"PUBSUB", "NUMSUB", "rl:resets"}) == "rl:resets 3"; }, 5s))
+        EXPECT_TRUE(wait_until([&] { return redis.command({"PUBSUB", "NUMSUB", "rl:resets"}) == "rl:resets 3"; },
+            process_start_bound))
             << redis.command({"PUBSUB", "NUMSUB", "rl:resets"});
     }
     int check(size_t sidecar, const std::string& policy, const std::string& tenant) const {
@@ -59,7 +60,7 @@ TEST(DenialCacheFleet, AReloadThatRaisesTheLimitIsAnsweredFromTheNewNumbersOnEve
     for (auto& s : fleet.sidecars) {
         s->write_config(config_with_limit(6));
         s->process().signal(SIGHUP);
-        ASSERT_FALSE(s->process().wait_for_log("reloaded", 5s).empty());
+        ASSERT_FALSE(s->process().wait_for_log("reloaded", process_start_bound).empty());
     }
     for (const std::string policy : {"fw", "tb"}) {
         // Three more units fit in the window now, spread over the fleet, and not one more.
@@ -115,13 +116,13 @@ TEST(DenialCacheFleet, ADenialInFlightWhileAResetHappensIsNotCached) {
         }
         return false;
     };
-    ASSERT_TRUE(wait_until([&] { return held("evalsha"); }, 5s)) << "the check reached Redis";
+    ASSERT_TRUE(wait_until([&] { return held("evalsha"); }, process_start_bound)) << "the check reached Redis";
     auto reset = std::async(std::launch::async, [&] {
         HttpClient admin(fleet.sidecars[0]->port());
         return admin.post("/v1/reset", json{{"policy", "fw"}, {"tenant", "in-flight"}}.dump(),
                           {{"Authorization", "Bearer " + admin_token}}).status;
     });
-    ASSERT_TRUE(wait_until([&] { return held("del"); }, 5s)) << "the reset reached Redis";
+    ASSERT_TRUE(wait_until([&] { return held("del"); }, process_start_bound)) << "the reset reached Redis";
     fleet.redis.command({"CLIENT", "UNPAUSE"});
     EXPECT_EQ(in_flight.get(), 429) << "decided before the reset";
     EXPECT_EQ(reset.get(), 200);
@@ -146,7 +147,7 @@ TEST(DenialCacheFleet, OnAClusterAResetReachesEverySidecarToo) {
         }
         return n == 3;
     };
-    ASSERT_TRUE(wait_until(listening, 5s));
+    ASSERT_TRUE(wait_until(listening, process_start_bound));
     const auto check = [&](size_t s) {
         HttpClient c(sidecars[s]->port());
         return c.post("/v1/check", json{{"policy", "fw"}, {"tenant", "on-cluster"}}.dump()).status;
@@ -170,7 +171,8 @@ TEST(DenialCacheFleet, BehindSentinelTheSubscriptionIsOnTheCurrentPrimary) {
                                                         std::vector<std::string>{"--store-timeout", "2s"},
                                                         std::vector<std::string>{"RATELIMITD_ADMIN_TOKEN=" + admin_token}));
     }
-    ASSERT_TRUE(wait_until([&] { return primary.command({"PUBSUB", "NUMSUB", "rl:resets"}) == "rl:resets 3"; }, 5s));
+    ASSERT_TRUE(wait_until([&] { return primary.command({"PUBSUB", "NUMSUB", "rl:resets"}) == "rl:resets 3"; },
+        process_start_bound));
     const auto check = [&](size_t s) {
         HttpClient c(sidecars[s]->port());
         return c.post("/v1/check", json{{"policy", "fw"}, {"tenant", "behind-sentinel"}}.dump()).status;

@@ -5,6 +5,7 @@
 #include "support/http_client.hpp"
 #include "support/load.hpp"
 #include "support/processes.hpp"
+#include "support/wait.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -258,11 +259,11 @@ TEST_F(Faults, SighupUnderLoadWithValidAndBrokenFilesLosesNothing) {
     std::this_thread::sleep_for(200ms);
     server_->write_config(std::string(config) + "  extra:\n    algorithm: token_bucket\n    limit: 1\n    window: 1s\n");
     server_->process().signal(SIGHUP);
-    EXPECT_FALSE(server_->process().wait_for_log("reloaded", 5s).empty());
+    EXPECT_FALSE(server_->process().wait_for_log("reloaded", process_start_bound).empty());
     std::this_thread::sleep_for(200ms);
     server_->write_config("policies: [broken\n");
     server_->process().signal(SIGHUP);
-    EXPECT_FALSE(server_->process().wait_for_log("reload refused", 5s).empty());
+    EXPECT_FALSE(server_->process().wait_for_log("reload refused", process_start_bound).empty());
     std::this_thread::sleep_for(200ms);
     const auto r = load.stop();
     expect_sound(r);

@@ -3,6 +3,7 @@
 #include "support/http_client.hpp"
 #include "support/load.hpp"
 #include "support/processes.hpp"
+#include "support/wait.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -158,7 +159,7 @@ TEST(Readiness, AStoreThatStaysDownIsLoggedOncePerConnectionNotPerAttempt) {
 
     ::close(holder);
     redis.restart();
-    EXPECT_NE(server.process().wait_for_log("failed attempts)", 5s), "") << server.process().log();
+    EXPECT_NE(server.process().wait_for_log("failed attempts)", process_start_bound), "") << server.process().log();
     // Checks on fresh connections (spread over both threads) decided by Redis again, every
     // thread's breaker closed after its probe; then counting is exact.
     const auto until = std::chrono::steady_clock::now() + 5s;
@@ -199,12 +200,12 @@ policies:
     window: 60s
 )");
     server.process().signal(SIGHUP);
-    ASSERT_FALSE(server.process().wait_for_log("reloaded", 5s).empty()) << server.process().log();
+    ASSERT_FALSE(server.process().wait_for_log("reloaded", process_start_bound).empty()) << server.process().log();
     EXPECT_EQ(allowed_of(server.port(), "added", "after", 6), 3);
 
     server.write_config("policies:\n  demo:\n    algorithm: fixed_window\n    limit: -1\n    window: 60s\n");
     server.process().signal(SIGHUP);
-    const auto line = server.process().wait_for_log("reload refused", 5s);
+    const auto line = server.process().wait_for_log("reload refused", process_start_bound);
     ASSERT_FALSE(line.empty()) << server.process().log();
     EXPECT_NE(line.find("policies.demo.limit"), std::string::npos) << line;
     // The old registry keeps serving, counters included.

@@ -2,6 +2,7 @@
 // the tests' own HTTP receiver. Each threshold crossed sends one event per tenant and window
 // across the fleet, signed; a receiver that is down gets them once it is back; a full queue
 // drops and counts; POST /v1/notify/test is an admin door that touches no store.
+#include "support/held_window.hpp"
 #include "support/http_client.hpp"
 #include "support/load.hpp"
 #include "support/metrics_text.hpp"
@@ -28,6 +29,9 @@ using json = nlohmann::json;
 using namespace std::chrono_literals;
 
 const std::string secret = "tests-webhook-secret-0123456789";
+// The windows the 600 s policies of a refilling algorithm claim their thresholds in: aligned
+// to the clock (crossings.lua's notify_window).
+constexpr std::chrono::seconds notify_window{600};
 
 std::string config_for(const WebhookReceiver& receiver, const std::string& policies, const std::string& rules) {
     return "policies:\n" + policies + "notify:\n  targets:\n    ops: {url: \"" + receiver.url() + "\", secret: \"" +
@@ -131,45 +135,50 @@ bool fleet_settled(const std::vector<std::unique_ptr<Ratelimitd>>& fleet, double
            expected;
 }
 
+// tb's and sw's denials claim the 1.0 threshold once per aligned 600 s window (their level
+// falls back, so their windows are the clock's): a window that began mid-test sends a second
+// one on a correct fleet too, and the test runs again (in_one_window).
 TEST(NotifyWebhooks, ThreeSidecarsOnOneRedisSendOneSignedEventPerThresholdTenantAndWindow) {
-    RedisServer redis;
-    WebhookReceiver receiver;
-    const std::string config = config_for(receiver,
-                                          "  fw: {algorithm: fixed_window, limit: 20, window: 600s}\n"
-                                          "  tb: {algorithm: token_bucket, limit: 20, window: 600s}\n"
-                                          "  sw: {algorithm: sliding_window, limit: 20, window: 600s}\n"
-                                          "  quiet: {algorithm: fixed_window, limit: 20, window: 600s}\n",
-                                          "    fw: {at: [0.8, 1.0], target: ops}\n"
-                                          "    tb: {at: [0.8, 1.0], target: ops}\n"
-                                          "    sw: {at: [0.8, 1.0], target: ops}\n");
-    std::vector<std::unique_ptr<Ratelimitd>> fleet;
-    for (int i = 0; i < 3; ++i) fleet.push_back(std::make_unique<Ratelimitd>(config, redis.url()));
-    const std::vector<std::string> tenants{"acme", "globex"};
-    fire_over(fleet, {"fw", "tb", "sw", "quiet"}, tenants, 60);
+    in_one_window(notify_window, [&](int) {
+        RedisServer redis;
+        WebhookReceiver receiver;
+        const std::string config = config_for(receiver,
+                                              "  fw: {algorithm: fixed_window, limit: 20, window: 600s}\n"
+                                              "  tb: {algorithm: token_bucket, limit: 20, window: 600s}\n"
+                                              "  sw: {algorithm: sliding_window, limit: 20, window: 600s}\n"
+                                              "  quiet: {algorithm: fixed_window, limit: 20, window: 600s}\n",
+                                              "    fw: {at: [0.8, 1.0], target: ops}\n"
+                                              "    tb: {at: [0.8, 1.0], target: ops}\n"
+                                              "    sw: {at: [0.8, 1.0], target: ops}\n");
+        std::vector<std::unique_ptr<Ratelimitd>> fleet;
+        for (int i = 0; i < 3; ++i) fleet.push_back(std::make_unique<Ratelimitd>(config, redis.url()));
+        const std::vector<std::string> tenants{"acme", "globex"};
+        fire_over(fleet, {"fw", "tb", "sw", "quiet"}, tenants, 60);
 
-    // 3 policies x 2 tenants x 2 thresholds; every event was queued before its check answered.
-    ASSERT_TRUE(wait_until([&] { return fleet_settled(fleet, 12); }, 30s));
-    EXPECT_EQ(fleet_metric(fleet, "ratelimitd_notify_failed_total{target=\"ops\"}"), 0);
-    ASSERT_EQ(receiver.count(), 12u);
-    std::set<std::tuple<std::string, std::string, double>> seen;
-    std::set<std::string> ids;
-    for (const auto& r : receiver.requests()) {
-        const json e = verified(r);
-        const double threshold = e["threshold"];
-        EXPECT_TRUE(seen.emplace(e["policy"].get<std::string>(), e["tenant"].get<std::string>(), threshold).second)
-            << "one event each: " << e.dump();
-        EXPECT_TRUE(ids.insert(e["id"].get<std::string>()).second);
-        EXPECT_EQ(e["scope"], "global");
-        EXPECT_EQ(e["limit"], 20);
-        EXPECT_EQ(e["used"], threshold == 1.0 ? 20 : 16) << e.dump();
-        EXPECT_GT(e["window_end"].get<std::int64_t>(), unix_now());
-        EXPECT_LE(e["window_end"].get<std::int64_t>(), unix_now() + 601);
-    }
-    EXPECT_EQ(seen.size(), 12u);
-    for (auto& s : fleet) {
-        s->stop();
-        EXPECT_EQ(s->process().log().find(secret), std::string::npos) << "no secret in a log line";
-    }
+        // 3 policies x 2 tenants x 2 thresholds; every event was queued before its check answered.
+        ASSERT_TRUE(wait_until([&] { return fleet_settled(fleet, 12); }, 30s));
+        EXPECT_EQ(fleet_metric(fleet, "ratelimitd_notify_failed_total{target=\"ops\"}"), 0);
+        ASSERT_EQ(receiver.count(), 12u);
+        std::set<std::tuple<std::string, std::string, double>> seen;
+        std::set<std::string> ids;
+        for (const auto& r : receiver.requests()) {
+            const json e = verified(r);
+            const double threshold = e["threshold"];
+            EXPECT_TRUE(seen.emplace(e["policy"].get<std::string>(), e["tenant"].get<std::string>(), threshold).second)
+                << "one event each: " << e.dump();
+            EXPECT_TRUE(ids.insert(e["id"].get<std::string>()).second);
+            EXPECT_EQ(e["scope"], "global");
+            EXPECT_EQ(e["limit"], 20);
+            EXPECT_EQ(e["used"], threshold == 1.0 ? 20 : 16) << e.dump();
+            EXPECT_GT(e["window_end"].get<std::int64_t>(), unix_now());
+            EXPECT_LE(e["window_end"].get<std::int64_t>(), unix_now() + 601);
+        }
+        EXPECT_EQ(seen.size(), 12u);
+        for (auto& s : fleet) {
+            s->stop();
+            EXPECT_EQ(s->process().log().find(secret), std::string::npos) << "no secret in a log line";
+        }
+    });
 }
 
 HttpResponse report(HttpClient& c, const std::string& policy, const std::string& tenant, int cost) {
@@ -379,19 +388,22 @@ TEST(NotifyWebhooks, KeptConnectionsCarryManyEventsAndOnesTheReceiverClosedAreRe
     EXPECT_EQ(tenants.size(), 30u);
 }
 
+// GCRA's denials claim 1.0 once per aligned 600 s window: again should one begin mid-test.
 TEST(NotifyWebhooks, TheEmbeddedStoreSendsOneEventPerThresholdForItsInstance) {
-    WebhookReceiver receiver;
-    Ratelimitd sidecar(config_for(receiver, "  gc: {algorithm: gcra, limit: 30, window: 600s}\n",
-                                  "    gc: {at: [0.5, 0.9, 1.0], target: ops}\n"),
-                       "");
-    const Tally tally = fire(sidecar.port(), 60, 8, [](HttpClient& c) { return check(c, "gc", "acme"); });
-    EXPECT_EQ(tally.allowed, 30);
-    ASSERT_TRUE(wait_until([&] { return metric(sidecar.port(), "ratelimitd_notify_sent_total{target=\"ops\"}") >= 3; },
-                           20s));
-    ASSERT_EQ(receiver.count(), 3u);
-    std::multiset<double> thresholds;
-    for (const auto& r : receiver.requests()) thresholds.insert(verified(r)["threshold"].get<double>());
-    EXPECT_EQ(thresholds, (std::multiset<double>{0.5, 0.9, 1.0}));
+    in_one_window(notify_window, [&](int) {
+        WebhookReceiver receiver;
+        Ratelimitd sidecar(config_for(receiver, "  gc: {algorithm: gcra, limit: 30, window: 600s}\n",
+                                      "    gc: {at: [0.5, 0.9, 1.0], target: ops}\n"),
+                           "");
+        const Tally tally = fire(sidecar.port(), 60, 8, [](HttpClient& c) { return check(c, "gc", "acme"); });
+        EXPECT_EQ(tally.allowed, 30);
+        const auto sent = [&] { return metric(sidecar.port(), "ratelimitd_notify_sent_total{target=\"ops\"}"); };
+        ASSERT_TRUE(wait_until([&] { return sent() >= 3; }, 20s));
+        ASSERT_EQ(receiver.count(), 3u);
+        std::multiset<double> thresholds;
+        for (const auto& r : receiver.requests()) thresholds.insert(verified(r)["threshold"].get<double>());
+        EXPECT_EQ(thresholds, (std::multiset<double>{0.5, 0.9, 1.0}));
+    });
 }
 
 TEST(NotifyWebhooks, TheTestDoorSendsASignedSampleAndIsAnOperatorsDoorThatTouchesNoStore) {

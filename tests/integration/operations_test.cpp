@@ -1,9 +1,10 @@
 // Operations: /metrics (valid Prometheus text that moves exactly with the checks), admin
 // endpoints behind a bearer token, X-Request-Id, and the access log.
 #include "support/http_client.hpp"
-#include "support/metrics_text.hpp"
 #include "support/load.hpp"
+#include "support/metrics_text.hpp"
 #include "support/processes.hpp"
+#include "support/wait.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -164,7 +165,7 @@ TEST_F(Operations, RequestIdIsEchoedOrGeneratedAndLogged) {
 
     for (int i = 0; i < 5; ++i) c.post("/v1/check", R"({"policy":"five","tenant":"audited"})");
     c.post("/v1/check", R"({"policy":"five","tenant":"audited"})", {{"X-Request-Id", "deny-42"}});
-    const auto line = server_->process().wait_for_log("request_id=deny-42", 5s);
+    const auto line = server_->process().wait_for_log("request_id=deny-42", process_start_bound);
     ASSERT_FALSE(line.empty()) << "access_log: denied writes one line per denial";
     EXPECT_NE(line.find("policy=five"), std::string::npos);
     EXPECT_NE(line.find("tenant=audited"), std::string::npos);

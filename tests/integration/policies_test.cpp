@@ -147,7 +147,7 @@ TEST_P(Policies, WhenTheLongWindowDeniesTheShortOneIsNotCharged) {
             const auto res = one_check(c);
             return res.status == 429 && json::parse(res.body)["windows"][0]["remaining"] == 10;
         };
-        ASSERT_TRUE(wait_until(short_window_whole, 5s)) << "a denied check charged the short window";
+        ASSERT_TRUE(wait_until(short_window_whole, process_start_bound)) << "a denied check charged the short window";
         auto denied = fire(port(), 30, 10, one_check);
         EXPECT_EQ(denied.allowed, 0);
         EXPECT_EQ(denied.denied, 30);
@@ -250,7 +250,7 @@ TEST(PolicyReload, MovingATenantToAnotherPlanTakesEffectOnSighup) {
     EXPECT_EQ(fire(server.port(), 10, 5, send).allowed, 2);
     server.write_config(base + "tenants:\n  mover: { plan: pro }\n");
     server.process().signal(SIGHUP);
-    ASSERT_FALSE(server.process().wait_for_log("reloaded", std::chrono::seconds(5)).empty());
+    ASSERT_FALSE(server.process().wait_for_log("reloaded", process_start_bound).empty());
     EXPECT_EQ(fire(server.port(), 10, 5, send).allowed, 5) << "the pro limit, from fresh counts";
     EXPECT_EQ(redis.command({"GET", "rl:api@free:mover:global"}), "2") << "the free plan's key is left to expire";
 }
@@ -298,7 +298,7 @@ TEST_P(Policies, AShadowPolicyNeverDeniesButCountsWouldBeDenials) {
     EXPECT_EQ(sample(c.get("/metrics").body, series) - before, 7);
     // Logged as access lines although access_log is off by default.
     const std::string line = deployment(GetParam()).server->process().wait_for_log(
-        "tenant=" + tenant("shadow") + " scope=global verdict=shadow_denied status=200", std::chrono::seconds(5));
+        "tenant=" + tenant("shadow") + " scope=global verdict=shadow_denied status=200", process_start_bound);
     EXPECT_NE(line, "") << "no access line for a shadow denial";
 }
 

@@ -230,7 +230,7 @@ TEST(ProxyDown, OpenServesAndClosedRefusesOnlyWhenRatelimitdCannotAnswer) {
     const auto [closed_reached, closed_other] = plain_requests(closed, 5);
     EXPECT_EQ(closed_reached, 0);
     EXPECT_EQ(closed_other, std::vector<int>(5, 500));
-    EXPECT_TRUE(wait_until([&] { return open.upstream_requests() - open_before == 5; }, std::chrono::seconds(5)));
+    EXPECT_TRUE(wait_until([&] { return open.upstream_requests() - open_before == 5; }, process_start_bound));
     EXPECT_EQ(closed.upstream_requests(), 0);
 }
 

@@ -102,7 +102,7 @@ TEST(RedisTls, MissingClientCertificateIsAStoreFailure) {
     TlsRedis redis(certs().server(), /*require_client_cert=*/true);
     Ratelimitd rl(config, redis.url(), with_ca());
     expect_store_failure(rl);
-    EXPECT_NE(rl.process().wait_for_log("certificate required", 3s), "") << rl.process().log();
+    EXPECT_NE(rl.process().wait_for_log("certificate required", process_start_bound), "") << rl.process().log();
 }
 
 TEST(RedisTls, ClientKeyNeverLogged) {
@@ -111,7 +111,8 @@ TEST(RedisTls, ClientKeyNeverLogged) {
     Ratelimitd rl(config, redis.url(),
                   with_ca({"--redis-tls-cert", certs().client().cert, "--redis-tls-key", certs().server().key}));
     expect_store_failure(rl);
-    EXPECT_NE(rl.process().wait_for_log("client key " + certs().server().key, 3s), "") << rl.process().log();
+    EXPECT_NE(rl.process().wait_for_log("client key " + certs().server().key, process_start_bound), "")
+        << rl.process().log();
     EXPECT_EQ(rl.process().log().find("PRIVATE KEY"), std::string::npos);
 }
 
@@ -120,28 +121,30 @@ TEST(RedisTls, WrongCaIsAStoreFailureNamingTheReason) {
     // Redis sends its CA along, which the other CA does not trust: refused as self-signed.
     Ratelimitd rl(config, redis.url(), {"--redis-tls-ca", certs().other_ca()});
     expect_store_failure(rl);
-    EXPECT_NE(rl.process().wait_for_log("certificate was refused: self-signed certificate in certificate chain", 3s), "") << rl.process().log();
+    EXPECT_NE(rl.process().wait_for_log("certificate was refused: self-signed certificate in certificate chain",
+        process_start_bound), "") << rl.process().log();
 }
 
 TEST(RedisTls, SystemStoreDoesNotTrustATestCa) {
     TlsRedis redis(certs().server());
     Ratelimitd rl(config, redis.url());  // no redis_tls_ca: the system's CAs
     expect_store_failure(rl);
-    EXPECT_NE(rl.process().wait_for_log("the server's certificate was refused", 3s), "") << rl.process().log();
+    EXPECT_NE(rl.process().wait_for_log("the server's certificate was refused", process_start_bound), "")
+        << rl.process().log();
 }
 
 TEST(RedisTls, ExpiredCertificateIsAStoreFailure) {
     TlsRedis redis(certs().expired_server());
     Ratelimitd rl(config, redis.url(), with_ca());
     expect_store_failure(rl);
-    EXPECT_NE(rl.process().wait_for_log("certificate has expired", 3s), "") << rl.process().log();
+    EXPECT_NE(rl.process().wait_for_log("certificate has expired", process_start_bound), "") << rl.process().log();
 }
 
 TEST(RedisTls, HostNameMismatchIsAStoreFailure) {
     TlsRedis redis(certs().named_server());  // only DNS:redis.test
     Ratelimitd rl(config, redis.url(), with_ca());
     expect_store_failure(rl);
-    EXPECT_NE(rl.process().wait_for_log("IP address mismatch", 3s), "") << rl.process().log();
+    EXPECT_NE(rl.process().wait_for_log("IP address mismatch", process_start_bound), "") << rl.process().log();
 }
 
 TEST(RedisTls, ServerNameSettingFixesTheMismatch) {
@@ -165,7 +168,8 @@ TEST(RedisTls, InsecureSkipVerifyConnectsAndWarns) {
     Ratelimitd rl(config, redis.url(), {"--redis-tls-insecure-skip-verify", "on"});
     HttpClient c(rl.port());
     EXPECT_EQ(check(c, "closed").status, 200);
-    EXPECT_NE(rl.process().wait_for_log("does not verify the server's certificate", 3s), "") << rl.process().log();
+    EXPECT_NE(rl.process().wait_for_log("does not verify the server's certificate", process_start_bound), "")
+        << rl.process().log();
 }
 
 TEST(RedisTls, PlainRedisUrlToATlsPortIsAStoreFailure) {
@@ -247,7 +251,8 @@ TEST(RedisTls, AResetOnOneSidecarReachesTheOthersDenialCacheOverTls) {
     Ratelimitd a(fleet_config, redis.url(), with_ca(), {"RATELIMITD_ADMIN_TOKEN=" + token});
     Ratelimitd b(fleet_config, redis.url(), with_ca(), {"RATELIMITD_ADMIN_TOKEN=" + token});
     // The reset subscribers connect over TLS too (the plain port is the test's only).
-    ASSERT_TRUE(wait_until([&] { return redis.server.command({"PUBSUB", "NUMSUB", "rl:resets"}) == "rl:resets 2"; }, 5s))
+    ASSERT_TRUE(wait_until([&] { return redis.server.command({"PUBSUB", "NUMSUB", "rl:resets"}) == "rl:resets 2"; },
+        process_start_bound))
         << redis.server.command({"PUBSUB", "NUMSUB", "rl:resets"});
     HttpClient ca(a.port());
     for (int i = 0; i < 3; ++i) ASSERT_EQ(check(ca, "fw", "reset-me").status, 200);
@@ -257,7 +262,7 @@ TEST(RedisTls, AResetOnOneSidecarReachesTheOthersDenialCacheOverTls) {
                          {{"Authorization", "Bearer " + token}})
                   .status,
               200);
-    EXPECT_TRUE(wait_until([&] { return check(ca, "fw", "reset-me").status == 200; }, 1s, 5ms))
+    EXPECT_TRUE(wait_until([&] { return check(ca, "fw", "reset-me").status == 200; }, process_start_bound, 5ms))
         << "a's cached denial was not cleared by the reset published on b";
 }
 
@@ -274,7 +279,8 @@ TEST(RedisTls, SentinelAndThePrimaryItNamesBothOverTls) {
     Child sentinel({"redis-server", conf, "--sentinel"}, conf + ".log");
     const std::string named = "127.0.0.1 " + std::to_string(primary.tls_port);
     ASSERT_TRUE(wait_until(
-        [&] { return redis_command(plain_port, {"SENTINEL", "get-master-addr-by-name", "tlsmaster"}) == named; }, 5s))
+        [&] { return redis_command(plain_port, {"SENTINEL", "get-master-addr-by-name", "tlsmaster"}) == named; },
+            process_start_bound))
         << sentinel.log();
     Ratelimitd rl(config, "rediss-sentinel://127.0.0.1:" + std::to_string(tls_port) + "/tlsmaster", with_ca());
     auto tally = fire(rl.port(), 30, 8, [](HttpClient& c) { return check(c, "exact", "behind-sentinel"); });

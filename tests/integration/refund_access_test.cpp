@@ -117,7 +117,7 @@ TEST_F(RefundAccess, WithTheTokenARefundGivesUnitsBackAndIsLoggedAndCounted) {
     EXPECT_EQ(sample(sidecar.port(), R"(ratelimitd_refunds_total{policy="fw"})"), 1);
     EXPECT_EQ(sample(sidecar.port(), R"(ratelimitd_refunded_units_total{policy="fw"})"), 3);
     // The log names the key by a hash, the units and the peer; never the tenant's key.
-    const std::string line = sidecar.process().wait_for_log("refund policy=fw", 5s);
+    const std::string line = sidecar.process().wait_for_log("refund policy=fw", process_start_bound);
     EXPECT_TRUE(std::regex_search(line, std::regex("key_hash=[0-9a-f]{16} units=3 peer=\"127\\.0\\.0\\.1\""))) << line;
     EXPECT_EQ(line.find("acme"), std::string::npos) << line;
 }
@@ -145,7 +145,8 @@ TEST(RefundDenialCache, ARefundIsForgottenByEverySidecarsDenialCache) {
     const std::vector<std::string> env{"RATELIMITD_ADMIN_TOKEN=" + admin_token};
     Ratelimitd a(config, redis.url(), {"--store-timeout", "5s"}, env);
     Ratelimitd b(config, redis.url(), {"--store-timeout", "5s"}, env);
-    ASSERT_TRUE(wait_until([&] { return redis.command({"PUBSUB", "NUMSUB", "rl:resets"}) == "rl:resets 2"; }, 5s))
+    ASSERT_TRUE(wait_until([&] { return redis.command({"PUBSUB", "NUMSUB", "rl:resets"}) == "rl:resets 2"; },
+        process_start_bound))
         << redis.command({"PUBSUB", "NUMSUB", "rl:resets"});
     HttpClient ca(a.port());
     HttpClient cb(b.port());
@@ -161,7 +162,7 @@ TEST(RefundDenialCache, ARefundIsForgottenByEverySidecarsDenialCache) {
     EXPECT_EQ(ca.post("/v1/check", check).status, 200);
     EXPECT_EQ(ca.post("/v1/check", check).status, 200);
     // There once the reset channel has carried it (a 429 from the cache charges nothing).
-    EXPECT_TRUE(wait_until([&] { return cb.post("/v1/check", check).status == 200; }, 5s));
+    EXPECT_TRUE(wait_until([&] { return cb.post("/v1/check", check).status == 200; }, process_start_bound));
     EXPECT_EQ(cb.post("/v1/check", check).status, 200);
     EXPECT_EQ(cb.post("/v1/check", check).status, 200);
     EXPECT_EQ(cb.post("/v1/check", check).status, 429) << "5 refunded, 5 spent again";

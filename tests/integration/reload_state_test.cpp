@@ -50,7 +50,7 @@ void reload(Ratelimitd& sidecar, const std::string& config) {
     const double before = reloads();
     sidecar.write_config(config);
     sidecar.process().signal(SIGHUP);
-    ASSERT_TRUE(wait_until([&] { return reloads() > before; }, 5s)) << "the reload was taken";
+    ASSERT_TRUE(wait_until([&] { return reloads() > before; }, process_start_bound)) << "the reload was taken";
 }
 
 /// Fires `total` checks of cost 1 from four clients at once; returns {admitted, denied, other}.
@@ -111,7 +111,7 @@ TEST(ReloadState, AShortenedFixedWindowEndsWithinTheNewWindow) {
     EXPECT_EQ(denied.status, 429) << "the count carries over";
     EXPECT_LE(std::stoi(denied.header("retry-after")), 1);
     EXPECT_LE(redis.integer({"PTTL", "rl:fw:t:global"}), 1000);
-    ASSERT_TRUE(wait_until([&] { return redis.integer({"EXISTS", "rl:fw:t:global"}) == 0; }, 3s))
+    ASSERT_TRUE(wait_until([&] { return redis.integer({"EXISTS", "rl:fw:t:global"}) == 0; }, process_start_bound))
         << "the old window ends within the new one";
     const auto fresh = fire(sidecar, "fw", "t", 12);
     EXPECT_EQ(fresh[0], 5);

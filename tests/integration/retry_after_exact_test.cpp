@@ -56,6 +56,9 @@ TEST_P(RetryAfterExact, AClientThatWaitsExactlyRetryAfterIsAdmitted) {
         ASSERT_EQ(c.post("/v1/check", body).status, 200);
         const HttpResponse denied = c.post("/v1/check", body);
         const std::int64_t after = wall_ms();
+        // Within the second the admit opened, a second check is denied; a loaded machine may
+        // take longer between the two, and then the window (or the refill) rightly admits.
+        if (after - before >= 1000) continue;
         ASSERT_EQ(denied.status, 429);
         if (after != before) continue;
         ++exact;

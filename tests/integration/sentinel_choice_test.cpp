@@ -53,7 +53,8 @@ TEST(SentinelChoice, AnAddressThatIsNoPrimaryIsNeverUsed) {
         EXPECT_EQ(r.status, 200);
         EXPECT_FALSE(r.header("x-ratelimit-degraded").empty()) << "no primary: on_store_error decides";
     }
-    EXPECT_FALSE(server.process().wait_for_log("ROLE says slave", 2s).empty()) << server.process().log();
+    EXPECT_FALSE(server.process().wait_for_log("ROLE says slave", process_start_bound).empty())
+        << server.process().log();
     EXPECT_EQ(script_calls(replica), 0) << "no check was sent to the replica";
 }
 

@@ -147,7 +147,8 @@ TEST(Sentinel, FailoverIsFollowedWithFailureModesMeanwhileAndExactCountsOnBothSi
     EXPECT_EQ(admitted(server.port(), "closed", "after"), 5);
     EXPECT_EQ(admitted(server.port(), "open", "after"), 0);
     EXPECT_NE(replica.command({"INFO", "replication"}).find("role:master"), std::string::npos);
-    EXPECT_FALSE(server.process().wait_for_log("sentinel: the primary of m is " + new_primary, 1s).empty())
+    EXPECT_FALSE(server.process().wait_for_log("sentinel: the primary of m is " + new_primary,
+        process_start_bound).empty())
         << server.process().log();
     EXPECT_TRUE(server.process().running());
 }
@@ -243,7 +244,8 @@ TEST(Sentinel, AReadOnlyReplicaIsAStoreFailureNotABadReply) {
     EXPECT_EQ(open.status, 200);
     EXPECT_TRUE(degraded(open)) << open.body;
     EXPECT_EQ(closed.status, 503) << closed.body;
-    EXPECT_FALSE(server.process().wait_for_log("is a read-only replica", 1s).empty()) << server.process().log();
+    EXPECT_FALSE(server.process().wait_for_log("is a read-only replica", process_start_bound).empty())
+        << server.process().log();
 }
 
 }  // namespace

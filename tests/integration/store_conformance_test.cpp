@@ -7,6 +7,7 @@
 #include "ratelimitd/store/redis/endpoint.hpp"
 #include "ratelimitd/store/redis/redis_store.hpp"
 #include "ratelimitd/store/redis/scripts.hpp"
+#include "support/held_window.hpp"
 #include "support/processes.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -29,6 +30,7 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace ratelimitd::test {
@@ -579,47 +581,59 @@ TEST_P(Conformance, DeniedChecksChangeNothing) {
     // denial that charged, extended the window or restarted the token refill would leave `a`
     // behind `b`.
     const Policy p = policy(2, 1'000ms);  // token bucket, GCRA: one unit per 500 ms
-    const std::string a = key(p, "denied-often");
-    const std::string b = key(p, "never-denied");
-    const Observed a0 = check(p, a, 2);
-    const Observed b0 = check(p, b, 2);
-    ASSERT_TRUE(a0.verdict->allowed && b0.verdict->allowed);
-    const auto at = [&](std::int64_t offset_ms) {
-        std::this_thread::sleep_until(std::chrono::system_clock::time_point(
-            std::chrono::milliseconds(std::max(a0.after_ms, b0.after_ms) + offset_ms)));
-    };
-    const auto expect_same = [&](std::uint32_t cost, bool allowed) {
-        const Observed oa = check(p, a, cost);
-        const Observed ob = check(p, b, cost);
-        SCOPED_TRACE("cost " + std::to_string(cost) + ": " + describe(oa) + " vs " + describe(ob));
-        EXPECT_EQ(oa.verdict->allowed, allowed);
-        EXPECT_EQ(ob.verdict->allowed, allowed);
-        EXPECT_EQ(oa.window().remaining, ob.window().remaining);
-        EXPECT_EQ(oa.window().reset_after_s, ob.window().reset_after_s);
-        EXPECT_EQ(oa.window().retry_after_s, ob.window().retry_after_s);
-    };
-    // Cost 2 stays denied for the whole window (token bucket: 2 tokens need 1000 ms).
-    int denials = 0;
-    while (wall_ms() < a0.before_ms + 700) {
-        const Observed o = check(p, a, 2);
-        ASSERT_FALSE(o.verdict->allowed) << describe(o);
-        ++denials;
-        std::this_thread::sleep_for(50ms);  // real time must pass: the stores read a real clock
-    }
-    ASSERT_GE(denials, 5);
-    // Mid-window, with the token bucket's state still alive: 1.5 tokens are back for both
-    // (had the denials restarted the refill, `a` would hold a tenth of one); the others are
-    // still full for both.
-    at(750);
-    expect_same(1, bucket_like(algorithm()));
-    // Once the state of `b` is gone (token bucket: refilled 750 ms after its last admit;
-    // sliding window counter: the next window has passed too; the others: the window has
-    // passed; + 1 for the expiry millisecond), `a` must be just as fresh.
-    at(bucket_like(algorithm())                        ? 1'550
-       : algorithm() == Algorithm::sliding_window ? 2'050
-                                                  : 1'050);
-    expect_same(2, true);
-    expect_same(1, false);
+    // Each step holds only while its checks reach the store within the margin it relies on: a
+    // loaded machine that delayed one past it tries new keys (until_held).
+    until_held([&](int n) {
+        bool in_time = true;
+        [&] {
+            const std::string a = key(p, "denied-often-" + std::to_string(n));
+            const std::string b = key(p, "never-denied-" + std::to_string(n));
+            const Observed a0 = check(p, a, 2);
+            const Observed b0 = check(p, b, 2);
+            ASSERT_TRUE(a0.verdict->allowed && b0.verdict->allowed);
+            const std::int64_t first_window_end = a0.before_ms + 1'000;  // b opened after a
+            const auto at = [&](std::int64_t offset_ms) {
+                std::this_thread::sleep_until(std::chrono::system_clock::time_point(
+                    std::chrono::milliseconds(std::max(a0.after_ms, b0.after_ms) + offset_ms)));
+            };
+            // The pair's checks; in time when a's answered before `a_by` and b's before `b_by`.
+            const auto expect_same = [&](std::uint32_t cost, bool allowed, std::int64_t a_by, std::int64_t b_by) {
+                const Observed oa = check(p, a, cost);
+                const Observed ob = check(p, b, cost);
+                in_time = in_time && oa.after_ms < a_by && ob.after_ms < b_by;
+                SCOPED_TRACE("cost " + std::to_string(cost) + ": " + describe(oa) + " vs " + describe(ob));
+                EXPECT_EQ(oa.verdict->allowed, allowed);
+                EXPECT_EQ(ob.verdict->allowed, allowed);
+                EXPECT_EQ(oa.window().remaining, ob.window().remaining);
+                EXPECT_EQ(oa.window().reset_after_s, ob.window().reset_after_s);
+                EXPECT_EQ(oa.window().retry_after_s, ob.window().retry_after_s);
+                return std::pair{oa, ob};
+            };
+            // Cost 2 stays denied for the whole window (token bucket: 2 tokens need 1000 ms).
+            int denials = 0;
+            while (wall_ms() < a0.before_ms + 700) {
+                const Observed o = check(p, a, 2);
+                in_time = in_time && o.after_ms < first_window_end;
+                ASSERT_FALSE(o.verdict->allowed) << describe(o);
+                ++denials;
+                std::this_thread::sleep_for(50ms);  // real time must pass: the stores read a real clock
+            }
+            ASSERT_GE(denials, 5);
+            // Mid-window: 1.5 tokens are back for both (had the denials restarted the refill, `a`
+            // would hold a tenth of one); the others are still full for both.
+            at(750);
+            expect_same(1, bucket_like(algorithm()), first_window_end, first_window_end);
+            // Once the state of `b` is gone (token bucket: refilled 750 ms after its last admit;
+            // sliding window counter: the next window has passed too; the others: the window
+            // has passed; + 1 for the expiry ms), `a` is just as fresh; denied again for 500 ms.
+            at(bucket_like(algorithm())                        ? 1'550
+               : algorithm() == Algorithm::sliding_window ? 2'050
+                                                          : 1'050);
+            const auto [a2, b2] = expect_same(2, true, INT64_MAX, INT64_MAX);
+            expect_same(1, false, a2.before_ms + 500, b2.before_ms + 500);
+        }();
+        return in_time;
+    });
 }
 
 // ---- reset after Retry-After -----------------------------------------------------------------
@@ -630,29 +644,38 @@ TEST_P(Conformance, ACheckPassesExactlyRetryAfterSecondsAfterADenial) {
     // on a fixed-window key's expiry millisecond, when Redis still holds the full counter
     // (keys expire when now > expire_at). That 1 ms is pinned by memory_store_test.cpp.
     const Policy p = policy(2, 1'500ms);  // token bucket: one token per 750 ms
-    const std::string k = key(p, "waiter");
-    ASSERT_TRUE(check(p, k, 2).verdict->allowed);
-    const Observed denied = check(p, k, 1);
-    ASSERT_FALSE(denied.verdict->allowed) << describe(denied);
-    const auto& w = denied.window();
-    // token bucket, GCRA: the next unit in 750 ms; sliding window counter: 2 * (1500 - e) <=
-    // 1 * 1500 at e = 750 ms into the next window, 2250 ms away; the others: the window's end,
-    // 1500 ms away.
-    EXPECT_EQ(w.retry_after_s, bucket_like(algorithm())                        ? 1
-                               : algorithm() == Algorithm::sliding_window ? 3
-                                                                          : 2)
-        << describe(denied);
+    // The check shortly before the reset says something only when the store answered it before
+    // the reset: a loaded machine that delayed it past the reset tries a new key.
+    until_held([&](int n) {
+        const std::string k = key(p, "waiter-" + std::to_string(n));
+        bool in_time = true;  // an attempt that failed before the early check holds
+        [&] {
+            ASSERT_TRUE(check(p, k, 2).verdict->allowed);
+            const Observed denied = check(p, k, 1);
+            ASSERT_FALSE(denied.verdict->allowed) << describe(denied);
+            const auto& w = denied.window();
+            // token bucket, GCRA: the next unit in 750 ms; sliding window counter: 2 * (1500 - e) <=
+            // 1 * 1500 at e = 750 ms into the next window, 2250 ms away; the others: the window's end,
+            // 1500 ms away.
+            EXPECT_EQ(w.retry_after_s, bucket_like(algorithm())                        ? 1
+                                       : algorithm() == Algorithm::sliding_window ? 3
+                                                                                  : 2)
+                << describe(denied);
 
-    // Shortly before the reset the check is still denied: Retry-After is not a guess.
-    std::this_thread::sleep_until(std::chrono::system_clock::time_point(
-        std::chrono::milliseconds(denied.before_ms + w.reset_after_ms - 250)));
-    const Observed early = check(p, k, 1);
-    EXPECT_FALSE(early.verdict->allowed) << describe(early);
+            // Shortly before the reset the check is still denied: Retry-After is not a guess.
+            std::this_thread::sleep_until(std::chrono::system_clock::time_point(
+                std::chrono::milliseconds(denied.before_ms + w.reset_after_ms - 250)));
+            const Observed early = check(p, k, 1);
+            in_time = early.after_ms < denied.before_ms + w.reset_after_ms;
+            EXPECT_FALSE(early.verdict->allowed) << describe(early);
 
-    std::this_thread::sleep_until(std::chrono::system_clock::time_point(
-        std::chrono::milliseconds(denied.after_ms + 1'000 * w.retry_after_s)));
-    const Observed after = check(p, k, 1);
-    EXPECT_TRUE(after.verdict->allowed) << describe(after);
+            std::this_thread::sleep_until(std::chrono::system_clock::time_point(
+                std::chrono::milliseconds(denied.after_ms + 1'000 * w.retry_after_s)));
+            const Observed after = check(p, k, 1);
+            EXPECT_TRUE(after.verdict->allowed) << describe(after);
+        }();
+        return in_time;
+    });
 }
 
 // ---- concurrency leases ----------------------------------------------------------------------

@@ -29,18 +29,28 @@ Check::same(100, $client->report('llm', 'tenant_full', -50)->remaining, 'a full 
 $client->check('quota', 'tenant_q', cost: 2);
 Check::same(3, $client->report('quota', 'tenant_q', -5)->remaining, 'a window count stops at 0');
 
-// Debt: 1 token per second, burst 2; a report of 4 owes 2: a check needs 3 tokens back (3 s).
-$inDebt = $client->report('debt', 'tenant_d', 4);
+// Debt: 1 token per second, burst 2; a report of 4 owes 2: a check needs 3 tokens back (3 s
+// after the report). The answers below are the debt's only when the checks reach the server in
+// time (the denial within 1 s of the report, the last denied check before 3 s): on a machine
+// too loaded for that, a new tenant again, and only the attempt that held is checked.
+for ($attempt = 0, $held = false; $attempt < 5 && !$held; $attempt++) {
+    $tenant = "tenant_d$attempt";
+    $before = microtime(true);
+    $inDebt = $client->report('debt', $tenant, 4);
+    $denied = $client->check('debt', $tenant);
+    $deniedAt = microtime(true);
+    // Waiting what Retry-After says, less a margin, is still denied; at Retry-After it passes.
+    time_sleep_until($deniedAt + max(1, $denied->retryAfter) - 0.4);
+    $stillDenied = $client->check('debt', $tenant);
+    $held = $deniedAt - $before < 1.0 && microtime(true) - $before < 3.0;
+}
+Check::ok($held, 'the debt checks reached the server before the debt was repaid', "$attempt attempts");
 Check::same(0, $inDebt->remaining, 'in debt: remaining 0');
-$denied = $client->check('debt', 'tenant_d');
-$deniedAt = microtime(true);
 Check::same(false, $denied->allowed, 'a check in debt is denied');
 Check::same(3, $denied->retryAfter, 'Retry-After: 2 owed + 1 to spend, at one per second');
-// Waiting what Retry-After says, less a margin, is still denied; at Retry-After it passes.
-time_sleep_until($deniedAt + $denied->retryAfter - 0.4);
-Check::same(false, $client->check('debt', 'tenant_d')->allowed, 'still denied shortly before Retry-After');
+Check::same(false, $stillDenied->allowed, 'still denied shortly before Retry-After');
 time_sleep_until($deniedAt + $denied->retryAfter);
-Check::same(true, $client->check('debt', 'tenant_d')->allowed, 'allowed once Retry-After has passed');
+Check::same(true, $client->check('debt', $tenant)->allowed, 'allowed once Retry-After has passed');
 
 // The sliding log cannot refund.
 $e = Check::throws(CheckRejectedException::class, fn () => $client->report('log', 'tenant_l', -1), 'a refund on a sliding log is refused');

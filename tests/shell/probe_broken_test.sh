@@ -70,10 +70,9 @@ echo "--- Redis down under a fail-open policy"
 start_redis; down_pid=$started_pid
 start_ratelimitd "$bin" "$work/limit5.yaml" --redis "redis://127.0.0.1:$started_port"; nostore=$started_port
 kill "$down_pid"; wait "$down_pid" 2>/dev/null || true
-for _ in $(seq 1 200); do   # until ratelimitd itself has noticed
-  [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$nostore/readyz")" = 503 ] && break
-  sleep 0.05
-done
+# Until ratelimitd itself has noticed (a bound, not a delay: start_bound, for a loaded machine).
+readyz_unready() { [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$nostore/readyz")" = 503 ]; }
+poll_until "$start_bound" readyz_unready || true
 must_fail "Redis down: /readyz is checked first" "readyz: .*/readyz answers 503: ratelimitd is up but its store does not answer" \
   --url "http://127.0.0.1:$nostore" --policy probe --limit 5
 must_fail "Redis down, --no-readyz: the answers are degraded" "quota: 7 of 7 answers are degraded (X-RateLimit-Degraded: store_unavailable)" \

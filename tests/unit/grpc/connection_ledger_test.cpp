@@ -32,7 +32,7 @@ TEST(ConnectionLedger, AClosedConnectionFreesItsPlace) {
     ::close(a);
     const int b = new_socket();  // likely a's number again: another socket all the same
     // A scan at the cap runs at most every rescan_interval.
-    EXPECT_TRUE(test::wait_until([&] { return ledger.admit(b); }, std::chrono::seconds(1)));
+    EXPECT_TRUE(test::wait_until([&] { return ledger.admit(b); }, test::process_start_bound));
     EXPECT_EQ(ledger.open(), 1u);
     ::close(b);
     EXPECT_EQ(ledger.open(), 0u);

@@ -41,7 +41,7 @@ protected:
     }
     ~SessionLimits() override {
         // Sessions end first: their frames refer to the lane.
-        EXPECT_TRUE(test::wait_until([this] { return server_->live_sessions() == 0; }, std::chrono::seconds(5)));
+        EXPECT_TRUE(test::wait_until([this] { return server_->live_sessions() == 0; }, test::process_start_bound));
         ioc_.stop();
         thread_.join();
     }
