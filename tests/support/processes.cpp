@@ -130,17 +130,22 @@ Child::Child(const std::vector<std::string>& argv, const std::string& log_path,
              const std::vector<std::string>& extra_env)
     : log_path_(log_path) {
     const pid_t parent = ::getpid();
+    // Emptied here, before the fork: once the constructor returns, the log holds this process's
+    // lines only, so a restart on the same path cannot have a wait find the previous one's.
+    const int log_fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (log_fd < 0) throw std::runtime_error("cannot open " + log_path);
     pid_ = ::fork();
-    if (pid_ < 0) throw std::runtime_error("fork failed");
+    if (pid_ < 0) {
+        ::close(log_fd);
+        throw std::runtime_error("fork failed");
+    }
     if (pid_ == 0) {
         // A test killed by ctest's timeout takes its servers with it, rather than leaving them
         // running (and holding ports and CPU) for the rest of the run.
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (::getppid() != parent) ::_exit(127);
-        int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        ::dup2(fd, 1);
-        ::dup2(fd, 2);
-        ::close(fd);
+        ::dup2(log_fd, 1);  // dup2 clears O_CLOEXEC on 1 and 2
+        ::dup2(log_fd, 2);
         for (const auto& kv : extra_env) ::putenv(const_cast<char*>(kv.c_str()));
         std::vector<char*> args;
         for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -149,6 +154,7 @@ Child::Child(const std::vector<std::string>& argv, const std::string& log_path,
         std::perror("execvp");
         ::_exit(127);
     }
+    ::close(log_fd);
 }
 
 Child::~Child() {
