@@ -6,6 +6,7 @@
 #include "ratelimitd/http/types.hpp"
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -37,8 +38,23 @@ public:
     [[nodiscard]] std::chrono::steady_clock::time_point ready_at() const noexcept { return ready_at_; }
     void ready_at(std::chrono::steady_clock::time_point at) noexcept { ready_at_ = at; }
 
+    /// A delayed /v1/auth answer (held_answer.hpp): the session sends it `hold` after it was
+    /// ready; `slot` is its place among the process's held answers, given back with it.
+    [[nodiscard]] std::chrono::milliseconds hold() const noexcept { return hold_; }
+    void hold(std::chrono::milliseconds span, std::shared_ptr<const void> slot) {
+        hold_ = span;
+        hold_slot_ = std::move(slot);
+    }
+    /// The hold is over (or was cut short by a drain): its slot is free again.
+    void end_hold() noexcept {
+        hold_ = std::chrono::milliseconds(0);
+        hold_slot_.reset();
+    }
+
 private:
     std::variant<Response, RenderedAnswer> held_;
+    std::chrono::milliseconds hold_{0};
+    std::shared_ptr<const void> hold_slot_;
     std::chrono::steady_clock::time_point ready_at_{};
 };
 
