@@ -52,7 +52,8 @@ bool held_becomes(unsigned short port, double n) {
 }
 
 TEST(AuthHold, ADelayedCheckIsAnsweredWhenItsDelayIsOver) {
-    Ratelimitd server(config, "", {"--watch-config", "off"});
+    // A request_timeout shorter than the hold: the connection's deadline must wait for it.
+    Ratelimitd server(config, "", {"--watch-config", "off", "--request-timeout", "300ms"});
     HttpClient first(server.port());
     EXPECT_EQ(first.get("/v1/auth", {{"X-Original-URI", "/second/a"}, {"X-Original-Method", "GET"}}).status, 200);
     const auto sent = std::chrono::steady_clock::now();

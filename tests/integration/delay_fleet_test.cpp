@@ -138,15 +138,17 @@ TEST_P(DelayFleet, TwoHundredAtOnceAreSpacedByTheRateUpToMaxDelayAndTheRestDenie
     EXPECT_GE((*longest)->delay_ms, 10'000 - (last_answered - first_sent));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    StoresAndAlgorithms, DelayFleet,
-    ::testing::Combine(::testing::Values(Fleet::embedded, Fleet::one_redis, Fleet::three_on_one_redis),
-                       ::testing::Values(std::string("smooth-tb"), std::string("smooth-gcra"))),
-    [](const auto& info) {
-        const char* fleet[] = {"Embedded", "OneRedis", "ThreeSidecarsOneRedis"};
-        std::string name = fleet[static_cast<int>(std::get<0>(info.param))];
-        return name + (std::get<1>(info.param) == "smooth-tb" ? "TokenBucket" : "Gcra");
-    });
+std::string name_of(const ::testing::TestParamInfo<std::tuple<Fleet, std::string>>& info) {
+    static const char* const fleets[] = {"Embedded", "OneRedis", "ThreeSidecarsOneRedis"};
+    const std::string fleet = fleets[static_cast<int>(std::get<0>(info.param))];
+    return fleet + (std::get<1>(info.param) == "smooth-tb" ? "TokenBucket" : "Gcra");
+}
+
+INSTANTIATE_TEST_SUITE_P(StoresAndAlgorithms, DelayFleet,
+                         ::testing::Combine(::testing::Values(Fleet::embedded, Fleet::one_redis,
+                                                              Fleet::three_on_one_redis),
+                                            ::testing::Values(std::string("smooth-tb"), std::string("smooth-gcra"))),
+                         name_of);
 
 }  // namespace
 }  // namespace ratelimitd::test
