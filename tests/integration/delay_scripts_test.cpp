@@ -152,8 +152,13 @@ TEST_P(DelayScriptsMatchEmbedded, TheQueueMovesWithTimeAndCostsReserveTogether) 
     // The last reservation is due at t + 2100; 500 ms later the bucket holds 5 again.
     EXPECT_EQ(first_of(same(5, t + 2600)), 1);
     EXPECT_EQ(first_of(same(3, t + 2600)), 1 + 300) << "3 units reserved together";
-    EXPECT_EQ(first_of(same(20, t + 2600)), 1 + 2300) << "20 more fit the 2 s queue";
-    EXPECT_EQ(first_of(same(1, t + 2600)), 0);
+    EXPECT_EQ(first_of(same(5, t + 2600)), 1 + 800) << "5 more, due after the 3";
+    EXPECT_EQ(first_of(same(5, t + 2600)), 1 + 1300);
+    EXPECT_EQ(first_of(same(5, t + 2600)), 1 + 1800);
+    EXPECT_EQ(first_of(same(2, t + 2600)), 1 + 2000) << "the queue's last 2 units: max_delay exactly";
+    const std::string full = same(1, t + 2600);
+    EXPECT_EQ(first_of(full), 0);
+    EXPECT_EQ(wait_of(full), 100) << "one more fits when the first of the queue is due";
 }
 
 // nginx's delay=: `burst: 5, delay: 2` is the bucket of 2 with a queue of 3 tokens (the
