@@ -43,6 +43,20 @@ std::int64_t wall_ms() {
         .count();
 }
 
+// Spaced by the rate: each reservation's release (its decision instant + its delay) lies in
+// [sent + delay, answered + delay]. Whatever the decision instants, no 1 s span can hold more
+// than 10 releases (due times are exactly 100 ms apart): count those certainly inside.
+void expect_spaced_by_the_rate(const std::vector<const Seen*>& delayed) {
+    for (const Seen* from : delayed) {
+        const std::int64_t start = from->answered_ms + from->delay_ms;
+        int inside = 0;
+        for (const Seen* s : delayed) {
+            if (s->sent_ms + s->delay_ms >= start && s->answered_ms + s->delay_ms < start + 1000) ++inside;
+        }
+        EXPECT_LE(inside, 10) << "releases within 1 s from " << start;
+    }
+}
+
 class DelayFleet : public ::testing::TestWithParam<std::tuple<Fleet, std::string>> {
 protected:
     void SetUp() override {
@@ -119,17 +133,7 @@ TEST_P(DelayFleet, TwoHundredAtOnceAreSpacedByTheRateUpToMaxDelayAndTheRestDenie
     EXPECT_GE(reserved, 100);
     EXPECT_LE(reserved, 100 + (last_answered - first_sent) / 100 + 1);
     EXPECT_EQ(denied, 200 - at_once - static_cast<int>(reserved));
-    // Spaced by the rate: each reservation's release (its decision instant + its delay) lies in
-    // [sent + delay, answered + delay]. Whatever the decision instants, no 1 s span can hold
-    // more than 10 releases (due times are exactly 100 ms apart): count those certainly inside.
-    for (const Seen* from : delayed) {
-        const std::int64_t start = from->answered_ms + from->delay_ms;
-        int inside = 0;
-        for (const Seen* s : delayed) {
-            if (s->sent_ms + s->delay_ms >= start && s->answered_ms + s->delay_ms < start + 1000) ++inside;
-        }
-        EXPECT_LE(inside, 10) << "releases within 1 s from " << start;
-    }
+    expect_spaced_by_the_rate(delayed);
     // The 100th reservation is due max_delay after the queue began (no sooner than the first
     // send), so some delay is at least max_delay less the time the requests took.
     const auto longest = std::max_element(delayed.begin(), delayed.end(),
