@@ -18,16 +18,14 @@ void DelayMetrics::observe_delay(DelayDoor door, std::int64_t delay_ms) noexcept
     sum_ms_.fetch_add(static_cast<std::uint64_t>(delay_ms), std::memory_order_relaxed);
 }
 
-std::shared_ptr<const void> DelayMetrics::try_hold(std::size_t bound) {
+HeldSlot DelayMetrics::try_hold(std::size_t bound) {
     // Taken first, given back when over: the bound is never passed, even by racing threads.
     if (held_.fetch_add(1, std::memory_order_relaxed) >= static_cast<std::int64_t>(bound)) {
         held_.fetch_sub(1, std::memory_order_relaxed);
         refused_.fetch_add(1, std::memory_order_relaxed);
-        return nullptr;
+        return HeldSlot();
     }
-    return std::shared_ptr<const void>(this, [](const DelayMetrics* m) {
-        const_cast<DelayMetrics*>(m)->held_.fetch_sub(1, std::memory_order_relaxed);
-    });
+    return HeldSlot(&held_);
 }
 
 void DelayMetrics::render(std::string& out) const {

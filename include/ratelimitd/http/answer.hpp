@@ -6,7 +6,6 @@
 #include "ratelimitd/http/types.hpp"
 
 #include <chrono>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -44,7 +43,7 @@ public:
         return rendered != nullptr ? rendered->hold() : std::chrono::milliseconds(0);
     }
     /// Holds a rendered answer `span`, in `slot` (a Beast Response is never held).
-    void hold(std::chrono::milliseconds span, std::shared_ptr<const void> slot) noexcept {
+    void hold(std::chrono::milliseconds span, service::HeldSlot slot) noexcept {
         if (auto* rendered = std::get_if<RenderedAnswer>(&held_)) rendered->hold(span, std::move(slot));
     }
     /// The hold is over (or was cut short by a drain): its slot is free again.

@@ -4,11 +4,11 @@
 #pragma once
 
 #include "ratelimitd/http/types.hpp"
+#include "ratelimitd/service/held_slot.hpp"
 
 #include <boost/beast/http/status.hpp>
 
 #include <chrono>
-#include <memory>
 #include <string>
 #include <string_view>
 
@@ -43,7 +43,7 @@ public:
     /// this alternative is smaller than a Beast Response, so the Answer (and every coroutine
     /// frame holding one) keeps its size.
     [[nodiscard]] std::chrono::milliseconds hold() const noexcept { return hold_; }
-    void hold(std::chrono::milliseconds span, std::shared_ptr<const void> slot) noexcept {
+    void hold(std::chrono::milliseconds span, service::HeldSlot slot) noexcept {
         hold_ = span;
         hold_slot_ = std::move(slot);
     }
@@ -55,7 +55,7 @@ private:
     PooledString fields_;  // "Name: value\r\n" lines, recycled per thread
     PooledString body_;
     std::chrono::milliseconds hold_{0};
-    std::shared_ptr<const void> hold_slot_;
+    service::HeldSlot hold_slot_;
 };
 
 }  // namespace ratelimitd::http

@@ -3,11 +3,12 @@
 // many were held.
 #pragma once
 
+#include "ratelimitd/service/held_slot.hpp"
+
 #include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string>
 
 namespace ratelimitd::service {
@@ -28,9 +29,8 @@ public:
     void observe_delay(DelayDoor door, std::int64_t delay_ms) noexcept;
 
     /// One more /v1/auth answer held, unless `bound` are held already (then it is counted as
-    /// refused and nothing is returned). The slot is given back when the last copy of the
-    /// returned token goes.
-    [[nodiscard]] std::shared_ptr<const void> try_hold(std::size_t bound);
+    /// refused and an empty slot is returned). The slot is given back when it goes.
+    [[nodiscard]] HeldSlot try_hold(std::size_t bound);
 
     /// Answers held now (ratelimitd_held_requests).
     [[nodiscard]] std::int64_t held() const noexcept { return held_.load(std::memory_order_relaxed); }
