@@ -18,8 +18,9 @@
 --          refund stops at nothing owed. "report" alone: max_debt is the limit
 --          "refund": give back one charge (lua/refund.lua; see below)
 -- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
--- Returns {allowed (0 denied, else 1 + the ms a reserved admit waits), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
---          reset_after_ms}, and second the units owed past the limit (the debt).
+-- Returns {allowed, limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
+--          reset_after_ms}, and second the units owed past the limit (the debt). allowed: 0
+--          denied, 1 admitted, 1 + d admitted after d ms (a reservation, ARGV[5]'s queue)
 --
 -- Time is counted in units of 1/limit ms, so T is exactly window_ms units and every number
 -- is an integer (exact in a Lua double: burst * window_ms <= 2^53, which the config loader
