@@ -9,15 +9,18 @@
 -- ARGV[3]  burst      capacity in units (tolerance = burst * T)
 -- ARGV[4]  cost       units this check takes (1..burst); a report: units charged, negative
 --                     to refund
--- ARGV[5]  unused (the same argument list serves every algorithm)
+-- ARGV[5]  for a policy with max_delay (or delay): ";delay:<queue>", a check may reserve
+--          down to <queue> units below empty (the TAT up to now + burst * T + queue / limit),
+--          admitted with the delay until it is due; else unused
 -- ARGV[6]  "peek" to report the state without changing it (cost is then 0);
 --          "report:<max_debt>" to charge `cost` without asking: the TAT may pass now + burst * T,
 --          to now + (burst + max_debt) * T at most (a debt beyond the burst, repaid by time), a
 --          refund stops at nothing owed. "report" alone: max_debt is the limit
 --          "refund": give back one charge (lua/refund.lua; see below)
 -- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
--- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
---          reset_after_ms}, and second the units owed past the limit (the debt).
+-- Returns {allowed, limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
+--          reset_after_ms}, and second the units owed past the limit (the debt). allowed: 0
+--          denied, 1 admitted, 1 + d admitted after d ms (a reservation, ARGV[5]'s queue)
 --
 -- Time is counted in units of 1/limit ms, so T is exactly window_ms units and every number
 -- is an integer (exact in a Lua double: burst * window_ms <= 2^53, which the config loader
@@ -33,6 +36,8 @@ local burst = tonumber(ARGV[3])
 local cost = tonumber(ARGV[4])
 local mode = ARGV[6] or ''
 local peek = mode == 'peek'
+local queue = tonumber(string.match(ARGV[5] or '', '^;delay:(%d+)$') or 0)
+if peek then queue = 0 end -- a peek reserves nothing
 local report = string.sub(mode, 1, 6) == 'report'
 -- "report:<max_debt>": the deepest debt the report may leave, in units (the policy's max_debt)
 local max_debt = tonumber(string.match(mode, '^report:(%d+)$') or '') or limit
@@ -134,10 +139,20 @@ elseif level >= need then
   else
     reset_ms = now + math.ceil(((tokens + 1) * window - level) / limit)
   end
+elseif queue > 0 and need - level <= queue then
+  -- reserved: the TAT moves past the burst, so later checks queue after this one
+  allowed = 1 + math.ceil((need - level) / limit)
+  level = level - need
+  local owed = debt + need
+  redis.call('SET', KEYS[1], string.format('%.0f', now + math.floor(owed / limit)) .. ':' ..
+             string.format('%.0f', owed % limit) .. ':' .. string.format('%.0f', limit) .. ':' ..
+             string.format('%.0f', window), 'PX', math.ceil(owed / limit))
+  -- reset: when the next whole unit is usable, after every reservation
+  reset_ms = now + math.ceil((window - level) / limit)
 else
   allowed = 0
-  -- reset: when `cost` units are back
-  reset_ms = now + math.ceil((need - level) / limit)
+  -- reset: when `cost` units (less the queue it may reserve) are back
+  reset_ms = now + math.ceil((need - level - queue) / limit)
 end
 
 local remaining = math.max(0, math.floor(level / window))

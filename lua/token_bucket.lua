@@ -9,7 +9,9 @@
 -- ARGV[4]  cost       tokens this check takes (1..burst); a report: tokens charged, negative
 --                     to refund
 -- ARGV[5]  the layout written (redis_state_layout): "hash" for the hash of older versions,
---          anything else for the string. Both are read, whatever it says.
+--          anything else for the string. Both are read, whatever it says. Then, for a policy
+--          with max_delay (or delay), ";delay:<queue>": a check may reserve down to <queue>
+--          units below empty, admitted with the delay until the refill covers it
 -- ARGV[6]  "peek" to report the state without changing it (cost is then 0);
 --          "report:<max_debt>" to charge `cost` without asking: the level may go below zero,
 --          to -max_debt tokens at most (a debt, repaid by the refill; checks are denied until
@@ -17,8 +19,9 @@
 --          is the limit
 --          "refund": give back one charge (lua/refund.lua; see below)
 -- ARGV[7]  optional: the time in ms, when the calling script read TIME for all its checks
--- Returns {allowed(0|1), limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
---          reset_after_ms}, and second the units owed past the limit (the debt).
+-- Returns {allowed, limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
+--          reset_after_ms}, and second the units owed past the limit (the debt). allowed: 0
+--          denied, 1 admitted, 1 + d admitted after d ms (a reservation, ARGV[5]'s queue)
 --
 -- The level is kept in units of 1/window_ms token, so refill is exactly `limit` units per
 -- millisecond and every number is an integer (exact in a Lua double below 2^53, which the
@@ -34,9 +37,13 @@ local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])
 local cost = tonumber(ARGV[4])
-local hash_layout = ARGV[5] == 'hash'
+local layout, queue = string.match(ARGV[5] or '', '^(%a*);delay:(%d+)$')
+if not layout then layout, queue = ARGV[5], 0 end
+local hash_layout = layout == 'hash'
+queue = tonumber(queue)
 local mode = ARGV[6] or ''
 local peek = mode == 'peek'
+if peek then queue = 0 end -- a peek reserves nothing
 local report = string.sub(mode, 1, 6) == 'report'
 -- "report:<max_debt>": the deepest debt the report may leave, in units (the policy's max_debt)
 local max_debt = tonumber(string.match(mode, '^report:(%d+)$') or '') or limit
@@ -155,10 +162,17 @@ elseif level >= need then
   else
     reset_ms = now + math.ceil(((tokens + 1) * window - level) / limit)
   end
+elseif queue > 0 and need - level <= queue then
+  -- reserved: due when the refill has covered it, charged now so later checks queue after it
+  allowed = 1 + math.ceil((need - level) / limit)
+  level = level - need
+  store(KEYS[1], kind, ours, level, now, math.ceil((capacity - level) / limit))
+  -- reset: when the next whole token is usable, after every reservation
+  reset_ms = now + math.ceil((window - level) / limit)
 else
   allowed = 0
-  -- reset: when `cost` tokens are back
-  reset_ms = now + math.ceil((need - level) / limit)
+  -- reset: when `cost` tokens (less the queue it may reserve) are back
+  reset_ms = now + math.ceil((need - level - queue) / limit)
 end
 
 local remaining = math.max(0, math.floor(level / window))

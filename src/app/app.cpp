@@ -131,6 +131,7 @@ http::RouterOptions router_options(const Settings& settings, const store::Backen
                                                            : http::AccessLogMode::off;
     options.access_log_sample = settings.access_log_sample;
     options.hash_secret = settings.hash_secret;
+    options.max_held_requests = settings.max_held_requests;
     log_config_warnings(registry, warning_context(settings));
     return options;
 }

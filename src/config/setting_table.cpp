@@ -159,6 +159,11 @@ constexpr SettingRow rows[] = {
      .type = T::duration, .lo = 100, .hi = 600'000, .value_name = "DURATION", .default_text = "10s",
      .help = "to receive a whole request once it has begun",
      .field = both<&Settings::request_timeout, &FileSettings::request_timeout>()},
+    // Each held answer keeps a connection and a timer; the proxy in front holds its client too.
+    {.file_key = "max_held_requests", .flag = "max-held-requests", .env = "RATELIMITD_MAX_HELD_REQUESTS",
+     .type = T::count, .lo = 1, .hi = 1'000'000, .value_name = "N", .default_text = "1000",
+     .help = "delayed /v1/auth answers held at once (max_delay policies); one more is denied",
+     .field = both<&Settings::max_held_requests, &FileSettings::max_held_requests>()},
     // 0 is "no cap"; below one key per shard of the embedded store a cap means nothing.
     {.file_key = "memory_max_keys", .flag = "memory-max-keys", .env = "RATELIMITD_MEMORY_MAX_KEYS",
      .type = T::count, .lo = 64, .hi = 1'000'000'000, .zero_allowed = true, .value_name = "N",

@@ -24,7 +24,9 @@ namespace {
 json limits_json(const policy::Policy& p) {
     const auto window_json = [](const policy::Policy& w) {
         json entry = {{"limit", w.limit}, {"window", format_duration(w.window)}};
-        if (w.has_burst()) entry["burst"] = w.burst;
+        if (w.has_burst()) entry["burst"] = w.burst + w.queued_tokens;  // as written with `delay: N`
+        if (w.delay_at_once) entry["delay"] = *w.delay_at_once;
+        if (w.max_delay) entry["max_delay"] = format_duration(*w.max_delay);
         return entry;
     };
     if (p.windows.empty()) return window_json(p);

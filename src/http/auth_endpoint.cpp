@@ -1,6 +1,7 @@
 // /v1/auth: a reverse proxy's subrequest into a road::Call, its decision into a bodiless answer
 // (the proxy reads the status).
 #include "ratelimitd/http/auth_codec.hpp"
+#include "ratelimitd/http/auth_hold.hpp"
 #include "ratelimitd/http/check_codec.hpp"
 #include "ratelimitd/http/endpoint_services.hpp"
 #include "ratelimitd/http/handlers.hpp"
@@ -15,8 +16,11 @@ namespace {
 Answer auth_answer(EndpointServices& s, const road::Call& c, const EndpointCall& call) {
     const Request& req = call.req;
     if (c.problem) return make_error_response(*c.problem, req.version(), req.keep_alive());
-    auto res = make_auth_answer(c.decision, c.deny_status, req.version(), req.keep_alive(),
-                                req.method() == bhttp::verb::head);
+    Answer res = make_auth_answer(c.decision, c.deny_status, req.version(), req.keep_alive(),
+                                  req.method() == bhttp::verb::head);
+    if (const std::int64_t delay = c.decision.verdict.delay_ms(); delay > 0) {
+        res = hold_or_refuse(s, c, req, std::move(res), delay);
+    }
     s.access_log.write(c.decision, res.status(), call.request_id);
     return res;
 }

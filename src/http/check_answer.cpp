@@ -129,6 +129,9 @@ Answer make_check_answer(const service::Decision& d, unsigned version, bool keep
     w.key("remaining").number(shown_count(r.remaining));
     w.key("reset").number(shown_count(r.reset_epoch_s));
     w.key("retry_after").number(retry_after_in_body(r, !v.allowed));
+    // max_delay: admitted, its reservation charged; the caller waits this long, then goes ahead.
+    const std::int64_t delay_ms = v.delay_ms();
+    if (delay_ms > 0) w.key("delay_ms").number(delay_ms);
     if (v.windows.size() > 1) {
         w.key("windows").begin_array();
         for (const auto& win : v.windows) {
@@ -153,6 +156,7 @@ Answer make_check_answer(const service::Decision& d, unsigned version, bool keep
     RenderedAnswer res =
         json_answer(v.allowed ? bhttp::status::ok : bhttp::status::too_many_requests, w.take(), version, keep_alive);
     set_rate_limit_headers(v, res);
+    if (delay_ms > 0) res.add_field("X-RateLimit-Delay-Ms", std::to_string(delay_ms));
     if (d.shadow_denied) res.add_field("X-RateLimit-Shadow", "deny");
     return res;
 }

@@ -15,6 +15,9 @@ Answer check_answer(EndpointServices& s, const road::Call& c, const EndpointCall
     const Request& req = call.req;
     if (c.problem) return make_error_response(*c.problem, req.version(), req.keep_alive());
     auto res = make_check_answer(c.decision, req.version(), req.keep_alive());
+    if (const std::int64_t delay = c.decision.verdict.delay_ms(); delay > 0) {
+        s.metrics.delays.observe_delay(service::DelayDoor::check, delay);
+    }
     s.access_log.write(c.decision, res.status(), call.request_id);
     return res;
 }

@@ -4,6 +4,7 @@
 
 #include "ratelimitd/core/log_value.hpp"
 #include "ratelimitd/http/admin_endpoints.hpp"
+#include "ratelimitd/http/check_codec.hpp"
 #include "ratelimitd/http/json_response.hpp"
 #include "ratelimitd/http/request_id.hpp"
 

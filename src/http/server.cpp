@@ -134,6 +134,7 @@ void Server::drain() {
                     boost::system::error_code ignored;
                     slot.socket->cancel(ignored);
                 }
+                if (slot.held != nullptr) slot.held->cancel();  // a held answer goes at once
             }
         });
     }

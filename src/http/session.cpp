@@ -2,6 +2,7 @@
 #include "ratelimitd/http/check_codec.hpp"
 #include "ratelimitd/http/deadline.hpp"
 #include "ratelimitd/http/header_block.hpp"
+#include "ratelimitd/http/held_answer.hpp"
 #include "ratelimitd/http/response_buffer.hpp"
 #include "ratelimitd/http/server.hpp"
 
@@ -282,6 +283,11 @@ net::awaitable<void> run_session(tcp::socket socket, Lane& lane, const ServerLim
         ctx.arrived = waited ? Deadline::clock::now() : first_bytes;
 
         Answer res = co_await lane.router.handle(parser.release(), ctx);
+        if (res.hold().count() > 0) {
+            // A held answer is not a slow request: the deadline waits for the hold too.
+            deadline.expires_after(res.hold() + limits.request_timeout);
+            co_await wait_out_hold(res, guard.slot(), lane);
+        }
         close_when_due(res, lane, ++served, limits);
         const bool keep_alive = res.keep_alive();
         // The keep-alive idle time counts from the answer: when it was ready (the router's

@@ -5,6 +5,7 @@
 #include "ratelimitd/core/duration.hpp"
 #include "ratelimitd/core/quote.hpp"
 #include "ratelimitd/policy/calendar_section.hpp"
+#include "ratelimitd/policy/delay_limits.hpp"
 #include "ratelimitd/policy/lease_limits.hpp"
 #include "ratelimitd/policy/validate.hpp"
 #include "ratelimitd/policy/window_limits.hpp"
@@ -47,7 +48,7 @@ Policy LimitsSection::read_policy(const std::string& name, const Json& body,
     }
     check_keys(body, path,
                {"algorithm", "limit", "window", "burst", "windows", "on_store_error", "shadow", "long_ttl", "align",
-                "utc_offset", "lease", "max_debt"});
+                "utc_offset", "lease", "max_debt", "max_delay", "delay"});
 
     Policy p;
     p.name = name;
@@ -65,6 +66,7 @@ Policy LimitsSection::read_policy(const std::string& name, const Json& body,
     read_alignment(*this, body, path, p);
 
     read_limits(body, path, p);
+    read_delay(*this, body, path, p);
     check_long_windows(p, path);
     return p;
 }
@@ -247,6 +249,7 @@ Policy LimitsSection::read_variant(const Policy& base, const std::string& label,
     p.plan = label;
     p.windows.clear();
     read_limits(body, path, p);
+    rescale_delay(*this, path, p);
     check_long_windows(p, path);
     return p;
 }

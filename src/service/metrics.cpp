@@ -230,6 +230,7 @@ std::string Metrics::render(std::string_view version, std::string_view store) co
     header(out, "ratelimitd_build_info", "gauge", "Build and store of this process (value is always 1).");
     line(out, "ratelimitd_build_info{{version=\"{}\",store=\"{}\"}} 1\n", label(version), label(store));
     render_checks(out);
+    delays.render(out);
     render_store(out);
     render_store_series(out);
     render_http(out);

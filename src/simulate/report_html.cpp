@@ -89,6 +89,22 @@ std::string chart(const Summary& s, const std::string& id) {
     return out;
 }
 
+// The policies that delayed (max_delay), when any did: how many and how long.
+std::string delay_table(const Summary& s, const std::string& id) {
+    std::string rows;
+    for (const auto& [name, t] : s.policies) {
+        if (t.delayed == 0) continue;
+        rows += fmt::format("<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+                            "<td class=\"n\">{}</td></tr>\n",
+                            escape(name), t.delayed, t.delay_p50_ms, t.delay_p99_ms, t.delay_max_ms);
+    }
+    if (rows.empty()) return rows;
+    return fmt::format("<h3>Delayed (max_delay)</h3>\n<table id=\"{}-delays\"><thead><tr><th>policy</th><th>delayed</th>"
+                       "<th>p50 ms</th><th>p99 ms</th><th>max ms</th></tr></thead><tbody>\n",
+                       id) +
+           rows + "</tbody></table>\n";
+}
+
 std::string tables(const Summary& s, std::size_t top, const std::string& id) {
     std::string out = fmt::format("<p>{} lines, {} requests, {} unparsed.</p>\n", s.lines, s.requests, s.unparsed);
     out += fmt::format("<table id=\"{}-policies\"><thead><tr><th>policy</th><th>checked</th><th>denied</th>"
@@ -99,6 +115,7 @@ std::string tables(const Summary& s, std::size_t top, const std::string& id) {
                            escape(name), t.checked, t.denied, t.tenants_denied);
     }
     out += "</tbody></table>\n";
+    out += delay_table(s, id);
     out += fmt::format("<h3>Tenants denied most</h3>\n<table id=\"{}-top\"><thead><tr><th>policy</th><th>tenant</th>"
                        "<th>denied</th><th>first denied</th></tr></thead><tbody>\n",
                        id);

@@ -33,6 +33,10 @@ nlohmann::ordered_json summary_json(const Summary& s, std::size_t top) {
     nlohmann::ordered_json policies = nlohmann::ordered_json::object();
     for (const auto& [name, t] : s.policies) {
         policies[name] = {{"checked", t.checked}, {"denied", t.denied}, {"tenants_denied", t.tenants_denied}};
+        if (t.delayed > 0) {
+            policies[name]["delayed"] = t.delayed;
+            policies[name]["delay_ms"] = {{"p50", t.delay_p50_ms}, {"p99", t.delay_p99_ms}, {"max", t.delay_max_ms}};
+        }
     }
     out["policies"] = std::move(policies);
     nlohmann::ordered_json top_denied = nlohmann::ordered_json::array();

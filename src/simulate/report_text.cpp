@@ -12,6 +12,21 @@ std::string percent(std::uint64_t part, std::uint64_t whole) {
     return fmt::format("{:.2f}%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
 }
 
+// The policies that delayed (max_delay), when any did: how many and how long.
+void append_delays(std::string& out, const Summary& s) {
+    bool any = false;
+    for (const auto& [name, t] : s.policies) {
+        if (t.delayed == 0) continue;
+        if (!any) {
+            out += fmt::format("\n{:<24} {:>12} {:>12} {:>12} {:>12}\n", "policy", "delayed", "p50 ms", "p99 ms",
+                               "max ms");
+            any = true;
+        }
+        out += fmt::format("{:<24} {:>12} {:>12} {:>12} {:>12}\n", name, t.delayed, t.delay_p50_ms, t.delay_p99_ms,
+                           t.delay_max_ms);
+    }
+}
+
 void append_summary(std::string& out, const Summary& s, std::size_t top) {
     out += fmt::format("{} lines, {} requests, {} unparsed", s.lines, s.requests, s.unparsed);
     if (s.late > 0) out += fmt::format(", {} logged more than the tolerance out of order", s.late);
@@ -22,6 +37,7 @@ void append_summary(std::string& out, const Summary& s, std::size_t top) {
         out += fmt::format("{:<24} {:>12} {:>12} {:>9} {:>15}\n", name, t.checked, t.denied,
                            percent(t.denied, t.checked), t.tenants_denied);
     }
+    append_delays(out, s);
     if (s.denials.empty()) {
         out += "\nno request denied\n";
         return;

@@ -87,6 +87,7 @@ boost::asio::awaitable<LineVerdict> Simulation::decide(const LogRequest& req) {
         const policy::PlannedLimit& limit = call.plan.limits[i];
         if (const check::WindowState* w = d.window_of(i)) {
             tally_.checked(policy_index(limit.policy), limit.tenant, !w->allowed, req.time_ms);
+            if (w->allowed && w->delay_ms > 0) tally_.delayed(policy_index(limit.policy), w->delay_ms);
         }
     }
     co_return LineVerdict{true, d.verdict.allowed};

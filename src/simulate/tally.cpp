@@ -14,7 +14,7 @@ std::int64_t minute_of(std::int64_t t) { return t - ((t % minute_ms) + minute_ms
 }  // namespace
 
 Tally::Tally(const std::vector<std::string>& policies)
-    : names_(policies), totals_(policies.size()), denials_(policies.size()) {}
+    : names_(policies), totals_(policies.size()), denials_(policies.size()), delays_(policies.size()) {}
 
 void Tally::request(std::int64_t time_ms) {
     ++requests_;
@@ -44,11 +44,17 @@ void Tally::checked(std::size_t policy, std::string_view tenant, bool denied, st
     if (minute_ != nullptr) ++minute_->denied[names_[policy]];
 }
 
+void Tally::delayed(std::size_t policy, std::int64_t delay_ms) { delays_[policy].add(delay_ms); }
+
 Summary Tally::summary() const {
     Summary s;
     s.requests = requests_;
     for (std::size_t i = 0; i < names_.size(); ++i) {
-        s.policies[names_[i]] = totals_[i];
+        PolicyTotals& t = s.policies[names_[i]] = totals_[i];
+        t.delayed = delays_[i].count();
+        t.delay_p50_ms = delays_[i].percentile(0.5);
+        t.delay_p99_ms = delays_[i].percentile(0.99);
+        t.delay_max_ms = delays_[i].max();
         for (const auto& [tenant, d] : denials_[i]) s.denials.push_back({names_[i], tenant, d.denied, d.first_ms});
     }
     std::sort(s.denials.begin(), s.denials.end(), [](const TenantDenial& a, const TenantDenial& b) {

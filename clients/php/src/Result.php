@@ -35,6 +35,8 @@ final class Result
      * @param array<string,string> $headers canonical name => value, see headers()
      * @param string|null $lease          a concurrency policy's lease, held until release() or
      *                                    its expiry (docs/leases.md); null for other policies
+     * @param int         $delayMs        a policy with max_delay: admitted (the unit is charged), to
+     *                                    go ahead after this many ms; 0 to go ahead now
      */
     public function __construct(
         public readonly bool $allowed,
@@ -47,6 +49,7 @@ final class Result
         public readonly ?string $degradedReason = null,
         private readonly array $headers = [],
         public readonly ?string $lease = null,
+        public readonly int $delayMs = 0,
     ) {
     }
 
@@ -84,6 +87,7 @@ final class Result
             degradedReason: $degraded ? ($rawHeaders['x-ratelimit-degraded'] ?? 'store_unavailable') : null,
             headers: $headers,
             lease: is_string($body['lease'] ?? null) ? $body['lease'] : null,
+            delayMs: $allowed ? max(0, self::intOrNull($body['delay_ms'] ?? null) ?? 0) : 0,
         );
     }
 

@@ -36,6 +36,9 @@ struct WindowState {
     /// Quota webhooks: a report that took the key's debt past its policy's notify.debt bound
     /// first in its window (claimed in the store): the debt it left, in units; 0 otherwise.
     std::int64_t debt_passed = 0;
+    /// A policy with max_delay (or delay): admitted now, to go ahead after this many ms (its
+    /// reservation is charged already); 0 for an admit at once and for every denial.
+    std::int64_t delay_ms = 0;
 };
 
 /// The windows of a verdict. Most checks decide one, so it lives inside the verdict: a check
@@ -51,6 +54,14 @@ struct Verdict {
     /// The window to report in the single-valued fields: the first that denied, or, when
     /// allowed, the one with the least remaining.
     [[nodiscard]] const WindowState& reported() const;
+
+    /// How long the caller waits before going ahead: the longest delay of its windows (0 when
+    /// denied or admitted at once).
+    [[nodiscard]] std::int64_t delay_ms() const noexcept {
+        std::int64_t most = 0;
+        for (const auto& w : windows) most = w.delay_ms > most ? w.delay_ms : most;
+        return allowed ? most : 0;
+    }
 
     /// The lease an admitted concurrency check holds (the first window with one), or nullptr.
     [[nodiscard]] const std::string* lease() const noexcept {

@@ -35,6 +35,7 @@ struct Settings {
     std::size_t max_connections = 10'000;       ///< open at once; beyond it: 503 and close
     std::size_t max_requests_per_connection = 10'000;  ///< the last one's answer closes
     std::chrono::milliseconds request_timeout{10'000};  ///< to read a whole request
+    std::size_t max_held_requests = 1'000;      ///< delayed /v1/auth answers held at once; beyond: denied
     std::size_t memory_max_keys = 1'000'000;    ///< embedded store; 0: no cap
     std::size_t top_k = 20;                     ///< heavy hitters kept per sketch; 0: off
     std::chrono::milliseconds top_window{300'000};  ///< heavy hitters' window (5 slices)
@@ -113,6 +114,7 @@ struct FileSettings {
     std::optional<std::int64_t> max_connections;
     std::optional<std::int64_t> max_requests_per_connection;
     std::optional<std::chrono::milliseconds> request_timeout;
+    std::optional<std::int64_t> max_held_requests;
     std::optional<std::int64_t> memory_max_keys;  ///< 0: no cap
     std::optional<std::int64_t> top_k;            ///< 0: heavy hitters off
     std::optional<std::chrono::milliseconds> top_window;

@@ -37,6 +37,18 @@ public:
     [[nodiscard]] std::chrono::steady_clock::time_point ready_at() const noexcept { return ready_at_; }
     void ready_at(std::chrono::steady_clock::time_point at) noexcept { ready_at_ = at; }
 
+    /// A delayed /v1/auth answer (RenderedAnswer::hold): how long the session holds it.
+    [[nodiscard]] std::chrono::milliseconds hold() const noexcept {
+        const auto* rendered = std::get_if<RenderedAnswer>(&held_);
+        return rendered != nullptr ? rendered->hold() : std::chrono::milliseconds(0);
+    }
+    /// Holds a rendered answer `span`, in `slot` (a Beast Response is never held).
+    void hold(std::chrono::milliseconds span, service::HeldSlot slot) noexcept {
+        if (auto* rendered = std::get_if<RenderedAnswer>(&held_)) rendered->hold(span, std::move(slot));
+    }
+    /// The hold is over (or was cut short by a drain): its slot is free again.
+    void end_hold() noexcept { hold(std::chrono::milliseconds(0), nullptr); }
+
 private:
     std::variant<Response, RenderedAnswer> held_;
     std::chrono::steady_clock::time_point ready_at_{};

@@ -4,9 +4,11 @@
 #pragma once
 
 #include "ratelimitd/http/types.hpp"
+#include "ratelimitd/service/held_slot.hpp"
 
 #include <boost/beast/http/status.hpp>
 
+#include <chrono>
 #include <string>
 #include <string_view>
 
@@ -38,12 +40,24 @@ public:
     /// it (close on 1.1, keep-alive on 1.0), the empty line and the body to `out`.
     void render(std::string& out) const;
 
+    /// A delayed /v1/auth answer (auth_hold.hpp): sent `hold` after it was ready; `slot` is its
+    /// place among the process's held answers, given back with it. Kept here, not in Answer:
+    /// this alternative is smaller than a Beast Response, so the Answer (and every coroutine
+    /// frame holding one) keeps its size.
+    [[nodiscard]] std::chrono::milliseconds hold() const noexcept { return hold_; }
+    void hold(std::chrono::milliseconds span, service::HeldSlot slot) noexcept {
+        hold_ = span;
+        hold_slot_ = std::move(slot);
+    }
+
 private:
     bhttp::status status_;
     unsigned version_;
     bool keep_alive_;
     PooledString fields_;  // "Name: value\r\n" lines, recycled per thread
     PooledString body_;
+    std::chrono::milliseconds hold_{0};
+    service::HeldSlot hold_slot_;
 };
 
 }  // namespace ratelimitd::http

@@ -39,6 +39,9 @@ struct RouterOptions {
     /// xds_force_start: /readyz answers ready before the control plane's first config (else
     /// 503 {"status":"not_ready","config":"awaiting_xds"} until it is in force).
     bool ready_before_xds_config = false;
+    /// max_held_requests: /v1/auth answers held for their delay at once in this process;
+    /// one more delayed check is denied (docs/policies.md "Delaying").
+    std::size_t max_held_requests = 1000;
     /// The audit trail (resets, refunds, admin calls; GET /v1/audit); null: none is kept.
     audit::AuditTrail* audit = nullptr;
 };

@@ -5,6 +5,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -41,6 +42,8 @@ struct ServerLimits {
 struct SessionSlot {
     boost::asio::ip::tcp::socket* socket = nullptr;
     bool idle = true;  ///< waiting for a request (safe to close when draining)
+    /// Holding a delayed answer (held_answer.hpp): a drain cuts the wait short.
+    boost::asio::steady_timer* held = nullptr;
 };
 
 /// One server thread's share of the work: its io_context, its router and its sessions.

@@ -55,6 +55,17 @@ struct Policy {
     /// `max_debt:` how many units a report may charge beyond what the limit admits (debt,
     /// repaid by time); absent: the limit. The config loader bounds it (limits_section.cpp).
     std::optional<std::int64_t> max_debt;
+    /// `max_delay:` (token_bucket, gcra): a check that would be admitted within this span is
+    /// admitted now with a delay (reserved at once: docs/policies.md "Delaying"); absent: none.
+    std::optional<std::chrono::milliseconds> max_delay;
+    /// `delay: N` (nginx limit_req's delay=): of the `burst` written, the first N pass at once
+    /// and the rest are delayed; `burst` then holds N and queued_tokens the rest.
+    std::optional<std::int64_t> delay_at_once;
+    std::int64_t queued_tokens = 0;
+    /// How far below empty a check may reserve, in the scripts' units (1/window of a unit,
+    /// `limit` of them refilled per ms): max_delay's ms * limit, or queued_tokens * window.
+    /// 0: the policy never delays (and its checks cost nothing more).
+    std::int64_t queue_units = 0;
     /// erl_fixed_window only: the most seconds of jitter added to each charge's EXPIRE
     /// (envoy_expiration_jitter, envoyproxy/ratelimit's EXPIRATION_JITTER_MAX_SECONDS).
     std::chrono::seconds expiration_jitter{0};

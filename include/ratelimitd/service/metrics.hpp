@@ -3,6 +3,7 @@
 
 #include "ratelimitd/core/error.hpp"
 #include "ratelimitd/core/metric_family.hpp"
+#include "ratelimitd/service/delay_metrics.hpp"
 #include "ratelimitd/service/thread_counters.hpp"
 
 #include <array>
@@ -88,6 +89,9 @@ public:
     /// Where the store's series come from (its backend's metric families), read at each
     /// scrape and rendered after the store's errors and latency, as given. Unset: none.
     void set_store_series(std::function<std::vector<MetricFamily>()> series);
+
+    /// max_delay policies: delayed checks, their delays, held /v1/auth answers.
+    DelayMetrics delays;
 
     /// The whole exposition, `# HELP`/`# TYPE` lines included.
     std::string render(std::string_view version, std::string_view store) const;

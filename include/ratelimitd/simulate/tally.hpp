@@ -2,6 +2,8 @@
 // grows with policies, denied tenants and minutes of the log, never with its lines.
 #pragma once
 
+#include "ratelimitd/simulate/delay_distribution.hpp"
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -16,6 +18,11 @@ struct PolicyTotals {
     std::uint64_t checked = 0;         ///< requests it took part in deciding
     std::uint64_t denied = 0;          ///< requests it denied (a shadow policy: would have denied)
     std::uint64_t tenants_denied = 0;  ///< distinct tenants it denied at least once
+    /// max_delay: requests it admitted with a delay, and the delays' p50, p99 and max (ms).
+    std::uint64_t delayed = 0;
+    std::int64_t delay_p50_ms = 0;
+    std::int64_t delay_p99_ms = 0;
+    std::int64_t delay_max_ms = 0;
 };
 
 /// One tenant denied by one policy.
@@ -57,6 +64,9 @@ public:
     /// request, for `tenant`, and denied it or not.
     void checked(std::size_t policy, std::string_view tenant, bool denied, std::int64_t time_ms);
 
+    /// Policy number `policy` admitted the last request with a delay of `delay_ms` (> 0).
+    void delayed(std::size_t policy, std::int64_t delay_ms);
+
     /// The totals; lines/unparsed are the reader's, filled by the caller.
     [[nodiscard]] Summary summary() const;
 
@@ -69,6 +79,7 @@ private:
     std::vector<std::string> names_;
     std::vector<PolicyTotals> totals_;
     std::vector<std::unordered_map<std::string, Denial>> denials_;  ///< per policy, by tenant
+    std::vector<DelayDistribution> delays_;                          ///< per policy
     std::map<std::int64_t, MinuteTotals> minutes_;
     MinuteTotals* minute_ = nullptr;  ///< the last request's minute
     std::int64_t minute_start_ = -1;

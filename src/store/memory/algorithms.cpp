@@ -1,5 +1,6 @@
 // The dispatch to each algorithm and the reply every script ends with.
 #include "ratelimitd/store/memory/algorithms.hpp"
+#include "ratelimitd/store/memory/algorithm_steps.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -19,6 +20,7 @@ check::Verdict to_verdict(const Policy& p, const Reply& r, std::int64_t now) {
     w.reset_after_ms = r.reset_ms - now;
     w.retry_after_s = r.allowed ? 0 : std::max<std::int64_t>(1, w.reset_after_s);
     w.lease = r.lease;
+    w.delay_ms = r.delay_ms;
     check::Verdict v;
     v.allowed = r.allowed;
     v.windows.push_back(std::move(w));
@@ -28,6 +30,14 @@ check::Verdict to_verdict(const Policy& p, const Reply& r, std::int64_t now) {
 Reply run_algorithm(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now) {
     const auto i = static_cast<std::size_t>(p.algorithm);
     return i < Steps::size ? Steps::checks[i](map, key, p, cost, now) : Reply{};
+}
+
+Reply run_reserve(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now) {
+    switch (p.algorithm) {
+    case Algorithm::token_bucket: return TokenBucket::reserve(map, key, p, cost, now, p.queue_units);
+    case Algorithm::gcra: return Gcra::reserve(map, key, p, cost, now, p.queue_units);
+    default: return run_algorithm(map, key, p, cost, now);  // the config loader lets no other delay
+    }
 }
 
 Reply run_report(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now) {

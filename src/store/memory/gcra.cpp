@@ -26,6 +26,11 @@ std::int64_t gcra_debt(const GcraState& s, const Policy& p, std::int64_t now) {
 // lua/gcra.lua: time in units of 1/limit ms, so the emission interval is window units and
 // `debt` (TAT - now) is token_bucket's capacity - level.
 Reply Gcra::check(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now) {
+    return reserve(map, key, p, cost, now, 0);
+}
+
+Reply Gcra::reserve(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now,
+                    std::int64_t queue) {
     const std::int64_t limit = p.limit;
     const std::int64_t window = p.window.count();
     const std::int64_t capacity = p.burst * window;
@@ -38,20 +43,31 @@ Reply Gcra::check(Map& map, const Key& key, const Policy& p, std::int64_t cost, 
     }
 
     std::int64_t level = capacity - debt;
-    Reply r;
-    if (level >= need) {
-        r.allowed = true;
+    const auto charge = [&] {
         level -= need;
         const std::int64_t owed = debt + need;
         if (e == nullptr) e = &insert(map, key, Algorithm::gcra);
         e->state = GcraState{now + owed / limit, owed % limit, limit, window};
         e->expire_at = now + ceil_div(owed, limit);  // SET ... PX: until the TAT is past
+    };
+    Reply r;
+    if (level >= need) {
+        r.allowed = true;
+        charge();
         // reset: when the next whole unit is back
         const std::int64_t tokens = floor_div(level, window);
         r.reset_ms = tokens >= p.burst ? now : now + ceil_div((tokens + 1) * window - level, limit);
+    } else if (queue > 0 && need - level <= queue) {
+        // reserved: the TAT moves past the burst, so later checks queue after this one
+        r.allowed = true;
+        r.delay_ms = ceil_div(need - level, limit);
+        charge();
+        // reset: when the next whole unit is usable, after every reservation
+        r.reset_ms = now + ceil_div(window - level, limit);
     } else {
-        // reset: when `cost` units are back; a denied check writes nothing
-        r.reset_ms = now + ceil_div(need - level, limit);
+        // reset: when `cost` units (less the queue it may reserve) are back; a denied check
+        // writes nothing
+        r.reset_ms = now + ceil_div(need - level - queue, limit);
     }
     r.remaining = std::max<std::int64_t>(0, floor_div(level, window));
     return r;

@@ -185,7 +185,8 @@ check::Verdict MemoryStore::decide(const policy::Policy& p, const std::string& k
         // boundary crossed in between), which the algorithms take as no time passed or that
         // little less (as after a step back of the clock); exactness is unchanged.
         now = at != nullptr ? impl_->clock.now_ms_at(*at) : impl_->clock.now_ms();
-        r = run_algorithm(shard.map, hashed, p, static_cast<std::int64_t>(cost), now);
+        r = p.queue_units == 0 ? run_algorithm(shard.map, hashed, p, static_cast<std::int64_t>(cost), now)
+                               : run_reserve(shard.map, hashed, p, static_cast<std::int64_t>(cost), now);
         if (shard.map.size() > shard.max_keys) {
             const auto written = [&key](std::string_view k) { return k == key; };
             impl_->evictions.fetch_add(trim(shard, now, written), std::memory_order_relaxed);

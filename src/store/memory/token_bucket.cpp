@@ -63,8 +63,12 @@ Reply TokenBucket::report(Map& map, const Key& key, const Policy& p, std::int64_
     return token_report_reply(level, p, now);
 }
 
-Reply TokenBucket::check(Map& map, const Key& key, const Policy& p, std::int64_t cost,
-                   std::int64_t now) {
+Reply TokenBucket::check(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now) {
+    return reserve(map, key, p, cost, now, 0);
+}
+
+Reply TokenBucket::reserve(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now,
+                           std::int64_t queue) {
     const std::int64_t limit = p.limit;
     const std::int64_t window = p.window.count();
     const std::int64_t capacity = p.burst * window;
@@ -72,20 +76,31 @@ Reply TokenBucket::check(Map& map, const Key& key, const Policy& p, std::int64_t
 
     Entry* e = find_live(map, key, Algorithm::token_bucket, now);
     std::int64_t level = level_now(e, p, now);
-
-    Reply r;
-    if (level >= need) {
-        r.allowed = true;
+    const auto charge = [&] {
         level -= need;
         if (e == nullptr) e = &insert(map, key, Algorithm::token_bucket);
         e->state = TokenBucketState{level, now, window, p.burst};
         e->expire_at = now + ceil_div(capacity - level, limit);
+    };
+
+    Reply r;
+    if (level >= need) {
+        r.allowed = true;
+        charge();
         // reset: when the next whole token is back
         const std::int64_t tokens = floor_div(level, window);
         r.reset_ms = now + ceil_div((tokens + 1) * window - level, limit);
+    } else if (queue > 0 && need - level <= queue) {
+        // reserved: due when the refill has covered it, charged now so later checks queue after it
+        r.allowed = true;
+        r.delay_ms = ceil_div(need - level, limit);
+        charge();
+        // reset: when the next whole token is usable, after every reservation
+        r.reset_ms = now + ceil_div(window - level, limit);
     } else {
-        // reset: when `cost` tokens are back; a denied check writes nothing
-        r.reset_ms = now + ceil_div(need - level, limit);
+        // reset: when `cost` tokens (less the queue it may reserve) are back; a denied check
+        // writes nothing
+        r.reset_ms = now + ceil_div(need - level - queue, limit);
     }
     r.remaining = std::max<std::int64_t>(0, floor_div(level, window));
     return r;

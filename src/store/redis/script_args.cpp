@@ -46,6 +46,15 @@ void append_mode(std::string& out, const CheckArgs& check) {
     }
 }
 
+// ";delay:<queue>" after the member (token_bucket.lua's layout, else nothing): the units below
+// empty the check may reserve (Policy::queue_units). Only a policy that delays pays for it.
+void append_delay(std::string& member, std::int64_t queue_units) {
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, queue_units).ptr;
+    member += ";delay:";
+    member.append(digits, end);
+}
+
 }  // namespace
 
 std::int64_t MemberSource::expiry_seconds(const policy::Policy& p) {
@@ -74,6 +83,7 @@ std::string calendar_arg(const policy::Policy& p) {
 
 CheckArgs check_args(const policy::Policy& p, std::string key, std::uint32_t cost, MemberSource& members) {
     std::string member = p.calendar ? calendar_arg(p) : members.next(p);
+    if (p.queue_units > 0) append_delay(member, p.queue_units);
     CheckArgs args{p.algorithm, p.limit, p.window.count(), p.burst, cost, std::move(key), std::move(member)};
     if (p.notify) args.notify = policy::threshold_spec(*p.notify, p.limit);
     return args;
@@ -94,6 +104,8 @@ CheckArgs limit_args(const LimitCheck& c, MemberSource& members) {
     // An ask is the peek Store::peek sends: of one unit (cost 0 is the plan's "charge nothing").
     CheckArgs args = check_args(*c.policy, c.key, c.part == policy::Part::ask ? 1 : c.cost, members);
     args.part = c.part;
+    // A layered check never reserves: lua/multi.lua decides its limits together by what fits now.
+    if (c.policy->queue_units > 0) args.member = members.next(*c.policy);
     if (c.part == policy::Part::ask) args.notify.clear();  // asked, never charged
     return args;
 }

@@ -26,7 +26,9 @@ result<check::Verdict> parse_verdict(const Value& reply, const policy::Policy& p
     const auto& e = reply.elements;
     check::WindowState w;
     w.policy = p.name;
-    w.allowed = e[0].integer == 1;
+    // 0 denied, 1 admitted, 1 + d admitted with a delay of d ms (a policy with max_delay)
+    w.allowed = e[0].integer >= 1;
+    w.delay_ms = w.allowed ? e[0].integer - 1 : 0;
     w.limit = e[1].integer;
     w.window_s = window_seconds(p);
     w.remaining = std::max<std::int64_t>(0, e[2].integer);

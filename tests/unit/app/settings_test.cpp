@@ -28,6 +28,15 @@ TEST(Settings, ConnectionAndMemoryLimitsHaveDefaults) {
     EXPECT_EQ(s->max_requests_per_connection, 10'000u);
     EXPECT_EQ(s->request_timeout, 10s);
     EXPECT_EQ(s->memory_max_keys, 1'000'000u);
+    EXPECT_EQ(s->max_held_requests, 1'000u);
+}
+
+TEST(Settings, MaxHeldRequestsIsReadAndBounded) {
+    auto s = resolve({"--max-held-requests", "2"}, {});
+    ASSERT_TRUE(s) << s.error().detail;
+    EXPECT_EQ(s->max_held_requests, 2u);
+    EXPECT_EQ(error_of({"--max-held-requests", "0"}),
+              R"(max-held-requests: expected a whole number 1..1000000, got "0")");
 }
 
 TEST(Settings, FlagBeatsEnvironmentBeatsFile) {

@@ -21,9 +21,11 @@ use Symfony\Component\RateLimiter\Reservation;
  * a deny charges none), so every PHP worker and every other language shares one count.
  *
  * - consume($tokens): `tokens` is the check's cost (1..1000000; ratelimitd has no 0-cost peek here).
- * - reserve(): ratelimitd does not book tokens in the future. An admitted check is a reservation
- *   to act now; a denied one throws MaxWaitDurationExceededException when Retry-After is beyond
- *   $maxTime, else ReserveNotSupportedException (as Symfony's sliding-window limiter does).
+ * - reserve(): an admitted check is a reservation to act now, or, on a policy with max_delay,
+ *   after the delay ratelimitd booked (the tokens are charged: wait() sleeps until then, as
+ *   Symfony's token bucket does); a delay beyond $maxTime throws MaxWaitDurationExceededException
+ *   (the booking stands). A denied one throws MaxWaitDurationExceededException when Retry-After
+ *   is beyond $maxTime, else ReserveNotSupportedException (as Symfony's sliding-window limiter does).
  * - reset(): the admin API (POST /v1/reset) for each limit; give the client the admin token
  *   when the server has one.
  */
@@ -74,7 +76,12 @@ final class RatelimitdLimiter implements LimiterInterface
     {
         $rateLimit = $this->consume($tokens);
         if ($rateLimit->isAccepted()) {
-            return new Reservation(microtime(true), $rateLimit);
+            $delay = ($this->lastResult?->delayMs ?? 0) / 1000;
+            if ($maxTime !== null && $delay > $maxTime) {
+                $message = sprintf('The tokens are booked in %.3F s, more than the %.3F s allowed.', $delay, $maxTime);
+                throw new MaxWaitDurationExceededException($message, $rateLimit);
+            }
+            return new Reservation(microtime(true) + $delay, $rateLimit);
         }
         $wait = $rateLimit->getRetryAfter()->getTimestamp() - time();
         if ($maxTime !== null && $wait > $maxTime) {

@@ -91,6 +91,10 @@ struct TokenBucket {
     using State = TokenBucketState;
     static Reply check(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
     static Reply report(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
+    /// check() that may go `queue` units below empty: admitted with a delay (the scripts'
+    /// ";delay:<queue>" member); check() is reserve() with no queue.
+    static Reply reserve(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now,
+                         std::int64_t queue);
 };
 
 struct SlidingLog {
@@ -113,6 +117,10 @@ struct Gcra {
     using State = GcraState;
     static Reply check(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
     static Reply report(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
+    /// check() that may go `queue` units below empty: admitted with a delay (the scripts'
+    /// ";delay:<queue>" member); check() is reserve() with no queue.
+    static Reply reserve(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now,
+                         std::int64_t queue);
 };
 
 struct SlidingWindow {

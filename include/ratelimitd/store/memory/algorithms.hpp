@@ -11,6 +11,11 @@ namespace ratelimitd::store::memory::detail {
 /// The check of `p`'s algorithm (Steps::checks).
 Reply run_algorithm(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
 
+/// A single check of a policy that may delay (Policy::queue_units > 0): the check of its
+/// algorithm, reserving up to that queue below empty (lua's ";delay:<units>" member). Layered
+/// checks never reserve (lua/multi.lua is sent no queue).
+Reply run_reserve(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
+
 /// The report mode of `p`'s algorithm (Steps::reports).
 Reply run_report(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now);
 

@@ -37,6 +37,7 @@ struct Reply {
     std::int64_t reset_ms = 0;  // absolute, epoch ms
     std::string lease;          // concurrency: the id of the lease an admit took
     std::int64_t debt = 0;      // a report's: the units owed past the limit after it (the scripts' 2nd value)
+    std::int64_t delay_ms = 0;  // a reserved admit (Policy::queue_units): ms before it goes ahead
 };
 
 /// The hash of a key: the one hash a check computes (it picks the shard and the map's slot).
