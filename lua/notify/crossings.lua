@@ -45,10 +45,12 @@ local notify_window = function(key, algorithm, window, reply, now)
 end
 
 local notify_crossings = function(key, algorithm, window, cost, spec, reply, now)
-  local allowed, limit, remaining = reply[1], reply[2], reply[3]
+  -- reply[1]: 0 denied, 1 admitted, 1 + d admitted after a delay of d ms (a reservation
+  -- charges as an admit does)
+  local admitted, limit, remaining = reply[1] >= 1, reply[2], reply[3]
   local used = math.max(0, limit - remaining)
   local before = used
-  if allowed == 1 then before = used - cost end
+  if admitted then before = used - cost end
   local tag, window_end, life, window_name = notify_window(key, algorithm, window, reply, now)
   if not tag then return end
   local fired = {}
@@ -57,7 +59,7 @@ local notify_crossings = function(key, algorithm, window, cost, spec, reply, now
     position = position + 1
     local u = tonumber(units)
     local crossed
-    if u == 0 then crossed = allowed == 0 else crossed = allowed == 1 and before < u and used >= u end
+    if u == 0 then crossed = not admitted else crossed = admitted and before < u and used >= u end
     if crossed then
       local marker = tag .. ':notify:' .. units .. window_name
       if redis.call('SET', marker, '1', 'NX', 'PX', life) then

@@ -280,7 +280,10 @@ net::awaitable<bool> CheckService::ask_shadow(policy::CheckPlan& plan, Decision&
         co_return true;
     }
     d.shadow_denied = !verdict->allowed;
-    for (auto& w : verdict->windows) d.verdict.windows.push_back(std::move(w));
+    for (auto& w : verdict->windows) {
+        w.delay_ms = 0;  // a shadow limit never holds a request: it only counts
+        d.verdict.windows.push_back(std::move(w));
+    }
     d.owner.insert(d.owner.end(), shadow.owner.begin(), shadow.owner.end());
     co_return true;
 }
@@ -303,10 +306,11 @@ net::awaitable<void> CheckService::decide_single_call(policy::CheckPlan& plan, D
     // Only enforced limits deny; a shadow one over its limit is counted as such.
     d.verdict.allowed = true;
     for (std::size_t k = 0; k < d.verdict.windows.size() && k < d.owner.size(); ++k) {
-        if (d.verdict.windows[k].allowed) continue;
+        check::WindowState& w = d.verdict.windows[k];
         if (plan.limits[d.owner[k]].shadow()) {
-            d.shadow_denied = true;
-        } else {
+            w.delay_ms = 0;  // a shadow limit never holds a request: it only counts
+            d.shadow_denied = d.shadow_denied || !w.allowed;
+        } else if (!w.allowed) {
             d.verdict.allowed = false;
         }
     }

@@ -51,6 +51,34 @@ bool held_becomes(unsigned short port, double n) {
     return wait_until([&] { return metric(port, "ratelimitd_held_requests") == n; }, process_start_bound);
 }
 
+// A shadow policy only counts: past its burst it reserves (its level shows what it would
+// have done) but neither door waits, alone or as a layer beside an enforced limit.
+TEST(AuthHold, AShadowPolicyWithMaxDelayNeverHoldsARequest) {
+    const std::string shadowed = R"(
+policies:
+  open: {algorithm: fixed_window, limit: 100, window: 1h}
+  trial: {algorithm: token_bucket, limit: 1, window: 60s, burst: 1, max_delay: 60s, shadow: true}
+routes:
+  - { path: "/trial/*", policy: trial }
+  - { path: "/layered/*", limits: [ { policy: open }, { policy: trial } ] }
+)";
+    Ratelimitd server(shadowed, "", {"--watch-config", "off"});
+    HttpClient c(server.port());
+    for (const char* uri : {"/trial/a", "/trial/a", "/layered/b", "/layered/b"}) {
+        const auto r = c.get("/v1/auth", {{"X-Original-URI", uri}, {"X-Original-Method", "GET"}});
+        EXPECT_EQ(r.status, 200) << uri;
+    }
+    for (int i = 0; i < 2; ++i) {
+        const auto r = c.post("/v1/check", R"({"policy":"trial","tenant":"t"})");
+        EXPECT_EQ(r.status, 200) << r.body;
+        EXPECT_EQ(r.body.find("delay_ms"), std::string::npos) << r.body;
+        EXPECT_EQ(r.header("x-ratelimit-delay-ms"), "") << r.body;
+    }
+    EXPECT_EQ(metric(server.port(), "ratelimitd_held_requests"), 0);
+    EXPECT_LE(metric(server.port(), "ratelimitd_delayed_checks_total{door=\"auth\"}"), 0);
+    EXPECT_LE(metric(server.port(), "ratelimitd_delayed_checks_total{door=\"check\"}"), 0);
+}
+
 TEST(AuthHold, ADelayedCheckIsAnsweredWhenItsDelayIsOver) {
     // A request_timeout shorter than the hold: the connection's deadline must wait for it.
     Ratelimitd server(config, "", {"--watch-config", "off", "--request-timeout", "300ms"});

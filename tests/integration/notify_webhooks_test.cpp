@@ -406,6 +406,43 @@ TEST(NotifyWebhooks, TheEmbeddedStoreSendsOneEventPerThresholdForItsInstance) {
     });
 }
 
+// A reservation (max_delay) charges as an admit does, so it crosses a threshold like one, on
+// Redis as in the embedded store: 7 of 10 taken at once, then 4 more reserved (3 are there,
+// the fourth due in 60 s) take the tenant past 90 %.
+TEST(NotifyWebhooks, AReservedAdmitCrossesItsThresholdOnBothStores) {
+    RedisServer redis;
+    for (const std::string& store : {redis.url(), std::string()}) {
+        SCOPED_TRACE(store.empty() ? "embedded" : "redis");
+        in_one_window(notify_window, [&](int attempt) {
+            WebhookReceiver receiver;
+            Ratelimitd sidecar(
+                config_for(receiver, "  slow: {algorithm: token_bucket, limit: 10, window: 600s, max_delay: 600s}\n",
+                           "    slow: {at: [0.9], target: ops}\n"),
+                store);
+            HttpClient c(sidecar.port());
+            const std::string tenant = "t" + std::to_string(attempt);
+            const auto charge = [&](int cost) {
+                return c.post("/v1/check", json{{"policy", "slow"}, {"tenant", tenant}, {"cost", cost}}.dump());
+            };
+            const HttpResponse now = charge(7);
+            ASSERT_EQ(now.status, 200) << now.body;
+            EXPECT_EQ(json::parse(now.body).value("delay_ms", 0), 0);
+            const HttpResponse reserved = charge(4);
+            ASSERT_EQ(reserved.status, 200) << reserved.body;
+            // One token at 10 per 600 s, less the refill of the milliseconds between the checks.
+            const int delay = json::parse(reserved.body).value("delay_ms", 0);
+            EXPECT_GT(delay, 59'000) << reserved.body;
+            EXPECT_LE(delay, 60'000) << reserved.body;
+            const auto sent = [&] { return metric(sidecar.port(), "ratelimitd_notify_sent_total{target=\"ops\"}"); };
+            ASSERT_TRUE(wait_until([&] { return sent() >= 1; }, 20s)) << "the reservation crossed 0.9";
+            ASSERT_EQ(receiver.count(), 1u);
+            const json e = verified(receiver.requests().front());
+            EXPECT_EQ(e["threshold"], 0.9);
+            EXPECT_EQ(e["tenant"], tenant);
+        });
+    }
+}
+
 TEST(NotifyWebhooks, TheTestDoorSendsASignedSampleAndIsAnOperatorsDoorThatTouchesNoStore) {
     RedisServer redis;
     WebhookReceiver receiver;
