@@ -3,6 +3,7 @@
 // instant as ARGV[7] (as multi.lua hands its TIME on), so a leap day or a year end is reached
 // without waiting; what depends on Redis's own TTL clock (a rolling fixed window's expiry) is
 // left to the real-time suites.
+#include "ratelimitd/policy/algorithm.hpp"
 #include "ratelimitd/policy/key.hpp"
 #include "ratelimitd/store/memory/memory_store.hpp"
 #include "ratelimitd/store/redis/lua_sources.hpp"
@@ -86,7 +87,7 @@ protected:
 
     std::string member(const Policy& p) {
         if (p.calendar) return store::redis::calendar_arg(p);
-        return p.algorithm == Algorithm::sliding_log ? "m:" + std::to_string(++members_) : "";
+        return policy::traits(p.algorithm).member == policy::ScriptMember::per_unit ? "m:" + std::to_string(++members_) : "";
     }
 
     static RedisServer* redis_;
@@ -107,7 +108,7 @@ std::int64_t now_ms() { return SystemClock{}.now_ms(); }
 
 TEST_P(ScriptsMatchEmbedded, DebtIsRepaidAtTheSameInstant) {
     Policy p = policy(10, 10'000);
-    if (GetParam() == Algorithm::fixed_window) p.calendar = CalendarUnit::minute;  // expiry by period, not TTL
+    if (policy::traits(GetParam()).aligned) p.calendar = CalendarUnit::minute;  // expiry by period, not TTL
     const std::string key = p.calendar ? policy::make_calendar_key("rl", p.name, "t", "global", "1m")
                                        : policy::make_key("rl", p.name, "t", "global");
     const std::int64_t t = now_ms() / 60'000 * 60'000 + 60'000;  // the next whole minute
@@ -124,11 +125,11 @@ TEST_P(ScriptsMatchEmbedded, DebtIsRepaidAtTheSameInstant) {
 }
 
 TEST_P(ScriptsMatchEmbedded, RefundsStopAtCapacity) {
-    if (GetParam() == Algorithm::sliding_log) GTEST_SKIP() << "the sliding log takes no refunds (planner: 400)";
+    if (!policy::traits(GetParam()).refunds) GTEST_SKIP() << "no refunds on this algorithm (planner: 400)";
     Policy p = policy(10, 600'000);
     // A rolling fixed window reports its Redis TTL, which runs on the real clock: calendar
     // minutes report their boundary instead.
-    if (GetParam() == Algorithm::fixed_window) p.calendar = CalendarUnit::minute;
+    if (policy::traits(GetParam()).aligned) p.calendar = CalendarUnit::minute;
     const std::string key = p.calendar ? policy::make_calendar_key("rl", p.name, "t", "global", "1m")
                                        : policy::make_key("rl", p.name, "t", "global");
     const std::int64_t t = now_ms() / 60'000 * 60'000 + 60'000;  // the next minute: all steps in one

@@ -2,6 +2,7 @@
 // same numbers at the same instants (the scripts take the instant as ARGV[7] and the bound in
 // their mode, "report:<max_debt>", as multi.lua hands them on). And the sliding log's shape:
 // a few weighted entries, whatever the reports.
+#include "ratelimitd/policy/algorithm.hpp"
 #include "ratelimitd/policy/key.hpp"
 #include "ratelimitd/store/memory/memory_store.hpp"
 #include "ratelimitd/store/redis/lua_sources.hpp"
@@ -83,7 +84,7 @@ protected:
         p.max_debt = max_debt;
         // A rolling fixed window reports its Redis TTL, which runs on the real clock: calendar
         // minutes report their boundary instead.
-        if (p.algorithm == Algorithm::fixed_window) p.calendar = CalendarUnit::minute;
+        if (policy::traits(p.algorithm).aligned) p.calendar = CalendarUnit::minute;
         return p;
     }
 
@@ -94,7 +95,7 @@ protected:
 
     std::string member(const Policy& p) {
         if (p.calendar) return store::redis::calendar_arg(p);
-        return p.algorithm == Algorithm::sliding_log ? "m:" + std::to_string(++members_) : "";
+        return policy::traits(p.algorithm).member == policy::ScriptMember::per_unit ? "m:" + std::to_string(++members_) : "";
     }
 
     static RedisServer* redis_;
@@ -125,7 +126,7 @@ TEST_P(DebtScriptsMatchEmbedded, AReportChargesUpToMaxDebtAndTheDebtIsRepaidAtTh
     EXPECT_EQ(denied.first.substr(0, 1), "0") << denied.first;
     const std::int64_t wait = wait_of(denied.first);
     // Bucket and GCRA: 4 owed + 1 to spend at one per minute; the windows repay at their end.
-    if (GetParam() == Algorithm::token_bucket || GetParam() == Algorithm::gcra) {
+    if (policy::traits(GetParam()).burst) {
         EXPECT_EQ(wait, 5 * 60'000 - 1);
     }
     EXPECT_LE(wait, 2 * 600'000) << denied.first;

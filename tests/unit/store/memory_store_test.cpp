@@ -306,9 +306,23 @@ protected:
     }
     // Whether the planner refuses `cost` on `p` (a lease is one slot): no check the store sees.
     static bool refused(const Policy& p, std::int64_t cost) { return cost > p.max_cost(); }
-    // How many windows an idle key outlives the check that wrote it: one, but for the sliding
-    // window counter, which keeps the previous window's count through the next window.
-    std::int64_t idle_windows() const { return GetParam() == Algorithm::sliding_window ? 2 : 1; }
+    // How long a key outlives the check that wrote it, in ms of a `window_ms` window, as its
+    // script's TTL: a new algorithm must say (-Wswitch fails the build until it does).
+    std::int64_t key_life_ms(std::int64_t window_ms) const {
+        switch (GetParam()) {
+            case Algorithm::fixed_window:
+                return window_ms - 1;  // the counter expires 1 ms before its window ends: an exact reset
+            case Algorithm::sliding_window:
+                return 2 * window_ms;  // the previous window's count weighs through the next
+            case Algorithm::token_bucket:
+            case Algorithm::sliding_log:
+            case Algorithm::gcra:
+            case Algorithm::concurrency:
+            case Algorithm::erl_fixed_window:
+                return window_ms;
+        }
+        return window_ms;
+    }
 };
 
 // Everything a sequence of later checks can observe: verdicts and when keys expire.
@@ -373,8 +387,7 @@ TEST_P(EveryAlgorithm, IdleKeysAreDroppedAndMemoryReturnsToBaseline) {
     EXPECT_EQ(store.key_count(), 10'000u);
     // The expiry millisecond: still there, as in Redis (now > expire_at); a fixed window's
     // counter expires 1 ms before its window ends, so that its reset is exact.
-    const bool fixed = GetParam() == Algorithm::fixed_window;
-    clock.advance(fixed ? 999 : 1'000 * idle_windows());
+    clock.advance(key_life_ms(1'000));
     EXPECT_EQ(store.sweep_expired(), 0u);
     clock.advance(1);
     EXPECT_EQ(store.sweep_expired(), 10'000u);
@@ -388,7 +401,7 @@ TEST_P(EveryAlgorithm, ChecksLeaveOtherKeysToTheSweeper) {
     MemoryStore store{clock};
     const Policy short_lived = policy(5, 1'000);
     for (int i = 0; i < 1'000; ++i) store.decide(short_lived, "old" + std::to_string(i), 1);
-    clock.advance(1'000 * idle_windows() + 1);  // past the expiry millisecond, when Redis too would have dropped them
+    clock.advance(key_life_ms(1'000) + 1);  // past the expiry millisecond, when Redis too would have dropped them
     const Policy long_lived = policy(1'000, 3'600'000);
     for (int round = 0; round < 20; ++round) {
         for (int i = 0; i < 640; ++i) store.decide(long_lived, "new" + std::to_string(i), 1);
