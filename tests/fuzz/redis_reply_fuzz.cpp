@@ -34,7 +34,10 @@ void check_verdict(const Value& v) {
     // Accepted only as the script's fixed shape: 7 integers, one window, remaining >= 0.
     if (v.type != Value::Type::array || v.elements.size() != 7) std::abort();
     if (verdict->windows.size() != 1 || verdict->windows[0].remaining < 0) std::abort();
-    if (verdict->allowed != (v.elements[0].integer == 1)) std::abort();
+    // The first value: 0 denied, 1 admitted, 1 + d admitted after d ms (max_delay).
+    const std::int64_t first = v.elements[0].integer;
+    if (verdict->allowed != (first >= 1)) std::abort();
+    if (verdict->windows[0].delay_ms != (first >= 1 ? first - 1 : 0)) std::abort();
 }
 
 void check_cluster_slots(const Value& v) {
