@@ -61,7 +61,12 @@ protected:
                  {"DEBUG_HOST", "127.0.0.1"},
                  {"PORT", std::to_string(free_port())},
                  {"GRPC_PORT", std::to_string(free_port())},
-                 {"DEBUG_PORT", std::to_string(free_port())}};
+                 {"DEBUG_PORT", std::to_string(free_port())},
+                 // Not an ERL variable: ratelimitd's own wait for a store answer (50 ms unless
+                 // set), widened as in the other suites, so that Redis answering late on a
+                 // loaded machine is not taken for an outage. Outages here are a port nobody
+                 // listens on, refused at once.
+                 {"RATELIMITD_STORE_TIMEOUT", "2s"}};
     }
     void TearDown() override {
         process_ = Child();

@@ -40,7 +40,9 @@ protected:
                  {"DEBUG_HOST", "127.0.0.1"},
                  {"PORT", std::to_string(free_port())},
                  {"GRPC_PORT", std::to_string(free_port())},
-                 {"DEBUG_PORT", std::to_string(free_port())}};
+                 {"DEBUG_PORT", std::to_string(free_port())},
+                 // Not an ERL variable: a wider store wait, as in erl_mode_fixture.hpp.
+                 {"RATELIMITD_STORE_TIMEOUT", "2s"}};
     }
     void TearDown() override {
         process_ = Child();
