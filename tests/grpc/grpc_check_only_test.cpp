@@ -13,7 +13,7 @@
 #include <atomic>
 #include <cstdint>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_check_only_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -162,4 +162,4 @@ TEST(GrpcCheckOnly, ChargedCallsAdmitExactlyTheLimitAmongConcurrentCheckOnlyCall
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_check_only_test

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_client_shaped_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -153,4 +153,4 @@ TEST(GrpcClientShaped, AnOverrideAboveABillionUpToUint32MaxIsALimitAndCharged) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_client_shaped_test

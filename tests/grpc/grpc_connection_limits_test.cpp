@@ -19,7 +19,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_connection_limits_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -195,4 +195,4 @@ TEST(GrpcConnectionLimits, SettingsAreRefusedOutOfBoundsByName) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_connection_limits_test

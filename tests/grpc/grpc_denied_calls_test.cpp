@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_denied_calls_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -111,4 +111,4 @@ TEST(GrpcDeniedCalls, ChargeMetersEveryConcurrentCallExactlyOnce) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_denied_calls_test

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_erl_compat_cache_test {
 namespace {
 
 using Unit = RlsResponse::RateLimit::Unit;
@@ -290,4 +290,4 @@ TEST_F(ErlCompatRedis, Redis_TestOverLimitWithStopCacheKeyIncrementWhenOverlimit
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_erl_compat_cache_test

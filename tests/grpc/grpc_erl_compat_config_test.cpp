@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <string>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_erl_compat_config_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -216,4 +216,4 @@ TEST_F(ErlCompat, Config_TestUnlimitedWithRateLimitUnit) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_erl_compat_config_test

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_erl_compat_integration_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -203,4 +203,4 @@ TEST_F(ErlCompatIntegration, Integration_TestXdsProviderBasicConfigReload_Reload
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_erl_compat_integration_test

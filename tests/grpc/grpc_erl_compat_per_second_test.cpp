@@ -10,7 +10,7 @@
 #include <chrono>
 #include <string>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_erl_compat_per_second_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -154,4 +154,4 @@ TEST_F(ErlCompatPerSecond, ACallAcrossBothRedisChargesBothByDefault) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_erl_compat_per_second_test

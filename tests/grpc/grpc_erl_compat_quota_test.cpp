@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_erl_compat_quota_test {
 namespace {
 
 using ErlCompatQuota = ErlCompatServiceTest;
@@ -63,4 +63,4 @@ TEST_F(ErlCompatQuota, Service_TestServiceMixedModeWithShadowMode) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_erl_compat_quota_test

@@ -12,7 +12,7 @@
 #include <map>
 #include <string>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_erl_compat_service_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -156,4 +156,4 @@ TEST_F(ErlCompatService, Service_TestServiceHealthStatusAtLeastOneConfigLoaded) 
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_erl_compat_service_test

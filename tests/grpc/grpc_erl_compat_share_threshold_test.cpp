@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_erl_compat_share_threshold_test {
 namespace {
 
 struct SharedCase {
@@ -95,4 +95,4 @@ TEST_F(ErlCompatShareThreshold, Config_TestShareThreshold_MiddleAndMultiWildcard
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_erl_compat_share_threshold_test

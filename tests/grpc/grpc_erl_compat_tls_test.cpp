@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <string>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_erl_compat_tls_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -64,4 +64,4 @@ TEST_F(ErlCompatTls, Integration_TestReloadGRPCServerCerts) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_erl_compat_tls_test

@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_erl_examples_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -255,4 +255,4 @@ TEST_F(ErlExample, LogsEachRuntimeFileAndDomainLoaded) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_erl_examples_test

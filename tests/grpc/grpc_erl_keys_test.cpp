@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_erl_keys_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -311,4 +311,4 @@ TEST(GrpcErlKeys, OnAClusterChargeChargesEverySlotGroup) { cross_slot_call("char
 TEST(GrpcErlKeys, OnAClusterRefuseStopsAtTheGroupGoingOverAndKeepsTheOnesBefore) { cross_slot_call("refuse"); }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_erl_keys_test

@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_erl_mode_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -304,4 +304,4 @@ TEST_F(ErlDeployment, ShadowModeLetsEveryCallThroughAndStillCounts) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_erl_mode_test

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <limits>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_erl_semantics_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -166,4 +166,4 @@ TEST(GrpcErlSemantics, AWildcardLimitAdmitsExactlyItsLimitUnderConcurrentCalls) 
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_erl_semantics_test

@@ -9,7 +9,7 @@
 
 #include <chrono>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_erl_stats_dashboard_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -64,4 +64,4 @@ TEST_F(ErlStatsDeployment, EnvoyGatewaysDashboardPanelsAnswerFromARealPrometheus
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_erl_stats_dashboard_test

@@ -8,7 +8,7 @@
 
 #include <chrono>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_erl_stats_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -217,4 +217,4 @@ TEST_F(ErlStatsDeployment, AMappingFileAskingForMoreThanImplementedStopsTheStart
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_erl_stats_test

@@ -13,7 +13,7 @@
 #include <atomic>
 #include <cstdint>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_impossible_cost_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -138,4 +138,4 @@ TEST(GrpcImpossibleCost, MalformedCallsStillAnswerInvalidArgument) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_impossible_cost_test

@@ -17,7 +17,7 @@
 #include <fstream>
 #include <map>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_rls_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -320,4 +320,4 @@ TEST(GrpcRls, AReloadAppliesToTheNextCall) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_rls_test

@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_store_failure_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -214,4 +214,4 @@ TEST(GrpcStoreFailure, XdsRulesAnswerAsEnvoyStoreErrorSays) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_store_failure_test

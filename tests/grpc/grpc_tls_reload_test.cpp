@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_tls_reload_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -194,4 +194,4 @@ TEST(GrpcTlsReload, ABadClientCaNeverReplacesTheLastGoodOne) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_tls_reload_test

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_tls_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -220,4 +220,4 @@ TEST(GrpcTls, BadSettingsAreRefusedAtStartByName) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_tls_test

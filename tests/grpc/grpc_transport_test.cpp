@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <fstream>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_transport_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -157,4 +157,4 @@ TEST(GrpcTransport, SigtermStopsBothServersCleanly) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_transport_test

@@ -20,7 +20,7 @@
 #include <filesystem>
 #include <fstream>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_xds_apply_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -158,4 +158,4 @@ TEST(GrpcXdsApply, VersionsPublishedWhileOneAppliesAreDroppedButTheLast) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_xds_apply_test

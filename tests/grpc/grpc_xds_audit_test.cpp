@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_xds_audit_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -57,4 +57,4 @@ TEST(GrpcXdsAudit, EachConfigTakenIsOneEntryWithItsRulesOldAndNewNumbers) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_xds_audit_test

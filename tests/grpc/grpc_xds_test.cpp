@@ -21,7 +21,7 @@
 #include <filesystem>
 #include <fstream>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::grpc_xds_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -312,4 +312,4 @@ TEST(GrpcXds, SettingsThatCannotWorkStopTheStart) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::grpc_xds_test

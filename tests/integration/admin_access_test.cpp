@@ -10,7 +10,7 @@
 
 #include <string>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::admin_access_test {
 namespace {
 
 const std::string config = R"(
@@ -70,4 +70,4 @@ TEST(AdminAccess, OnLoopbackWithoutATokenServedAndNotWarned) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::admin_access_test

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::audit_trail_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -349,4 +349,4 @@ TEST(AuditEndpoint, TheTokenIsNeededInputIsCheckedAndNoRedisWorkIsDone) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::audit_trail_test

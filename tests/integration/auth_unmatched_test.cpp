@@ -13,7 +13,7 @@
 #include <fstream>
 #include <string>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::auth_unmatched_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -78,4 +78,4 @@ TEST(AuthUnmatched, CheckConfigWarnsAndStillPasses) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::auth_unmatched_test

@@ -11,7 +11,7 @@
 #include <chrono>
 #include <thread>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::check_redis_test {
 namespace {
 
 using json = nlohmann::json;
@@ -324,4 +324,4 @@ TEST_F(CheckRedis, HeaderBlockOver16KiBGets431) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::check_redis_test

@@ -33,7 +33,7 @@
 #include <thread>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::cluster_failover_test {
 namespace {
 
 using json = nlohmann::json;
@@ -312,4 +312,4 @@ TEST(ClusterAuth, PasswordIsUsedOnEveryNodeAndAWrongOneFailsByPolicyWithoutBeing
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::cluster_failover_test

@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::cluster_layered_test {
 namespace {
 
 using json = nlohmann::json;
@@ -124,4 +124,4 @@ TEST(ClusterLayered, ANodeKilledBetweenThePhasesAdmitsNothingAndTheFirstChargeIs
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::cluster_layered_test

@@ -29,7 +29,7 @@
 #include <thread>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::cluster_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -382,4 +382,4 @@ routes:
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::cluster_test

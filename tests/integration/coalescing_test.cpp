@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::coalescing_test {
 namespace {
 
 namespace net = boost::asio;
@@ -343,4 +343,4 @@ TEST_F(RedisCoalescing, QueuedChecksFailByTheirDeadlineWhenRedisHangs) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::coalescing_test

@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::concurrency_script_test {
 namespace {
 
 std::string concurrency_script() {
@@ -39,4 +39,4 @@ TEST(ConcurrencyScript, ALeaseTakenAtAnInstantBehindRedisClockKeepsItsSlot) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::concurrency_script_test

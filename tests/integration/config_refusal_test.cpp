@@ -19,7 +19,7 @@
 #include <cstdio>
 #include <fstream>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::config_refusal_test {
 namespace {
 
 using json = nlohmann::json;
@@ -210,4 +210,4 @@ TEST(ConfigRefusal, ALargeRefusedReloadGivesItsMemoryBack) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::config_refusal_test

@@ -13,7 +13,7 @@
 #include <fstream>
 #include <thread>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::config_two_step_write_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -66,4 +66,4 @@ TEST(ConfigTwoStepWrite, NoRequestBetweenTheStepsSeesTheHalfWrittenFile) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::config_two_step_write_test

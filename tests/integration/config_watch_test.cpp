@@ -13,7 +13,7 @@
 
 #include <signal.h>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::config_watch_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -112,4 +112,4 @@ TEST(ConfigWatch, WatchConfigOffLeavesReloadToSighup) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::config_watch_test

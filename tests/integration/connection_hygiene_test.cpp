@@ -12,7 +12,7 @@
 #include <sstream>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::connection_hygiene_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -175,4 +175,4 @@ TEST(Pipelining, RequestsWrittenInOneSendAreAllAnsweredInOrder) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::connection_hygiene_test

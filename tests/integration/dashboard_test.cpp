@@ -14,7 +14,7 @@
 #include <fstream>
 #include <thread>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::dashboard_test {
 namespace {
 
 using json = nlohmann::json;
@@ -136,4 +136,4 @@ TEST(Dashboard, SubstitutesEveryVariable) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::dashboard_test

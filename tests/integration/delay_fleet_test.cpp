@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::delay_fleet_test {
 namespace {
 
 using json = nlohmann::json;
@@ -164,4 +164,4 @@ INSTANTIATE_TEST_SUITE_P(StoresAndAlgorithms, DelayFleet,
                          name_of);
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::delay_fleet_test

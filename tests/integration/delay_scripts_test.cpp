@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::delay_scripts_test {
 namespace {
 
 using policy::Algorithm;
@@ -199,4 +199,4 @@ INSTANTIATE_TEST_SUITE_P(Algorithms, DelayScriptsMatchEmbedded,
                          [](const auto& info) { return std::string(policy::to_string(info.param)); });
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::delay_scripts_test

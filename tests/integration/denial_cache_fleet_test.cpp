@@ -13,7 +13,7 @@
 #include <future>
 #include <sstream>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::denial_cache_fleet_test {
 namespace {
 
 using json = nlohmann::json;
@@ -188,4 +188,4 @@ TEST(DenialCacheFleet, BehindSentinelTheSubscriptionIsOnTheCurrentPrimary) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::denial_cache_fleet_test

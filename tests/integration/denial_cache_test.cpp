@@ -11,7 +11,7 @@
 #include <chrono>
 #include <thread>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::denial_cache_test {
 namespace {
 
 using json = nlohmann::json;
@@ -142,4 +142,4 @@ TEST_P(DenialCache, ASmallerCostThanTheOneDeniedStillAsksRedis) {
 INSTANTIATE_TEST_SUITE_P(Algorithms, DenialCache, ::testing::Values("tb", "sl", "fw", "gc", "sw"));
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::denial_cache_test

@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::door_table_test {
 namespace {
 
 using http::Access;
@@ -201,4 +201,4 @@ TEST_F(DoorTable, EveryBodyIsBoundedAndEveryJsonDoorRefusesAFieldGivenTwice) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::door_table_test

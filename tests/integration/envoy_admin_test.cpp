@@ -8,7 +8,7 @@
 
 #include <ctime>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::envoy_admin_test {
 namespace {
 
 using json = nlohmann::json;
@@ -81,4 +81,4 @@ TEST(EnvoyAdmin, BothEndpointsNeedTheAdminTokenWhenOneIsSet) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::envoy_admin_test

@@ -11,7 +11,7 @@
 
 #include <signal.h>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::envoy_config_reload_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -75,4 +75,4 @@ TEST(EnvoyConfigFiles, AreReloadedWithTheRegistryAndABadVersionIsRefused) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::envoy_config_reload_test

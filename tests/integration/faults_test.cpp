@@ -18,7 +18,7 @@
 #include <mutex>
 #include <thread>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::faults_test {
 namespace {
 
 using json = nlohmann::json;
@@ -296,4 +296,4 @@ TEST_F(Faults, SigtermUnderLoadCompletesInFlightRequestsAndExitsZero) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::faults_test

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::flat_batch_test {
 namespace {
 
 namespace net = boost::asio;
@@ -258,4 +258,4 @@ TEST_F(FlatBatch, AMalformedBatchChargesNothingAndNamesWhatIsWrong) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::flat_batch_test

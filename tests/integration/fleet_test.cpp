@@ -13,7 +13,7 @@
 #include <set>
 #include <thread>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::fleet_test {
 namespace {
 
 using json = nlohmann::json;
@@ -127,4 +127,4 @@ TEST(Fleet, ThreeSidecarsSharingOneClusterAdmitExactlyTheLimitOnEveryNode) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::fleet_test

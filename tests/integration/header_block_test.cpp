@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::header_block_test {
 namespace {
 
 const std::string config = R"(
@@ -83,4 +83,4 @@ TEST(ExpectContinue, TheExpectationIsCaseInsensitive) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::header_block_test

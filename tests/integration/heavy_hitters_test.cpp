@@ -9,7 +9,7 @@
 
 #include <string>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::heavy_hitters_test {
 namespace {
 
 const std::string admin_token = "heavy-hitters-admin-token-0123";
@@ -123,4 +123,4 @@ TEST(HeavyHittersOff, TopKZeroAnswers404) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::heavy_hitters_test

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::identity_routes_test {
 namespace {
 
 // The tests' client connects from 127.0.0.1, the trusted proxy: X-Real-IP / X-Forwarded-For
@@ -188,4 +188,4 @@ TEST_F(IdentityRoutes, AScopeWithBracesIsNeverAClusterHashTag) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::identity_routes_test

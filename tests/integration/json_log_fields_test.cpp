@@ -9,7 +9,7 @@
 #include <csignal>
 #include <sstream>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::json_log_fields_test {
 namespace {
 
 using json = nlohmann::json;
@@ -83,4 +83,4 @@ TEST(JsonLogFields, StoreFailureAndAccessLinesCarryTheirFields) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::json_log_fields_test

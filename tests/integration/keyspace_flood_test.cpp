@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::keyspace_flood_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -226,4 +226,4 @@ routes:
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::keyspace_flood_test

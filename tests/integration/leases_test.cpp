@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::leases_test {
 namespace {
 
 using json = nlohmann::json;
@@ -239,4 +239,4 @@ INSTANTIATE_TEST_SUITE_P(Stores, Leases, ::testing::Values("redis", "embedded"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::leases_test

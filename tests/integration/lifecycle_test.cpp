@@ -19,7 +19,7 @@
 #include <future>
 #include <thread>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::lifecycle_test {
 namespace {
 
 using json = nlohmann::json;
@@ -250,9 +250,9 @@ TEST(Shutdown, SigtermFinishesInFlightRequestsAndExitsZero) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::lifecycle_test
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::lifecycle_test {
 namespace {
 
 TEST(Logging, JsonFormatWritesOneJsonObjectPerLine) {
@@ -272,4 +272,4 @@ TEST(Logging, JsonFormatWritesOneJsonObjectPerLine) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::lifecycle_test

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::nginx_delay_test {
 namespace {
 
 const std::string config = R"(
@@ -65,4 +65,4 @@ TEST(NginxDelay, HeldSubrequestsReachTheApiAtTheRate) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::nginx_delay_test

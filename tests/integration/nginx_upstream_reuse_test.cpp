@@ -14,7 +14,7 @@
 
 #include <string>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::nginx_upstream_reuse_test {
 namespace {
 
 constexpr const char* hash_secret = "reuse-test-hash-secret-0123456789";
@@ -100,4 +100,4 @@ TEST(NginxUpstreamReuse, AllowsHaveNoBodyAndHeadAnswersLikeGet) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::nginx_upstream_reuse_test

@@ -22,7 +22,7 @@
 #include <set>
 #include <tuple>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::notify_webhooks_test {
 namespace {
 
 using json = nlohmann::json;
@@ -501,4 +501,4 @@ TEST(NotifyWebhooks, TheTestDoorSendsASignedSampleAndIsAnOperatorsDoorThatTouche
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::notify_webhooks_test

@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <fstream>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::operations_test {
 namespace {
 
 using json = nlohmann::json;
@@ -174,4 +174,4 @@ TEST_F(Operations, RequestIdIsEchoedOrGeneratedAndLogged) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::operations_test

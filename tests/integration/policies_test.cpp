@@ -18,7 +18,7 @@
 #include <memory>
 #include <thread>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::policies_test {
 namespace {
 
 using json = nlohmann::json;
@@ -318,4 +318,4 @@ TEST_P(Policies, AShadowLayerNeverKeepsTheEnforcedOneFromCounting) {
 INSTANTIATE_TEST_SUITE_P(Stores, Policies, ::testing::Values("redis", "embedded"));
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::policies_test

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::probes_test {
 namespace {
 
 using json = nlohmann::json;
@@ -51,4 +51,4 @@ TEST(Probes, UnknownReadinessModeIsRefusedByName) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::probes_test

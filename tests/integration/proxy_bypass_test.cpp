@@ -20,7 +20,7 @@
 #include <tuple>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::proxy_bypass_test {
 namespace {
 
 constexpr int limit = 5;
@@ -246,4 +246,4 @@ TEST(ProxyDown, ASilentRatelimitdTimesOutIntoEachMode) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::proxy_bypass_test

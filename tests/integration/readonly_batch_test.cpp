@@ -11,7 +11,7 @@
 #include <atomic>
 #include <thread>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::readonly_batch_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -53,4 +53,4 @@ TEST(ReadOnlyBatch, AReplicaAnsweringABatchIsAnUnavailableStoreNotABadReply) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::readonly_batch_test

@@ -19,7 +19,7 @@
 
 #include <sys/stat.h>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::redis_tls_test {
 namespace {
 
 using json = nlohmann::json;
@@ -351,4 +351,4 @@ TEST(RedisTls, ClusterDiscoveredAndUsedOverTls) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::redis_tls_test

@@ -15,7 +15,7 @@
 #include <regex>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::refund_access_test {
 namespace {
 
 using json = nlohmann::json;
@@ -169,4 +169,4 @@ TEST(RefundDenialCache, ARefundIsForgottenByEverySidecarsDenialCache) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::refund_access_test

@@ -13,7 +13,7 @@
 #include <csignal>
 #include <thread>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::reload_state_test {
 namespace {
 
 using json = nlohmann::json;
@@ -173,4 +173,4 @@ TEST(ReloadState, ALoweredLimitAppliesToWhatWasAlreadyAdmitted) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::reload_state_test

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::report_calendar_scripts_test {
 namespace {
 
 using policy::Algorithm;
@@ -191,4 +191,6 @@ INSTANTIATE_TEST_SUITE_P(FixedWindow, CalendarScriptMatchesEmbedded, ::testing::
                          [](const auto& info) { return std::string(policy::to_string(info.param)); });
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::report_calendar_scripts_test
+
+#undef EXPECT_SAME  // a macro outlives its file in a unity batch

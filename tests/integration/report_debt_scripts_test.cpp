@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::report_debt_scripts_test {
 namespace {
 
 using policy::Algorithm;
@@ -207,4 +207,6 @@ INSTANTIATE_TEST_SUITE_P(SlidingLog, SlidingLogDebt, ::testing::Values(Algorithm
                          [](const auto& info) { return std::string(policy::to_string(info.param)); });
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::report_debt_scripts_test
+
+#undef EXPECT_SAME  // a macro outlives its file in a unity batch

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::report_debt_test {
 namespace {
 
 // What the requests since the last CONFIG RESETSTAT cost Redis: the script calls, and the
@@ -298,4 +298,4 @@ INSTANTIATE_TEST_SUITE_P(Policies, DebtBound,
                          });
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::report_debt_test

@@ -12,7 +12,7 @@
 #include <thread>
 #include <tuple>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::retry_after_exact_test {
 namespace {
 
 // The clock Redis TIME and the embedded store read (CLOCK_REALTIME, in ms).
@@ -79,4 +79,4 @@ INSTANTIATE_TEST_SUITE_P(Stores, RetryAfterExact,
                          });
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::retry_after_exact_test

@@ -18,7 +18,7 @@
 #include <set>
 #include <sstream>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::reverse_proxy_test {
 namespace {
 
 constexpr const char* hash_secret = "integration-hash-secret-0123456789";
@@ -391,4 +391,4 @@ TEST(NginxConfig, ReadmeAndDockerComposeUseTheTestedFile) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::reverse_proxy_test

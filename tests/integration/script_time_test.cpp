@@ -8,7 +8,7 @@
 #include <atomic>
 #include <thread>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::script_time_test {
 namespace {
 
 long long calls_of(const RedisServer& redis, const std::string& command) {
@@ -61,4 +61,4 @@ TEST(ScriptTime, ACoalescedBatchReadsTimeOnce) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::script_time_test

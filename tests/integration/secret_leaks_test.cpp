@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::secret_leaks_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -168,4 +168,4 @@ INSTANTIATE_TEST_SUITE_P(LogFormats, SecretLeaks, ::testing::Values("text", "jso
                          [](const auto& info) { return info.param; });
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::secret_leaks_test

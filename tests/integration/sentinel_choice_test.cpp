@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::sentinel_choice_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -59,4 +59,4 @@ TEST(SentinelChoice, AnAddressThatIsNoPrimaryIsNeverUsed) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::sentinel_choice_test

@@ -16,7 +16,7 @@
 #include <map>
 #include <thread>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::sentinel_test {
 namespace {
 
 using json = nlohmann::json;
@@ -249,4 +249,4 @@ TEST(Sentinel, AReadOnlyReplicaIsAStoreFailureNotABadReply) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::sentinel_test

@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::simulate_html_test {
 namespace {
 
 const char* const config = R"(
@@ -100,4 +100,4 @@ TEST(SimulateHtml, ChromiumRendersTheChartWithOneLinePerDenyingPolicy) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::simulate_html_test

@@ -8,7 +8,7 @@
 
 #include <filesystem>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::simulate_replay_test {
 namespace {
 
 const std::int64_t noon = utc_ms(2026, 12, 1, 12, 0, 0);
@@ -347,4 +347,4 @@ TEST(SimulateReplay, TheDocumentedExampleRuns) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::simulate_replay_test

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::slowloris_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -118,4 +118,4 @@ TEST(Slowloris, SlowConnectionsAreClosedAfterTheRequestTimeoutWhileOthersAreServ
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::slowloris_test

@@ -12,7 +12,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::status_page_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -107,4 +107,4 @@ TEST(StatusPage, WithAnAdminTokenThePageAsksForItAndShowsNoData) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::status_page_test

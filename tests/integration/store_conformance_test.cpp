@@ -33,7 +33,7 @@
 #include <utility>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::store_conformance_test {
 namespace {
 
 namespace net = boost::asio;
@@ -775,4 +775,4 @@ INSTANTIATE_TEST_SUITE_P(Stores, Conformance,
                          });
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::store_conformance_test

@@ -10,7 +10,7 @@
 
 #include <sched.h>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::threads_default_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -41,4 +41,4 @@ TEST(ThreadsDefault, ProcessPinnedToOneCpuRunsOneThread) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::threads_default_test

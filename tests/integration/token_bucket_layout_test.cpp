@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::token_bucket_layout_test {
 namespace {
 
 std::string source_of(std::string_view name) {
@@ -343,4 +343,4 @@ TEST_F(TokenBucketLayout, SidecarsWritingEitherLayoutShareOneBudgetExactly) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::token_bucket_layout_test
