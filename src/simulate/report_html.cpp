@@ -98,7 +98,12 @@ std::string difference(const Report& r) {
         "<th>no longer denied tenants</th></tr></thead><tbody>\n",
         r.baseline->denied_requests, r.config.denied_requests, r.config.requests, html_escape(r.baseline_name),
         html_escape(r.config_name));
+    std::size_t quiet = 0;  // policies that denied nobody under either config: not listed
     for (const auto& d : r.difference) {
+        if (d.denied_before == 0 && d.denied_after == 0) {
+            ++quiet;
+            continue;
+        }
         const auto change = static_cast<std::int64_t>(d.denied_after) - static_cast<std::int64_t>(d.denied_before);
         out += fmt::format("<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n {}\">{:+}</td>"
                            "<td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
@@ -107,6 +112,7 @@ std::string difference(const Report& r) {
                            d.no_longer_denied);
     }
     out += "</tbody></table>\n";
+    if (quiet > 0) out += fmt::format("<p class=\"quiet\">{} more policies denied nobody under either.</p>\n", quiet);
     out += pairs_table("Newly denied: denied by the config, never by the baseline", "newly-denied", r.newly_denied);
     out += pairs_table("No longer denied: denied by the baseline, never by the config", "no-longer-denied",
                        r.no_longer_denied);

@@ -72,11 +72,17 @@ void append_difference(std::string& out, const Report& r) {
                        r.baseline->denied_requests, r.config.denied_requests, r.config.requests);
     out += fmt::format("{:<24} {:>14} {:>13} {:>8} {:>14} {:>17}\n", "policy", "denied before", "denied after", "change",
                        "newly denied", "no longer denied");
+    std::size_t quiet = 0;  // policies that denied nobody under either config: not listed
     for (const auto& d : r.difference) {
+        if (d.denied_before == 0 && d.denied_after == 0) {
+            ++quiet;
+            continue;
+        }
         const auto change = static_cast<std::int64_t>(d.denied_after) - static_cast<std::int64_t>(d.denied_before);
         out += fmt::format("{:<24} {:>14} {:>13} {:>+8} {:>14} {:>17}\n", d.policy, d.denied_before, d.denied_after,
                            change, d.newly_denied, d.no_longer_denied);
     }
+    if (quiet > 0) out += fmt::format("({} more policies denied nobody under either)\n", quiet);
     out += "(newly / no longer denied: tenants; the pairs are listed at the end)\n\n";
 }
 
