@@ -112,7 +112,9 @@ std::string difference(const Report& r) {
                            d.no_longer_denied);
     }
     out += "</tbody></table>\n";
-    if (quiet > 0) out += fmt::format("<p class=\"quiet\">{} more policies denied nobody under either.</p>\n", quiet);
+    if (quiet > 0) {
+        out += fmt::format("<p class=\"quiet\">{} more policies denied nobody under either config.</p>\n", quiet);
+    }
     out += pairs_table("Newly denied: denied by the config, never by the baseline", "newly-denied", r.newly_denied);
     out += pairs_table("No longer denied: denied by the baseline, never by the config", "no-longer-denied",
                        r.no_longer_denied);

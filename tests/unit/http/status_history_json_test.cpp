@@ -33,7 +33,7 @@ TEST(StatusHistoryJson, ASampleCarriesItsCountsByVerdictPolicyAndPart) {
     EXPECT_EQ(first["seconds"], 5.0);
     EXPECT_EQ(first["checks"]["allowed"], 60);
     EXPECT_EQ(first["checks"]["shadow_denied"], 1);
-    EXPECT_EQ(first["denied"].dump(), R"({"(other)":2,"login":3})");
+    EXPECT_EQ(first["denied"].dump(), R"j({"(other)":2,"login":3})j");
     EXPECT_EQ(first["store"].dump(), R"({"calls":64,"errors":0,"p50_ms":0.5,"p99_ms":2.5})");
     EXPECT_EQ(first["webhooks"].dump(), R"({"dropped":0,"sent":4})");
     EXPECT_EQ(first["held"], 7);
