@@ -23,7 +23,9 @@ constexpr const char* page_style =
     "span.swatch{display:inline-block;width:0.9em;height:0.9em;vertical-align:middle}"
     "span.swatch.admitted{background:#9ab}span.swatch.denied{background:#d62728}"
     "p.none{color:#2ca02c}p.legend{margin-top:0.3em}details{margin-bottom:1em}"
-    "@media (max-width:600px){body{margin:0.5em;padding:0}th,td{padding:2px 4px}}";
+    // On a phone the 900-unit charts shrink to its width: their text is drawn larger to stay legible.
+    "@media (max-width:600px){body{margin:0.5em;padding:0}th,td{padding:2px 4px}"
+    "table{display:block;overflow-x:auto}svg.chart text{font-size:26px}}";
 
 
 // The policies that delayed (max_delay), when any did: how many and how long.
@@ -113,7 +115,8 @@ std::string difference(const Report& r) {
     }
     out += "</tbody></table>\n";
     if (quiet > 0) {
-        out += fmt::format("<p class=\"quiet\">{} more policies denied nobody under either config.</p>\n", quiet);
+        out += fmt::format("<p class=\"quiet\">{} more {} denied nobody under either config.</p>\n", quiet,
+                           quiet == 1 ? "policy" : "policies");
     }
     out += pairs_table("Newly denied: denied by the config, never by the baseline", "newly-denied", r.newly_denied);
     out += pairs_table("No longer denied: denied by the baseline, never by the config", "no-longer-denied",

@@ -82,7 +82,9 @@ void append_difference(std::string& out, const Report& r) {
         out += fmt::format("{:<24} {:>14} {:>13} {:>+8} {:>14} {:>17}\n", d.policy, d.denied_before, d.denied_after,
                            change, d.newly_denied, d.no_longer_denied);
     }
-    if (quiet > 0) out += fmt::format("({} more policies denied nobody under either config)\n", quiet);
+    if (quiet > 0) {
+        out += fmt::format("({} more {} denied nobody under either config)\n", quiet, quiet == 1 ? "policy" : "policies");
+    }
     out += "(newly / no longer denied: tenants; the pairs are listed at the end)\n\n";
 }
 

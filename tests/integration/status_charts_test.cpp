@@ -94,7 +94,12 @@ TEST(StatusCharts, ChromiumDrawsTheLastMinutesOfALiveInstance) {
     const auto labels = std::regex_replace(checks, std::regex("<text class=\"x-label\"[^>]*>(\\d\\d:\\d\\d)</text>"), "@");
     EXPECT_GE(count(labels, "@"), 5u) << checks;
     EXPECT_LE(count(labels, "@"), 6u) << checks;
-    EXPECT_NE(dom.find("<p class=\"legend\" id=\"chart-checks-legend\"><span class=\"swatch\""), std::string::npos);
+    // The legend: a swatch and a name per verdict.
+    const auto legend_at = dom.find("<p class=\"legend\" id=\"chart-checks-legend\">");
+    ASSERT_NE(legend_at, std::string::npos);
+    const std::string legend = dom.substr(legend_at, dom.find("</p>", legend_at) - legend_at);
+    EXPECT_EQ(count(legend, "<span class=\"swatch\""), 5u) << legend;
+    EXPECT_NE(legend.find("></span>degraded_allowed</span>"), std::string::npos) << legend;
     // Denials: login only (search never denied).
     EXPECT_EQ(values_of(svg_of(dom, "chart-denials"), "data-series"), (std::vector<std::string>{"login"}));
     // The store: p50 and p99, a point for each sample in which the store was asked.
