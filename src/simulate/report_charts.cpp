@@ -73,7 +73,7 @@ std::string Frame::open(const char* id, const char* label) const {
         const double at = x(tick.at_ms);
         out += fmt::format("<line class=\"tick\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\"/>"
                            "<text class=\"x-label\" x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
-                           at, height - bottom, height - bottom + 5, height - bottom + 18, html_escape(tick.label));
+                           at, height - bottom, height - bottom + 5, height - bottom + 24, html_escape(tick.label));
     }
     out += fmt::format("<text class=\"caption\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">UTC, from {}</text>\n",
                        (left + width - right) / 2, height - 8, html_escape(format_rfc3339(first_)));

@@ -25,7 +25,7 @@ constexpr const char* page_style =
     "p.none{color:#2ca02c}p.legend{margin-top:0.3em}details{margin-bottom:1em}"
     // On a phone the 900-unit charts shrink to its width: their text is drawn larger to stay legible.
     "@media (max-width:600px){body{margin:0.5em;padding:0}th,td{padding:2px 4px}"
-    "table{display:block;overflow-x:auto}svg.chart text{font-size:26px}}";
+    "table{display:block;overflow-x:auto}svg.chart text{font-size:21px}svg.chart text.caption{display:none}}";
 
 
 // The policies that delayed (max_delay), when any did: how many and how long.
