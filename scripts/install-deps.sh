@@ -23,8 +23,8 @@ test_packages=(
   redis-server redis-tools nginx-light wrk procps prometheus clang-14 libclang-rt-14-dev
   # tests/support/tls_certs.cpp makes the TLS tests' certificates with the openssl command.
   openssl
-  # The status page test (tests/integration/status_page_test.cpp) renders GET / in headless Chromium;
-  # the dashboard test runs prometheus.
+  # The browser checks render GET / (status_page_test.cpp, status_charts_test.cpp) and simulate's
+  # --html page (simulate_html_test.cpp) in headless Chromium; the dashboard test runs prometheus.
   chromium
   # bench/run.sh draws its latency plot with gnuplot.
   gnuplot-nox

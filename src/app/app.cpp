@@ -9,6 +9,7 @@
 #include "ratelimitd/app/reload.hpp"
 #include "ratelimitd/app/server_threads.hpp"
 #include "ratelimitd/app/signals.hpp"
+#include "ratelimitd/app/status_sampler.hpp"
 #include "ratelimitd/app/xds_source.hpp"
 
 #include "ratelimitd/core/clock.hpp"
@@ -358,6 +359,8 @@ struct Running {
     std::unique_ptr<ServerThreads>& threads;
     rls::GrpcMetrics& grpc_metrics;
     ConnectionBudget budget;
+    service::StatusHistory& history;  ///< the status page's last 15 minutes
+    StatusSampler::ReadTotals read_totals;
 };
 
 // The listeners, signals and the config watcher, served on the main thread until SIGTERM, then
@@ -387,6 +390,8 @@ int serve(net::io_context& main_ioc, const Settings& settings, const RunOptions&
 
     std::optional<ConfigWatcher> watcher;
     watch_config(main_ioc, settings, run, watcher, changed_on_disk);
+    StatusSampler sampler(main_ioc.get_executor(), r.history, r.read_totals);
+    sampler.start();
     main_ioc.run();
     // The client's thread posts to main_ioc: stopped before anything it names goes.
     if (r.xds) r.xds->stop();
@@ -417,6 +422,8 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     audit::AuditTrail trail;
     if (!open_audit(settings, trail)) return 1;
     options.audit = &trail;
+    service::StatusHistory history;
+    options.status_history = &history;
     audit_config_applied(trail, config_source::start, audit::Actor{},
                          run.load ? run.config_name : settings.config_path, nullptr, *registry.current());
     rls::GrpcMetrics grpc_metrics;
@@ -441,7 +448,12 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     auto threads = std::make_unique<ServerThreads>(
         std::move(backend), settings.threads,
         Serving{registry, metrics, options, settings.top_k > 0 ? &top : nullptr, &notifier});
-    return serve(main_ioc, settings, run, Running{registry, reloader, xds, trail, threads, grpc_metrics, budget});
+    StatusSampler::ReadTotals read_totals = [&metrics, &notifier] {
+        return service::StatusInputs{metrics.totals(), webhooks_sent_in(notifier.metrics().render()),
+                                     notifier.metrics().dropped(), metrics.delays.held()};
+    };
+    return serve(main_ioc, settings, run,
+                 Running{registry, reloader, xds, trail, threads, grpc_metrics, budget, history, std::move(read_totals)});
 }
 
 }  // namespace ratelimitd::app

@@ -57,7 +57,7 @@ constexpr bool every_row_chooses(const std::array<Endpoint, N>& table) {
 }  // namespace
 
 std::span<const Endpoint> endpoint_table() noexcept {
-    static constexpr std::array<Endpoint, 19> table{{
+    static constexpr std::array<Endpoint, 20> table{{
         {"/v1/check", false, methods::get | methods::post, &handlers::check,
          {can::spend, Access::anyone, one_decision, Way::check}},
         {"/v1/report", false, methods::post, &handlers::report,
@@ -85,6 +85,9 @@ std::span<const Endpoint> endpoint_table() noexcept {
          {can::give_back, Access::lease_holder, "one script call on one key", Way::release}},
         // The status page holds no data: its data comes through the admin doors.
         {"/", false, methods::get, &handlers::status_page, {0, Access::admin_page, no_redis, Way::own}},
+        // Its charts: counts of the last 15 minutes kept in process (no tenant, no store).
+        {"/v1/status/history", false, methods::get, &handlers::status_history,
+         {can::read_state, Access::admin, no_redis, Way::own}},
         {"/v1/envoy/peek", false, methods::get, &handlers::envoy_peek,
          {can::read_state, Access::admin, "one read-only script call on one key", Way::own}},
         {"/v1/envoy/reset", false, methods::post, &handlers::envoy_reset,

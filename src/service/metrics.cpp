@@ -275,6 +275,47 @@ void Metrics::render_checks(std::string& out) const {
     }
 }
 
+namespace {
+
+// The policy name inside its rendered label set, `policy="..."`, unescaped.
+std::string policy_of(const std::string& labels) {
+    const auto open = labels.find("=\"");
+    std::string out;
+    if (open == std::string::npos) return out;
+    for (std::size_t i = open + 2; i + 1 < labels.size(); ++i) {
+        if (labels[i] == '\\' && i + 2 < labels.size()) {
+            ++i;
+            out.push_back(labels[i] == 'n' ? '\n' : labels[i]);
+            continue;
+        }
+        out.push_back(labels[i]);
+    }
+    return out;
+}
+
+}  // namespace
+
+MetricTotals Metrics::totals() const {
+    MetricTotals t;
+    const ThreadCounters* shards = shards_.load(std::memory_order_acquire);
+    for (const auto& [labels, c] : merged(shards, &ThreadCounters::policies)) {
+        for (std::size_t o = 0; o < t.checks.size(); ++o) t.checks[o] += c[o];
+        const std::uint64_t refused = c[static_cast<std::size_t>(Outcome::denied)] +
+                                      c[static_cast<std::size_t>(Outcome::failed_closed)];
+        if (refused > 0) t.denied[policy_of(labels)] += refused;
+    }
+    std::uint64_t counted = 0;
+    for (const ThreadCounters* s = shards; s != nullptr; s = s->next) {
+        for (std::size_t i = 0; i < t.store_latency.size(); ++i) t.store_latency[i] += s->store_latency[i].get();
+        counted += s->store_latency[store_latency_count_cell].get();
+    }
+    std::uint64_t in_buckets = 0;
+    for (const std::uint64_t n : t.store_latency) in_buckets += n;
+    t.store_latency_over = counted > in_buckets ? counted - in_buckets : 0;
+    for (const auto& e : store_errors_) t.store_errors += e.load(std::memory_order_relaxed);
+    return t;
+}
+
 void Metrics::render_store(std::string& out) const {
     header(out, "ratelimitd_store_errors_total", "counter", "Store commands that failed, by kind.");
     static constexpr const char* kinds[] = {"timeout", "unavailable", "bad_reply"};

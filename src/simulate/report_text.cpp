@@ -1,16 +1,13 @@
 // The text summary: what a person reads in a terminal.
 #include "ratelimitd/simulate/log_time.hpp"
 #include "ratelimitd/simulate/report.hpp"
+#include "ratelimitd/simulate/share_text.hpp"
 
 #include <fmt/format.h>
 
 namespace ratelimitd::simulate {
 namespace {
 
-std::string percent(std::uint64_t part, std::uint64_t whole) {
-    if (whole == 0) return "-";
-    return fmt::format("{:.2f}%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
-}
 
 // The policies that delayed (max_delay), when any did: how many and how long.
 void append_delays(std::string& out, const Summary& s) {
@@ -28,15 +25,18 @@ void append_delays(std::string& out, const Summary& s) {
 }
 
 void append_summary(std::string& out, const Summary& s, std::size_t top) {
-    out += fmt::format("{} lines, {} requests, {} unparsed", s.lines, s.requests, s.unparsed);
+    out += fmt::format("{} lines, {} requests ({} denied, {}), {} unparsed", s.lines, s.requests, s.denied_requests,
+                       share_text(s.denied_requests, s.requests), s.unparsed);
     if (s.late > 0) out += fmt::format(", {} logged more than the tolerance out of order", s.late);
     out += "\n\n";
     out += fmt::format("{:<24} {:>12} {:>12} {:>9} {:>15}\n", "policy", "checked", "denied", "denied%",
                        "tenants denied");
     for (const auto& [name, t] : s.policies) {
         out += fmt::format("{:<24} {:>12} {:>12} {:>9} {:>15}\n", name, t.checked, t.denied,
-                           percent(t.denied, t.checked), t.tenants_denied);
+                           share_text(t.denied, t.checked), t.tenants_denied);
     }
+    // Every request counted once: with one policy per route, checked adds up to requests.
+    out += fmt::format("{:<24} {:>12} {:>12} {:>9} {:>15}\n", "(not limited)", s.unmatched, "-", "-", "-");
     append_delays(out, s);
     if (s.denials.empty()) {
         out += "\nno request denied\n";
@@ -66,10 +66,33 @@ void append_pairs(std::string& out, const char* title, const std::vector<PolicyT
     for (const auto& p : pairs) out += fmt::format("  {:<24} {}\n", p.policy, p.tenant);
 }
 
+// Per policy: denials under the baseline and the config, and the tenants that change side.
+void append_difference(std::string& out, const Report& r) {
+    out += fmt::format("difference from the baseline {}: requests denied {} -> {} of {}\n", r.baseline_name,
+                       r.baseline->denied_requests, r.config.denied_requests, r.config.requests);
+    out += fmt::format("{:<24} {:>14} {:>13} {:>8} {:>14} {:>17}\n", "policy", "denied before", "denied after", "change",
+                       "newly denied", "no longer denied");
+    std::size_t quiet = 0;  // policies that denied nobody under either config: not listed
+    for (const auto& d : r.difference) {
+        if (d.denied_before == 0 && d.denied_after == 0) {
+            ++quiet;
+            continue;
+        }
+        const auto change = static_cast<std::int64_t>(d.denied_after) - static_cast<std::int64_t>(d.denied_before);
+        out += fmt::format("{:<24} {:>14} {:>13} {:>+8} {:>14} {:>17}\n", d.policy, d.denied_before, d.denied_after,
+                           change, d.newly_denied, d.no_longer_denied);
+    }
+    if (quiet > 0) {
+        out += fmt::format("({} more {} denied nobody under either config)\n", quiet, quiet == 1 ? "policy" : "policies");
+    }
+    out += "(newly / no longer denied: tenants; the pairs are listed at the end)\n\n";
+}
+
 }  // namespace
 
 std::string to_text(const Report& report) {
     std::string out = fmt::format("simulate: {} replayed against {}\n", report.log_name, report.config_name);
+    if (report.baseline) append_difference(out, report);
     append_summary(out, report.config, report.top);
     if (report.baseline) {
         out += fmt::format("\nbaseline {}:\n", report.baseline_name);

@@ -78,18 +78,24 @@ boost::asio::awaitable<LineVerdict> Simulation::decide(const LogRequest& req) {
     co_await road_.decide(call);
     current_ = nullptr;
     // /v1/auth plans cost 1, which every policy admits: planning does not fail on a request.
-    if (call.problem || call.plan.limits.empty()) co_return LineVerdict{};
+    if (call.problem || call.plan.limits.empty()) {
+        tally_.decided(false, false);
+        co_return LineVerdict{};
+    }
     const service::Decision& d = call.decision;
     // Per limit, by the window that speaks for it (denying when any of its windows denied): a
     // limit not asked (a shadow one after an enforced denial) has none and is not counted.
     // Deciding moved the plan's keys out; its policies and tenants stay.
+    bool limited = false;
     for (std::size_t i = 0; i < call.plan.limits.size(); ++i) {
         const policy::PlannedLimit& limit = call.plan.limits[i];
         if (const check::WindowState* w = d.window_of(i)) {
+            limited = true;
             tally_.checked(policy_index(limit.policy), limit.tenant, !w->allowed, req.time_ms);
             if (w->allowed && w->delay_ms > 0) tally_.delayed(policy_index(limit.policy), w->delay_ms);
         }
     }
+    tally_.decided(limited, !d.verdict.allowed);
     co_return LineVerdict{true, d.verdict.allowed};
 }
 

@@ -44,11 +44,20 @@ void Tally::checked(std::size_t policy, std::string_view tenant, bool denied, st
     if (minute_ != nullptr) ++minute_->denied[names_[policy]];
 }
 
+void Tally::decided(bool limited, bool denied) {
+    if (!limited) ++unmatched_;
+    if (!denied) return;
+    ++denied_requests_;
+    if (minute_ != nullptr) ++minute_->denied_requests;
+}
+
 void Tally::delayed(std::size_t policy, std::int64_t delay_ms) { delays_[policy].add(delay_ms); }
 
 Summary Tally::summary() const {
     Summary s;
     s.requests = requests_;
+    s.unmatched = unmatched_;
+    s.denied_requests = denied_requests_;
     for (std::size_t i = 0; i < names_.size(); ++i) {
         PolicyTotals& t = s.policies[names_[i]] = totals_[i];
         t.delayed = delays_[i].count();

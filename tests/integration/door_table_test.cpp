@@ -75,6 +75,7 @@ const std::map<std::string, Probe> probes = {
     {"/v1/reset", post("/v1/reset", R"({"policy":"fw","tenant":"door"})", true)},
     {"/v1/release", post("/v1/release", R"({"policy":"conc","tenant":"door","lease":")" + lease + R"("})", true)},
     {"/", get("/")},
+    {"/v1/status/history", get("/v1/status/history")},
     {"/v1/envoy/peek", get("/v1/envoy/peek?domain=edge&remote_address=192.0.2.7")},
     {"/v1/envoy/reset", post("/v1/envoy/reset?domain=edge&remote_address=192.0.2.7", "", false)},
     {"/healthcheck", get("/healthcheck")},

@@ -82,7 +82,7 @@ TEST(SimulateReplay, TheTextSummaryIsTheDefault) {
     const auto log = write_file("login-text.log", log_of(login_events()));
     const SimRun run = simulate("--config " + config + " --log " + log);
     ASSERT_EQ(run.code, 0) << run.err;
-    EXPECT_NE(run.out.find("28 lines, 28 requests, 0 unparsed"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("28 lines, 28 requests (6 denied, 21.43%), 0 unparsed"), std::string::npos) << run.out;
     EXPECT_NE(run.out.find("ip:192.0.2.1"), std::string::npos) << run.out;
     EXPECT_NE(run.out.find("2026-12-01T12:00:05Z"), std::string::npos) << run.out;
 }

@@ -1,7 +1,9 @@
 // GET / rendered by headless Chromium from a running instance with denied traffic: the tables
 // show the instance's policies, config hash, store health, checks by verdict and the heavy
 // hitters; with an admin token the page asks for it instead. The screenshot is kept in the
-// build directory (tests/status_page.png) as an artifact.
+// build directory (test-artefacts/status_page.png). Virtual time lets the page's fetches and
+// its first timed polls complete before the DOM is dumped.
+#include "support/chromium.hpp"
 #include "support/http_client.hpp"
 #include "support/processes.hpp"
 
@@ -9,8 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace ratelimitd::test::status_page_test {
 namespace {
@@ -29,21 +29,6 @@ policies:
     window: 60s
 )";
 
-/// Runs headless Chromium on `url` with `extra` flags and returns its stdout. Virtual time
-/// lets the page's fetches and its first timed polls complete before the DOM is dumped.
-std::string chromium(const std::string& url, const std::vector<std::string>& extra) {
-    const std::string dir = scratch_dir() + "/chromium-" + std::to_string(free_port());
-    std::string command = "chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir=" + dir +
-                          " --virtual-time-budget=10000 --window-size=1280,1400";
-    for (const auto& flag : extra) command += " " + flag;
-    command += " '" + url + "' >" + dir + ".out 2>" + dir + ".err";
-    Child child({"/bin/sh", "-c", command}, dir + ".log");
-    EXPECT_EQ(child.wait(90s), 0) << std::ifstream(dir + ".err").rdbuf();
-    std::ostringstream out;
-    out << std::ifstream(dir + ".out").rdbuf();
-    return out.str();
-}
-
 /// The <tbody> of the table with id `id` in `dom` ("" when absent).
 std::string table_body(const std::string& dom, const std::string& id) {
     const auto table = dom.find("id=\"" + id + "\"");
@@ -53,6 +38,7 @@ std::string table_body(const std::string& dom, const std::string& id) {
 }
 
 TEST(StatusPage, ChromiumRendersTheInstancesTables) {
+    if (!chromium_installed()) GTEST_SKIP() << "chromium is not installed (install-deps.sh all)";
     Ratelimitd server(config, "");
     HttpClient c(server.port());
     int denied = 0;
@@ -64,7 +50,7 @@ TEST(StatusPage, ChromiumRendersTheInstancesTables) {
     const auto registry = nlohmann::json::parse(c.get("/v1/policies").body);
     const std::string url = "http://127.0.0.1:" + std::to_string(server.port()) + "/";
 
-    const std::string dom = chromium(url, {"--dump-dom"});
+    const std::string dom = chromium_dom(url, 10000);
     ASSERT_NE(dom.find("<title>ratelimitd status</title>"), std::string::npos) << dom;
     const std::string policies = table_body(dom, "policies");
     EXPECT_NE(policies.find("<td>login</td>"), std::string::npos) << policies;
@@ -86,19 +72,19 @@ TEST(StatusPage, ChromiumRendersTheInstancesTables) {
               std::string::npos)
         << table_body(dom, "top-admitted");
 
-    const std::string shot = std::filesystem::current_path().string() + "/status_page.png";
-    std::filesystem::remove(shot);
-    chromium(url, {"--screenshot=" + shot});
+    const std::string shot = chromium_screenshot(url, "status_page.png", 1280, 1400, 10000);
+    ASSERT_NE(shot, "");
     EXPECT_GT(std::filesystem::file_size(shot), 10'000u) << shot;
 }
 
 TEST(StatusPage, WithAnAdminTokenThePageAsksForItAndShowsNoData) {
+    if (!chromium_installed()) GTEST_SKIP() << "chromium is not installed (install-deps.sh all)";
     Ratelimitd server(config, "", {}, {"RATELIMITD_ADMIN_TOKEN=page-test-token-0123456789"});
     HttpClient c(server.port());
     const auto page = c.get("/");
     EXPECT_EQ(page.status, 200);
     EXPECT_NE(page.header("content-security-policy").find("default-src 'none'"), std::string::npos);
-    const std::string dom = chromium("http://127.0.0.1:" + std::to_string(server.port()) + "/", {"--dump-dom"});
+    const std::string dom = chromium_dom("http://127.0.0.1:" + std::to_string(server.port()) + "/", 10000);
     EXPECT_EQ(dom.find("id=\"login\" hidden"), std::string::npos) << "the token form must show";
     EXPECT_NE(dom.find("enter the admin token"), std::string::npos) << dom;
     EXPECT_EQ(table_body(dom, "policies").find("<td>"), std::string::npos) << "no data without the token";

@@ -48,6 +48,8 @@ Handled audit(EndpointServices& s, const EndpointCall& call);
 /// that is not that object or a target that notify.targets does not have. Touches no store.
 Handled notify_test(EndpointServices& s, const EndpointCall& call);
 Handled status_page(EndpointServices& s, const EndpointCall& call);
+/// GET /v1/status/history (status_history_endpoint.cpp): the status page's charts' data.
+Handled status_history(EndpointServices& s, const EndpointCall& call);
 
 // erl_endpoints.cpp: envoyproxy/ratelimit's own doors.
 Handled healthcheck(EndpointServices& s, const EndpointCall& call);

@@ -3,6 +3,7 @@
 
 #include "ratelimitd/audit/audit_trail.hpp"
 #include "ratelimitd/road/rls_json.hpp"
+#include "ratelimitd/service/status_history.hpp"
 
 #include <functional>
 #include <optional>
@@ -44,6 +45,8 @@ struct RouterOptions {
     std::size_t max_held_requests = 1000;
     /// The audit trail (resets, refunds, admin calls; GET /v1/audit); null: none is kept.
     audit::AuditTrail* audit = nullptr;
+    /// The status page's last 15 minutes (GET /v1/status/history); null: the path answers 404.
+    const service::StatusHistory* status_history = nullptr;
 };
 
 }  // namespace ratelimitd::http

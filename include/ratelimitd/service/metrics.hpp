@@ -4,6 +4,7 @@
 #include "ratelimitd/core/error.hpp"
 #include "ratelimitd/core/metric_family.hpp"
 #include "ratelimitd/service/delay_metrics.hpp"
+#include "ratelimitd/service/metric_totals.hpp"
 #include "ratelimitd/service/thread_counters.hpp"
 
 #include <array>
@@ -92,6 +93,10 @@ public:
 
     /// max_delay policies: delayed checks, their delays, held /v1/auth answers.
     DelayMetrics delays;
+
+    /// The running totals the status page's history takes a difference of every few seconds:
+    /// the same sums a scrape makes, read without a lock on the hot path.
+    [[nodiscard]] MetricTotals totals() const;
 
     /// The whole exposition, `# HELP`/`# TYPE` lines included.
     std::string render(std::string_view version, std::string_view store) const;

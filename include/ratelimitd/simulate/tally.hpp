@@ -38,6 +38,7 @@ struct MinuteTotals {
     std::int64_t minute_ms = 0;                      ///< its start, Unix epoch ms
     std::uint64_t requests = 0;
     std::map<std::string, std::uint64_t> denied;  ///< policy -> denials; only policies that denied
+    std::uint64_t denied_requests = 0;  ///< requests the verdict denied (a shadow denial admits)
 };
 
 /// The finished count of one replay, ready to print.
@@ -45,6 +46,10 @@ struct Summary {
     std::uint64_t lines = 0;
     std::uint64_t requests = 0;
     std::uint64_t unparsed = 0;
+    /// Requests no policy checked (no route matched, or a route without limits): the report's
+    /// "not limited" row, so each request is counted somewhere.
+    std::uint64_t unmatched = 0;
+    std::uint64_t denied_requests = 0;  ///< requests the verdict denied
     std::uint64_t late = 0;  ///< lines logged more than the tolerance behind the clock
     std::map<std::string, PolicyTotals> policies;  ///< every policy of the config
     std::vector<TenantDenial> denials;             ///< most denied first (then earliest, names)
@@ -63,6 +68,9 @@ public:
     /// Policy number `policy` (an index into the constructor's list) took part in the last
     /// request, for `tenant`, and denied it or not.
     void checked(std::size_t policy, std::string_view tenant, bool denied, std::int64_t time_ms);
+
+    /// The last request's end: no policy checked it (`limited` false), or its verdict denied it.
+    void decided(bool limited, bool denied);
 
     /// Policy number `policy` admitted the last request with a delay of `delay_ms` (> 0).
     void delayed(std::size_t policy, std::int64_t delay_ms);
@@ -84,6 +92,8 @@ private:
     MinuteTotals* minute_ = nullptr;  ///< the last request's minute
     std::int64_t minute_start_ = -1;
     std::uint64_t requests_ = 0;
+    std::uint64_t unmatched_ = 0;
+    std::uint64_t denied_requests_ = 0;
 };
 
 }  // namespace ratelimitd::simulate

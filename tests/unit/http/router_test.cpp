@@ -205,8 +205,10 @@ TEST_F(RouterTest, TheTableDerivesAllowAndRouteLabels) {
     std::map<std::string, std::string> allow;
     for (const Endpoint& e : endpoint_table()) allow[std::string(e.path)] = allow_header(e);
     // /v1/top (heavy hitters), / (the status page), /v1/report, /v1/release, /v1/envoy/*, and
-    // envoyproxy/ratelimit's /healthcheck, /json, /rlconfig; /v1/audit; /v1/notify/test (quota webhooks)
-    EXPECT_EQ(allow.size(), 19u);
+    // envoyproxy/ratelimit's /healthcheck, /json, /rlconfig; /v1/audit; /v1/notify/test (quota webhooks);
+    // /v1/status/history (the status page's charts)
+    EXPECT_EQ(allow.size(), 20u);
+    EXPECT_EQ(allow["/v1/status/history"], "GET");
     EXPECT_EQ(allow["/v1/audit"], "GET");
     EXPECT_EQ(allow["/v1/notify/test"], "POST");
     EXPECT_EQ(allow["/healthcheck"], "GET");

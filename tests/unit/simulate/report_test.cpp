@@ -28,11 +28,12 @@ TEST(SimulateReport, JsonHasTheContractsMembersInItsOrder) {
     r.config = summary_with({{"login", "ip:192.0.2.1", 2, 1'764'590'405'000}, {"login", "ip:192.0.2.2", 1, 1'764'590'410'000}});
     r.top = 1;
     const auto j = to_json(r);
-    EXPECT_EQ(keys(j), (std::vector<std::string>{"lines", "requests", "unparsed", "policies", "top_denied", "per_minute"}));
+    EXPECT_EQ(keys(j), (std::vector<std::string>{"lines", "requests", "unparsed", "unmatched", "denied_requests",
+                                                 "policies", "top_denied", "per_minute"}));
     EXPECT_EQ(j["policies"]["login"].dump(), R"({"checked":10,"denied":3,"tenants_denied":2})");
     EXPECT_EQ(j["top_denied"].dump(),
               R"([{"policy":"login","tenant":"ip:192.0.2.1","denied":2,"first_denied":"2025-12-01T12:00:05Z"}])");
-    EXPECT_EQ(j["per_minute"].dump(), R"([{"minute":"2025-12-01T12:00:00Z","requests":10,"denied":{"login":3}}])");
+    EXPECT_EQ(j["per_minute"].dump(), R"([{"minute":"2025-12-01T12:00:00Z","requests":10,"denied_requests":0,"denied":{"login":3}}])");
 }
 
 TEST(SimulateReport, ABaselineAddsItsSummaryAndBothDifferences) {
@@ -41,8 +42,9 @@ TEST(SimulateReport, ABaselineAddsItsSummaryAndBothDifferences) {
     r.baseline = summary_with({{"login", "b", 5, 0}, {"api", "c", 1, 0}});
     compare(r);
     const auto j = to_json(r);
-    EXPECT_EQ(keys(j), (std::vector<std::string>{"lines", "requests", "unparsed", "policies", "top_denied", "per_minute",
-                                                 "baseline", "newly_denied", "no_longer_denied"}));
+    EXPECT_EQ(keys(j), (std::vector<std::string>{"lines", "requests", "unparsed", "unmatched", "denied_requests",
+                                                 "policies", "top_denied", "per_minute", "baseline", "newly_denied",
+                                                 "no_longer_denied", "difference"}));
     Report alone;
     alone.config = r.config;
     EXPECT_EQ(keys(j["baseline"]), keys(to_json(alone)));
