@@ -13,7 +13,7 @@
 
 #include <regex>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::status_charts_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -119,4 +119,4 @@ TEST(StatusCharts, ChromiumDrawsTheLastMinutesOfALiveInstance) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::status_charts_test
