@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <stdexcept>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -59,7 +61,7 @@ BurstResult send_burst(unsigned short port) {
     for (int i = 0; i < requests; ++i) connections.emplace_back(port);
     using clock = std::chrono::steady_clock;
     const auto start = clock::now();
-    for (auto& c : connections) c.send("GET /api/x HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+    for (auto& c : connections) EXPECT_TRUE(c.send("GET /api/x HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"));
     BurstResult result;
     std::mutex mu;
     run_concurrently(requests, [&](int i) {
