@@ -27,6 +27,7 @@ json limits_json(const policy::Policy& p) {
         if (w.has_burst()) entry["burst"] = w.burst + w.queued_tokens;  // as written with `delay: N`
         if (w.delay_at_once) entry["delay"] = *w.delay_at_once;
         if (w.max_delay) entry["max_delay"] = format_duration(*w.max_delay);
+        if (w.max_held) entry["max_held"] = *w.max_held;
         return entry;
     };
     if (p.windows.empty()) return window_json(p);

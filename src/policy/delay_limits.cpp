@@ -25,6 +25,15 @@ void refuse_where_meaningless(const SchemaChecks& in, const std::string& field_p
     }
 }
 
+void read_max_held(const SchemaChecks& in, const ConfigTree& body, const std::string& path, Policy& p) {
+    const ConfigTree* max_held = SchemaChecks::find(body, "max_held");
+    if (max_held == nullptr) return;
+    const std::string field = join(path, "max_held");
+    // Only /v1/auth holds, and only what a delay made it hold: alone it would bound nothing.
+    if (!p.max_delay && !p.delay_at_once) in.fail(field, "needs max_delay or delay (it bounds the answers they hold)");
+    p.max_held = in.need_int(*max_held, field, 1, largest_max_held);
+}
+
 }  // namespace
 
 void rescale_delay(const SchemaChecks& in, const std::string& path, Policy& p) {
@@ -44,7 +53,10 @@ void rescale_delay(const SchemaChecks& in, const std::string& path, Policy& p) {
 void read_delay(const SchemaChecks& in, const ConfigTree& body, const std::string& path, Policy& p) {
     const ConfigTree* max_delay = SchemaChecks::find(body, "max_delay");
     const ConfigTree* delay = SchemaChecks::find(body, "delay");
-    if (max_delay == nullptr && delay == nullptr) return;
+    if (max_delay == nullptr && delay == nullptr) {
+        read_max_held(in, body, path, p);
+        return;
+    }
     if (max_delay != nullptr && delay != nullptr) {
         in.fail(join(path, "delay"), "not allowed with max_delay (choose one: delay counts units, max_delay time)");
     }
@@ -67,6 +79,7 @@ void read_delay(const SchemaChecks& in, const ConfigTree& body, const std::strin
         p.queued_tokens = p.burst - at_once;
         p.burst = at_once;
     }
+    read_max_held(in, body, path, p);
     rescale_delay(in, path, p);
 }
 

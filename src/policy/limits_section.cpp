@@ -48,7 +48,7 @@ Policy LimitsSection::read_policy(const std::string& name, const Json& body,
     }
     check_keys(body, path,
                {"algorithm", "limit", "window", "burst", "windows", "on_store_error", "shadow", "long_ttl", "align",
-                "utc_offset", "lease", "max_debt", "max_delay", "delay"});
+                "utc_offset", "lease", "max_debt", "max_delay", "delay", "max_held"});
 
     Policy p;
     p.name = name;

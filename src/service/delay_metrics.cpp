@@ -18,14 +18,37 @@ void DelayMetrics::observe_delay(DelayDoor door, std::int64_t delay_ms) noexcept
     sum_ms_.fetch_add(static_cast<std::uint64_t>(delay_ms), std::memory_order_relaxed);
 }
 
-HeldSlot DelayMetrics::try_hold(std::size_t bound) {
-    // Taken first, given back when over: the bound is never passed, even by racing threads.
-    if (held_.fetch_add(1, std::memory_order_relaxed) >= static_cast<std::int64_t>(bound)) {
-        held_.fetch_sub(1, std::memory_order_relaxed);
-        refused_.fetch_add(1, std::memory_order_relaxed);
+namespace {
+
+// Takes one place of `held` unless `bound` are taken; never passes the bound, even between
+// racing threads (taken first, given back when over).
+bool take_place(std::atomic<std::int64_t>& held, std::int64_t bound) {
+    if (held.fetch_add(1, std::memory_order_relaxed) >= bound) {
+        held.fetch_sub(1, std::memory_order_relaxed);
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+HeldSlot DelayMetrics::try_hold(std::size_t process_bound, std::span<const DelayingPolicy> delaying) {
+    const std::string_view first = delaying.empty() ? std::string_view("") : delaying.front().name;
+    if (!take_place(held_, static_cast<std::int64_t>(process_bound))) {
+        policies_.of(first).refused_by_process.fetch_add(1, std::memory_order_relaxed);
         return HeldSlot();
     }
-    return HeldSlot(&held_);
+    HeldSlot slot(new HeldPlaces{&held_, {}});  // from here on, the slot gives back what it took
+    for (const auto& p : delaying) {
+        if (!p.max_held) continue;
+        PolicyHolds::Counts& counts = policies_.of(p.name);
+        if (!take_place(counts.held, *p.max_held)) {
+            counts.refused_by_policy.fetch_add(1, std::memory_order_relaxed);
+            return HeldSlot();
+        }
+        slot->policies.push_back(&counts.held);
+    }
+    return slot;
 }
 
 void DelayMetrics::render(std::string& out) const {
@@ -51,9 +74,10 @@ void DelayMetrics::render(std::string& out) const {
     out += "# HELP ratelimitd_held_requests /v1/auth answers held now until their delay is over.\n"
            "# TYPE ratelimitd_held_requests gauge\n";
     out += fmt::format("ratelimitd_held_requests {}\n", held());
-    out += "# HELP ratelimitd_held_refused_total Delayed /v1/auth checks refused because max_held_requests were held.\n"
+    out += "# HELP ratelimitd_held_refused_total Delayed /v1/auth checks refused because max_held_requests "
+           "(bound=process) or the policy's max_held (bound=policy) were held.\n"
            "# TYPE ratelimitd_held_refused_total counter\n";
-    out += fmt::format("ratelimitd_held_refused_total {}\n", refused());
+    policies_.render_refused(out);
 }
 
 }  // namespace ratelimitd::service

@@ -113,7 +113,7 @@ TEST(AuthHold, BeyondMaxHeldRequestsTheDoorDeniesAndCountsItAndSigtermSendsTheHe
         first.get("/v1/auth", {{"X-Original-URI", "/slow/a"}, {"X-Original-Method", "GET"}});
     EXPECT_EQ(refused.status, 429);
     EXPECT_GE(std::stoi(refused.header("retry-after")), 21) << "retry when its delay (> 20 s) is over";
-    EXPECT_EQ(metric(server.port(), "ratelimitd_held_refused_total"), 1);
+    EXPECT_EQ(metric(server.port(), "ratelimitd_held_refused_total{policy=\"slow\",bound=\"process\"}"), 1);
     EXPECT_EQ(metric(server.port(), "ratelimitd_held_requests"), 2);
     EXPECT_EQ(metric(server.port(), "ratelimitd_delayed_checks_total{door=\"auth\"}"), 2);
 

@@ -4,7 +4,8 @@
 # RatelimitdServiceProvider from composer.json's extra.laravel), served by `php -S`, against a
 # real ratelimitd + redis-server: the `ratelimitd:` middleware adds the limit headers, answers
 # 429 + Retry-After without running the route, limits the authenticated user apart from the
-# IP, decides two policies as one layered check; ratelimitd stopped: fail open (a warning in
+# IP, decides two policies as one layered check, waits out a delayed admit (`wait=MS`) or
+# refuses one longer than MS; ratelimitd stopped: fail open (a warning in
 # Laravel's log) and 503 for a fail-closed route.
 # Usage: php_laravel_test.sh PATH_TO_RATELIMITD
 set -euo pipefail
@@ -36,6 +37,7 @@ policies:
   burst: { algorithm: fixed_window, limit: 5, window: 1m }
   hourly: { algorithm: fixed_window, limit: 2, window: 1h }
   login: { algorithm: fixed_window, limit: 2, window: 1m }
+  smooth: { algorithm: gcra, limit: 1, window: 2s, burst: 1, max_delay: 5s }
 routes:
   - { path: /_layered/burst+hourly, limits: [ { policy: burst }, { policy: hourly } ] }
 YAML
@@ -86,6 +88,23 @@ echo "ok    ratelimitd:burst,hourly,scope=orders: one layered check"
 
 expect "$(req /health)" 200 "/health"
 ! grep -qi '^x-ratelimit' "$work/h" || fail "/health carries limit headers"
+
+# A max_delay policy, one unit per 2 s: the second request is booked about 2 s after the first.
+# wait=5000: the route runs after the booked delay, never sooner (curl's own clock);
+# wait=200: the same delay is refused, the route not run.
+expect "$(req /smooth)" 200 "/smooth #1"
+expect "$(grep -c '^smooth 0$' "$worklog")" 1 "/smooth #1 ran at once"
+timed=$(req /smooth -w '%{http_code} %{time_total}')  # the last -w is curl's
+expect "${timed%% *}" 200 "/smooth #2 (booked, waited)"
+delay=$(sed -n 's/^smooth \([1-9][0-9]*\)$/\1/p' "$worklog")
+[ -n "$delay" ] && [ "$delay" -le 2000 ] || fail "/smooth #2 ran without a booked delay of 1..2000 ms: $(cat "$worklog")"
+awk -v t="${timed#* }" -v d="$delay" 'BEGIN { exit !(t * 1000 >= d) }' \
+  || fail "/smooth #2 answered after ${timed#* } s, before its booked delay of $delay ms"
+expect "$(req /smooth-short)" 200 "/smooth-short #1"
+expect "$(req /smooth-short)" 429 "/smooth-short #2 (booked beyond the 200 ms it may wait)"
+expect "$(header Retry-After)" 2 "/smooth-short #2 Retry-After (the delay in whole seconds)"
+expect "$(grep -c '^smooth-short ' "$worklog")" 1 "route runs of /smooth-short"
+echo "ok    ratelimitd:smooth,wait=5000 waited its booked $delay ms (answered after ${timed#* } s); wait=200 refused it"
 
 kill "$rl_pid"; wait "$rl_pid" 2>/dev/null || true
 expect "$(req /hello -H 'X-Api-Key: key-alice')" 200 "/hello with ratelimitd down (fail open)"

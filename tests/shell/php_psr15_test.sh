@@ -4,7 +4,9 @@
 # dispatcher; Debian 12 packages no PSR-15 dispatcher) against a real ratelimitd +
 # redis-server: limit headers on allowed answers, 429 + Retry-After after the limit without
 # running the handler, tenants by API key or IP, two limits as one layered check, a route
-# without the middleware untouched; ratelimitd stopped: fail open, and 503 for a fail-closed limit.
+# without the middleware untouched; a delayed admit (max_delay) waited out before the handler
+# runs, or refused when longer than the wait bound; ratelimitd stopped: fail open, and 503 for
+# a fail-closed limit.
 # Usage: php_psr15_test.sh PATH_TO_RATELIMITD
 set -euo pipefail
 bin=${1:?path to ratelimitd}
@@ -20,6 +22,7 @@ policies:
   burst: { algorithm: fixed_window, limit: 5, window: 1m }
   hourly: { algorithm: fixed_window, limit: 2, window: 1h }
   login: { algorithm: fixed_window, limit: 2, window: 1m, on_store_error: deny }
+  smooth: { algorithm: gcra, limit: 1, window: 2s, burst: 1, max_delay: 5s }
 routes:
   - { path: /_layered/burst+hourly, limits: [ { policy: burst }, { policy: hourly } ] }
 YAML
@@ -71,6 +74,27 @@ echo "ok    /orders: burst + hourly as one layered check; the deny charged burst
 for _ in 1 2 3; do expect "$(req /health)" 200 "/health"; done
 ! grep -qi '^x-ratelimit' "$work/h" || fail "/health carries limit headers"
 echo "ok    /health (no middleware): untouched"
+
+# A max_delay policy, one unit per 2 s: the second request is booked about 2 s after the first.
+# /smooth waits up to 5 s: the handler runs after the booked delay, never sooner (curl's own
+# clock). /smooth-short waits up to 200 ms: the same delay is refused, the handler not run.
+expect "$(req /smooth)" 200 "/smooth #1"
+expect "$(grep -c '^smooth 0$' "$worklog")" 1 "/smooth #1 ran at once"
+timed=$(req /smooth -w '%{http_code} %{time_total}')  # the last -w is curl's
+expect "${timed%% *}" 200 "/smooth #2 (booked, waited)"
+delay=$(sed -n 's/^smooth \([1-9][0-9]*\)$/\1/p' "$worklog")
+[ -n "$delay" ] && [ "$delay" -le 2000 ] || fail "/smooth #2 ran without a booked delay of 1..2000 ms: $(cat "$worklog")"
+awk -v t="${timed#* }" -v d="$delay" 'BEGIN { exit !(t * 1000 >= d) }' \
+  || fail "/smooth #2 answered after ${timed#* } s, before its booked delay of $delay ms"
+expect "$(req /smooth-short)" 200 "/smooth-short #1"
+expect "$(req /smooth-short)" 429 "/smooth-short #2 (booked beyond the 200 ms it may wait)"
+expect "$(header Retry-After)" 2 "/smooth-short #2 Retry-After (the delay in whole seconds)"
+expect "$(grep -c '^smooth-short ' "$worklog")" 1 "handler runs of /smooth-short"
+# The wait bound is the most a request may keep a PHP worker asleep: 0..3,600,000 ms, else refused.
+php -r 'require $argv[1]; foreach ([-1, 3600001] as $ms) { try { new Ratelimitd\Client\DelayWait($ms); exit(1); }
+  catch (InvalidArgumentException) {} } new Ratelimitd\Client\DelayWait(0); new Ratelimitd\Client\DelayWait(3600000);' \
+  "$root/clients/php/autoload.php" || fail "DelayWait accepted a wait bound outside 0..3600000 ms"
+echo "ok    max_delay: /smooth waited its booked $delay ms (answered after ${timed#* } s); /smooth-short refused a delay beyond 200 ms"
 
 kill "$rl_pid"; wait "$rl_pid" 2>/dev/null || true
 expect "$(req /hello -H 'X-Api-Key: key-alice')" 200 "/hello with ratelimitd down (fail open)"

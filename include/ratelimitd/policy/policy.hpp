@@ -62,6 +62,10 @@ struct Policy {
     /// and the rest are delayed; `burst` then holds N and queued_tokens the rest.
     std::optional<std::int64_t> delay_at_once;
     std::int64_t queued_tokens = 0;
+    /// `max_held:` (with max_delay or delay): /v1/auth answers of this policy held at once in
+    /// one process, beside max_held_requests; one more delayed check is denied. Absent: only
+    /// the process bound.
+    std::optional<std::int64_t> max_held;
     /// How far below empty a check may reserve, in the scripts' units (1/window of a unit,
     /// `limit` of them refilled per ms): max_delay's ms * limit, or queued_tokens * window.
     /// 0: the policy never delays (and its checks cost nothing more).

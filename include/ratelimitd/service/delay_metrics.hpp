@@ -4,19 +4,29 @@
 #pragma once
 
 #include "ratelimitd/service/held_slot.hpp"
+#include "ratelimitd/service/policy_holds.hpp"
 
 #include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 
 namespace ratelimitd::service {
 
 /// Which door answered a delayed check.
 enum class DelayDoor { check, auth };
 
-/// Process-wide, lock-free: atomics only.
+/// A policy that delayed a check, and its own bound on held answers (absent: none).
+struct DelayingPolicy {
+    std::string_view name;
+    std::optional<std::int64_t> max_held;
+};
+
+/// Process-wide, lock-free but for a policy's first held answer (PolicyHolds).
 /// @par Thread Safety
 /// Every member may be called from any thread.
 class DelayMetrics {
@@ -28,14 +38,14 @@ public:
     /// A check admitted with a delay of `delay_ms` at `door`.
     void observe_delay(DelayDoor door, std::int64_t delay_ms) noexcept;
 
-    /// One more /v1/auth answer held, unless `bound` are held already (then it is counted as
-    /// refused and an empty slot is returned). The slot is given back when it goes.
-    [[nodiscard]] HeldSlot try_hold(std::size_t bound);
+    /// One more /v1/auth answer held, for `delaying` (at least one), unless `process_bound`
+    /// are held already or one of them holds its max_held: then it is counted as refused
+    /// under that policy (the first one for the process bound) and an empty slot is returned.
+    /// The slot is given back when it goes.
+    [[nodiscard]] HeldSlot try_hold(std::size_t process_bound, std::span<const DelayingPolicy> delaying);
 
     /// Answers held now (ratelimitd_held_requests).
     [[nodiscard]] std::int64_t held() const noexcept { return held_.load(std::memory_order_relaxed); }
-    /// Answers refused because `bound` were held (ratelimitd_held_refused_total).
-    [[nodiscard]] std::uint64_t refused() const noexcept { return refused_.load(std::memory_order_relaxed); }
 
     /// The four families in Prometheus text, `# HELP`/`# TYPE` lines included.
     void render(std::string& out) const;
@@ -46,7 +56,7 @@ private:
     std::atomic<std::uint64_t> count_{0};
     std::atomic<std::uint64_t> sum_ms_{0};
     std::atomic<std::int64_t> held_{0};
-    std::atomic<std::uint64_t> refused_{0};
+    PolicyHolds policies_;
 };
 
 }  // namespace ratelimitd::service

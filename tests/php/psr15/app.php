@@ -1,7 +1,8 @@
 <?php
 // A PSR-15 app for `php -S`: nyholm/psr7 (Debian php-nyholm-psr7) messages, a minimal
 // dispatcher, ratelimitd's RateLimitMiddleware on /hello (api), /orders (burst + hourly,
-// layered) and /login (fails closed); /health has no middleware. Handler runs go to WORK_LOG.
+// layered), /login (fails closed) and /smooth, /smooth-short (a max_delay policy, waiting up to
+// 5 s and 200 ms); /health has no middleware. Handler runs go to WORK_LOG.
 
 declare(strict_types=1);
 
@@ -24,6 +25,15 @@ $factory = new Psr17Factory();
 $client = new RateLimitClient(getenv('RATELIMITD_URL') ?: 'http://127.0.0.1:8080', timeoutMs: 500, failOpen: true);
 $tenant = static fn (ServerRequestInterface $r): ?string => ['key-alice' => 'tenant_alice'][$r->getHeaderLine('X-Api-Key')] ?? null;
 $limited = static fn ($limits) => new RateLimitMiddleware($client, $factory, $factory, $limits, $tenant);
+$waiting = static fn ($limits, int $upToMs) => new RateLimitMiddleware($client, $factory, $factory, $limits, $tenant, waitUpToMs: $upToMs);
+// The delay the middleware waited out, logged with the run: the test compares it with its clock.
+$delayed = static function (string $name) use ($factory): CallableHandler {
+    return new CallableHandler(static function (ServerRequestInterface $r) use ($factory, $name) {
+        $delay = $r->getAttribute(RateLimitMiddleware::RESULT_ATTRIBUTE)->delayMs;
+        file_put_contents((string) getenv('WORK_LOG'), "$name $delay\n", FILE_APPEND);
+        return $factory->createResponse(200)->withBody($factory->createStream("$name\n"));
+    });
+};
 
 $json = static function (string $name, array $body) use ($factory): CallableHandler {
     return new CallableHandler(static function () use ($factory, $name, $body) {
@@ -37,6 +47,8 @@ $routes = [
     '/orders' => [[$limited([new RatelimitdLimit('burst', 'orders'), new RatelimitdLimit('hourly', 'orders')])], $json('orders', ['orders' => []])],
     '/login' => [[$limited(new RatelimitdLimit('login', failOpen: false))], $json('login', ['login' => 'form'])],
     '/health' => [[], $json('health', ['status' => 'ok'])],
+    '/smooth' => [[$waiting(new RatelimitdLimit('smooth', 'long'), 5000)], $delayed('smooth')],
+    '/smooth-short' => [[$waiting(new RatelimitdLimit('smooth', 'short'), 200)], $delayed('smooth-short')],
 ];
 
 $path = parse_url($_SERVER['REQUEST_URI'] ?? '/', PHP_URL_PATH) ?: '/';

@@ -72,6 +72,32 @@ TEST(DelayConfig, RefusalsNameTheFieldAndTheAlgorithm) {
     EXPECT_NE(huge.find("too large"), std::string::npos) << huge;
 }
 
+// max_held bounds the answers a delay makes /v1/auth hold: read beside max_delay or delay,
+// refused alone (it would bound nothing) and outside 1..1,000,000.
+TEST(DelayConfig, MaxHeldStandsBesideADelayWithinItsBounds) {
+    const Config c = parse_config(R"(
+policies:
+  capped: {algorithm: gcra, limit: 10, window: 1s, burst: 1, max_delay: 2s, max_held: 3}
+  nginx: {algorithm: token_bucket, limit: 10, window: 1s, burst: 21, delay: 9, max_held: 1000000}
+  smooth: {algorithm: gcra, limit: 10, window: 1s, burst: 1, max_delay: 2s}
+)",
+                                  "delay.yaml");
+    EXPECT_EQ(c.registry.find("capped")->max_held, 3);
+    EXPECT_EQ(c.registry.find("nginx")->max_held, 1'000'000);
+    EXPECT_FALSE(c.registry.find("smooth")->max_held.has_value()) << "absent: only the process bound";
+    const auto error_of = [](const std::string& policy) {
+        return parse_error_of("policies:\n  p: " + policy + "\n", "delay.yaml");
+    };
+    const std::string alone = error_of("{algorithm: gcra, limit: 10, window: 1s, max_held: 3}");
+    EXPECT_NE(alone.find("policies.p.max_held: needs max_delay or delay"), std::string::npos) << alone;
+    const std::string zero = error_of("{algorithm: gcra, limit: 10, window: 1s, max_delay: 1s, max_held: 0}");
+    EXPECT_NE(zero.find("policies.p.max_held"), std::string::npos) << zero;
+    const std::string huge = error_of("{algorithm: gcra, limit: 10, window: 1s, max_delay: 1s, max_held: 1000001}");
+    EXPECT_NE(huge.find("policies.p.max_held"), std::string::npos) << huge;
+    const std::string text = error_of("{algorithm: gcra, limit: 10, window: 1s, max_delay: 1s, max_held: many}");
+    EXPECT_NE(text.find("policies.p.max_held"), std::string::npos) << text;
+}
+
 // gRPC (Envoy RLS) cannot say "wait": its rules take no delay, so an RLS call is never held
 // or answered with a reservation (docs/policies.md).
 TEST(DelayConfig, EnvoyDomainRulesTakeNoDelay) {

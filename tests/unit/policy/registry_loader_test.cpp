@@ -569,7 +569,7 @@ const InvalidCase invalid_cases[] = {
      "policies.api: expected a map with algorithm, limit and window, got 10"},
     {"policy_unknown_key.yaml",
      "policies.api.colour: unknown key (expected one of: algorithm, limit, window, burst, windows, on_store_error, "
-     "shadow, long_ttl, align, utc_offset, lease, max_debt, max_delay, delay)"},
+     "shadow, long_ttl, align, utc_offset, lease, max_debt, max_delay, delay, max_held)"},
     {"algorithm_missing.yaml",
      "policies.api.algorithm: missing (expected one of token_bucket, sliding_log, fixed_window, gcra, "
      "sliding_window, concurrency)"},

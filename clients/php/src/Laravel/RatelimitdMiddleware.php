@@ -1,5 +1,5 @@
 <?php
-// Laravel route middleware `ratelimitd:policy[,policy...][,scope=S][,cost=N][,fail_open=0|1]`.
+// Laravel route middleware `ratelimitd:policy[,policy...][,scope=S][,cost=N][,fail_open=0|1][,wait=MS]`.
 
 declare(strict_types=1);
 
@@ -7,6 +7,7 @@ namespace Ratelimitd\Client\Laravel;
 
 use Illuminate\Http\JsonResponse;
 use Illuminate\Http\Request;
+use Ratelimitd\Client\DelayWait;
 use Ratelimitd\Client\LimitChecker;
 use Ratelimitd\Client\RateLimitClientInterface;
 use Ratelimitd\Client\RatelimitdLimit;
@@ -20,6 +21,9 @@ use Symfony\Component\HttpFoundation\Response;
  * Several policies are one layered check (see LimitChecker for the route ratelimitd needs).
  * Denied: 429 JSON with the limit headers, Retry-After and Cache-Control: no-store; failed
  * closed while ratelimitd cannot decide: 503. Allowed: the response gets the limit headers.
+ * Admitted with a delay (a policy with max_delay or delay): the route runs at once, unless
+ * `wait=MS` is given: then a delay up to MS is slept first and a longer one answered 429
+ * (DelayWait).
  */
 final class RatelimitdMiddleware
 {
@@ -33,6 +37,7 @@ final class RatelimitdMiddleware
     public function handle(Request $request, \Closure $next, string ...$arguments): Response
     {
         $result = $this->checker->decide(self::limits($arguments), self::tenant($request), $request->getMethod());
+        $result = self::delayWait($arguments)->apply($result);
         if (!$result->allowed) {
             return self::deny($result);
         }
@@ -43,24 +48,12 @@ final class RatelimitdMiddleware
     }
 
     /**
-     * @param list<string> $arguments policies, then optional scope=, cost=, fail_open=
+     * @param list<string> $arguments policies, then optional scope=, cost=, fail_open=, wait=
      * @return list<RatelimitdLimit>
      */
     private static function limits(array $arguments): array
     {
-        $policies = [];
-        $options = ['scope' => 'global', 'cost' => '1', 'fail_open' => null];
-        foreach ($arguments as $argument) {
-            if (str_contains($argument, '=')) {
-                [$name, $value] = explode('=', $argument, 2);
-                if (!array_key_exists($name, $options)) {
-                    throw new \InvalidArgumentException("ratelimitd middleware: unknown option '$name' (scope, cost, fail_open)");
-                }
-                $options[$name] = $value;
-            } else {
-                $policies[] = $argument;
-            }
-        }
+        [$policies, $options] = self::split($arguments);
         if ($policies === []) {
             throw new \InvalidArgumentException('ratelimitd middleware needs a policy: ratelimitd:api-default');
         }
@@ -69,6 +62,38 @@ final class RatelimitdMiddleware
             static fn (string $p): RatelimitdLimit => new RatelimitdLimit($p, $options['scope'], (int) $options['cost'], $failOpen),
             $policies,
         );
+    }
+
+    /** @param list<string> $arguments */
+    private static function delayWait(array $arguments): DelayWait
+    {
+        $wait = self::split($arguments)[1]['wait'];
+        if ($wait !== null && filter_var($wait, FILTER_VALIDATE_INT) === false) {
+            throw new \InvalidArgumentException("ratelimitd middleware: wait must be whole milliseconds, got '$wait'");
+        }
+        return new DelayWait($wait === null ? null : (int) $wait);
+    }
+
+    /**
+     * @param list<string> $arguments
+     * @return array{0: list<string>, 1: array<string, ?string>} the policies, the options
+     */
+    private static function split(array $arguments): array
+    {
+        $policies = [];
+        $options = ['scope' => 'global', 'cost' => '1', 'fail_open' => null, 'wait' => null];
+        foreach ($arguments as $argument) {
+            if (str_contains($argument, '=')) {
+                [$name, $value] = explode('=', $argument, 2);
+                if (!array_key_exists($name, $options)) {
+                    throw new \InvalidArgumentException("ratelimitd middleware: unknown option '$name' (scope, cost, fail_open, wait)");
+                }
+                $options[$name] = $value;
+            } else {
+                $policies[] = $argument;
+            }
+        }
+        return [$policies, $options];
     }
 
     private static function tenant(Request $request): string

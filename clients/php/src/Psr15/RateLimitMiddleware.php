@@ -11,6 +11,7 @@ use Psr\Http\Message\ServerRequestInterface;
 use Psr\Http\Message\StreamFactoryInterface;
 use Psr\Http\Server\MiddlewareInterface;
 use Psr\Http\Server\RequestHandlerInterface;
+use Ratelimitd\Client\DelayWait;
 use Ratelimitd\Client\LimitChecker;
 use Ratelimitd\Client\RateLimitClientInterface;
 use Ratelimitd\Client\RatelimitdLimit;
@@ -25,6 +26,10 @@ use Ratelimitd\Client\TenantId;
  * Cache-Control: no-store; the handler never runs. A fail-closed answer while the limiter
  * cannot decide: 503 rate_limiter_unavailable. Allowed: the handler's response plus the limit
  * headers; the handler finds the Result in the request attribute RESULT_ATTRIBUTE.
+ *
+ * Admitted with a delay (a policy with max_delay or delay): by default the handler runs at
+ * once; with $waitUpToMs the middleware sleeps a delay up to that bound first and answers a
+ * longer one with 429 (DelayWait).
  */
 final class RateLimitMiddleware implements MiddlewareInterface
 {
@@ -35,12 +40,15 @@ final class RateLimitMiddleware implements MiddlewareInterface
     /** @var \Closure(ServerRequestInterface): ?string|null */
     private readonly ?\Closure $tenantResolver;
     private readonly LimitChecker $checker;
+    private readonly DelayWait $delayWait;
 
     /**
      * @param RatelimitdLimit|list<RatelimitdLimit>|callable(ServerRequestInterface): list<RatelimitdLimit> $limits
      *        the route's limits, or a function of the request (an empty list: not limited)
      * @param callable(ServerRequestInterface): ?string|null $tenantResolver the authenticated id;
      *        null or no id: "ip:" + REMOTE_ADDR (put a trusted-proxy middleware in front when behind one)
+     * @param int|null $waitUpToMs a delayed admit: null go ahead at once; else sleep a delay up to
+     *        this many ms before the handler runs, and deny a longer one (0..DelayWait::MAX_WAIT_MS)
      */
     public function __construct(
         RateLimitClientInterface $client,
@@ -49,6 +57,7 @@ final class RateLimitMiddleware implements MiddlewareInterface
         RatelimitdLimit|array|callable $limits,
         ?callable $tenantResolver = null,
         string $layeredPrefix = '/_layered/',
+        ?int $waitUpToMs = null,
     ) {
         if (is_callable($limits) && !$limits instanceof RatelimitdLimit) {
             $this->limitsOf = \Closure::fromCallable($limits);
@@ -58,6 +67,7 @@ final class RateLimitMiddleware implements MiddlewareInterface
         }
         $this->tenantResolver = $tenantResolver === null ? null : \Closure::fromCallable($tenantResolver);
         $this->checker = new LimitChecker($client, $layeredPrefix);
+        $this->delayWait = new DelayWait($waitUpToMs);
     }
 
     public function process(ServerRequestInterface $request, RequestHandlerInterface $handler): ResponseInterface
@@ -69,6 +79,7 @@ final class RateLimitMiddleware implements MiddlewareInterface
         $id = $this->tenantResolver !== null ? ($this->tenantResolver)($request) : null;
         $ip = $request->getServerParams()['REMOTE_ADDR'] ?? null;
         $result = $this->checker->decide($limits, TenantId::of($id, is_string($ip) ? $ip : null), $request->getMethod());
+        $result = $this->delayWait->apply($result);
         if (!$result->allowed) {
             return $this->deny($result);
         }

@@ -30,6 +30,12 @@ final class RoutesProvider extends ServiceProvider
             $router->get('/orders', static fn () => $run('orders', ['orders' => []]))->middleware('ratelimitd:burst,hourly,scope=orders');
             $router->post('/login', static fn () => $run('login', ['login' => 'form']))->middleware('ratelimitd:login,fail_open=0');
             $router->get('/health', static fn () => $run('health', ['status' => 'ok']));
+            // A max_delay policy, waited out up to 5 s / 200 ms; the run logs the delay it waited.
+            $delayed = static function (string $name) use ($run): \Closure {
+                return static fn (Request $r) => $run("$name " . $r->attributes->get('_ratelimitd_result')->delayMs, ['ran' => $name]);
+            };
+            $router->get('/smooth', $delayed('smooth'))->middleware('ratelimitd:smooth,scope=long,wait=5000');
+            $router->get('/smooth-short', $delayed('smooth-short'))->middleware('ratelimitd:smooth,scope=short,wait=200');
             $router->get('/', static fn () => ['app' => 'laravel']);
         });
     }
