@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::nginx_side_by_side_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -138,4 +138,4 @@ TEST(NginxSideBySide, AuthRequestToRatelimitdAdmitsAndReleasesAsLimitReqBurst) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::nginx_side_by_side_test

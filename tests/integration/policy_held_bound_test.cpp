@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace ratelimitd::test {
+namespace ratelimitd::test::policy_held_bound_test {
 namespace {
 
 // One per 10 s and up to 10 minutes of delay: every held answer is due long after the test has
@@ -95,4 +95,4 @@ TEST(PolicyHeldBound, BeyondMaxHeldThePolicyDeniesAndCountsOnRedis) {
 }
 
 }  // namespace
-}  // namespace ratelimitd::test
+}  // namespace ratelimitd::test::policy_held_bound_test
