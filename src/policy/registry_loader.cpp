@@ -35,7 +35,7 @@ using config::type_name;
 constexpr std::string_view registry_keys[] = {
     "prefix", "default_policy", "policies", "plans", "tenants", "routes", "case_insensitive", "identity",
     "trusted_proxies", "auth", "domains", "envoy_config", "envoy_denied_calls", "envoy_merge_domains",
-    "notify", "hash_secret", "rlqs"};
+    "notify", "rlqs", "hash_secret"};
 
 std::vector<std::string_view> top_level_keys() {
     std::vector<std::string_view> keys(std::begin(registry_keys), std::end(registry_keys));
