@@ -89,6 +89,8 @@ void GrpcServer::stop(std::chrono::milliseconds grace) {
     if (stopped_ || !server_) return;
     stopped_ = true;
     if (listener_) listener_->stop();
+    // Quota streams never end on their own: ended now with OK, Envoy reconnects elsewhere.
+    if (quota_) quota_->end_streams();
     // Shutdown refuses new calls at once and returns when every call in flight has finished
     // (our lanes Finish each within the store deadline) or `grace` has passed.
     server_->Shutdown(std::chrono::system_clock::now() + grace);

@@ -9,7 +9,7 @@ grpc::ServerBidiReactor<envoy::service::rate_limit_quota::v3::RateLimitQuotaUsag
                         envoy::service::rate_limit_quota::v3::RateLimitQuotaResponse>*
 QuotaService::StreamRateLimitQuotas(grpc::CallbackServerContext* context) {
     // gRPC names a peer by its address and port: one connection.
-    return new QuotaStream(answerer_, peers_, metrics_, context->peer());
+    return new QuotaStream(answerer_, peers_, metrics_, roster_, context->peer());
 }
 
 }  // namespace ratelimitd::rls

@@ -7,8 +7,10 @@
 
 namespace ratelimitd::rls {
 
-QuotaStream::QuotaStream(const QuotaAnswerer& answerer, PeerStreams& peers, QuotaMetrics& metrics, std::string peer)
-    : answerer_(answerer), peers_(peers), metrics_(metrics), peer_(std::move(peer)) {
+QuotaStream::QuotaStream(const QuotaAnswerer& answerer, PeerStreams& peers, QuotaMetrics& metrics,
+                         StreamRoster& roster, std::string peer)
+    : answerer_(answerer), peers_(peers), metrics_(metrics), roster_(roster), peer_(std::move(peer)) {
+    const bool listed = roster_.enter(this);
     admitted_ = peers_.admit(peer_);
     if (admitted_) {
         metrics_.count_stream_opened();
@@ -16,7 +18,17 @@ QuotaStream::QuotaStream(const QuotaAnswerer& answerer, PeerStreams& peers, Quot
         metrics_.count_stream_refused();
     }
     const std::lock_guard lock(mutex_);
-    if (!admitted_) read_closed_ = true;
+    if (!admitted_ || !listed) {
+        read_closed_ = true;
+        ending_ = true;
+    }
+    advance();
+}
+
+void QuotaStream::end() {
+    const std::lock_guard lock(mutex_);
+    read_closed_ = true;
+    ending_ = true;
     advance();
 }
 
@@ -51,6 +63,7 @@ void QuotaStream::OnWriteDone(bool ok) {
 }
 
 void QuotaStream::OnDone() {
+    roster_.leave(this);  // waits for an end_all() in progress, which may be ending this stream
     if (admitted_) {
         peers_.release(peer_);
         metrics_.count_stream_closed();
@@ -60,15 +73,15 @@ void QuotaStream::OnDone() {
 
 void QuotaStream::advance() {
     if (finished_) return;
-    if (!writing_ && !answers_.empty()) {
+    if (!writing_ && !answers_.empty() && !ending_) {
         writing_ = true;
         StartWrite(&answers_.front());
     }
-    if (!read_closed_ && !reading_ && answers_.size() < max_pending_answers) {
+    if (!read_closed_ && !reading_ && !ending_ && answers_.size() < max_pending_answers) {
         reading_ = true;
         StartRead(&report_);
     }
-    if (read_closed_ && !reading_ && !writing_) {
+    if (read_closed_ && !writing_ && (!reading_ || ending_)) {
         finished_ = true;
         Finish(grpc::Status::OK);
     }

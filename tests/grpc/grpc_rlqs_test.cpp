@@ -2,7 +2,7 @@
 // it, against the real binary: a bucket's first report answered at once with its rule's
 // assignment in each strategy, buckets no rule names abandoned, the report bounds leaving
 // entries out and never ending the stream with an error, the streams per connection capped,
-// and a reload changing a limit in the next answer.
+// a reload changing a limit in the next answer, and a stop ending every stream with OK.
 #include "support/http_client.hpp"
 #include "support/metrics_text.hpp"
 #include "support/processes.hpp"
@@ -209,6 +209,18 @@ TEST_F(Rlqs, AReloadChangesTheLimitInTheNextAnswer) {
     EXPECT_EQ(response->bucket_action(0).quota_assignment_action().rate_limit_strategy().token_bucket().max_tokens(),
               50U);
     EXPECT_TRUE(stream.finish().ok());
+}
+
+// A stopping server ends each stream with OK (Envoy reconnects, to another replica) rather
+// than leave it to gRPC's shutdown, which would cancel it after its grace.
+TEST_F(Rlqs, AStoppingServerEndsItsStreamsWithOk) {
+    QuotaStreamClient stream(port_);
+    ASSERT_TRUE(stream.send(quota_report("web", {{{{"kind", "api"}}, 1, 0}})));
+    ASSERT_TRUE(stream.read().has_value());
+    server_.stop();  // SIGTERM, exit 0
+    EXPECT_FALSE(stream.read().has_value());
+    const auto status = stream.finish();
+    EXPECT_TRUE(status.ok()) << status.error_code() << " " << status.error_message();
 }
 
 }  // namespace

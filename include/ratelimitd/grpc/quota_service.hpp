@@ -5,6 +5,7 @@
 #include "ratelimitd/grpc/lane_ring.hpp"
 #include "ratelimitd/grpc/peer_streams.hpp"
 #include "ratelimitd/grpc/quota_answerer.hpp"
+#include "ratelimitd/grpc/stream_roster.hpp"
 
 #include "envoy/service/rate_limit_quota/v3/rlqs.grpc.pb.h"
 
@@ -25,10 +26,14 @@ public:
                             envoy::service::rate_limit_quota::v3::RateLimitQuotaResponse>*
     StreamRateLimitQuotas(grpc::CallbackServerContext* context) override;
 
+    /// Ends every stream with OK, and each later one at once: the server is stopping.
+    void end_streams() { roster_.end_all(); }
+
 private:
     QuotaMetrics& metrics_;
     QuotaAnswerer answerer_;
     PeerStreams peers_;
+    StreamRoster roster_;
 };
 
 }  // namespace ratelimitd::rls

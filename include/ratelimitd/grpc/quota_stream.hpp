@@ -3,6 +3,7 @@
 
 #include "ratelimitd/grpc/peer_streams.hpp"
 #include "ratelimitd/grpc/quota_answerer.hpp"
+#include "ratelimitd/grpc/stream_roster.hpp"
 
 #include "envoy/service/rate_limit_quota/v3/rlqs.grpc.pb.h"
 
@@ -27,8 +28,14 @@ class QuotaStream final
 public:
     static constexpr std::size_t max_pending_answers = 4;
 
-    /// Starts reading when `peers` admits `peer`; the stream deletes itself when done.
-    QuotaStream(const QuotaAnswerer& answerer, PeerStreams& peers, QuotaMetrics& metrics, std::string peer);
+    /// Starts reading when `peers` admits `peer` and `roster` is not ending; the stream
+    /// deletes itself when done.
+    QuotaStream(const QuotaAnswerer& answerer, PeerStreams& peers, QuotaMetrics& metrics, StreamRoster& roster,
+                std::string peer);
+
+    /// Ends the stream with OK now, a read still pending (gRPC completes it with ok false),
+    /// or as soon as the write in flight is done.
+    void end();
 
     void OnReadDone(bool ok) override;
     void OnWriteDone(bool ok) override;
@@ -43,6 +50,7 @@ private:
     const QuotaAnswerer& answerer_;
     PeerStreams& peers_;
     QuotaMetrics& metrics_;
+    StreamRoster& roster_;
     std::string peer_;
     bool admitted_ = false;
     envoy::service::rate_limit_quota::v3::RateLimitQuotaUsageReports report_;
@@ -52,6 +60,7 @@ private:
     bool reading_ = false;
     bool writing_ = false;
     bool read_closed_ = false;    ///< the client half-closed, went away or a write failed
+    bool ending_ = false;       ///< end(): finish without waiting for the pending read
     bool finished_ = false;
 };
 
