@@ -7,7 +7,8 @@
 namespace ratelimitd::rls {
 
 void QuotaAnswerer::answer(const envoy::service::rate_limit_quota::v3::RateLimitQuotaUsageReports& wire,
-                           envoy::service::rate_limit_quota::v3::RateLimitQuotaResponse& out) const {
+                           envoy::service::rate_limit_quota::v3::RateLimitQuotaResponse& out,
+                           IdleBuckets& idle) const {
     const QuotaReport report = read_quota_report(wire, bounds_);
     metrics_.count_report(report.left_out);
     if (report.buckets.empty()) return;
@@ -17,7 +18,8 @@ void QuotaAnswerer::answer(const envoy::service::rate_limit_quota::v3::RateLimit
     for (const ReportedBucket& bucket : report.buckets) {
         auto& action = *out.add_bucket_action();
         const policy::RlqsRule* rule = rules ? rules->find(report.domain, bucket.id) : nullptr;
-        if (rule == nullptr) {
+        const bool used = bucket.allowed > 0 || bucket.denied > 0;
+        if (rule == nullptr || idle.quiet_for(bucket.id, used, bucket.elapsed, rule->idle_after)) {
             abandon_bucket(*bucket.wire_id, action);
             metrics_.count_abandon();
             continue;

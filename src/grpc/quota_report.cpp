@@ -26,6 +26,15 @@ std::optional<policy::RlqsBucketId> read_bucket_id(const BucketId& wire, const Q
     return id;
 }
 
+/// time_elapsed in milliseconds, within [0, 1 day]: a client's value can neither go back nor
+/// overflow a sum.
+std::chrono::milliseconds elapsed_of(const google::protobuf::Duration& d) {
+    constexpr std::int64_t day_s = 86'400;
+    if (d.seconds() < 0 || d.nanos() < 0) return std::chrono::milliseconds{0};
+    if (d.seconds() >= day_s) return std::chrono::milliseconds{day_s * 1000};
+    return std::chrono::milliseconds{d.seconds() * 1000 + d.nanos() / 1'000'000};
+}
+
 }  // namespace
 
 QuotaReport read_quota_report(const envoy::service::rate_limit_quota::v3::RateLimitQuotaUsageReports& wire,
@@ -48,7 +57,7 @@ QuotaReport read_quota_report(const envoy::service::rate_limit_quota::v3::RateLi
             continue;
         }
         report.buckets.push_back({std::move(*id), &usage.bucket_id(), usage.num_requests_allowed(),
-                                  usage.num_requests_denied()});
+                                  usage.num_requests_denied(), elapsed_of(usage.time_elapsed())});
     }
     return report;
 }

@@ -36,7 +36,7 @@ void QuotaStream::OnReadDone(bool ok) {
     Answer answer;
     if (ok) {
         try {
-            answerer_.answer(report_, answer);
+            answerer_.answer(report_, answer, idle_);
         } catch (const std::exception& e) {
             // An allocation failure at most: the report goes unanswered, the stream stays.
             spdlog::error("grpc StreamRateLimitQuotas: {}", e.what());

@@ -48,7 +48,7 @@ void RlqsSection::read(const ConfigTree& v, Registry& reg) const {
 RlqsRule RlqsSection::read_rule(const ConfigTree& v, const std::string& path, const std::string& name) const {
     if (!v.is_object()) fail(path, "expected a rule {match, limit, window, ...}, got " + describe(v));
     check_keys(v, path, {"match", "limit", "window", "strategy", "blanket", "shadow", "assignment_ttl",
-                         "reporting_interval"});
+                         "reporting_interval", "idle_after"});
     RlqsRule rule;
     rule.name = name;
     if (const ConfigTree* m = find(v, "match")) read_match(*m, join(path, "match"), rule);
@@ -115,6 +115,15 @@ void RlqsSection::read_timing(const ConfigTree& v, const std::string& path, Rlqs
         if (rule.assignment_ttl <= rule.reporting_interval) {
             fail(join(path, "assignment_ttl"), "expected longer than reporting_interval (" +
                                                    std::to_string(rule.reporting_interval.count()) + "ms)");
+        }
+    }
+    // Ten intervals by default: a bucket is not dropped between two bursts of a slow client.
+    rule.idle_after = 10 * rule.reporting_interval;
+    if (const ConfigTree* i = find(v, "idle_after")) {
+        rule.idle_after = need_duration(*i, join(path, "idle_after"));
+        if (rule.idle_after < rule.reporting_interval) {
+            fail(join(path, "idle_after"), "expected at least reporting_interval (" +
+                                               std::to_string(rule.reporting_interval.count()) + "ms)");
         }
     }
 }

@@ -2,7 +2,8 @@
 // it, against the real binary: a bucket's first report answered at once with its rule's
 // assignment in each strategy, buckets no rule names abandoned, the report bounds leaving
 // entries out and never ending the stream with an error, the streams per connection capped,
-// a reload changing a limit in the next answer, and a stop ending every stream with OK.
+// a bucket quiet for its idle_after abandoned, a reload changing a limit in the next answer,
+// and a stop ending every stream with OK.
 #include "support/http_client.hpp"
 #include "support/metrics_text.hpp"
 #include "support/processes.hpp"
@@ -208,6 +209,27 @@ TEST_F(Rlqs, AReloadChangesTheLimitInTheNextAnswer) {
     ASSERT_TRUE(response.has_value());
     EXPECT_EQ(response->bucket_action(0).quota_assignment_action().rate_limit_strategy().token_bucket().max_tokens(),
               50U);
+    EXPECT_TRUE(stream.finish().ok());
+}
+
+// Envoy reports a bucket it no longer uses with no request in it; once the reports' time
+// adds up to the rule's idle_after (ten reporting intervals: 50s here) the bucket is abandoned,
+// and a request in a report sets it back to zero.
+TEST_F(Rlqs, ABucketQuietForItsIdleAfterIsAbandoned) {
+    using namespace std::chrono_literals;
+    QuotaStreamClient stream(port_);
+    const auto action_after = [&stream](std::uint64_t allowed, std::chrono::milliseconds elapsed) {
+        EXPECT_TRUE(stream.send(quota_report("web", {{{{"kind", "api"}}, allowed, 0, elapsed}})));
+        const auto response = stream.read();
+        EXPECT_TRUE(response && response->bucket_action_size() == 1);
+        return response ? response->bucket_action(0) : QuotaResponse::BucketAction{};
+    };
+    EXPECT_TRUE(action_after(0, 30s).has_quota_assignment_action());
+    EXPECT_TRUE(action_after(1, 30s).has_quota_assignment_action());   // used: quiet time back to 0
+    EXPECT_TRUE(action_after(0, 49'999ms).has_quota_assignment_action());
+    EXPECT_TRUE(action_after(0, 1ms).has_abandon_action());            // 50s quiet
+    EXPECT_TRUE(action_after(0, 1s).has_quota_assignment_action());    // forgotten: afresh
+    EXPECT_EQ(metric("abandons_total"), 1);
     EXPECT_TRUE(stream.finish().ok());
 }
 

@@ -9,7 +9,8 @@ QuotaReports quota_report(const std::string& domain, const std::vector<QuotaUsag
     for (const auto& u : usages) {
         auto& usage = *report.add_bucket_quota_usages();
         for (const auto& [key, value] : u.bucket) (*usage.mutable_bucket_id()->mutable_bucket())[key] = value;
-        usage.mutable_time_elapsed()->set_seconds(1);
+        usage.mutable_time_elapsed()->set_seconds(u.elapsed.count() / 1000);
+        usage.mutable_time_elapsed()->set_nanos(static_cast<std::int32_t>(u.elapsed.count() % 1000) * 1'000'000);
         usage.set_num_requests_allowed(u.allowed);
         usage.set_num_requests_denied(u.denied);
     }

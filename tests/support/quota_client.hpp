@@ -25,9 +25,10 @@ struct QuotaUsage {
     QuotaBucket bucket;
     std::uint64_t allowed = 0;
     std::uint64_t denied = 0;
+    std::chrono::milliseconds elapsed{1'000};  ///< time_elapsed
 };
 
-/// The report of `domain` with one usage per entry, time_elapsed 1s each.
+/// The report of `domain` with one usage per entry.
 QuotaReports quota_report(const std::string& domain, const std::vector<QuotaUsage>& usages);
 
 /// The bucket id of an action as a map, to compare with what was sent.

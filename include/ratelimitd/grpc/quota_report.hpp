@@ -5,6 +5,7 @@
 
 #include "envoy/service/rate_limit_quota/v3/rlqs.pb.h"
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -29,6 +30,7 @@ struct ReportedBucket {
     const envoy::service::rate_limit_quota::v3::BucketId* wire_id;  ///< to answer with, as sent
     std::uint64_t allowed = 0;
     std::uint64_t denied = 0;
+    std::chrono::milliseconds elapsed{0};  ///< time_elapsed, 0 when negative, at most a day
 };
 
 /// A report's usable part.

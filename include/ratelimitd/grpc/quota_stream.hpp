@@ -54,6 +54,7 @@ private:
     std::string peer_;
     bool admitted_ = false;
     envoy::service::rate_limit_quota::v3::RateLimitQuotaUsageReports report_;
+    IdleBuckets idle_;  ///< touched only in OnReadDone, one read at a time
 
     std::mutex mutex_;
     std::deque<Answer> answers_;  ///< front: being written when writing_

@@ -54,6 +54,9 @@ struct RlqsRule {
     /// The reporting_interval the Envoys are expected to use: a bucket silent for three of
     /// them is idle.
     std::chrono::milliseconds reporting_interval{0};
+    /// Reported this long (time_elapsed added up) without a request: the bucket is abandoned,
+    /// so Envoy frees it until its next request.
+    std::chrono::milliseconds idle_after{0};
 
     [[nodiscard]] bool matches(const RlqsBucketId& bucket) const;
 };

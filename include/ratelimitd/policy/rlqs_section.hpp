@@ -8,11 +8,11 @@
 namespace ratelimitd::policy {
 
 /// Reads `rlqs: {DOMAIN: {RULE: {match, limit, window, strategy, blanket, shadow,
-/// assignment_ttl, reporting_interval}}}` into reg.rlqs, rules in file order. Refuses, naming
+/// assignment_ttl, reporting_interval, idle_after}}}` into reg.rlqs, rules in file order. Refuses, naming
 /// the field: a rule with neither a budget (limit and window) nor a blanket, or with both; a
 /// requests_per_time_unit rule whose window is not 1s, 1m, 1h or 1d (the units Envoy knows);
 /// an assignment_ttl not longer than the reporting_interval (Envoy's assignment would expire
-/// between two answers); a key or value over the bounds of rlqs_bounds.
+/// between two answers); an idle_after shorter than the reporting_interval; a key or value over the bounds of rlqs_bounds.
 class RlqsSection : SchemaChecks {
 public:
     using SchemaChecks::SchemaChecks;

@@ -35,6 +35,7 @@ TEST(RlqsConfig, RulesAreReadInFileOrderWithTheirDefaults) {
     EXPECT_EQ(web[1].strategy, RlqsStrategy::requests_per_time_unit);
     EXPECT_EQ(web[1].reporting_interval, 5s);  // the default
     EXPECT_EQ(web[1].assignment_ttl, 15s);     // three intervals
+    EXPECT_EQ(web[1].idle_after, 50s);         // ten intervals
     EXPECT_EQ(web[2].strategy, RlqsStrategy::token_bucket);
     EXPECT_TRUE(web[2].shadow);
     EXPECT_EQ(web[2].reporting_interval, 2s);
@@ -68,6 +69,8 @@ TEST(RlqsConfig, RefusalsNameTheField) {
               "rlqs.yaml: rlqs.web.r.assignment_ttl: expected longer than reporting_interval (5000ms)");
     EXPECT_NE(refused("{limit: 5, window: 1m, match: {" + std::string(129, 'k') + ": v}}").find("expected a key of 1 to 128 bytes"),
               std::string::npos);
+    EXPECT_EQ(refused("{limit: 5, window: 1m, reporting_interval: 5s, idle_after: 4s}"),
+              "rlqs.yaml: rlqs.web.r.idle_after: expected at least reporting_interval (5000ms)");
     EXPECT_NE(refused("{limit: 0, window: 1m}").find("rlqs.web.r.limit"), std::string::npos);
     EXPECT_NE(refused("{limit: 5, window: 1m, colour: red}").find("colour"), std::string::npos);
 }
