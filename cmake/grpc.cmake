@@ -17,10 +17,14 @@ set(grpc_protos
   google/rpc/status.proto
   envoy/service/discovery/v3/discovery.proto
   envoy/service/discovery/v3/ads.proto
-  ratelimit/config/ratelimit/v3/rls_conf.proto)
+  ratelimit/config/ratelimit/v3/rls_conf.proto
+  envoy/type/v3/ratelimit_unit.proto
+  envoy/type/v3/token_bucket.proto
+  envoy/type/v3/ratelimit_strategy.proto
+  envoy/service/rate_limit_quota/v3/rlqs.proto)
 # Messages only for the imported files; services (and their .grpc.pb.*) for the others.
 set(grpc_service_protos envoy/service/ratelimit/v3/rls.proto grpc/health/v1/health.proto
-  envoy/service/discovery/v3/ads.proto)
+  envoy/service/discovery/v3/ads.proto envoy/service/rate_limit_quota/v3/rlqs.proto)
 
 set(grpc_gen_sources)
 foreach(proto ${grpc_protos})

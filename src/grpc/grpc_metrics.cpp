@@ -74,6 +74,7 @@ std::string GrpcMetrics::render() const {
                    "# TYPE ratelimitd_grpc_connections_refused_total counter\n"
                    "ratelimitd_grpc_connections_refused_total {}\n",
                    connections_refused_.load(std::memory_order_relaxed));
+    out += quota_.render();
     return out;
 }
 

@@ -1,4 +1,4 @@
-// GrpcServer: ServerBuilder with both services, the receive cap, the connection bounds, our
+// GrpcServer: ServerBuilder with the three services, the receive cap, the connection bounds, our
 // own listener, and an orderly stop.
 #include "ratelimitd/grpc/grpc_server.hpp"
 
@@ -6,6 +6,7 @@
 
 #include "ratelimitd/grpc/certificate_reloader.hpp"
 #include "ratelimitd/grpc/health_service.hpp"
+#include "ratelimitd/grpc/quota_service.hpp"
 #include "ratelimitd/grpc/rate_limit_service.hpp"
 #include "ratelimitd/grpc/tls_credentials.hpp"
 
@@ -49,6 +50,7 @@ result<std::unique_ptr<GrpcServer>> GrpcServer::start(boost::asio::any_io_execut
     s->rls_ = std::make_unique<RateLimitService>(*s->lanes_, metrics, RequestLimits{}, options.headers,
                                                  options.erl_stats);
     s->health_ = std::make_unique<HealthService>(*s->lanes_, metrics, options.health_needs_domain);
+    s->quota_ = std::make_unique<QuotaService>(*s->lanes_, metrics.quota());
     // The socket is ours (GrpcListener): bound before the server is built, so a taken port
     // fails at start naming the address, as the HTTP listener does.
     auto listener = GrpcListener::bind(std::move(accept_executor), host, port, options.max_connections, metrics);
@@ -72,6 +74,7 @@ result<std::unique_ptr<GrpcServer>> GrpcServer::start(boost::asio::any_io_execut
     bound_connections(builder, options);
     builder.RegisterService(s->rls_.get());
     builder.RegisterService(s->health_.get());
+    builder.RegisterService(s->quota_.get());
     s->server_ = builder.BuildAndStart();
     if (!s->server_) return Problem{errc::invalid_request, "cannot start the gRPC server (grpc_listen)"};
     s->listener_ = std::move(*listener);
@@ -86,6 +89,8 @@ void GrpcServer::stop(std::chrono::milliseconds grace) {
     if (stopped_ || !server_) return;
     stopped_ = true;
     if (listener_) listener_->stop();
+    // Quota streams never end on their own: ended now with OK, Envoy reconnects elsewhere.
+    if (quota_) quota_->end_streams();
     // Shutdown refuses new calls at once and returns when every call in flight has finished
     // (our lanes Finish each within the store deadline) or `grace` has passed.
     server_->Shutdown(std::chrono::system_clock::now() + grace);

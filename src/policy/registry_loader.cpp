@@ -12,6 +12,7 @@
 #include "ratelimitd/policy/limits_section.hpp"
 #include "ratelimitd/policy/notify_section.hpp"
 #include "ratelimitd/policy/registry_reader.hpp"
+#include "ratelimitd/policy/rlqs_section.hpp"
 #include "ratelimitd/policy/routes_section.hpp"
 #include "ratelimitd/policy/schema_checks.hpp"
 
@@ -34,7 +35,7 @@ using config::type_name;
 constexpr std::string_view registry_keys[] = {
     "prefix", "default_policy", "policies", "plans", "tenants", "routes", "case_insensitive", "identity",
     "trusted_proxies", "auth", "domains", "envoy_config", "envoy_denied_calls", "envoy_merge_domains",
-    "notify", "hash_secret"};
+    "notify", "rlqs", "hash_secret"};
 
 std::vector<std::string_view> top_level_keys() {
     std::vector<std::string_view> keys(std::begin(registry_keys), std::end(registry_keys));
@@ -78,8 +79,9 @@ Config RegistryValidator::run(const Json& root) const {
         fail(find(root, "domains") != nullptr ? "domains" : "envoy_config",
              "not allowed with xds_server (the Envoy domains come from the control plane)");
     }
-    // A file of Envoy rules only (envoy_config:, domains: or xds_server) needs no policies of its own.
-    if (find(root, "policies") != nullptr || !(from_xds || EnvoyConfigSection::present(root))) {
+    // A file of Envoy rules only (envoy_config:, domains:, xds_server or rlqs:) needs no policies of its own.
+    const bool envoy_only = from_xds || EnvoyConfigSection::present(root) || find(root, "rlqs") != nullptr;
+    if (find(root, "policies") != nullptr || !envoy_only) {
         limits.read_policies(root, reg);
     }
     read_default_policy(root, reg);
@@ -97,6 +99,7 @@ Config RegistryValidator::run(const Json& root) const {
     read_hash_secret(root, reg);
     EnvoyConfigSection envoy(file());
     envoy.read(root, reg, from_xds);
+    if (const Json* v = find(root, "rlqs")) RlqsSection(file()).read(*v, reg);
 
     cfg.settings = read_process_settings(root);
     return cfg;

@@ -2,6 +2,8 @@
 // The checks themselves are counted by the service (ratelimitd_checks_total, per policy).
 #pragma once
 
+#include "ratelimitd/grpc/quota_metrics.hpp"
+
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -35,6 +37,9 @@ public:
     /// A connection closed at once because grpc_max_connections were open.
     void count_connection_refused() noexcept { connections_refused_.fetch_add(1, std::memory_order_relaxed); }
 
+    /// The rate limit quota service's counters (rendered with these).
+    [[nodiscard]] QuotaMetrics& quota() noexcept { return quota_; }
+
     /// Prometheus text of every series (appended to /metrics).
     [[nodiscard]] std::string render() const;
 
@@ -46,6 +51,7 @@ private:
     std::atomic<std::uint64_t> latency_count_{0};
     std::atomic<std::uint64_t> latency_sum_ns_{0};
     std::atomic<std::uint64_t> connections_refused_{0};
+    QuotaMetrics quota_;
 };
 
 }  // namespace ratelimitd::rls

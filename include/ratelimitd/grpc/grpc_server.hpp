@@ -32,6 +32,7 @@ namespace ratelimitd::rls {
 class CertificateReloader;
 class LaneRing;
 class RateLimitService;
+class QuotaService;
 class HealthService;
 
 /// What the server accepts.
@@ -65,7 +66,7 @@ struct GrpcServerOptions {
     bool health_needs_domain = false;
 };
 
-/// Envoy's rate limit service and grpc.health.v1 on one address, with every connection's
+/// Envoy's rate limit service, its rate limit quota service and grpc.health.v1 on one address, with every connection's
 /// life bounded: a cap on how many are open, a handshake deadline, an idle timeout and a
 /// maximum age (GOAWAY, which Envoy follows by reconnecting).
 /// @par Thread Safety
@@ -96,6 +97,7 @@ private:
     std::unique_ptr<LaneRing> lanes_;
     std::unique_ptr<RateLimitService> rls_;
     std::unique_ptr<HealthService> health_;
+    std::unique_ptr<QuotaService> quota_;
     std::unique_ptr<CertificateReloader> reloader_;  // null in plaintext; outlives the provider reading its copies
     std::shared_ptr<grpc::experimental::CertificateProviderInterface> certificates_;  // null in plaintext
     std::unique_ptr<grpc::Server> server_;  // after the services: destroyed before them

@@ -189,6 +189,7 @@ struct AuthSettings {
     int deny_status = 429;  ///< status /v1/auth answers on deny (403 for nginx auth_request)
 };
 
+struct RlqsRules;   // rlqs_rules.hpp: the quota service's bucket rules
 struct RlsDomains;  // rls_domain.hpp: the Envoy rate limit service's domains
 
 /// How the Envoy rate limit service answers a call the store could not decide.
@@ -242,6 +243,8 @@ struct Registry {
     std::int64_t loaded_at_epoch_s = 0;         ///< when it was loaded
     /// `notify:` (quota webhooks); null when the file has none.
     std::shared_ptr<const NotifySettings> notify;
+    /// `rlqs:` (the rate limit quota service's buckets, docs/rlqs.md); null when the file has none.
+    std::shared_ptr<const RlqsRules> rlqs;
 
     /// The policy with that name, or nullptr.
     [[nodiscard]] const Policy* find(std::string_view name) const {

@@ -552,7 +552,7 @@ const InvalidCase invalid_cases[] = {
     {"unknown_top_level_key.yaml",
      "colour: unknown key (expected one of: prefix, default_policy, policies, plans, tenants, routes, case_insensitive, "
      "identity, trusted_proxies, "
-     "auth, domains, envoy_config, envoy_denied_calls, envoy_merge_domains, notify, hash_secret, " +
+     "auth, domains, envoy_config, envoy_denied_calls, envoy_merge_domains, notify, rlqs, hash_secret, " +
          process_setting_keys() + ")"},
     {"policies_missing.yaml", "policies: missing (expected a map of policy names to policies)"},
     {"policies_not_a_map.yaml", "policies: expected a map of policy names to policies, got a list"},

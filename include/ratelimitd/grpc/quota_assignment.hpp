@@ -1,0 +1,23 @@
+// The action a bucket's rule asks of Envoy, as a BucketAction.
+#pragma once
+
+#include "ratelimitd/policy/rlqs_rules.hpp"
+
+#include "envoy/service/rate_limit_quota/v3/rlqs.pb.h"
+
+#include <cstdint>
+
+namespace ratelimitd::rls {
+
+using QuotaBucketAction = envoy::service::rate_limit_quota::v3::RateLimitQuotaResponse::BucketAction;
+
+/// Fills `action` for the bucket `id` under `rule`: a blanket rule (and a shadow one, which
+/// only counts) as blanket_rule, a budget as `share` requests per window in the rule's
+/// strategy, each with the rule's assignment_time_to_live.
+void assign_quota(const policy::RlqsRule& rule, std::uint64_t share,
+                  const envoy::service::rate_limit_quota::v3::BucketId& id, QuotaBucketAction& action);
+
+/// Fills `action` with abandon_action for `id`: no rule names the bucket.
+void abandon_bucket(const envoy::service::rate_limit_quota::v3::BucketId& id, QuotaBucketAction& action);
+
+}  // namespace ratelimitd::rls
