@@ -3,6 +3,7 @@
 
 #include "ratelimitd/config/tree_values.hpp"
 #include "ratelimitd/core/quote.hpp"
+#include "ratelimitd/policy/notify_domain_rules.hpp"
 #include "ratelimitd/policy/validate.hpp"
 
 #include <algorithm>
@@ -56,7 +57,12 @@ std::string debt_spec(const NotifyRule& rule) {
     return rule.debt > 0 ? "debt:" + std::to_string(rule.debt) : std::string();
 }
 
-void NotifySection::read(const ConfigTree& v, Registry& reg) const {
+std::string report_spec(const NotifyRule& rule, std::int64_t limit) {
+    if (rule.at.empty() && rule.debt <= 0) return {};
+    return threshold_spec(rule, limit) + ";" + debt_spec(rule);
+}
+
+void NotifySection::read(const ConfigTree& v, Registry& reg, bool domain_rules_follow) const {
     if (v.is_null()) return;
     if (!v.is_object()) fail("notify", "expected a map with targets and policies, got " + describe(v));
     check_keys(v, "notify", {"targets", "policies"});
@@ -78,6 +84,7 @@ void NotifySection::read(const ConfigTree& v, Registry& reg) const {
         for (const auto& [name, body] : policies->items()) {
             const std::string path = join("notify.policies", name);
             const Policy* p = reg.find(name);
+            if (p == nullptr && domain_rules_follow) continue;  // read_domain_rules, once they are read
             if (p == nullptr) fail(path, quote(name) + " is not a defined policy");
             if (traits(p->algorithm).leases) {
                 fail(path, "a concurrency policy has no window to count a crossing in: quota webhooks need another "
@@ -92,6 +99,22 @@ void NotifySection::read(const ConfigTree& v, Registry& reg) const {
         }
     }
     reg.notify = std::move(settings);
+}
+
+void NotifySection::read_domain_rules(const ConfigTree& v, Registry& reg) const {
+    const ConfigTree* policies = find(v, "policies");
+    if (policies == nullptr || !policies->is_object() || !reg.notify) return;
+    std::shared_ptr<RlsDomains> domains = reg.domains ? std::make_shared<RlsDomains>(*reg.domains) : nullptr;
+    for (const auto& [name, body] : policies->items()) {
+        if (reg.find(name) != nullptr) continue;  // a policy's: read()
+        const std::string path = join("notify.policies", name);
+        const std::int64_t deepest = domains ? deepest_debt_of_domain_rules(*domains, name) : 0;
+        auto rule = read_rule(body, path, name, *reg.notify, deepest);
+        if (!domains || !attach_notify_to_domain_rules(*domains, name, rule)) {
+            fail(path, quote(name) + " is not a defined policy or the label of a limited Envoy domain rule");
+        }
+    }
+    if (domains) reg.domains = std::move(domains);
 }
 
 std::shared_ptr<const NotifyTarget> NotifySection::read_target(const ConfigTree& v, const std::string& path,

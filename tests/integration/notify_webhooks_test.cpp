@@ -224,10 +224,19 @@ const char* const debt_rules = "    fw: {at: [1.0], debt: 40, target: ops}\n"
                                "    sl: {debt: 40, target: ops}\n"
                                "    shallow: {debt: 40, target: ops}\n";
 
-/// The debt events received: one per (policy, tenant), each checked; `expected` of them.
+/// The debt events received: one per (policy, tenant), each checked; `expected` of them. fw's
+/// reports also reach its limit, its 1.0 threshold: one such event per tenant.
 void expect_one_debt_event_each(const WebhookReceiver& receiver, std::size_t expected, int cost) {
     std::set<std::pair<std::string, std::string>> seen;
+    std::set<std::string> limit_reached;
     for (const auto& r : receiver.requests()) {
+        if (json::parse(r.body)["type"] == "threshold") {
+            const json e = verified(r);
+            EXPECT_EQ(e["policy"], "fw");
+            EXPECT_EQ(e["threshold"], 1.0);
+            EXPECT_TRUE(limit_reached.insert(e["tenant"].get<std::string>()).second) << e.dump();
+            continue;
+        }
         const json e = verified(r, "debt");
         EXPECT_TRUE(seen.emplace(e["policy"].get<std::string>(), e["tenant"].get<std::string>()).second)
             << "one event each: " << e.dump();
@@ -242,6 +251,7 @@ void expect_one_debt_event_each(const WebhookReceiver& receiver, std::size_t exp
         EXPECT_LE(e["window_end"].get<std::int64_t>(), unix_now() + 601);
     }
     EXPECT_EQ(seen.size(), expected);
+    EXPECT_EQ(limit_reached, (std::set<std::string>{"acme", "globex"}));
 }
 
 TEST(NotifyWebhooks, ThreeSidecarsOnOneRedisSendOneSignedDebtEventPerTenantAndWindow) {
@@ -259,15 +269,21 @@ TEST(NotifyWebhooks, ThreeSidecarsOnOneRedisSendOneSignedDebtEventPerTenantAndWi
     report_over(fleet, {"fw", "tb", "gc", "sw", "sl"}, tenants, 30, 7);
     // 6 reports of 7: 32 units of debt, below 40.
     report_over(fleet, {"shallow"}, tenants, 6, 7);
-    ASSERT_TRUE(wait_until([&] { return fleet_settled(owned, 10); }, 30s));
+    ASSERT_TRUE(wait_until([&] { return fleet_settled(owned, 12); }, 30s));
     EXPECT_EQ(fleet_metric(owned, "ratelimitd_notify_failed_total{target=\"ops\"}"), 0);
-    EXPECT_EQ(receiver.count(), 10u) << "5 policies x 2 tenants";
+    EXPECT_EQ(receiver.count(), 12u) << "5 policies x 2 tenants, and fw's 1.0 reached by reports";
     expect_one_debt_event_each(receiver, 10, 7);
-    // Checks of the indebted tenant are denied: the first denial is a threshold event (fw's 1.0).
+    // Checks of the indebted tenant are denied: the 1.0 threshold the reports claimed is not
+    // sent again for the first denial.
     HttpClient client(fleet[0]->port());
     EXPECT_EQ(check(client, "fw", "acme").status, 429);
-    ASSERT_TRUE(wait_until([&] { return receiver.count() >= 11; }, 20s));
-    EXPECT_EQ(verified(receiver.requests().back())["threshold"], 1.0);
+    EXPECT_EQ(check(client, "fw", "globex").status, 429);
+    // A report that reaches a new tenant's limit on the same sidecar, queued after those denials:
+    // once it is delivered, any event of theirs would have been too.
+    EXPECT_EQ(report(client, "fw", "initech", 10).status, 200);
+    ASSERT_TRUE(wait_until([&] { return fleet_settled(owned, 13); }, 20s));
+    ASSERT_EQ(receiver.count(), 13u);
+    EXPECT_EQ(json::parse(receiver.requests().back().body)["tenant"], "initech");
 }
 
 TEST(NotifyWebhooks, TheEmbeddedStoreSendsOneDebtEventPerTenantForItsInstance) {
@@ -275,9 +291,9 @@ TEST(NotifyWebhooks, TheEmbeddedStoreSendsOneDebtEventPerTenantForItsInstance) {
     Ratelimitd sidecar(config_for(receiver, debt_policies, debt_rules), "");
     report_over({&sidecar}, {"fw", "tb", "gc", "sw", "sl"}, {"acme", "globex"}, 30, 7);
     report_over({&sidecar}, {"shallow"}, {"acme", "globex"}, 6, 7);
-    ASSERT_TRUE(wait_until([&] { return metric(sidecar.port(), "ratelimitd_notify_sent_total{target=\"ops\"}") >= 10; },
+    ASSERT_TRUE(wait_until([&] { return metric(sidecar.port(), "ratelimitd_notify_sent_total{target=\"ops\"}") >= 12; },
                            20s));
-    EXPECT_EQ(receiver.count(), 10u);
+    EXPECT_EQ(receiver.count(), 12u);
     expect_one_debt_event_each(receiver, 10, 7);
 }
 

@@ -53,9 +53,13 @@ struct NotifyRule {
 /// "u1,u2,..." in the order of rule.at (so position k - 1 is at[k - 1]).
 [[nodiscard]] std::string threshold_spec(const NotifyRule& rule, std::int64_t limit);
 
-/// A report's debt bound as lua/multi.lua's notify_debt reads it: "debt:<units>"; "" when
-/// `rule` has none.
+/// A report's debt bound: "debt:<units>"; "" when `rule` has none.
 [[nodiscard]] std::string debt_spec(const NotifyRule& rule);
+
+/// What lua/notify/crossings.lua's notify_report reads for a report on a window of `limit`
+/// units: its thresholds, ';', its debt bound ("8,0;debt:40", "8;", ";debt:40"); "" when the
+/// rule has neither, and then the report sends nothing.
+[[nodiscard]] std::string report_spec(const NotifyRule& rule, std::int64_t limit);
 
 /// The whole section: targets by name (POST /v1/notify/test names one).
 struct NotifySettings {

@@ -158,6 +158,7 @@ TEST(NotifyConfig, ADebtBoundAloneOrBesideThresholdsReachesEveryVersion) {
     EXPECT_TRUE(api->at.empty()) << "no thresholds: no threshold event";
     EXPECT_EQ(debt_spec(*api), "debt:80");
     EXPECT_EQ(threshold_spec(*api, 100), "");
+    EXPECT_EQ(report_spec(*api, 100), ";debt:80");
     EXPECT_EQ(c.registry.plans.at("pro").policies.at("api").notify, api);
     const auto& multi = c.registry.find("multi")->notify;
     EXPECT_EQ(multi->debt, 10);
