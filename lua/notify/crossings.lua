@@ -3,10 +3,11 @@
 -- finds the thresholds it crossed and claims each once per (key, threshold, window) with a
 -- marker key (SET NX, expiring at the window's end), so that every sidecar sharing this Redis
 -- sees the claim and only one sends the event. Appends to the reply, when any was claimed:
--- {..., window_end_ms, position, position, ...} (position k: the k-th threshold of `spec`).
+-- {..., window_end_ms, crossed_at_ms, position, position, ...} (position k: the k-th threshold
+-- of `spec`; crossed_at_ms: the script's clock, the instant of the charge).
 -- notify_report does the same for a report (POST /v1/report, a gRPC response-phase cost): the
 -- thresholds its units crossed, then, when its debt passed the policy's bound, position 0 and
--- the debt in units: {..., window_end_ms, position, ..., 0, debt}.
+-- the debt in units: {..., window_end_ms, crossed_at_ms, position, ..., 0, debt}.
 --
 -- spec      "u1,u2,...": per threshold, the units used at which it fires (ceil(f * limit)), or
 --           0 for the first denial in the window (f = 1.0); a report's: "u1,...;debt:<bound>"
@@ -77,19 +78,22 @@ local notify_crossings = function(key, algorithm, window, cost, spec, reply, now
   end
   if #fired > 0 then
     reply[8] = window_end
-    for k = 1, #fired do reply[8 + k] = fired[k] end
+    reply[9] = now
+    for k = 1, #fired do reply[9 + k] = fired[k] end
   end
 end
 
--- A report's claims appended to its reply: {..., window_end_ms, position, ..., 0, debt} (the
--- positions of the thresholds it crossed, then position 0 and the debt when it passed the bound).
-local append_claims = function(reply, window_end, fired, debt)
+-- A report's claims appended to its reply: {..., window_end_ms, crossed_at_ms, position, ...,
+-- 0, debt} (the positions of the thresholds it crossed, then position 0 and the debt when it
+-- passed the bound).
+local append_claims = function(reply, window_end, now, fired, debt)
   if #fired == 0 and not debt then return end
   reply[8] = window_end
-  for k = 1, #fired do reply[8 + k] = fired[k] end
+  reply[9] = now
+  for k = 1, #fired do reply[9 + k] = fired[k] end
   if debt then
-    reply[9 + #fired] = 0
-    reply[10 + #fired] = debt
+    reply[10 + #fired] = 0
+    reply[11 + #fired] = debt
   end
 end
 
@@ -131,5 +135,5 @@ local notify_report = function(key, algorithm, window, cost, spec, reply, debt, 
       redis.call('SET', tag .. ':notify:debt:' .. bound .. window_name, '1', 'NX', 'PX', life) then
     passed = debt
   end
-  append_claims(reply, window_end, fired, passed)
+  append_claims(reply, window_end, now, fired, passed)
 end

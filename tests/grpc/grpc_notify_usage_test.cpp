@@ -4,6 +4,7 @@
 // (a response phase past the limit charged as a report, envoy_denied_calls: charge) and
 // envoyproxy/ratelimit's (its counter charged past the limit in one script). On a real
 // redis-server, with a client from proto/ and the tests' own receiver.
+#include "support/event_schema.hpp"
 #include "support/held_window.hpp"
 #include "support/processes.hpp"
 #include "support/rls_client.hpp"
@@ -69,6 +70,7 @@ TEST(GrpcNotifyUsage, ResponsePhaseCostsCrossEachThresholdOnceWithEitherKeyLayou
                 thresholds.insert(e["threshold"].get<double>());
             }
             EXPECT_EQ(thresholds, (std::multiset<double>{0.8, 1.0}));
+            EXPECT_EQ(schema_failures(receiver.requests()), "");
             // A third event would have been queued before the last phase answered; a fresh user's
             // crossing, queued after it, arrives with it or after it.
             EXPECT_EQ(client.code(rls_request("llm", {tokens(user + "-late", 900)})), RlsResponse::OK);

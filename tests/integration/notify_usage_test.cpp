@@ -3,6 +3,7 @@
 // on one real Redis send one event per (tenant, threshold, window); the case (two
 // reports from 0 to 1,400 of 1,000 with at: [0.5]) sends its event on both stores, and a
 // refund that takes usage back below a threshold re-arms it only in a new window.
+#include "support/event_schema.hpp"
 #include "support/http_client.hpp"
 #include "support/metrics_text.hpp"
 #include "support/processes.hpp"
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <map>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -86,6 +88,7 @@ TEST(NotifyUsage, ReportsAndChecksFromThreeSidecarsOnOneRedisCrossEachThresholdO
     EXPECT_EQ(seen, (std::set<std::tuple<std::string, double>>{{"acme", 0.8}, {"acme", 1.0}, {"globex", 0.8},
                                                                 {"globex", 1.0}}));
     EXPECT_EQ(receiver.count(), 4u);
+    EXPECT_EQ(schema_failures(receiver.requests()), "");
 }
 
 // The LLM case: tokens charged after the response, an email at half the budget.
@@ -107,6 +110,9 @@ TEST(NotifyUsage, TwoReportsPastTheLimitSendTheHalfwayEventOnceAndARefundReArmsN
         EXPECT_EQ(e["threshold"], 0.5);
         EXPECT_EQ(e["tenant"], "acme");
         EXPECT_EQ(e["used"], 700) << "the report that crossed it took usage to 700";
+        EXPECT_EQ(e["window"], (json{{"name", "llm"}, {"seconds", 600}}));
+        EXPECT_EQ(e["window_end"].get<std::int64_t>() - e["window_start"].get<std::int64_t>(), 600);
+        EXPECT_EQ(e["plan"], nullptr) << "acme has no plan";
         // Back below 500 by a refund, then past it again in the same window: no second event.
         EXPECT_EQ(report(client, "llm", "acme", -1200).status, 200);
         EXPECT_EQ(report(client, "llm", "acme", 600).status, 200);
@@ -115,7 +121,47 @@ TEST(NotifyUsage, TwoReportsPastTheLimitSendTheHalfwayEventOnceAndARefundReArmsN
         ASSERT_TRUE(wait_until([&] { return sent(one) >= 2; }, 20s));
         EXPECT_EQ(receiver.count(), 2u);
         EXPECT_EQ(json::parse(receiver.requests().back().body)["tenant"], "globex");
+        EXPECT_EQ(schema_failures(receiver.requests()), "");
     }
+}
+
+// What an email needs: the tenant's plan, the window that crossed in a multi-window policy, when.
+// pro's acme at 8 of its 10 per minute (the hour's 16 not at 80 %), globex (no plan) at 4 of 5.
+TEST(NotifyUsage, AnEventNamesThePlanAndTheWindowThatCrossedAndWhen) {
+    RedisServer redis;
+    WebhookReceiver receiver;
+    const std::string policies = "  tiered:\n    algorithm: fixed_window\n"
+                                 "    windows: [{limit: 5, window: 60s}, {limit: 8, window: 1h}]\n"
+                                 "plans:\n  pro:\n"
+                                 "    tiered: {windows: [{limit: 10, window: 60s}, {limit: 16, window: 1h}]}\n"
+                                 "tenants:\n  acme: {plan: pro}\n";
+    std::vector<std::unique_ptr<Ratelimitd>> one;
+    one.push_back(std::make_unique<Ratelimitd>(config_for(receiver, policies, "    tiered: {at: [0.8], target: ops}\n"),
+                                               redis.url()));
+    HttpClient client(one.front()->port());
+    for (int i = 0; i < 8; ++i) EXPECT_EQ(check(client, "tiered", "acme").status, 200);
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(check(client, "tiered", "globex").status, 200);
+    ASSERT_TRUE(wait_until([&] { return sent(one) >= 2; }, 20s));
+    std::map<std::string, json> by_tenant;
+    for (const auto& r : receiver.requests()) by_tenant[json::parse(r.body)["tenant"].get<std::string>()] = json::parse(r.body);
+    ASSERT_EQ(by_tenant.size(), 2u);
+    const json& acme = by_tenant["acme"];
+    EXPECT_EQ(acme["plan"], "pro");
+    EXPECT_EQ(acme["window"]["seconds"], 60) << acme.dump();
+    EXPECT_EQ(acme["limit"], 10);
+    EXPECT_EQ(acme["used"], 8);
+    EXPECT_EQ(by_tenant["globex"]["plan"], nullptr);
+    EXPECT_EQ(by_tenant["globex"]["limit"], 5);
+    EXPECT_EQ(by_tenant["globex"]["used"], 4);
+    EXPECT_EQ(by_tenant["globex"]["window"], acme["window"]) << "the same window of the same policy";
+    EXPECT_NE(by_tenant["globex"]["id"], acme["id"]);
+    for (const auto& [tenant, e] : by_tenant) {
+        EXPECT_EQ(e["window"]["name"].get<std::string>().rfind("tiered-", 0), 0u) << e.dump();
+        // The store's clock at the claim: within the window (the validator checks it too).
+        EXPECT_GE(e["crossed_at"].get<std::int64_t>(), e["window_start"].get<std::int64_t>());
+        EXPECT_LT(e["crossed_at"].get<std::int64_t>(), e["window_end"].get<std::int64_t>());
+    }
+    EXPECT_EQ(schema_failures(receiver.requests()), "");
 }
 
 }  // namespace

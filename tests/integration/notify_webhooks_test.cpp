@@ -2,6 +2,7 @@
 // the tests' own HTTP receiver. Each threshold crossed sends one event per tenant and window
 // across the fleet, signed; a receiver that is down gets them once it is back; a full queue
 // drops and counts; POST /v1/notify/test is an admin door that touches no store.
+#include "support/event_schema.hpp"
 #include "support/held_window.hpp"
 #include "support/http_client.hpp"
 #include "support/load.hpp"
@@ -15,6 +16,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -77,13 +79,16 @@ json verified(const ReceivedRequest& r, const std::string& type = "threshold") {
     std::vector<std::string> keys;
     for (const auto& [k, v] : body.items()) keys.push_back(k);
     // nlohmann's json sorts keys; the order on the wire is checked by the unit test.
-    if (type == "debt") {
-        EXPECT_EQ(keys, (std::vector<std::string>{"bound", "debt", "id", "limit", "policy", "scope", "tenant", "type",
-                                                  "window_end"}));
-    } else {
-        EXPECT_EQ(keys, (std::vector<std::string>{"id", "limit", "policy", "scope", "tenant", "threshold", "type",
-                                                  "used", "window_end"}));
+    const std::vector<std::string> every{"crossed_at", "id", "limit", "plan", "policy", "scope", "tenant", "type",
+                                         "window", "window_end", "window_start"};
+    std::vector<std::string> expected = every;
+    for (const char* k : type == "debt" ? std::vector<const char*>{"bound", "debt"}
+                                        : std::vector<const char*>{"threshold", "used"}) {
+        expected.push_back(k);
     }
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(keys, expected);
+    EXPECT_EQ(schema_failures({r}), "") << r.body;
     EXPECT_EQ(body["type"], type);
     EXPECT_EQ(body["id"].get<std::string>().rfind("evt_", 0), 0u);
     return body;

@@ -44,7 +44,10 @@ void NotifyMarks::claim_report(const policy::Policy& p, const std::string& key, 
                         claim(key + ":notify:debt:" + std::to_string(bound) + window.name, window.end, now);
     if (passed) w.debt_passed = debt;
     if (crossed != 0) w.crossed = crossed;
-    if (passed || crossed != 0) w.window_end_ms = window.end;
+    if (passed || crossed != 0) {
+        w.window_end_ms = window.end;
+        w.crossed_at_ms = now;
+    }
 }
 
 void NotifyMarks::claim_crossings(const policy::Policy& p, const std::string& key, std::int64_t cost,
@@ -69,6 +72,7 @@ void NotifyMarks::claim_crossings(const policy::Policy& p, const std::string& ke
     if (crossed != 0) {
         w.crossed = crossed;
         w.window_end_ms = window_end;
+        w.crossed_at_ms = now;
     }
 }
 

@@ -11,11 +11,13 @@ result<check::Verdict> parse_verdict(const Value& reply, const policy::Policy& p
     if (reply.is_error()) return Problem{errc::bad_script_reply, "redis error: " + reply.str};
     // allowed, limit, remaining, reset_epoch_s, retry_after_s, reset_after_s, reset_after_ms
     constexpr size_t fields = 7;
-    // then, when a quota webhook threshold was claimed: window_end_ms and 1-based positions; when
-    // a report's debt bound was too: 0 and the debt after them (lua/notify/crossings.lua)
-    constexpr size_t most = fields + 1 + policy::max_notify_thresholds + 2;
+    // then, when a quota webhook threshold was claimed: window_end_ms, crossed_at_ms and 1-based
+    // positions; when a report's debt bound was too: 0 and the debt after them
+    // (lua/notify/crossings.lua)
+    constexpr size_t claims_from = fields + 2;
+    constexpr size_t most = claims_from + policy::max_notify_thresholds + 2;
     const auto size = reply.elements.size();
-    if (reply.type != Value::Type::array || size < fields || size == fields + 1 || size > most) {
+    if (reply.type != Value::Type::array || size < fields || (size > fields && size <= claims_from) || size > most) {
         return Problem{errc::bad_script_reply, "expected an array of 7 integers from the script"};
     }
     for (const auto& e : reply.elements) {
@@ -40,15 +42,16 @@ result<check::Verdict> parse_verdict(const Value& reply, const policy::Policy& p
     w.reset_after_ms = e[6].integer;
     if (size > fields) {
         w.window_end_ms = e[fields].integer;
+        w.crossed_at_ms = e[fields + 1].integer;
         std::size_t positions_end = size;
-        if (size >= fields + 3 && e[size - 2].integer == 0) {
+        if (size >= claims_from + 2 && e[size - 2].integer == 0) {
             if (e[size - 1].integer < 1) {
                 return Problem{errc::bad_script_reply, "expected position 0 and the debt after it from the script"};
             }
             w.debt_passed = e[size - 1].integer;
             positions_end = size - 2;
         }
-        for (std::size_t k = fields + 1; k < positions_end; ++k) {
+        for (std::size_t k = claims_from; k < positions_end; ++k) {
             const std::int64_t position = e[k].integer;
             if (position < 1 || position > static_cast<std::int64_t>(policy::max_notify_thresholds)) {
                 return Problem{errc::bad_script_reply, "expected threshold positions 1..8 from the script"};
