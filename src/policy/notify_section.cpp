@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 
 namespace ratelimitd::policy {
 
@@ -120,10 +121,16 @@ void NotifySection::read_domain_rules(const ConfigTree& v, Registry& reg) const 
 std::shared_ptr<const NotifyTarget> NotifySection::read_target(const ConfigTree& v, const std::string& path,
                                                                const std::string& name) const {
     if (!v.is_object()) fail(path, "expected a map {url, secret, timeout}, got " + describe(v));
-    check_keys(v, path, {"url", "secret", "timeout"});
+    check_keys(v, path, {"url", "secret", "timeout", "ca_file"});
     auto t = std::make_shared<NotifyTarget>();
     t->name = name;
-    read_url(require(v, path, "url", "an http:// URL"), path + ".url", *t);
+    read_url(require(v, path, "url", "an http:// or https:// URL"), path + ".url", *t);
+    if (const ConfigTree* ca = find(v, "ca_file")) {
+        if (!t->tls) fail(path + ".ca_file", "only allowed with an https:// URL");
+        t->ca_file = need_string(*ca, path + ".ca_file", "a PEM file of CA certificates");
+        // Read at load, so a missing file is a config error rather than every event failing.
+        if (!std::ifstream(t->ca_file).good()) fail(path + ".ca_file", "cannot read " + quote(t->ca_file));
+    }
     // Never echo the value: it is a secret.
     const ConfigTree& secret = require(v, path, "secret", "a string of at least 16 bytes");
     if (!secret.is_string()) fail(path + ".secret", "expected a string of at least 16 bytes, got " + type_name(secret));
@@ -142,14 +149,11 @@ std::shared_ptr<const NotifyTarget> NotifySection::read_target(const ConfigTree&
 }
 
 void NotifySection::read_url(const ConfigTree& v, const std::string& path, NotifyTarget& t) const {
-    t.url = need_string(v, path, "an http:// URL");
-    constexpr std::string_view http = "http://";
-    if (t.url.rfind("https://", 0) == 0) {
-        fail(path, "https:// is not supported: the webhook sender speaks plain http:// (put a TLS proxy in front "
-                   "of the receiver, or a sidecar on its host)");
-    }
-    if (t.url.rfind(http, 0) != 0) fail(path, "expected an http:// URL, got " + quote(t.url));
-    const std::string rest = t.url.substr(http.size());
+    t.url = need_string(v, path, "an http:// or https:// URL");
+    t.tls = t.url.rfind("https://", 0) == 0;
+    const std::string_view scheme = t.tls ? "https://" : "http://";
+    if (t.url.rfind(scheme, 0) != 0) fail(path, "expected an http:// or https:// URL, got " + quote(t.url));
+    const std::string rest = t.url.substr(scheme.size());
     const auto slash = rest.find_first_of("/?");
     const std::string authority = rest.substr(0, slash);
     t.target = slash == std::string::npos ? "/" : rest.substr(slash);
@@ -160,7 +164,7 @@ void NotifySection::read_url(const ConfigTree& v, const std::string& path, Notif
     }
     if (t.target.find_first_of(" \r\n\t#") != std::string::npos) fail(path, "expected a path without spaces or '#'");
     std::string host = authority;
-    std::string port = "80";
+    std::string port = t.tls ? "443" : "80";
     if (!host.empty() && host.front() == '[') {
         const auto close = host.find(']');
         if (close == std::string::npos) fail(path, "expected ']' after an IPv6 address in " + quote(t.url));

@@ -14,12 +14,16 @@
 
 namespace ratelimitd::policy {
 
-/// Where events go: an http:// URL split for the client, and the key that signs them.
+/// Where events go: an http:// or https:// URL split for the client, and the key that signs them.
 struct NotifyTarget {
     std::string name;     ///< its key under notify.targets
     std::string url;      ///< as written (no secret in it: the loader refuses userinfo)
     std::string host;
-    std::string port;     ///< "80" when the URL names none
+    std::string port;     ///< "80" ("443" for https://) when the URL names none
+    /// https://: TLS with the receiver's certificate verified (chain and host name) against
+    /// `ca_file`'s CAs, or the system's when it is empty.
+    bool tls = false;
+    std::string ca_file;
     std::string target;   ///< path and query, "/" at least
     /// The HMAC-SHA256 key of RateLimit-Signature. Never logged, never rendered, never in an
     /// error message.

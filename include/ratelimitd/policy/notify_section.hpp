@@ -9,7 +9,7 @@ namespace ratelimitd::policy {
 /// Reads `notify:` into reg.notify and sets Policy::notify on every version of each named
 /// policy (its own, its plans', its tenants' overrides, and their windows); policies, plans and
 /// tenants are read first. Refuses what the sender cannot honour, naming the field: a URL that
-/// is not http:// (https:// included: the sender speaks plain HTTP), a secret shorter than 16
+/// is not http:// or https://, a ca_file that cannot be read or is not for https://, a secret shorter than 16
 /// bytes (never echoed), a threshold outside (0, 1], a debt bound that is not a whole number
 /// from 1 to the policy's max_debt, a rule with neither `at` nor `debt`, an undefined target or
 /// policy, a concurrency policy (it has no window to count a crossing in).
