@@ -7,6 +7,7 @@
 #include "support/http_client.hpp"
 #include "support/metrics_text.hpp"
 #include "support/processes.hpp"
+#include "support/run_command.hpp"
 #include "support/wait.hpp"
 #include "support/webhook_receiver.hpp"
 
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <fstream>
 #include <map>
 #include <set>
 #include <thread>
@@ -162,6 +164,43 @@ TEST(NotifyUsage, AnEventNamesThePlanAndTheWindowThatCrossedAndWhen) {
         EXPECT_LT(e["crossed_at"].get<std::int64_t>(), e["window_end"].get<std::int64_t>());
     }
     EXPECT_EQ(schema_failures(receiver.requests()), "");
+}
+
+// docs/examples/usage_receiver.py, the receiver the docs offer, on a real event: it verifies the
+// signature and writes the email from the event alone; a body changed in transit is refused.
+TEST(NotifyUsage, TheDocsReceiverExampleVerifiesARealEventAndWritesItsEmail) {
+    WebhookReceiver receiver;
+    std::vector<std::unique_ptr<Ratelimitd>> one;
+    one.push_back(std::make_unique<Ratelimitd>(
+        config_for(receiver,
+                   "  llm: {algorithm: fixed_window, limit: 100, window: 600s}\n"
+                   "plans:\n  pro:\n    llm: {limit: 1000, window: 600s}\ntenants:\n  acme: {plan: pro}\n",
+                   "    llm: {at: [0.8], target: ops}\n"),
+        ""));
+    HttpClient client(one.front()->port());
+    EXPECT_EQ(report(client, "llm", "acme", 850).status, 200);
+    ASSERT_TRUE(wait_until([&] { return sent(one) >= 1; }, 20s));
+    const ReceivedRequest r = receiver.requests().front();
+    const std::string body_file = scratch_dir() + "/usage-event.json";
+    const auto run_example = [&](const std::string& body) {
+        std::ofstream(body_file, std::ios::binary) << body;
+        return run_command("WEBHOOK_SECRET=tests-webhook-secret-0123456789 python3 " +
+                           std::string(RATELIMITD_SOURCE_DIR) + "/docs/examples/usage_receiver.py check " + body_file +
+                           " " + shell_quote(r.headers.at("ratelimit-signature")));
+    };
+    const CommandResult email = run_example(r.body);
+    EXPECT_EQ(email.status, 0) << email.output;
+    EXPECT_EQ(email.output.rfind("Subject: acme has used 80% of its pro plan (llm)\n\n"
+                                 "acme reached 850 of 1000 llm units (80%) in its 10-minute window (llm) at ",
+                                 0),
+              0u)
+        << email.output;
+    EXPECT_NE(email.output.find("(event " + json::parse(r.body)["id"].get<std::string>() + ")"), std::string::npos);
+    std::string tampered = r.body;
+    tampered.replace(tampered.find("\"used\":850"), 11, "\"used\":851");
+    const CommandResult refused = run_example(tampered);
+    EXPECT_EQ(refused.status, 1) << refused.output;
+    EXPECT_NE(refused.output.find("signature does not verify"), std::string::npos) << refused.output;
 }
 
 }  // namespace
