@@ -116,7 +116,8 @@ local notify_report = function(key, algorithm, window, cost, spec, reply, debt, 
   local tag, window_end, life, window_name = notify_window(key, algorithm, window, reply, now)
   if not tag then return end
   local limit = reply[2]
-  local charged = math.max(0, limit - reply[3]) + (debt or 0)
+  -- remaining, or (erl_fixed_window) how far past the limit as a negative: then the debt is that
+  local charged = math.max(0, limit - math.max(0, reply[3])) + (debt or 0)
   local before = charged - cost
   local fired = {}
   local position = 0

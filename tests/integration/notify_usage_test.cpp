@@ -197,7 +197,7 @@ TEST(NotifyUsage, TheDocsReceiverExampleVerifiesARealEventAndWritesItsEmail) {
         << email.output;
     EXPECT_NE(email.output.find("(event " + json::parse(r.body)["id"].get<std::string>() + ")"), std::string::npos);
     std::string tampered = r.body;
-    tampered.replace(tampered.find("\"used\":850"), 11, "\"used\":851");
+    tampered.replace(tampered.find("\"used\":850"), 10, "\"used\":851");
     const CommandResult refused = run_example(tampered);
     EXPECT_EQ(refused.status, 1) << refused.output;
     EXPECT_NE(refused.output.find("signature does not verify"), std::string::npos) << refused.output;

@@ -23,7 +23,7 @@ struct NotifyTarget {
     /// https://: TLS with the receiver's certificate verified (chain and host name) against
     /// `ca_file`'s CAs, or the system's when it is empty.
     bool tls = false;
-    std::string ca_file;
+    std::string ca_file{};
     std::string target;   ///< path and query, "/" at least
     /// The HMAC-SHA256 key of RateLimit-Signature. Never logged, never rendered, never in an
     /// error message.
