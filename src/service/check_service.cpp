@@ -423,7 +423,7 @@ void describe_window(service::Crossing& c, const check::WindowState& w, std::str
     c.plan = std::move(plan);
     c.window_name = w.policy;
     c.window_s = w.window_s;
-    c.crossed_at_ms = w.crossed_at_ms;
+    c.crossed_at_ms = static_cast<std::int64_t>(w.crossed_at_s) * 1000;
 }
 
 }  // namespace

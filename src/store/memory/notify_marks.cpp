@@ -46,7 +46,7 @@ void NotifyMarks::claim_report(const policy::Policy& p, const std::string& key, 
     if (crossed != 0) w.crossed = crossed;
     if (passed || crossed != 0) {
         w.window_end_ms = window.end;
-        w.crossed_at_ms = now;
+        w.crossed_at_s = static_cast<std::uint32_t>(now / 1000);
     }
 }
 
@@ -72,7 +72,7 @@ void NotifyMarks::claim_crossings(const policy::Policy& p, const std::string& ke
     if (crossed != 0) {
         w.crossed = crossed;
         w.window_end_ms = window_end;
-        w.crossed_at_ms = now;
+        w.crossed_at_s = static_cast<std::uint32_t>(now / 1000);
     }
 }
 

@@ -1,6 +1,9 @@
 // The readers of the scripts' (and DEL's) reply shapes; parse_verdict is the one reader of a check's.
 #include "ratelimitd/store/redis/verdict_reply.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace ratelimitd::store::redis {
 
 std::int64_t window_seconds(const policy::Policy& p) noexcept {
@@ -42,7 +45,7 @@ result<check::Verdict> parse_verdict(const Value& reply, const policy::Policy& p
     w.reset_after_ms = e[6].integer;
     if (size > fields) {
         w.window_end_ms = e[fields].integer;
-        w.crossed_at_ms = e[fields + 1].integer;
+        w.crossed_at_s = static_cast<std::uint32_t>(std::clamp<std::int64_t>(e[fields + 1].integer / 1000, 0, UINT32_MAX));
         std::size_t positions_end = size;
         if (size >= claims_from + 2 && e[size - 2].integer == 0) {
             if (e[size - 1].integer < 1) {
