@@ -167,7 +167,7 @@ if period_end then reset_ms = period_end end -- the boundary, whatever the count
 local reset_after = math.ceil((reset_ms - now) / 1000)
 local retry_after = 0
 if allowed == 0 then retry_after = math.max(1, reset_after) end
--- Second, the units owed past the limit (lua/multi.lua's notify_debt reads a report's);
+-- Second, the units owed past the limit (lua/notify/crossings.lua's notify_report reads a report's);
 -- EVAL answers the first value only.
 local debt_units = math.max(0, count - limit)
 return {allowed, limit, math.max(0, limit - count), math.ceil(reset_ms / 1000), retry_after, reset_after,

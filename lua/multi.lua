@@ -11,7 +11,8 @@
 --          After the limits' arguments, optionally, pairs (limit index, thresholds) for the limits
 --          of policies with quota webhooks (lua/notify/crossings.lua): a limit that ran for real
 --          (not a report, not an ask, not one left unchanged because another denied) is tested;
---          a report's pair holds its debt bound ("debt:<units>", notify_debt)
+--          a report's pair holds its thresholds and debt bound ("u1,...;debt:<units>",
+--          notify_report)
 -- Returns one reply per limit, in order, each exactly what the algorithm's script returns
 -- (an 'ask': its peek, denied when nothing is left).
 --
@@ -82,7 +83,7 @@ end
 for i = 1, n do
   local mode = args[i][6]
   if not asks[i] and (all_fit or not fits[i]) then
-    -- a report's script also returns the debt it left, in units (notify_debt)
+    -- a report's script also returns the debt it left, in units (notify_report)
     local debt
     replies[i], debt = runs[i]({KEYS[i]}, args[i])
     if thresholds[i] and (mode == '' or mode == 'charge') then
@@ -90,7 +91,7 @@ for i = 1, n do
       pcall(notify_crossings, KEYS[i], ARGV[args_per_check * (i - 1) + 1], tonumber(args[i][2]), tonumber(args[i][4]),
             thresholds[i], replies[i], tonumber(now))
     elseif thresholds[i] and string.sub(mode, 1, 6) == 'report' then
-      pcall(notify_debt, KEYS[i], ARGV[args_per_check * (i - 1) + 1], tonumber(args[i][2]), tonumber(args[i][4]),
+      pcall(notify_report, KEYS[i], ARGV[args_per_check * (i - 1) + 1], tonumber(args[i][2]), tonumber(args[i][4]),
             thresholds[i], replies[i], debt, tonumber(now))
     end
   end

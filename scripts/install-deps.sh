@@ -36,8 +36,9 @@ test_packages=(
   # clients/php tests: Symfony RateLimiter bridge + login throttling app, PSR-3 logger, PSR-7
   # for the PSR-15 middleware, a Laravel 8 app; envsubst for the probe-through-nginx test.
   php-symfony-rate-limiter php-psr-log php-nyholm-psr7 php-symfony-framework-bundle php-symfony-security-bundle php-laravel-framework gettext-base
-  # tests/deploy: the Kubernetes manifests are parsed with PyYAML.
-  python3 python3-yaml
+  # tests/deploy: the Kubernetes manifests are parsed with PyYAML; quota webhook events are
+  # validated against docs/schema/usage-event.schema.json (tests/support/validate_events.py).
+  python3 python3-yaml python3-jsonschema
   # tests/grpc: an independent Python gRPC client, stubs generated from proto/ at test time.
   python3-grpcio python3-grpc-tools
   # scripts/container-test.sh: a local base image and a rootless-capable engine, no registry.

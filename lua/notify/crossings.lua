@@ -3,14 +3,17 @@
 -- finds the thresholds it crossed and claims each once per (key, threshold, window) with a
 -- marker key (SET NX, expiring at the window's end), so that every sidecar sharing this Redis
 -- sees the claim and only one sends the event. Appends to the reply, when any was claimed:
--- {..., window_end_ms, position, position, ...} (position k: the k-th threshold of `spec`).
--- notify_debt does the same for a report (POST /v1/report) whose debt passed the policy's
--- bound: {..., window_end_ms, 0, debt} (position 0: the debt bound, then the debt in units).
+-- {..., window_end_ms, crossed_at_ms, position, position, ...} (position k: the k-th threshold
+-- of `spec`; crossed_at_ms: the script's clock, the instant of the charge).
+-- notify_report does the same for a report (POST /v1/report, a gRPC response-phase cost): the
+-- thresholds its units crossed, then, when its debt passed the policy's bound, position 0 and
+-- the debt in units: {..., window_end_ms, crossed_at_ms, position, ..., 0, debt}.
 --
 -- spec      "u1,u2,...": per threshold, the units used at which it fires (ceil(f * limit)), or
---           0 for the first denial in the window (f = 1.0); a report's: "debt:<bound>"
+--           0 for the first denial in the window (f = 1.0); a report's: "u1,...;debt:<bound>"
 -- used      limit - remaining after the check; before it: used - cost when it admitted
--- A threshold u > 0 is crossed by an admitted check with before < u <= used; 0 by a denial.
+-- A threshold u > 0 is crossed by an admitted check with before < u <= used (or a denied one
+-- that charged all the same: charges_when_denied); 0 by a denial.
 -- The window, by the algorithm's row of policy::algorithm_table (.notify_window): its own
 -- counter's (own_counter: it ends at the reply's reset; the count only rises in it, so a
 -- crossing happens once, and the marker only guards against a refund); else (aligned: the
@@ -44,13 +47,19 @@ local notify_window = function(key, algorithm, window, reply, now)
   return tag, window_end, life, window_name
 end
 
+-- The algorithms whose script charges a denied check too (lua/erl_fixed_window.lua counts every
+-- call as envoyproxy/ratelimit's pods do, and answers how far past the limit as a negative
+-- remaining): their denials cross thresholds below 1.0 as admits do.
+local charges_when_denied = {erl_fixed_window = true}
+
 local notify_crossings = function(key, algorithm, window, cost, spec, reply, now)
   -- reply[1]: 0 denied, 1 admitted, 1 + d admitted after a delay of d ms (a reservation
   -- charges as an admit does)
   local admitted, limit, remaining = reply[1] >= 1, reply[2], reply[3]
+  local charged = admitted or charges_when_denied[algorithm] == true
   local used = math.max(0, limit - remaining)
   local before = used
-  if admitted then before = used - cost end
+  if charged then before = used - cost end
   local tag, window_end, life, window_name = notify_window(key, algorithm, window, reply, now)
   if not tag then return end
   local fired = {}
@@ -59,7 +68,7 @@ local notify_crossings = function(key, algorithm, window, cost, spec, reply, now
     position = position + 1
     local u = tonumber(units)
     local crossed
-    if u == 0 then crossed = not admitted else crossed = admitted and before < u and used >= u end
+    if u == 0 then crossed = not admitted else crossed = charged and before < u and used >= u end
     if crossed then
       local marker = tag .. ':notify:' .. units .. window_name
       if redis.call('SET', marker, '1', 'NX', 'PX', life) then
@@ -69,24 +78,63 @@ local notify_crossings = function(key, algorithm, window, cost, spec, reply, now
   end
   if #fired > 0 then
     reply[8] = window_end
-    for k = 1, #fired do reply[8 + k] = fired[k] end
+    reply[9] = now
+    for k = 1, #fired do reply[9 + k] = fired[k] end
   end
 end
 
--- A report of `cost` units (> 0) that left the key `debt` units in debt (the algorithm's second
--- return value) passed the bound when debt >= bound > debt - cost. The report charged `cost`
--- units at most, so the debt before it was at least debt - cost: when that is past the bound
--- already, this report did not take it there and sends nothing. The marker keeps it to one
--- event per window whatever came before.
--- One SET at most: a report costs Redis a constant more.
-local notify_debt = function(key, algorithm, window, cost, spec, reply, debt, now)
-  local bound = tonumber(string.match(spec, '^debt:(%d+)$') or '')
-  if not bound or not debt or cost <= 0 or debt < bound or debt - cost >= bound then return end
+-- A report's claims appended to its reply: {..., window_end_ms, crossed_at_ms, position, ...,
+-- 0, debt} (the positions of the thresholds it crossed, then position 0 and the debt when it
+-- passed the bound).
+local append_claims = function(reply, window_end, now, fired, debt)
+  if #fired == 0 and not debt then return end
+  reply[8] = window_end
+  reply[9] = now
+  for k = 1, #fired do reply[9 + k] = fired[k] end
+  if debt then
+    reply[10 + #fired] = 0
+    reply[11 + #fired] = debt
+  end
+end
+
+-- A report of `cost` units (> 0) charged without asking: the units it charged in all are
+-- limit - remaining + debt (the algorithm's second return value), before it that less cost. It
+-- crosses a threshold u > 0 with before < u <= charged, and the 1.0 threshold (spec 0, a check's
+-- first denial) when it takes usage past the limit (before <= limit < charged: what a check would
+-- have been denied); each under the check's marker, so that a window's threshold is claimed once
+-- whichever way usage came to it. A refund (cost <= 0) crosses nothing.
+-- It passed the debt bound when debt >= bound > debt - cost. The report charged `cost` units at
+-- most, so the debt before it was at least debt - cost: when that is past the bound already,
+-- this report did not take it there and sends nothing. The marker keeps it to one event per
+-- window whatever came before.
+-- spec: "<thresholds as notify_crossings reads them>;debt:<bound>" (either part may be empty).
+-- One SET per threshold crossed and one for the bound at most: a report costs Redis that more.
+local notify_report = function(key, algorithm, window, cost, spec, reply, debt, now)
+  if cost <= 0 then return end
+  local units_spec, debt_spec = string.match(spec, '^([%d,]*);(.*)$')
+  if not units_spec then return end
   local tag, window_end, life, window_name = notify_window(key, algorithm, window, reply, now)
   if not tag then return end
-  if redis.call('SET', tag .. ':notify:debt:' .. bound .. window_name, '1', 'NX', 'PX', life) then
-    reply[8] = window_end
-    reply[9] = 0
-    reply[10] = debt
+  local limit = reply[2]
+  -- remaining, or (erl_fixed_window) how far past the limit as a negative: then the debt is that
+  local charged = math.max(0, limit - math.max(0, reply[3])) + (debt or 0)
+  local before = charged - cost
+  local fired = {}
+  local position = 0
+  for units in string.gmatch(units_spec, '%d+') do
+    position = position + 1
+    local u = tonumber(units)
+    local crossed
+    if u == 0 then crossed = before <= limit and charged > limit else crossed = before < u and charged >= u end
+    if crossed and redis.call('SET', tag .. ':notify:' .. units .. window_name, '1', 'NX', 'PX', life) then
+      fired[#fired + 1] = position
+    end
   end
+  local bound = tonumber(string.match(debt_spec, '^debt:(%d+)$') or '')
+  local passed
+  if bound and debt and debt >= bound and debt - cost < bound and
+      redis.call('SET', tag .. ':notify:debt:' .. bound .. window_name, '1', 'NX', 'PX', life) then
+    passed = debt
+  end
+  append_claims(reply, window_end, now, fired, passed)
 end

@@ -58,7 +58,7 @@ void Notifier::offer(service::Crossing c) noexcept {
             metrics_.count_dropped();
             return;
         }
-        PendingEvent e{c.rule->target, new_event_id(), {}, steady::now()};
+        PendingEvent e{c.rule->target, event_id(c), {}, steady::now()};
         e.body = event_body(c, e.id);
         {
             std::lock_guard lock(mu_);

@@ -64,6 +64,8 @@ Policy erl_policy(const Policy& base, std::uint32_t requests_per_unit, RlsUnit u
     p.window = std::chrono::seconds(unit_seconds(unit));
     p.on_store_error = base.on_store_error;
     p.shadow = base.shadow;
+    // Its quota webhooks: the counter's thresholds are of requests_per_unit, claimed on its key.
+    p.notify = base.notify;
     p.long_ttl = true;
     p.expiration_jitter = jitter;
     return p;

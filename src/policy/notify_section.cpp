@@ -3,10 +3,12 @@
 
 #include "ratelimitd/config/tree_values.hpp"
 #include "ratelimitd/core/quote.hpp"
+#include "ratelimitd/policy/notify_domain_rules.hpp"
 #include "ratelimitd/policy/validate.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 
 namespace ratelimitd::policy {
 
@@ -56,7 +58,12 @@ std::string debt_spec(const NotifyRule& rule) {
     return rule.debt > 0 ? "debt:" + std::to_string(rule.debt) : std::string();
 }
 
-void NotifySection::read(const ConfigTree& v, Registry& reg) const {
+std::string report_spec(const NotifyRule& rule, std::int64_t limit) {
+    if (rule.at.empty() && rule.debt <= 0) return {};
+    return threshold_spec(rule, limit) + ";" + debt_spec(rule);
+}
+
+void NotifySection::read(const ConfigTree& v, Registry& reg, bool domain_rules_follow) const {
     if (v.is_null()) return;
     if (!v.is_object()) fail("notify", "expected a map with targets and policies, got " + describe(v));
     check_keys(v, "notify", {"targets", "policies"});
@@ -78,6 +85,7 @@ void NotifySection::read(const ConfigTree& v, Registry& reg) const {
         for (const auto& [name, body] : policies->items()) {
             const std::string path = join("notify.policies", name);
             const Policy* p = reg.find(name);
+            if (p == nullptr && domain_rules_follow) continue;  // read_domain_rules, once they are read
             if (p == nullptr) fail(path, quote(name) + " is not a defined policy");
             if (traits(p->algorithm).leases) {
                 fail(path, "a concurrency policy has no window to count a crossing in: quota webhooks need another "
@@ -94,13 +102,35 @@ void NotifySection::read(const ConfigTree& v, Registry& reg) const {
     reg.notify = std::move(settings);
 }
 
+void NotifySection::read_domain_rules(const ConfigTree& v, Registry& reg) const {
+    const ConfigTree* policies = find(v, "policies");
+    if (policies == nullptr || !policies->is_object() || !reg.notify) return;
+    std::shared_ptr<RlsDomains> domains = reg.domains ? std::make_shared<RlsDomains>(*reg.domains) : nullptr;
+    for (const auto& [name, body] : policies->items()) {
+        if (reg.find(name) != nullptr) continue;  // a policy's: read()
+        const std::string path = join("notify.policies", name);
+        const std::int64_t deepest = domains ? deepest_debt_of_domain_rules(*domains, name) : 0;
+        auto rule = read_rule(body, path, name, *reg.notify, deepest);
+        if (!domains || !attach_notify_to_domain_rules(*domains, name, rule)) {
+            fail(path, quote(name) + " is not a defined policy or the label of a limited Envoy domain rule");
+        }
+    }
+    if (domains) reg.domains = std::move(domains);
+}
+
 std::shared_ptr<const NotifyTarget> NotifySection::read_target(const ConfigTree& v, const std::string& path,
                                                                const std::string& name) const {
     if (!v.is_object()) fail(path, "expected a map {url, secret, timeout}, got " + describe(v));
-    check_keys(v, path, {"url", "secret", "timeout"});
+    check_keys(v, path, {"url", "secret", "timeout", "ca_file"});
     auto t = std::make_shared<NotifyTarget>();
     t->name = name;
-    read_url(require(v, path, "url", "an http:// URL"), path + ".url", *t);
+    read_url(require(v, path, "url", "an http:// or https:// URL"), path + ".url", *t);
+    if (const ConfigTree* ca = find(v, "ca_file")) {
+        if (!t->tls) fail(path + ".ca_file", "only allowed with an https:// URL");
+        t->ca_file = need_string(*ca, path + ".ca_file", "a PEM file of CA certificates");
+        // Read at load, so a missing file is a config error rather than every event failing.
+        if (!std::ifstream(t->ca_file).good()) fail(path + ".ca_file", "cannot read " + quote(t->ca_file));
+    }
     // Never echo the value: it is a secret.
     const ConfigTree& secret = require(v, path, "secret", "a string of at least 16 bytes");
     if (!secret.is_string()) fail(path + ".secret", "expected a string of at least 16 bytes, got " + type_name(secret));
@@ -119,14 +149,11 @@ std::shared_ptr<const NotifyTarget> NotifySection::read_target(const ConfigTree&
 }
 
 void NotifySection::read_url(const ConfigTree& v, const std::string& path, NotifyTarget& t) const {
-    t.url = need_string(v, path, "an http:// URL");
-    constexpr std::string_view http = "http://";
-    if (t.url.rfind("https://", 0) == 0) {
-        fail(path, "https:// is not supported: the webhook sender speaks plain http:// (put a TLS proxy in front "
-                   "of the receiver, or a sidecar on its host)");
-    }
-    if (t.url.rfind(http, 0) != 0) fail(path, "expected an http:// URL, got " + quote(t.url));
-    const std::string rest = t.url.substr(http.size());
+    t.url = need_string(v, path, "an http:// or https:// URL");
+    t.tls = t.url.rfind("https://", 0) == 0;
+    const std::string_view scheme = t.tls ? "https://" : "http://";
+    if (t.url.rfind(scheme, 0) != 0) fail(path, "expected an http:// or https:// URL, got " + quote(t.url));
+    const std::string rest = t.url.substr(scheme.size());
     const auto slash = rest.find_first_of("/?");
     const std::string authority = rest.substr(0, slash);
     t.target = slash == std::string::npos ? "/" : rest.substr(slash);
@@ -137,7 +164,7 @@ void NotifySection::read_url(const ConfigTree& v, const std::string& path, Notif
     }
     if (t.target.find_first_of(" \r\n\t#") != std::string::npos) fail(path, "expected a path without spaces or '#'");
     std::string host = authority;
-    std::string port = "80";
+    std::string port = t.tls ? "443" : "80";
     if (!host.empty() && host.front() == '[') {
         const auto close = host.find(']');
         if (close == std::string::npos) fail(path, "expected ']' after an IPv6 address in " + quote(t.url));

@@ -88,7 +88,8 @@ Config RegistryValidator::run(const Json& root) const {
     if (const Json* v = find(root, "plans")) limits.read_plans(*v, reg);
     if (const Json* v = find(root, "tenants")) limits.read_tenants(*v, reg);
     // After every version of a policy exists: each gets the policy's thresholds.
-    if (const Json* v = find(root, "notify")) NotifySection(file()).read(*v, reg);
+    const bool domains_follow = !from_xds && EnvoyConfigSection::present(root);
+    if (const Json* v = find(root, "notify")) NotifySection(file()).read(*v, reg, domains_follow);
 
     const IdentitySection identity(file());
     // Identity first: route limits name identity sources.
@@ -100,6 +101,8 @@ Config RegistryValidator::run(const Json& root) const {
     EnvoyConfigSection envoy(file());
     envoy.read(root, reg, from_xds);
     if (const Json* v = find(root, "rlqs")) RlqsSection(file()).read(*v, reg);
+    // Thresholds of Envoy domain rules, by label: after the domains exist.
+    if (const Json* v = find(root, "notify"); v != nullptr && domains_follow) NotifySection(file()).read_domain_rules(*v, reg);
 
     cfg.settings = read_process_settings(root);
     return cfg;

@@ -404,6 +404,30 @@ void CheckService::count(const Decision& d, const policy::CheckPlan& plan, const
     }
 }
 
+namespace {
+
+/// The plan whose limits `limit` spends: the tenant's (`tenants.T.plan`), else the plan a
+/// version of the policy belongs to; "" for none (the policy's own limits).
+std::string plan_name(const policy::CheckPlan& plan, const policy::PlannedLimit& limit) {
+    if (plan.registry) {
+        if (auto it = plan.registry->tenants.find(limit.tenant); it != plan.registry->tenants.end() && it->second.plan) {
+            return *it->second.plan;
+        }
+    }
+    const std::string& own = limit.policy->plan;
+    return own == policy::tenant_override_label ? std::string() : own;
+}
+
+/// What an event says of the window `w` that crossed, beside the threshold or the debt.
+void describe_window(service::Crossing& c, const check::WindowState& w, std::string plan) {
+    c.plan = std::move(plan);
+    c.window_name = w.policy;
+    c.window_s = w.window_s;
+    c.crossed_at_ms = static_cast<std::int64_t>(w.crossed_at_s) * 1000;
+}
+
+}  // namespace
+
 void CheckService::offer_crossings(const Decision& d, const policy::CheckPlan& plan) const {
     if (sink_ == nullptr) return;
     for (std::size_t k = 0; k < d.verdict.windows.size() && k < d.owner.size(); ++k) {
@@ -412,15 +436,19 @@ void CheckService::offer_crossings(const Decision& d, const policy::CheckPlan& p
         const policy::PlannedLimit& limit = plan.limits[d.owner[k]];
         const auto& rule = limit.policy->notify;
         if (!rule) continue;
+        const std::string plan_of_tenant = plan_name(plan, limit);
         if (w.debt_passed > 0) {
             Crossing c{rule, 0, limit.tenant, plan.scope, w.limit, 0, w.window_end_ms};
             c.debt = w.debt_passed;
+            describe_window(c, w, plan_of_tenant);
             sink_->offer(std::move(c));
         }
         for (std::size_t bit = 0; bit < rule->at.size() && bit < policy::max_notify_thresholds; ++bit) {
             if ((w.crossed & (1u << bit)) == 0) continue;
-            sink_->offer(Crossing{rule, rule->at[bit], limit.tenant, plan.scope, w.limit,
-                                  std::max<std::int64_t>(0, w.limit - w.remaining), w.window_end_ms});
+            Crossing c{rule, rule->at[bit], limit.tenant, plan.scope, w.limit,
+                       std::max<std::int64_t>(0, w.limit - w.remaining), w.window_end_ms};
+            describe_window(c, w, plan_of_tenant);
+            sink_->offer(std::move(c));
         }
     }
 }

@@ -31,8 +31,9 @@ const ratelimitd::policy::Policy& policy() {
 void check_verdict(const Value& v) {
     const auto verdict = parse_verdict(v, policy());
     if (!verdict) return;
-    // Accepted only as the script's fixed shape: 7 integers, one window, remaining >= 0.
-    if (v.type != Value::Type::array || v.elements.size() != 7) std::abort();
+    // Accepted only as the script's fixed shape: 7 integers, or 7 and a quota webhook's claims
+    // (window end, crossed at, at least one position or the debt), one window, remaining >= 0.
+    if (v.type != Value::Type::array || (v.elements.size() != 7 && v.elements.size() < 10)) std::abort();
     if (verdict->windows.size() != 1 || verdict->windows[0].remaining < 0) std::abort();
     // The first value: 0 denied, 1 admitted, 1 + d admitted after d ms (max_delay).
     const std::int64_t first = v.elements[0].integer;

@@ -2,12 +2,14 @@
 // the tests' own HTTP receiver. Each threshold crossed sends one event per tenant and window
 // across the fleet, signed; a receiver that is down gets them once it is back; a full queue
 // drops and counts; POST /v1/notify/test is an admin door that touches no store.
+#include "support/event_schema.hpp"
 #include "support/held_window.hpp"
 #include "support/http_client.hpp"
 #include "support/load.hpp"
 #include "support/metrics_text.hpp"
 #include "support/processes.hpp"
 #include "support/wait.hpp"
+#include "support/webhook_event_check.hpp"
 #include "support/webhook_receiver.hpp"
 
 #include <gtest/gtest.h>
@@ -15,6 +17,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -42,51 +45,9 @@ std::int64_t unix_now() {
     return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-/// HMAC-SHA256 in hex, straight from OpenSSL: the test does not trust ratelimitd's own.
-std::string hmac_hex(const std::string& key, const std::string& message) {
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(message.data()),
-         message.size(), digest, &n);
-    std::string hex;
-    for (unsigned int i = 0; i < n; ++i) {
-        char two[3];
-        std::snprintf(two, sizeof two, "%02x", digest[i]);
-        hex += two;
-    }
-    return hex;
-}
-
-/// Checks what every event must be: a signed JSON POST with the documented fields (or a debt
-/// event's, when `type` is "debt") and no secret; returns its body.
+/// Checks what every event must be (support/webhook_event_check.hpp), signed with `secret`.
 json verified(const ReceivedRequest& r, const std::string& type = "threshold") {
-    EXPECT_EQ(r.method, "POST");
-    EXPECT_EQ(r.target, "/hook");
-    EXPECT_EQ(r.headers.at("content-type"), "application/json");
-    const std::string sig = r.headers.count("ratelimit-signature") ? r.headers.at("ratelimit-signature") : "";
-    const auto comma = sig.find(",v1=");
-    EXPECT_EQ(sig.rfind("t=", 0), 0u) << sig;
-    EXPECT_NE(comma, std::string::npos) << sig;
-    if (comma == std::string::npos) return {};
-    const std::string t = sig.substr(2, comma - 2);
-    EXPECT_EQ(sig.substr(comma + 4), hmac_hex(secret, t + "." + r.body)) << "a valid signature";
-    EXPECT_LE(std::abs(std::stoll(t) - unix_now()), 30) << "signed now";
-    for (const auto& [name, value] : r.headers) EXPECT_EQ(value.find(secret), std::string::npos) << name;
-    EXPECT_EQ(r.body.find(secret), std::string::npos);
-    const json body = json::parse(r.body);
-    std::vector<std::string> keys;
-    for (const auto& [k, v] : body.items()) keys.push_back(k);
-    // nlohmann's json sorts keys; the order on the wire is checked by the unit test.
-    if (type == "debt") {
-        EXPECT_EQ(keys, (std::vector<std::string>{"bound", "debt", "id", "limit", "policy", "scope", "tenant", "type",
-                                                  "window_end"}));
-    } else {
-        EXPECT_EQ(keys, (std::vector<std::string>{"id", "limit", "policy", "scope", "tenant", "threshold", "type",
-                                                  "used", "window_end"}));
-    }
-    EXPECT_EQ(body["type"], type);
-    EXPECT_EQ(body["id"].get<std::string>().rfind("evt_", 0), 0u);
-    return body;
+    return verified_event(r, secret, unix_now(), type);
 }
 
 double metric(unsigned short port, const std::string& series) {
@@ -174,6 +135,7 @@ TEST(NotifyWebhooks, ThreeSidecarsOnOneRedisSendOneSignedEventPerThresholdTenant
             EXPECT_LE(e["window_end"].get<std::int64_t>(), unix_now() + 601);
         }
         EXPECT_EQ(seen.size(), 12u);
+        EXPECT_EQ(schema_failures(receiver.requests()), "");
         for (auto& s : fleet) {
             s->stop();
             EXPECT_EQ(s->process().log().find(secret), std::string::npos) << "no secret in a log line";
@@ -224,10 +186,19 @@ const char* const debt_rules = "    fw: {at: [1.0], debt: 40, target: ops}\n"
                                "    sl: {debt: 40, target: ops}\n"
                                "    shallow: {debt: 40, target: ops}\n";
 
-/// The debt events received: one per (policy, tenant), each checked; `expected` of them.
+/// The debt events received: one per (policy, tenant), each checked; `expected` of them. fw's
+/// reports also reach its limit, its 1.0 threshold: one such event per tenant.
 void expect_one_debt_event_each(const WebhookReceiver& receiver, std::size_t expected, int cost) {
     std::set<std::pair<std::string, std::string>> seen;
+    std::set<std::string> limit_reached;
     for (const auto& r : receiver.requests()) {
+        if (json::parse(r.body)["type"] == "threshold") {
+            const json e = verified(r);
+            EXPECT_EQ(e["policy"], "fw");
+            EXPECT_EQ(e["threshold"], 1.0);
+            EXPECT_TRUE(limit_reached.insert(e["tenant"].get<std::string>()).second) << e.dump();
+            continue;
+        }
         const json e = verified(r, "debt");
         EXPECT_TRUE(seen.emplace(e["policy"].get<std::string>(), e["tenant"].get<std::string>()).second)
             << "one event each: " << e.dump();
@@ -242,6 +213,7 @@ void expect_one_debt_event_each(const WebhookReceiver& receiver, std::size_t exp
         EXPECT_LE(e["window_end"].get<std::int64_t>(), unix_now() + 601);
     }
     EXPECT_EQ(seen.size(), expected);
+    EXPECT_EQ(limit_reached, (std::set<std::string>{"acme", "globex"}));
 }
 
 TEST(NotifyWebhooks, ThreeSidecarsOnOneRedisSendOneSignedDebtEventPerTenantAndWindow) {
@@ -259,15 +231,22 @@ TEST(NotifyWebhooks, ThreeSidecarsOnOneRedisSendOneSignedDebtEventPerTenantAndWi
     report_over(fleet, {"fw", "tb", "gc", "sw", "sl"}, tenants, 30, 7);
     // 6 reports of 7: 32 units of debt, below 40.
     report_over(fleet, {"shallow"}, tenants, 6, 7);
-    ASSERT_TRUE(wait_until([&] { return fleet_settled(owned, 10); }, 30s));
+    ASSERT_TRUE(wait_until([&] { return fleet_settled(owned, 12); }, 30s));
     EXPECT_EQ(fleet_metric(owned, "ratelimitd_notify_failed_total{target=\"ops\"}"), 0);
-    EXPECT_EQ(receiver.count(), 10u) << "5 policies x 2 tenants";
+    EXPECT_EQ(receiver.count(), 12u) << "5 policies x 2 tenants, and fw's 1.0 reached by reports";
     expect_one_debt_event_each(receiver, 10, 7);
-    // Checks of the indebted tenant are denied: the first denial is a threshold event (fw's 1.0).
+    // Checks of the indebted tenant are denied: the 1.0 threshold the reports claimed is not
+    // sent again for the first denial.
     HttpClient client(fleet[0]->port());
     EXPECT_EQ(check(client, "fw", "acme").status, 429);
-    ASSERT_TRUE(wait_until([&] { return receiver.count() >= 11; }, 20s));
-    EXPECT_EQ(verified(receiver.requests().back())["threshold"], 1.0);
+    EXPECT_EQ(check(client, "fw", "globex").status, 429);
+    // A report that takes a new tenant past its limit on the same sidecar, queued after those
+    // denials: once it is delivered, any event of theirs would have been too.
+    EXPECT_EQ(report(client, "fw", "initech", 11).status, 200);
+    ASSERT_TRUE(wait_until([&] { return fleet_settled(owned, 13); }, 20s));
+    ASSERT_EQ(receiver.count(), 13u);
+    EXPECT_EQ(json::parse(receiver.requests().back().body)["tenant"], "initech");
+    EXPECT_EQ(schema_failures(receiver.requests()), "");
 }
 
 TEST(NotifyWebhooks, TheEmbeddedStoreSendsOneDebtEventPerTenantForItsInstance) {
@@ -275,9 +254,9 @@ TEST(NotifyWebhooks, TheEmbeddedStoreSendsOneDebtEventPerTenantForItsInstance) {
     Ratelimitd sidecar(config_for(receiver, debt_policies, debt_rules), "");
     report_over({&sidecar}, {"fw", "tb", "gc", "sw", "sl"}, {"acme", "globex"}, 30, 7);
     report_over({&sidecar}, {"shallow"}, {"acme", "globex"}, 6, 7);
-    ASSERT_TRUE(wait_until([&] { return metric(sidecar.port(), "ratelimitd_notify_sent_total{target=\"ops\"}") >= 10; },
+    ASSERT_TRUE(wait_until([&] { return metric(sidecar.port(), "ratelimitd_notify_sent_total{target=\"ops\"}") >= 12; },
                            20s));
-    EXPECT_EQ(receiver.count(), 10u);
+    EXPECT_EQ(receiver.count(), 12u);
     expect_one_debt_event_each(receiver, 10, 7);
 }
 
@@ -466,6 +445,7 @@ TEST(NotifyWebhooks, TheTestDoorSendsASignedSampleAndIsAnOperatorsDoorThatTouche
     ASSERT_EQ(receiver.count(), 1u);
     const json sample = verified(receiver.requests().front());
     EXPECT_EQ(sample["policy"], "sample");
+    EXPECT_EQ(schema_failures(receiver.requests()), "");
 
     const auto no_token = client.post("/v1/notify/test", R"({"target":"ops"})", {{"Content-Type", "application/json"}});
     EXPECT_EQ(no_token.status, 401) << no_token.body;

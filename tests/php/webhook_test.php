@@ -48,7 +48,8 @@ if ($mode === 'cases') {
             'ratelimitd\'s event ' . $event['id'] . ' verifies (' . $event['policy'] . ' at ' . $event['threshold'] . ')');
         Check::ok(!Webhook::verify($request['body'], $request['signature'], 'not-the-secret-0123456789'),
             'and not with another secret');
-        Check::same(['id', 'type', 'policy', 'tenant', 'scope', 'threshold', 'limit', 'used', 'window_end'],
+        Check::same(['id', 'type', 'policy', 'plan', 'tenant', 'scope', 'window', 'window_start', 'window_end',
+                     'crossed_at', 'threshold', 'limit', 'used'],
             array_keys($event), 'the documented fields, in order');
         Check::ok(!str_contains($line, $secret), 'no secret in the request');
     }

@@ -5,6 +5,8 @@
 
 #include "support/processes.hpp"
 
+#include <openssl/ssl.h>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -39,7 +41,22 @@ int listen_on(unsigned short port) {
 
 WebhookReceiver::WebhookReceiver() : port_(free_port()) { up(); }
 
-WebhookReceiver::~WebhookReceiver() { down(); }
+WebhookReceiver::WebhookReceiver(const CertFiles& certificate) : port_(free_port()) {
+    SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
+    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+    if (SSL_CTX_use_certificate_chain_file(ctx, certificate.cert.c_str()) != 1 ||
+        SSL_CTX_use_PrivateKey_file(ctx, certificate.key.c_str(), SSL_FILETYPE_PEM) != 1) {
+        SSL_CTX_free(ctx);
+        throw std::runtime_error("webhook receiver: cannot load " + certificate.cert);
+    }
+    tls_ = ctx;
+    up();
+}
+
+WebhookReceiver::~WebhookReceiver() {
+    down();
+    SSL_CTX_free(static_cast<SSL_CTX*>(tls_));
+}
 
 void WebhookReceiver::up() {
     if (thread_.joinable()) return;
@@ -76,9 +93,27 @@ void WebhookReceiver::serve(int listener) {
             kept_threads_.emplace_back([this, fd] { serve_connection(fd); });
             continue;
         }
-        handle(fd, false);
+        if (tls_ != nullptr) {
+            handle_tls(fd);
+        } else {
+            handle(fd, false);
+        }
         ::close(fd);
     }
+}
+
+void WebhookReceiver::handle_tls(int fd) {
+    timeval tv{5, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    SSL* ssl = SSL_new(static_cast<SSL_CTX*>(tls_));
+    SSL_set_fd(ssl, fd);
+    if (SSL_accept(ssl) == 1) {
+        handle(fd, false, ssl);
+        SSL_shutdown(ssl);
+    } else {
+        ++failed_handshakes_;
+    }
+    SSL_free(ssl);
 }
 
 void WebhookReceiver::serve_connection(int fd) {
@@ -89,14 +124,18 @@ void WebhookReceiver::serve_connection(int fd) {
     ::close(fd);
 }
 
-bool WebhookReceiver::handle(int fd, bool keep) {
+bool WebhookReceiver::handle(int fd, bool keep, void* tls) {
     timeval tv{5, 0};
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    SSL* ssl = static_cast<SSL*>(tls);
+    const auto recv_some = [fd, ssl](char* to, std::size_t most) -> ssize_t {
+        return ssl != nullptr ? SSL_read(ssl, to, static_cast<int>(most)) : ::recv(fd, to, most, 0);
+    };
     std::string in;
     char buf[4096];
     std::size_t head_end = std::string::npos;
     while (head_end == std::string::npos) {
-        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        const ssize_t n = recv_some(buf, sizeof buf);
         if (n <= 0) return false;
         in.append(buf, static_cast<std::size_t>(n));
         head_end = in.find("\r\n\r\n");
@@ -122,7 +161,7 @@ bool WebhookReceiver::handle(int fd, bool keep) {
     const std::size_t length = r.headers.count("content-length") ? std::stoul(r.headers["content-length"]) : 0;
     r.body = in.substr(head_end + 4);
     while (r.body.size() < length) {
-        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        const ssize_t n = recv_some(buf, sizeof buf);
         if (n <= 0) return false;
         r.body.append(buf, static_cast<std::size_t>(n));
     }
@@ -133,6 +172,7 @@ bool WebhookReceiver::handle(int fd, bool keep) {
     const int status = status_;
     const std::string answer = "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Length: 0\r\nConnection: " +
                                (keep ? "keep-alive" : "close") + "\r\n\r\n";
+    if (ssl != nullptr) return SSL_write(ssl, answer.data(), static_cast<int>(answer.size())) == static_cast<int>(answer.size()) && keep;
     return ::send(fd, answer.data(), answer.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(answer.size()) && keep;
 }
 

@@ -30,8 +30,12 @@ struct WindowState {
     std::string lease;
     /// Quota webhooks: bit k set when this check crossed threshold k of its policy's
     /// notify.at first in its window (claimed in the store, so once across the fleet); 0 for a
-    /// policy without thresholds. window_end_ms: the end of that window, epoch ms.
+    /// policy without thresholds. crossed_at_s: the store's clock when it was claimed (Redis
+    /// TIME), epoch seconds rounded down (32 bits, in the padding after `crossed`: a waiting
+    /// call's frame has no byte to spare, road.hpp). window_end_ms: the end of that window,
+    /// epoch ms.
     std::uint8_t crossed = 0;
+    std::uint32_t crossed_at_s = 0;
     std::int64_t window_end_ms = 0;
     /// Quota webhooks: a report that took the key's debt past its policy's notify.debt bound
     /// first in its window (claimed in the store): the debt it left, in units; 0 otherwise.

@@ -14,12 +14,16 @@
 
 namespace ratelimitd::policy {
 
-/// Where events go: an http:// URL split for the client, and the key that signs them.
+/// Where events go: an http:// or https:// URL split for the client, and the key that signs them.
 struct NotifyTarget {
     std::string name;     ///< its key under notify.targets
     std::string url;      ///< as written (no secret in it: the loader refuses userinfo)
     std::string host;
-    std::string port;     ///< "80" when the URL names none
+    std::string port;     ///< "80" ("443" for https://) when the URL names none
+    /// https://: TLS with the receiver's certificate verified (chain and host name) against
+    /// `ca_file`'s CAs, or the system's when it is empty.
+    bool tls = false;
+    std::string ca_file{};
     std::string target;   ///< path and query, "/" at least
     /// The HMAC-SHA256 key of RateLimit-Signature. Never logged, never rendered, never in an
     /// error message.
@@ -53,9 +57,13 @@ struct NotifyRule {
 /// "u1,u2,..." in the order of rule.at (so position k - 1 is at[k - 1]).
 [[nodiscard]] std::string threshold_spec(const NotifyRule& rule, std::int64_t limit);
 
-/// A report's debt bound as lua/multi.lua's notify_debt reads it: "debt:<units>"; "" when
-/// `rule` has none.
+/// A report's debt bound: "debt:<units>"; "" when `rule` has none.
 [[nodiscard]] std::string debt_spec(const NotifyRule& rule);
+
+/// What lua/notify/crossings.lua's notify_report reads for a report on a window of `limit`
+/// units: its thresholds, ';', its debt bound ("8,0;debt:40", "8;", ";debt:40"); "" when the
+/// rule has neither, and then the report sends nothing.
+[[nodiscard]] std::string report_spec(const NotifyRule& rule, std::int64_t limit);
 
 /// The whole section: targets by name (POST /v1/notify/test names one).
 struct NotifySettings {

@@ -9,7 +9,7 @@ namespace ratelimitd::policy {
 /// Reads `notify:` into reg.notify and sets Policy::notify on every version of each named
 /// policy (its own, its plans', its tenants' overrides, and their windows); policies, plans and
 /// tenants are read first. Refuses what the sender cannot honour, naming the field: a URL that
-/// is not http:// (https:// included: the sender speaks plain HTTP), a secret shorter than 16
+/// is not http:// or https://, a ca_file that cannot be read or is not for https://, a secret shorter than 16
 /// bytes (never echoed), a threshold outside (0, 1], a debt bound that is not a whole number
 /// from 1 to the policy's max_debt, a rule with neither `at` nor `debt`, an undefined target or
 /// policy, a concurrency policy (it has no window to count a crossing in).
@@ -17,7 +17,13 @@ class NotifySection : SchemaChecks {
 public:
     using SchemaChecks::SchemaChecks;
 
-    void read(const ConfigTree& v, Registry& reg) const;
+    /// `domain_rules_follow`: the file has Envoy domains, read after this; a name that is no
+    /// policy may be one of their rules' labels, which read_domain_rules then decides.
+    void read(const ConfigTree& v, Registry& reg, bool domain_rules_follow = false) const;
+
+    /// The `notify.policies` entries naming no policy: each hung on the limited domain rules
+    /// of that label (policy/notify_domain_rules.hpp), or refused. After read() and the domains.
+    void read_domain_rules(const ConfigTree& v, Registry& reg) const;
 
 private:
     std::shared_ptr<const NotifyTarget> read_target(const ConfigTree& v, const std::string& path,

@@ -26,6 +26,10 @@ struct Crossing {
     /// A debt event ("type":"debt") when > 0: the debt a report left, in units past the limit,
     /// which passed rule->debt; threshold and used then mean nothing.
     std::int64_t debt = 0;
+    std::string plan{};              ///< the tenant's plan; "" when it has none
+    std::string window_name{};       ///< the window that crossed: its IETF item name ("api-1m")
+    std::int64_t window_s = 0;       ///< that window's length in seconds
+    std::int64_t crossed_at_ms = 0;  ///< the store's clock at the claim, epoch ms
 };
 
 /// Takes crossings without waiting. Implementations are thread-safe.

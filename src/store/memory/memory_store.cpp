@@ -125,7 +125,7 @@ check::Verdict layered_verdict(const std::vector<LimitCheck>& checks, const Laye
         if (ran) {
             marks.claim_crossings(*c.policy, c.key, c.cost, now, one.windows.front());
         } else if (c.mode == policy::Mode::report) {
-            marks.claim_debt(*c.policy, c.key, c.report_cost, r.replies[i].debt, now, one.windows.front());
+            marks.claim_report(*c.policy, c.key, c.report_cost, r.replies[i].debt, now, one.windows.front());
         }
         v.allowed = v.allowed && one.allowed;
         v.windows.push_back(std::move(one.windows.front()));

@@ -23,30 +23,48 @@ ClaimWindow claim_window(const policy::Policy& p, std::int64_t now, const check:
 
 }  // namespace
 
-void NotifyMarks::claim_debt(const policy::Policy& p, const std::string& key, std::int64_t cost, std::int64_t debt,
-                             std::int64_t now, check::WindowState& w) {
-    if (!p.notify || p.notify->debt <= 0) return;
-    const std::int64_t bound = p.notify->debt;
-    if (cost <= 0 || debt < bound || debt - cost >= bound) return;
+void NotifyMarks::claim_report(const policy::Policy& p, const std::string& key, std::int64_t cost, std::int64_t debt,
+                               std::int64_t now, check::WindowState& w) {
+    if (!p.notify || cost <= 0) return;
     const ClaimWindow window = claim_window(p, now, w);
-    if (claim(key + ":notify:debt:" + std::to_string(bound) + window.name, window.end, now)) {
-        w.debt_passed = debt;
+    // The units charged in all, past the limit too. The 1.0 threshold (0 units, a check's first
+    // denial) is crossed by taking usage past the limit, where a check would have been denied.
+    const std::int64_t charged = std::max<std::int64_t>(0, w.limit - w.remaining) + debt;
+    const std::int64_t before = charged - cost;
+    std::uint8_t crossed = 0;
+    for (std::size_t k = 0; k < p.notify->at.size() && k < policy::max_notify_thresholds; ++k) {
+        const std::int64_t u = policy::threshold_units(p.notify->at[k], p.limit);
+        const bool crossing = u == 0 ? before <= w.limit && charged > w.limit : before < u && charged >= u;
+        if (crossing && claim(key + ":notify:" + std::to_string(u) + window.name, window.end, now)) {
+            crossed = static_cast<std::uint8_t>(crossed | (1u << k));
+        }
+    }
+    const std::int64_t bound = p.notify->debt;
+    const bool passed = bound > 0 && debt >= bound && debt - cost < bound &&
+                        claim(key + ":notify:debt:" + std::to_string(bound) + window.name, window.end, now);
+    if (passed) w.debt_passed = debt;
+    if (crossed != 0) w.crossed = crossed;
+    if (passed || crossed != 0) {
         w.window_end_ms = window.end;
+        w.crossed_at_s = static_cast<std::uint32_t>(now / 1000);
     }
 }
 
 void NotifyMarks::claim_crossings(const policy::Policy& p, const std::string& key, std::int64_t cost,
                                   std::int64_t now, check::WindowState& w) {
     if (!p.notify) return;
-    const std::int64_t used = std::max<std::int64_t>(0, w.limit - w.remaining);
-    const std::int64_t before = w.allowed ? used - cost : used;
+    // A denied check of an algorithm that charges it all the same (erl_fixed_window, as
+    // crossings.lua's charges_when_denied) crosses thresholds below 1.0 as an admit does.
+    const bool charged = w.allowed || p.algorithm == policy::Algorithm::erl_fixed_window;
+    const std::int64_t used = std::max<std::int64_t>(0, w.limit - w.remaining) + w.past_limit;
+    const std::int64_t before = charged ? used - cost : used;
     const ClaimWindow window = claim_window(p, now, w);
     const std::int64_t window_end = window.end;
     const std::string& window_name = window.name;
     std::uint8_t crossed = 0;
     for (std::size_t k = 0; k < p.notify->at.size() && k < policy::max_notify_thresholds; ++k) {
         const std::int64_t u = policy::threshold_units(p.notify->at[k], p.limit);
-        const bool crossing = u == 0 ? !w.allowed : w.allowed && before < u && used >= u;
+        const bool crossing = u == 0 ? !w.allowed : charged && before < u && used >= u;
         if (crossing && claim(key + ":notify:" + std::to_string(u) + window_name, window_end, now)) {
             crossed = static_cast<std::uint8_t>(crossed | (1u << k));
         }
@@ -54,6 +72,7 @@ void NotifyMarks::claim_crossings(const policy::Policy& p, const std::string& ke
     if (crossed != 0) {
         w.crossed = crossed;
         w.window_end_ms = window_end;
+        w.crossed_at_s = static_cast<std::uint32_t>(now / 1000);
     }
 }
 

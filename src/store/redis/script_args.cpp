@@ -93,8 +93,9 @@ CheckArgs report_args(const policy::Policy& p, std::string key, std::int64_t rep
     CheckArgs args = check_args(p, std::move(key), 1, members);
     args.report = true;
     args.report_cost = report_cost;
-    // A report crosses no threshold (they follow checks), but may pass the policy's debt bound.
-    args.notify = p.notify ? policy::debt_spec(*p.notify) : std::string();
+    // A report crosses thresholds as the units it charges reach them, and may pass the
+    // policy's debt bound.
+    args.notify = p.notify ? policy::report_spec(*p.notify, p.limit) : std::string();
     args.max_debt = p.debt_bound();
     return args;
 }

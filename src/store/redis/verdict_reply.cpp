@@ -1,6 +1,9 @@
 // The readers of the scripts' (and DEL's) reply shapes; parse_verdict is the one reader of a check's.
 #include "ratelimitd/store/redis/verdict_reply.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace ratelimitd::store::redis {
 
 std::int64_t window_seconds(const policy::Policy& p) noexcept {
@@ -11,11 +14,13 @@ result<check::Verdict> parse_verdict(const Value& reply, const policy::Policy& p
     if (reply.is_error()) return Problem{errc::bad_script_reply, "redis error: " + reply.str};
     // allowed, limit, remaining, reset_epoch_s, retry_after_s, reset_after_s, reset_after_ms
     constexpr size_t fields = 7;
-    // then, when a quota webhook threshold was claimed: window_end_ms and 1-based positions; when
-    // a report's debt bound was: window_end_ms, 0 and the debt (lua/notify/crossings.lua)
-    constexpr size_t most = fields + 1 + policy::max_notify_thresholds;
+    // then, when a quota webhook threshold was claimed: window_end_ms, crossed_at_ms and 1-based
+    // positions; when a report's debt bound was too: 0 and the debt after them
+    // (lua/notify/crossings.lua)
+    constexpr size_t claims_from = fields + 2;
+    constexpr size_t most = claims_from + policy::max_notify_thresholds + 2;
     const auto size = reply.elements.size();
-    if (reply.type != Value::Type::array || size < fields || size == fields + 1 || size > most) {
+    if (reply.type != Value::Type::array || size < fields || (size > fields && size <= claims_from) || size > most) {
         return Problem{errc::bad_script_reply, "expected an array of 7 integers from the script"};
     }
     for (const auto& e : reply.elements) {
@@ -40,13 +45,16 @@ result<check::Verdict> parse_verdict(const Value& reply, const policy::Policy& p
     w.reset_after_ms = e[6].integer;
     if (size > fields) {
         w.window_end_ms = e[fields].integer;
-        if (e[fields + 1].integer == 0) {
-            if (size != fields + 3 || e[fields + 2].integer < 1) {
+        w.crossed_at_s = static_cast<std::uint32_t>(std::clamp<std::int64_t>(e[fields + 1].integer / 1000, 0, UINT32_MAX));
+        std::size_t positions_end = size;
+        if (size >= claims_from + 2 && e[size - 2].integer == 0) {
+            if (e[size - 1].integer < 1) {
                 return Problem{errc::bad_script_reply, "expected position 0 and the debt after it from the script"};
             }
-            w.debt_passed = e[fields + 2].integer;
+            w.debt_passed = e[size - 1].integer;
+            positions_end = size - 2;
         }
-        for (std::size_t k = fields + 1; k < size && w.debt_passed == 0; ++k) {
+        for (std::size_t k = claims_from; k < positions_end; ++k) {
             const std::int64_t position = e[k].integer;
             if (position < 1 || position > static_cast<std::int64_t>(policy::max_notify_thresholds)) {
                 return Problem{errc::bad_script_reply, "expected threshold positions 1..8 from the script"};

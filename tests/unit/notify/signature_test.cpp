@@ -31,10 +31,15 @@ TEST(EventBody, HasTheContractsFieldsInOrderAndNoSecret) {
     target->name = "ops";
     target->secret = "a-secret-of-enough-bytes";
     auto rule = std::make_shared<policy::NotifyRule>(policy::NotifyRule{"api", {0.8, 1.0}, target});
-    const service::Crossing c{rule, 0.8, "acme", "global", 100, 80, 1700000000001};
+    service::Crossing c{rule, 0.8, "acme", "global", 100, 80, 1700000000001};
+    c.plan = "pro";
+    c.window_name = "api-1m";
+    c.window_s = 60;
+    c.crossed_at_ms = 1699999990500;
     const std::string body = event_body(c, "evt_x");
-    EXPECT_EQ(body, R"({"id":"evt_x","type":"threshold","policy":"api","tenant":"acme","scope":"global",)"
-                    R"("threshold":0.8,"limit":100,"used":80,"window_end":1700000001})");
+    EXPECT_EQ(body, R"({"id":"evt_x","type":"threshold","policy":"api","plan":"pro","tenant":"acme","scope":"global",)"
+                    R"("window":{"name":"api-1m","seconds":60},"window_start":1699999940,"window_end":1700000001,)"
+                    R"("crossed_at":1699999990,"threshold":0.8,"limit":100,"used":80})");
     EXPECT_EQ(body.find(target->secret), std::string::npos);
 }
 
@@ -46,10 +51,43 @@ TEST(EventBody, ADebtEventHasTheBoundAndTheDebtInsteadOfTheThreshold) {
     rule->debt = 500;
     service::Crossing c{rule, 0, "acme", "global", 100, 0, 1700000000001};
     c.debt = 512;
+    c.window_name = "api";
+    c.window_s = 3600;
+    c.crossed_at_ms = 1699999999999;
     const std::string body = event_body(c, "evt_d");
-    EXPECT_EQ(body, R"({"id":"evt_d","type":"debt","policy":"api","tenant":"acme","scope":"global",)"
-                    R"("bound":500,"debt":512,"limit":100,"window_end":1700000001})");
+    EXPECT_EQ(body, R"({"id":"evt_d","type":"debt","policy":"api","plan":null,"tenant":"acme","scope":"global",)"
+                    R"("window":{"name":"api","seconds":3600},"window_start":1699996400,"window_end":1700000001,)"
+                    R"("crossed_at":1699999999,"bound":500,"debt":512,"limit":100})");
     EXPECT_EQ(body.find(target->secret), std::string::npos);
+}
+
+TEST(EventBody, AnEventsIdIsStablePerTenantPolicyWindowAndThreshold) {
+    auto rule = std::make_shared<policy::NotifyRule>(policy::NotifyRule{"api", {0.8, 1.0}, nullptr});
+    service::Crossing c{rule, 0.8, "acme", "global", 100, 80, 1700000000001};
+    c.window_name = "api";
+    const std::string id = event_id(c);
+    EXPECT_EQ(id.size(), 4u + 32u);
+    EXPECT_EQ(id.rfind("evt_", 0), 0u);
+    service::Crossing again = c;
+    again.used = 85;  // another sidecar's view of the same crossing: the same event
+    again.crossed_at_ms = 1699999999000;
+    EXPECT_EQ(event_id(again), id);
+    std::set<std::string> ids{id};
+    service::Crossing other = c;
+    other.threshold = 1.0;
+    EXPECT_TRUE(ids.insert(event_id(other)).second) << "the 100 % event of the window";
+    other = c;
+    other.window_end_ms += 60'000;
+    EXPECT_TRUE(ids.insert(event_id(other)).second) << "the next window";
+    other = c;
+    other.tenant = "globex";
+    EXPECT_TRUE(ids.insert(event_id(other)).second);
+    other = c;
+    other.window_name = "api-1d";
+    EXPECT_TRUE(ids.insert(event_id(other)).second) << "another window of a multi-window policy";
+    other = c;
+    other.debt = 10;
+    EXPECT_TRUE(ids.insert(event_id(other)).second) << "a debt event";
 }
 
 TEST(EventBody, IdsAreUniqueAndLookTheSame) {

@@ -90,9 +90,24 @@ TEST(NotifyConfig, ThresholdUnitsAreTheCeilingOfTheFractionAndOneMeansTheFirstDe
     EXPECT_EQ(threshold_spec(rule, 10), "5,9,0");
 }
 
-TEST(NotifyConfig, HttpsIsRefusedWithAClearMessage) {
-    const auto e = parse_error_of(with_notify(target("https://hooks.internal/x")), "notify.yaml");
-    EXPECT_NE(e.find("notify.targets.ops.url: https:// is not supported"), std::string::npos) << e;
+TEST(NotifyConfig, HttpsTargetsVerifyWithTheSystemCasOrTheirOwnCaFile) {
+    const Config c = parse_config(with_notify(target("https://hooks.example/x")), "notify.yaml");
+    const auto& t = *c.registry.notify->targets.at("ops");
+    EXPECT_TRUE(t.tls);
+    EXPECT_EQ(t.port, "443");
+    EXPECT_EQ(t.host, "hooks.example");
+    EXPECT_EQ(t.ca_file, "") << "the system's CAs";
+    const Config own = parse_config(
+        with_notify(target("https://hooks.example:8443/x", webhook_secret, ", ca_file: /etc/hostname")), "notify.yaml");
+    EXPECT_EQ(own.registry.notify->targets.at("ops")->ca_file, "/etc/hostname");
+    EXPECT_EQ(own.registry.notify->targets.at("ops")->port, "8443");
+    const auto missing = parse_error_of(
+        with_notify(target("https://hooks.example/x", webhook_secret, ", ca_file: /nonexistent/ca.pem")), "notify.yaml");
+    EXPECT_NE(missing.find("notify.targets.ops.ca_file: cannot read \"/nonexistent/ca.pem\""), std::string::npos)
+        << missing;
+    const auto plain = parse_error_of(
+        with_notify(target("http://hooks.example/x", webhook_secret, ", ca_file: /etc/hostname")), "notify.yaml");
+    EXPECT_NE(plain.find("notify.targets.ops.ca_file: only allowed with an https:// URL"), std::string::npos) << plain;
 }
 
 TEST(NotifyConfig, BadUrlsAreRefusedNamingTheField) {
@@ -158,6 +173,7 @@ TEST(NotifyConfig, ADebtBoundAloneOrBesideThresholdsReachesEveryVersion) {
     EXPECT_TRUE(api->at.empty()) << "no thresholds: no threshold event";
     EXPECT_EQ(debt_spec(*api), "debt:80");
     EXPECT_EQ(threshold_spec(*api, 100), "");
+    EXPECT_EQ(report_spec(*api, 100), ";debt:80");
     EXPECT_EQ(c.registry.plans.at("pro").policies.at("api").notify, api);
     const auto& multi = c.registry.find("multi")->notify;
     EXPECT_EQ(multi->debt, 10);

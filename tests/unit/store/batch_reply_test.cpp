@@ -78,18 +78,39 @@ TEST(BatchReply, TheRebuiltReplyParsesAsTheScriptsOwn) {
               std::tie(b.limit, b.remaining, b.reset_epoch_s, b.retry_after_s, b.reset_after_s, b.reset_after_ms));
 }
 
-// A quota webhook's claimed crossings follow the fixed part: index, count, values.
+// A quota webhook's claimed crossings follow the fixed part: index, count, values (the window's
+// end, the script's clock, the positions).
 TEST(BatchReply, ACheckWithExtrasGetsThemAfterItsSeven) {
-    const result<Value> reply = integers({1'000, 1, 1, 500, 1, 0, 500, 2, 3, 61'000, 1, 2});
+    const result<Value> reply = integers({1'000, 1, 1, 500, 1, 0, 500, 2, 4, 61'000, 1'999, 1, 2});
     const FlatReply flat(reply, 2);
     EXPECT_EQ(numbers_of(flat.element(0, 2)), (Numbers{1, 2, 1, 2, 0, 1, 500}));
-    EXPECT_EQ(numbers_of(flat.element(1, 2)), (Numbers{1, 2, 0, 2, 0, 1, 500, 61'000, 1, 2}));
+    EXPECT_EQ(numbers_of(flat.element(1, 2)), (Numbers{1, 2, 0, 2, 0, 1, 500, 61'000, 1'999, 1, 2}));
     policy::Policy p;
     p.limit = 2;
     const auto verdict = parse_verdict(*flat.element(1, 2), p);
     ASSERT_TRUE(verdict.has_value());
     EXPECT_EQ(verdict->windows.front().window_end_ms, 61'000);
+    EXPECT_EQ(verdict->windows.front().crossed_at_s, 1u) << "1,999 ms, rounded down";
     EXPECT_EQ(verdict->windows.front().crossed, 0b11);
+}
+
+// A report's reply may claim thresholds and its debt bound at once: the positions, then 0 and
+// the debt (lua/notify/crossings.lua's notify_report).
+TEST(BatchReply, AReportsThresholdsAndDebtAreReadTogether) {
+    policy::Policy p;
+    p.limit = 10;
+    const auto both = parse_verdict(integers({1, 10, 0, 1, 0, 1, 500, 61'000, 60'500, 2, 0, 22}), p);
+    ASSERT_TRUE(both.has_value());
+    EXPECT_EQ(both->windows.front().crossed, 0b10);
+    EXPECT_EQ(both->windows.front().debt_passed, 22);
+    const auto debt_only = parse_verdict(integers({1, 10, 0, 1, 0, 1, 500, 61'000, 60'500, 0, 22}), p);
+    ASSERT_TRUE(debt_only.has_value());
+    EXPECT_EQ(debt_only->windows.front().crossed, 0);
+    EXPECT_EQ(debt_only->windows.front().debt_passed, 22);
+    EXPECT_FALSE(parse_verdict(integers({1, 10, 0, 1, 0, 1, 500, 61'000, 60'500}), p).has_value())
+        << "a window end and a time but nothing claimed";
+    EXPECT_FALSE(parse_verdict(integers({1, 10, 0, 1, 0, 1, 500, 61'000, 60'500, 0, 0}), p).has_value())
+        << "a debt of 0 passed no bound";
 }
 
 // The connection reads lua/batch.lua's reply flat (Value::Type::integers): shared out the same,

@@ -1,5 +1,5 @@
 // Quota webhooks in the embedded store: each threshold is claimed once per window by the
-// check that crosses it (lua/notify/crossings.lua in C++), on a manual clock.
+// check or report that crosses it (lua/notify/crossings.lua in C++), on a manual clock.
 #include "ratelimitd/store/memory/memory_store.hpp"
 
 #include "support/manual_clock.hpp"
@@ -196,6 +196,53 @@ TEST(MemoryNotify, APolicyWithoutADebtBoundClaimsNoDebt) {
     rule->debt = 0;
     p.notify = rule;
     EXPECT_EQ(debt_passed_by_report(store, p, "k", 100), 0);
+}
+
+// ---- thresholds crossed by reports (notify_report): the units charged, past the limit too
+
+/// The thresholds a report of `cost` crossed (w.crossed).
+std::uint8_t crossed_by_report(MemoryStore& store, const policy::Policy& p, const std::string& key, std::int64_t cost) {
+    return store.decide_all({LimitCheck{&p, key, 1, policy::Mode::report, cost}}).windows.front().crossed;
+}
+
+TEST(MemoryNotify, EveryAlgorithmsReportsCrossTheirThresholdsOnceAndReachingTheLimitIsOneDotZero) {
+    for (const auto a : {policy::Algorithm::fixed_window, policy::Algorithm::token_bucket, policy::Algorithm::gcra,
+                         policy::Algorithm::sliding_window, policy::Algorithm::sliding_log,
+                         policy::Algorithm::erl_fixed_window}) {
+        ManualClock clock(1'700'000'000'000);
+        MemoryStore store(clock);
+        auto p = with_thresholds(a, 10, {0.5, 1.0});
+        p.max_debt = 100;
+        SCOPED_TRACE(policy::to_string(a));
+        EXPECT_EQ(crossed_by_report(store, p, "k", 3), 0) << "3 of 10";
+        EXPECT_EQ(crossed_by_report(store, p, "k", 3), 1) << "6 of 10: past 5";
+        EXPECT_EQ(crossed_by_report(store, p, "k", 3), 0) << "9 of 10";
+        EXPECT_EQ(crossed_by_report(store, p, "k", 3), 2) << "12 of 10: the limit reached";
+        EXPECT_EQ(store.decide(p, "k", 1).windows.front().crossed, 0) << "the first denial: 1.0 claimed already";
+        EXPECT_EQ(crossed_by_report(store, p, "other", 14), 3) << "one report past both, on another key";
+    }
+}
+
+TEST(MemoryNotify, AReportOfTheIssueCrossesHalfwayAndARefundReArmsNothingInTheSameWindow) {
+    ManualClock clock(1'700'000'000'000);
+    MemoryStore store(clock);
+    auto p = with_thresholds(policy::Algorithm::fixed_window, 1000, {0.5});
+    p.max_debt = 1000;
+    EXPECT_EQ(crossed_by_report(store, p, "k", 700), 1) << "0 -> 700 of 1,000 with at: [0.5]";
+    EXPECT_EQ(crossed_by_report(store, p, "k", 700), 0) << "700 -> 1,400: crossed already";
+    EXPECT_EQ(crossed_by_report(store, p, "k", -1200), 0) << "a refund crosses nothing";
+    EXPECT_EQ(crossed_by_report(store, p, "k", 600), 0) << "200 -> 800: the same window, claimed";
+    clock.advance(10'000);  // the fixed window's counter has expired: a new window
+    EXPECT_EQ(crossed_by_report(store, p, "k", 500), 1) << "a new window claims afresh";
+}
+
+TEST(MemoryNotify, AnErlCounterChargedPastItsLimitCrossesTheThresholdsBelowOneDotZero) {
+    ManualClock clock(1'700'000'000'000);
+    MemoryStore store(clock);
+    const auto p = with_thresholds(policy::Algorithm::erl_fixed_window, 10, {0.5, 1.0});
+    const auto v = store.decide(p, "k", 15);
+    EXPECT_FALSE(v.allowed) << "15 > 10: over the limit, and counted all the same";
+    EXPECT_EQ(v.windows.front().crossed, 3) << "0.5 by the units charged, 1.0 by the denial";
 }
 
 }  // namespace

@@ -101,7 +101,7 @@ TEST(ScriptArgs, CheckArgsTakeThePolicysNumbers) {
     EXPECT_EQ(c.member, "");
 }
 
-TEST(ScriptArgs, AReportCarriesItsPolicysDebtBoundAndACheckItsThresholds) {
+TEST(ScriptArgs, AReportCarriesItsPolicysThresholdsAndDebtBoundAndACheckItsThresholds) {
     policy::Policy p;
     p.algorithm = Algorithm::fixed_window;
     p.limit = 10;
@@ -114,13 +114,15 @@ TEST(ScriptArgs, AReportCarriesItsPolicysDebtBoundAndACheckItsThresholds) {
     MemberSource members("i");
     EXPECT_EQ(check_args(p, "k", 1, members).notify, "8");
     const CheckArgs report = report_args(p, "k", 30, members);
-    EXPECT_EQ(report.notify, "debt:25");
+    EXPECT_EQ(report.notify, "8;debt:25");
     std::vector<CheckArgs> one{report};
     const Argv argv = grouped(std::move(one));
-    EXPECT_EQ(argv.back(), "debt:25") << "the pair (1, bound) after the arguments";
+    EXPECT_EQ(argv.back(), "8;debt:25") << "the pair (1, thresholds and bound) after the arguments";
     EXPECT_EQ(argv[argv.size() - 2], "1");
     rule->debt = 0;
-    EXPECT_EQ(report_args(p, "k", 30, members).notify, "") << "no bound: no pair";
+    EXPECT_EQ(report_args(p, "k", 30, members).notify, "8;") << "thresholds only";
+    rule->at.clear();
+    EXPECT_EQ(report_args(p, "k", 30, members).notify, "") << "neither: no pair";
 }
 
 TEST(ScriptArgs, SlidingLogMembersAreFreshEachTimeAndOthersGetNone) {

@@ -25,12 +25,14 @@ public:
     void claim_crossings(const policy::Policy& p, const std::string& key, std::int64_t cost, std::int64_t now,
                          check::WindowState& w);
 
-    /// Sets w.debt_passed and w.window_end_ms when the report behind `w` (of `cost` signed
-    /// units, decided at `now`) left `debt` units owed with debt >= p.notify->debt > debt - cost,
-    /// claimed once per window as claim_crossings claims (lua/notify/crossings.lua's
-    /// notify_debt). Nothing for a policy without a debt bound.
-    void claim_debt(const policy::Policy& p, const std::string& key, std::int64_t cost, std::int64_t debt,
-                    std::int64_t now, check::WindowState& w);
+    /// The report behind `w` (of `cost` signed units, decided at `now`, leaving `debt` units
+    /// owed), as lua/notify/crossings.lua's notify_report: sets w.crossed for the thresholds
+    /// its units charged (limit - remaining + debt) reached from below (1.0: went past the limit), under
+    /// the markers claim_crossings claims, so a window's threshold is claimed once whichever
+    /// way usage came to it; and w.debt_passed when debt >= p.notify->debt > debt - cost, once
+    /// per window. A refund (cost <= 0) claims nothing.
+    void claim_report(const policy::Policy& p, const std::string& key, std::int64_t cost, std::int64_t debt,
+                      std::int64_t now, check::WindowState& w);
 
     /// Markers held, expired ones not yet dropped included (tests).
     [[nodiscard]] std::size_t size() const;

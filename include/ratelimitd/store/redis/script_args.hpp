@@ -48,7 +48,7 @@ struct CheckArgs {
     std::int64_t max_debt = 0;     ///< a report's bound on debt (Policy::debt_bound), in its mode
     policy::Part part = policy::Part::decide;  ///< how multi.lua weighs it (not a report)
     /// Quota webhooks: the policy's thresholds as lua/notify/crossings.lua reads them
-    /// (policy::threshold_spec), or a report's debt bound (policy::debt_spec); empty when it
+    /// (policy::threshold_spec), or a report's with its debt bound (policy::report_spec); empty when it
     /// has none, and then nothing is sent for them.
     std::string notify{};
 };

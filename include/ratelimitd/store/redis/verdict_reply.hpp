@@ -14,7 +14,8 @@
 namespace ratelimitd::store::redis {
 
 /// Turns {allowed, limit, remaining, reset_epoch_s, retry_after_s, reset_after_s,
-/// reset_after_ms[, window_end_ms, crossed threshold positions...]} (the tail: quota webhooks,
+/// reset_after_ms[, window_end_ms, crossed_at_ms, crossed threshold positions...[, 0, debt]]}
+/// (the tail: quota webhooks,
 /// lua/notify/crossings.lua) into a
 /// Verdict with one window of policy `p`. Any other shape, or a Redis error reply, fails with
 /// bad_script_reply and the reply's text in the detail. Never throws.
