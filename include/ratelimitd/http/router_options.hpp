@@ -3,6 +3,7 @@
 
 #include "ratelimitd/audit/audit_trail.hpp"
 #include "ratelimitd/road/rls_json.hpp"
+#include "ratelimitd/trace/tracer.hpp"
 
 #include <functional>
 #include <optional>
@@ -44,6 +45,11 @@ struct RouterOptions {
     std::size_t max_held_requests = 1000;
     /// The audit trail (resets, refunds, admin calls; GET /v1/audit); null: none is kept.
     audit::AuditTrail* audit = nullptr;
+    /// Traces (docs/tracing.md): each sampled check's span goes to its sink; null: tracing is off,
+    /// and a check pays one branch for it.
+    const trace::Tracer* tracer = nullptr;
+    /// What a span's ratelimit.store names (the store's kind: redis, memory, ...).
+    std::string trace_store_name;
 };
 
 }  // namespace ratelimitd::http
