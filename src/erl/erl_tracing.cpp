@@ -4,6 +4,7 @@
 
 #include "ratelimitd/erl/go_values.hpp"
 
+#include <cstdint>
 #include <cstdio>
 #include <random>
 

@@ -31,9 +31,9 @@ struct Call {
     Clock::time_point arrived;
     stats::ErlStats* erl_stats;
     /// Set only when tracing is on and the call is sampled: the span's identity and where it goes.
-    std::shared_ptr<const RlsTrace> trace;
+    std::shared_ptr<const RlsTrace> trace{};
     const road::Call* decided = nullptr;  ///< the road's call once decided (the span's attributes)
-    std::string_view domain;              ///< the request's, once decoded (the span's)
+    std::string_view domain{};            ///< the request's, once decoded (the span's)
 
     void finish(const grpc::Status& status, RlsAnswer answer) const {
         if (trace) trace_rls_call(*trace, arrived, decided, domain, status.error_code());
@@ -97,6 +97,9 @@ net::awaitable<void> answer(Call call, const road::Road& road, RequestLimits lim
         // decide never throws; an allocation failure could. Answer rather than leave Envoy
         // waiting for its timeout.
         spdlog::error("grpc ShouldRateLimit: {}", e.what());
+        // Both lived in the try block's scope, gone now.
+        call.decided = nullptr;
+        call.domain = {};
         call.finish(grpc::Status(grpc::StatusCode::INTERNAL, "internal error"), RlsAnswer::error);
     }
 }

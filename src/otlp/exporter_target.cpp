@@ -4,6 +4,7 @@
 #include "ratelimitd/core/percent.hpp"
 
 #include <algorithm>
+#include <string>
 
 namespace ratelimitd::otlp {
 namespace {

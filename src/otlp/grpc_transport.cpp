@@ -6,6 +6,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <cctype>
+
 namespace ratelimitd::otlp {
 namespace {
 

@@ -2,13 +2,14 @@
 #include "ratelimitd/otlp/otlp_encoder.hpp"
 
 #include <type_traits>
+#include <variant>
 
 namespace ratelimitd::otlp {
 namespace {
 
-namespace v1 = opentelemetry::proto;
+namespace otel = opentelemetry::proto;
 
-void set_value(v1::common::v1::AnyValue& out, const trace::Attribute& a) {
+void set_value(otel::common::v1::AnyValue& out, const trace::Attribute& a) {
     std::visit(
         [&out](const auto& value) {
             using T = std::decay_t<decltype(value)>;
@@ -20,7 +21,7 @@ void set_value(v1::common::v1::AnyValue& out, const trace::Attribute& a) {
         a.value);
 }
 
-void add_string(google::protobuf::RepeatedPtrField<v1::common::v1::KeyValue>& out, std::string_view key,
+void add_string(google::protobuf::RepeatedPtrField<otel::common::v1::KeyValue>& out, std::string_view key,
                 const std::string& value) {
     if (value.empty()) return;
     auto* kv = out.Add();
@@ -33,7 +34,7 @@ std::string bytes_of(const Id& id) {
     return std::string(reinterpret_cast<const char*>(id.data()), id.size());
 }
 
-void encode_span(v1::trace::v1::Span& out, const trace::Span& span) {
+void encode_span(otel::trace::v1::Span& out, const trace::Span& span) {
     out.set_trace_id(bytes_of(span.trace_id));
     out.set_span_id(bytes_of(span.span_id));
     if (!trace::is_zero(span.parent_span_id)) out.set_parent_span_id(bytes_of(span.parent_span_id));
@@ -41,7 +42,7 @@ void encode_span(v1::trace::v1::Span& out, const trace::Span& span) {
     // Every exported span was sampled: its trace flags' sampled bit.
     out.set_flags(trace::sampled_flag);
     out.set_name(span.name);
-    out.set_kind(static_cast<v1::trace::v1::Span_SpanKind>(span.kind));
+    out.set_kind(static_cast<otel::trace::v1::Span_SpanKind>(span.kind));
     out.set_start_time_unix_nano(span.start_unix_nano);
     out.set_end_time_unix_nano(span.end_unix_nano);
     for (const auto& a : span.attributes) {
@@ -50,16 +51,16 @@ void encode_span(v1::trace::v1::Span& out, const trace::Span& span) {
         set_value(*kv->mutable_value(), a);
     }
     if (span.status != trace::StatusCode::unset) {
-        out.mutable_status()->set_code(static_cast<v1::trace::v1::Status_StatusCode>(span.status));
+        out.mutable_status()->set_code(static_cast<otel::trace::v1::Status_StatusCode>(span.status));
         if (!span.status_message.empty()) out.mutable_status()->set_message(span.status_message);
     }
 }
 
 }  // namespace
 
-v1::collector::trace::v1::ExportTraceServiceRequest encode_export_request(const ServiceResource& resource,
+otel::collector::trace::v1::ExportTraceServiceRequest encode_export_request(const ServiceResource& resource,
                                                                           std::span<const trace::Span> spans) {
-    v1::collector::trace::v1::ExportTraceServiceRequest request;
+    otel::collector::trace::v1::ExportTraceServiceRequest request;
     auto* resource_spans = request.add_resource_spans();
     auto& attributes = *resource_spans->mutable_resource()->mutable_attributes();
     add_string(attributes, "service.name", resource.name);

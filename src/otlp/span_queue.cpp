@@ -1,6 +1,8 @@
 // SpanQueue: a deque under a mutex held only to move spans in or out.
 #include "ratelimitd/otlp/span_queue.hpp"
 
+#include <algorithm>
+
 namespace ratelimitd::otlp {
 
 void SpanQueue::submit(std::vector<trace::Span>&& spans) noexcept {

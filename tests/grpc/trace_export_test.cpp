@@ -3,6 +3,7 @@
 // conventions' and ratelimit.* attributes; unsampled callers record nothing; a receiver that is
 // down costs the checks nothing, and every span it could not take is counted.
 #include "support/http_client.hpp"
+#include "support/nginx.hpp"
 #include "support/metrics_text.hpp"
 #include "support/otlp_receiver.hpp"
 #include "support/processes.hpp"
@@ -131,6 +132,39 @@ TEST(TraceExport, AReceiverThatIsDownCostsTheChecksNothingAndEverySpanIsCounted)
     const auto text = client.get("/metrics").body;
     EXPECT_EQ(sample(text, "ratelimitd_trace_spans_exported_total"), 0);
     EXPECT_EQ(receiver.spans().size(), 0u);
+}
+
+// nginx's auth_request forwards the client's traceparent (the shipped config's one line):
+// /v1/auth's span is a child of the client's span.
+TEST(TraceExport, NginxAuthRequestForwardsTheTraceparent) {
+    OtlpReceiver receiver;
+    const std::string auth_config = R"(
+policies:
+  per-ip: { algorithm: fixed_window, limit: 10, window: 1h }
+identity:
+  - { client_ip: true }
+trusted_proxies: ["127.0.0.2/32"]
+routes:
+  - { path: "/api/*", policy: per-ip }
+)";
+    auto args = tracing_args(receiver, "0");
+    args.insert(args.end(), {"--watch-config", "off"});
+    Ratelimitd ratelimitd(auth_config, "", args);
+    Nginx nginx({ratelimitd.port(), "closed", "127.0.0.2"});
+    HttpClient client(nginx.port());
+    ASSERT_EQ(client.get("/api/x", {{"traceparent", std::string("00-") + trace_id + "-" + parent_id + "-01"}}).status, 200);
+    ASSERT_EQ(nginx.upstream_requests(), 1);
+    ASSERT_TRUE(wait_until([&] { return !receiver.spans().empty(); }, export_bound));
+    const auto spans = receiver.spans();
+    ASSERT_EQ(spans.size(), 1u);
+    const auto& span = spans[0].span;
+    EXPECT_EQ(hex(span.trace_id()), trace_id);
+    EXPECT_EQ(hex(span.parent_span_id()), parent_id);
+    EXPECT_EQ(attribute(span, "http.route"), "/v1/auth");
+    EXPECT_EQ(attribute(span, "http.request.method"), "HEAD");
+    EXPECT_EQ(attribute(span, "ratelimit.policy"), "per-ip");
+    EXPECT_EQ(attribute(span, "ratelimit.remaining"), "9");
+    EXPECT_EQ(attribute(span, "ratelimit.store"), "embedded");
 }
 
 // Envoy's tracer sends W3C headers as gRPC metadata: ShouldRateLimit's span follows them.
