@@ -1,6 +1,6 @@
 // OTLP/gRPC: TraceService/Export on one channel kept for the process (gRPC reconnects it), with
 // the batch's deadline; TLS with the system's roots unless the target is insecure.
-#include "ratelimitd/otlp/exporter.hpp"
+#include "ratelimitd/otlp/transport.hpp"
 
 #include "opentelemetry/proto/collector/trace/v1/trace_service.grpc.pb.h"
 

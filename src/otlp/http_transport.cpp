@@ -2,7 +2,7 @@
 // (a batch every schedule delay at most: keeping one open buys little), on a private io_context
 // run until the exchange ends or the deadline passes. https verifies the collector's certificate
 // against the system's trust store and its name.
-#include "ratelimitd/otlp/exporter.hpp"
+#include "ratelimitd/otlp/transport.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>

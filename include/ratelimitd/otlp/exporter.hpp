@@ -6,6 +6,7 @@
 #include "ratelimitd/otlp/exporter_target.hpp"
 #include "ratelimitd/otlp/otlp_encoder.hpp"
 #include "ratelimitd/otlp/span_queue.hpp"
+#include "ratelimitd/otlp/transport.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -33,16 +34,6 @@ struct ExporterCounts {
     std::atomic<std::uint64_t> exported{0};       ///< spans the collector accepted
     std::atomic<std::uint64_t> failed{0};         ///< spans dropped after their batch's last try
     std::atomic<std::uint64_t> export_calls{0};   ///< requests sent, retries included
-};
-
-/// Sends one ExportTraceServiceRequest; true when the collector took it, false on a
-/// failure worth retrying (connection refused, timeout, 429, 502, 503, 504, gRPC UNAVAILABLE...);
-/// `permanent` set when retrying cannot help (another 4xx, a malformed answer).
-class Transport {
-public:
-    virtual ~Transport() = default;
-    using Request = opentelemetry::proto::collector::trace::v1::ExportTraceServiceRequest;
-    virtual bool send(const Request& request, std::chrono::steady_clock::time_point deadline, bool& permanent) = 0;
 };
 
 class Exporter {
@@ -73,9 +64,5 @@ private:
     bool stopping_ = false;
     std::thread thread_;
 };
-
-/// The transports (http_transport.cpp, grpc_transport.cpp).
-[[nodiscard]] std::unique_ptr<Transport> make_http_transport(const ExporterTarget& target);
-[[nodiscard]] std::unique_ptr<Transport> make_grpc_transport(const ExporterTarget& target);
 
 }  // namespace ratelimitd::otlp
