@@ -51,7 +51,9 @@ Samples samples(const SettingRow& row) {
         return {"off", "on", false};
     case SettingType::fraction: return {"", "", 0.5};
     case SettingType::path: return {"/a.yaml", "/b.yaml", "/a.yaml"};
-    case SettingType::number: return {"7.5", "2", 7.5};
+    case SettingType::number:  // within the row's bounds (trace_sampler_arg's are 0..1)
+        if (row.hi <= 1) return {"0.75", "0.25", 0.75};
+        return {"7.5", "2", 7.5};
     case SettingType::key_values: return {"a=1", "b=2", "a=1"};
     case SettingType::headers: return {"x-a:1", "x-b:2", "x-a:1"};
     }
@@ -103,7 +105,7 @@ TEST(SettingsTable, SecretsHaveNoFlag) {
         EXPECT_TRUE(row.flag.empty()) << row.env;
         EXPECT_EQ(find_setting_by_flag(row.file_key), nullptr) << row.env;
     }
-    EXPECT_EQ(secrets, 2);  // admin token, hash secret
+    EXPECT_EQ(secrets, 3);  // admin token, hash secret, the trace export's headers
 }
 
 TEST(SettingsTable, BoundsAreEnforcedForEveryCountAndDuration) {
