@@ -25,6 +25,10 @@ policies:
     algorithm: token_bucket
     limit: 20
     window: 60s
+  wide:
+    algorithm: fixed_window
+    limit: 1000000
+    window: 1h
 )";
 
 constexpr const char* trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -107,6 +111,31 @@ TEST(TraceExport, ADenialIsASpanWithoutErrorAndAMalformedParentARoot) {
         << "a denial is the check working, not an error";
     EXPECT_TRUE(denied.parent_span_id().empty()) << "a malformed traceparent starts a new trace";
     EXPECT_EQ(denied.trace_id().size(), 16u);
+}
+
+// Roots sampled at 10 % of 10,000 checks: a binomial count, mean 1,000, standard deviation
+// sqrt(10,000 * 0.1 * 0.9) = 30; five of them either side.
+TEST(TraceExport, TheSamplingRatioIsHonouredOverTenThousandChecks) {
+    RedisServer redis;
+    OtlpReceiver receiver;
+    Ratelimitd server(trace_config, redis.url(), tracing_args(receiver, "0.1"));
+    HttpClient client(server.port());
+    constexpr int checks = 10'000;
+    for (int i = 0; i < checks; ++i) ASSERT_EQ(client.get("/v1/check?policy=wide&tenant=t").status, 200);
+    // A last check in a sampled trace of the test's: the queue is first in, first out and its
+    // batches go one after another, so once its span arrived every earlier one has.
+    ASSERT_EQ(client.get("/v1/check?policy=wide&tenant=t",
+                         {{"traceparent", std::string("00-") + trace_id + "-" + parent_id + "-01"}})
+                  .status,
+              200);
+    const auto marker_arrived = [&] {
+        const auto spans = receiver.spans();
+        return !spans.empty() && hex(spans.back().span.trace_id()) == trace_id;
+    };
+    ASSERT_TRUE(wait_until(marker_arrived, export_bound));
+    EXPECT_EQ(sample(client.get("/metrics").body, "ratelimitd_trace_spans_dropped_total"), 0);
+    const double sampled = static_cast<double>(receiver.spans().size() - 1);
+    EXPECT_NEAR(sampled, 1000.0, 5 * 30.0) << sampled;
 }
 
 TEST(TraceExport, AReceiverThatIsDownCostsTheChecksNothingAndEverySpanIsCounted) {
