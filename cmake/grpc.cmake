@@ -21,10 +21,15 @@ set(grpc_protos
   envoy/type/v3/ratelimit_unit.proto
   envoy/type/v3/token_bucket.proto
   envoy/type/v3/ratelimit_strategy.proto
-  envoy/service/rate_limit_quota/v3/rlqs.proto)
+  envoy/service/rate_limit_quota/v3/rlqs.proto
+  opentelemetry/proto/common/v1/common.proto
+  opentelemetry/proto/resource/v1/resource.proto
+  opentelemetry/proto/trace/v1/trace.proto
+  opentelemetry/proto/collector/trace/v1/trace_service.proto)
 # Messages only for the imported files; services (and their .grpc.pb.*) for the others.
 set(grpc_service_protos envoy/service/ratelimit/v3/rls.proto grpc/health/v1/health.proto
-  envoy/service/discovery/v3/ads.proto envoy/service/rate_limit_quota/v3/rlqs.proto)
+  envoy/service/discovery/v3/ads.proto envoy/service/rate_limit_quota/v3/rlqs.proto
+  opentelemetry/proto/collector/trace/v1/trace_service.proto)
 
 set(grpc_gen_sources)
 foreach(proto ${grpc_protos})
@@ -94,3 +99,8 @@ target_link_libraries(rl_grpc PUBLIC rl_road rl_headers rl_stats rl_grpc_proto P
 # its RateLimitConfig resources into the registry's Envoy domains.
 rl_module(rl_xds xds)
 target_link_libraries(rl_xds PUBLIC rl_policy rl_grpc_proto PRIVATE spdlog::spdlog fmt::fmt)
+
+# Trace export (src/otlp/): spans queued by the doors (rl_trace), batched and sent as OTLP/HTTP
+# protobuf or OTLP/gRPC from a thread of its own (docs/tracing.md).
+rl_module(rl_otlp otlp)
+target_link_libraries(rl_otlp PUBLIC rl_trace rl_grpc_proto rl_boost PRIVATE OpenSSL::SSL OpenSSL::Crypto spdlog::spdlog)

@@ -11,6 +11,7 @@
 #include "ratelimitd/app/signals.hpp"
 #include "ratelimitd/app/status_sampler.hpp"
 #include "ratelimitd/app/xds_source.hpp"
+#include "ratelimitd/app/tracing.hpp"
 
 #include "ratelimitd/core/clock.hpp"
 #include "ratelimitd/core/tls_reloads.hpp"
@@ -236,7 +237,8 @@ rls::GrpcTlsOptions grpc_tls_options(const Settings& settings) {
 }
 
 bool start_grpc(net::io_context& main, const Settings& settings, const RunOptions& run, std::size_t max_connections,
-                const ServerThreads& threads, rls::GrpcMetrics& metrics, std::unique_ptr<rls::GrpcServer>& out) {
+                const ServerThreads& threads, rls::GrpcMetrics& metrics, const trace::Tracer* tracer,
+                std::unique_ptr<rls::GrpcServer>& out) {
     const auto tls = grpc_tls_options(settings);
     if (!settings.grpc_listen) {
         if (!tls.any_set()) return true;
@@ -255,6 +257,8 @@ bool start_grpc(net::io_context& main, const Settings& settings, const RunOption
     options.tls = tls;
     options.health_needs_domain = run.healthcheck.needs_domain;
     options.erl_stats = run.erl_stats.stats;
+    options.tracer = tracer;
+    options.trace_store_name = std::string(threads.backend().kind());
     auto server = rls::GrpcServer::start(main.get_executor(), host_port->first, host_port->second,
                                          threads.service_lanes(), metrics, options);
     if (!server) {
@@ -361,6 +365,7 @@ struct Running {
     ConnectionBudget budget;
     service::StatusHistory& history;  ///< the status page's last 15 minutes
     StatusSampler::ReadTotals read_totals;
+    const trace::Tracer* tracer;  ///< null: tracing is off
 };
 
 // The listeners, signals and the config watcher, served on the main thread until SIGTERM, then
@@ -379,7 +384,7 @@ int serve(net::io_context& main_ioc, const Settings& settings, const RunOptions&
     signals.start();
     r.threads->start(main_ioc.get_executor());
     std::unique_ptr<rls::GrpcServer> grpc;
-    if (!start_grpc(main_ioc, settings, run, r.budget.grpc, *r.threads, r.grpc_metrics, grpc)) return 1;
+    if (!start_grpc(main_ioc, settings, run, r.budget.grpc, *r.threads, r.grpc_metrics, r.tracer, grpc)) return 1;
     server->start();
     announce(*server, r.threads->backend(), *r.registry.current(), settings);
     std::vector<std::unique_ptr<http::Server>> extras;
@@ -419,6 +424,12 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     // Heavy hitters (GET /v1/top); top_k 0 keeps them off the hot path entirely.
     service::TopBoard top({.k = settings.top_k, .window = settings.top_window});
     auto options = router_options(settings, *backend, *registry.current(), run);
+    // Before the threads that trace into it; destroyed (its last export) after they are joined.
+    bool tracing_failed = false;
+    const auto tracing = Tracing::from_settings(settings, RATELIMITD_VERSION, tracing_failed);
+    if (tracing_failed) return 1;
+    if (tracing) options.tracer = &tracing->tracer();
+    options.trace_store_name = std::string(backend->kind());
     audit::AuditTrail trail;
     if (!open_audit(settings, trail)) return 1;
     options.audit = &trail;
@@ -432,9 +443,11 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     // Quota webhooks: made before the threads that offer to it, destroyed after they are joined.
     notify::Notifier notifier(notify::NotifierOptions{.queue = settings.notify_queue});
     ErlStatsOutputs erl_outputs;
-    options.extra_metrics = [&grpc_metrics, &xds, &notifier, &erl_outputs, grpc = settings.grpc_listen.has_value()] {
+    options.extra_metrics = [&grpc_metrics, &xds, &notifier, &erl_outputs, &tracing,
+                             grpc = settings.grpc_listen.has_value()] {
         return (grpc ? grpc_metrics.render() : std::string()) + (xds ? xds->metrics().render() : std::string()) +
-               notifier.metrics().render() + TlsReloads::process().render() + erl_outputs.render();
+               notifier.metrics().render() + TlsReloads::process().render() + erl_outputs.render() +
+               (tracing ? tracing->metrics_text() : std::string());
     };
 
     // The main thread accepts connections and handles signals; the server threads serve sessions.
@@ -453,7 +466,8 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
                                      notifier.metrics().dropped(), metrics.delays.held()};
     };
     return serve(main_ioc, settings, run,
-                 Running{registry, reloader, xds, trail, threads, grpc_metrics, budget, history, std::move(read_totals)});
+                 Running{registry, reloader, xds, trail, threads, grpc_metrics, budget, history, std::move(read_totals),
+                         tracing ? &tracing->tracer() : nullptr});
 }
 
 }  // namespace ratelimitd::app

@@ -81,6 +81,11 @@ constexpr std::array<std::string_view, 3> access_log_modes{"off", "denied", "all
 constexpr std::array<std::string_view, 2> envoy_key_layouts{"ratelimitd", "envoyproxy-ratelimit"};
 constexpr std::array<std::string_view, 3> envoy_store_errors{"unavailable", "allow", "deny"};
 constexpr std::array<std::string_view, 2> redis_state_layouts{"string", "hash"};
+constexpr std::array<std::string_view, 2> trace_protocols{"http/protobuf", "grpc"};
+// OTEL_TRACES_SAMPLER's values (trace::Sampler::named).
+constexpr std::array<std::string_view, 6> trace_samplers{"parentbased_traceidratio", "parentbased_always_on",
+                                                         "parentbased_always_off", "traceidratio", "always_on",
+                                                         "always_off"};
 
 using T = SettingType;
 
@@ -380,6 +385,44 @@ constexpr SettingRow rows[] = {
      .help = "every limited ShouldRateLimit descriptor in quota mode: a call is over only when all of them are "
              "(its QUOTA_MODE)",
      .field = both<&Settings::envoy_quota_mode, &FileSettings::envoy_quota_mode>()},
+    // Traces (docs/tracing.md). The OpenTelemetry SDKs' variables are read too (env_alias), so a
+    // deployment configured for them, Envoy Gateway's among them, needs nothing else.
+    {.file_key = "trace_endpoint", .flag = "trace-endpoint", .env = "RATELIMITD_TRACE_ENDPOINT",
+     .env_alias = "OTEL_EXPORTER_OTLP_ENDPOINT", .type = T::path, .value_name = "URL",
+     .default_text = "none: tracing is off", .help = "the OTLP collector spans are exported to",
+     .field = both<&Settings::trace_endpoint, &FileSettings::trace_endpoint>()},
+    {.file_key = "trace_protocol", .flag = "trace-protocol", .env = "RATELIMITD_TRACE_PROTOCOL",
+     .env_alias = "OTEL_EXPORTER_OTLP_PROTOCOL", .type = T::choice, .choices = trace_protocols,
+     .default_text = "http/protobuf", .help = "trace_endpoint: OTLP over HTTP (protobuf) or gRPC",
+     .field = both<&Settings::trace_protocol, &FileSettings::trace_protocol>()},
+    // Collectors take API keys as headers: a secret, so no flag and no file key.
+    {.env = "RATELIMITD_TRACE_HEADERS", .env_alias = "OTEL_EXPORTER_OTLP_HEADERS", .type = T::secret, .lo = 1,
+     .default_text = "none", .help = "trace_endpoint: headers of each export, k=v,k2=v2 (values percent-encoded)",
+     .field = text_only<&Settings::trace_headers>()},
+    {.file_key = "trace_insecure", .flag = "trace-insecure", .env = "RATELIMITD_TRACE_INSECURE",
+     .env_alias = "OTEL_EXPORTER_OTLP_INSECURE", .type = T::on_off, .default_text = "off",
+     .help = "trace_endpoint: plain text to a gRPC host:port (an http:// URL is plain anyway)",
+     .field = both<&Settings::trace_insecure, &FileSettings::trace_insecure>()},
+    {.file_key = "trace_sampler", .flag = "trace-sampler", .env = "RATELIMITD_TRACE_SAMPLER",
+     .env_alias = "OTEL_TRACES_SAMPLER", .type = T::choice, .choices = trace_samplers,
+     .default_text = "parentbased_traceidratio", .help = "which checks are traced; parentbased_*: as the caller's trace",
+     .field = both<&Settings::trace_sampler, &FileSettings::trace_sampler>()},
+    {.file_key = "trace_sampler_arg", .flag = "trace-sampler-arg", .env = "RATELIMITD_TRACE_SAMPLER_ARG",
+     .env_alias = "OTEL_TRACES_SAMPLER_ARG", .type = T::number, .lo = 0, .hi = 1, .value_name = "RATIO",
+     .default_text = "1.0", .help = "the traceidratio samplers' share of new traces, 0 to 1",
+     .field = both<&Settings::trace_sampler_arg, &FileSettings::trace_sampler_arg>()},
+    {.file_key = "trace_service_name", .flag = "trace-service-name", .env = "RATELIMITD_TRACE_SERVICE_NAME",
+     .env_alias = "OTEL_SERVICE_NAME", .type = T::path, .value_name = "NAME", .default_text = "ratelimitd",
+     .help = "the spans' service.name",
+     .field = both<&Settings::trace_service_name, &FileSettings::trace_service_name>()},
+    {.file_key = "trace_service_namespace", .flag = "trace-service-namespace",
+     .env = "RATELIMITD_TRACE_SERVICE_NAMESPACE", .type = T::path, .value_name = "NAME", .default_text = "none",
+     .help = "the spans' service.namespace",
+     .field = both<&Settings::trace_service_namespace, &FileSettings::trace_service_namespace>()},
+    {.file_key = "trace_service_instance_id", .flag = "trace-service-instance-id",
+     .env = "RATELIMITD_TRACE_SERVICE_INSTANCE_ID", .type = T::path, .value_name = "ID", .default_text = "none",
+     .help = "the spans' service.instance.id",
+     .field = both<&Settings::trace_service_instance_id, &FileSettings::trace_service_instance_id>()},
 };
 
 }  // namespace

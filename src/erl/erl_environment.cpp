@@ -5,6 +5,7 @@
 
 #include "ratelimitd/core/percent.hpp"
 #include "ratelimitd/core/quote.hpp"
+#include "ratelimitd/erl/erl_tracing.hpp"
 #include "ratelimitd/erl/erl_variables.hpp"
 #include "ratelimitd/erl/go_values.hpp"
 
@@ -351,7 +352,12 @@ void map_logging_and_stats(const ErlReader& r, ErlMode& out) {
     out.overlay["RATELIMITD_LOG_LEVEL"] = log_level(r.text("LOG_LEVEL"));
     out.overlay["RATELIMITD_LOG_FORMAT"] = lower(r.text("LOG_FORMAT")) == "json" ? "json" : "text";
     map_stats(r, out);
-    if (r.flag("TRACING_ENABLED")) out.warnings.push_back("TRACING_ENABLED=true: tracing is not supported");
+    const ErlTracing tracing{r.flag("TRACING_ENABLED"), r.text("TRACING_EXPORTER_PROTOCOL"), r.text("TRACING_SERVICE_NAME"),
+                             r.text("TRACING_SERVICE_NAMESPACE"), r.text("TRACING_SERVICE_INSTANCE_ID"),
+                             r.text("TRACING_SAMPLING_RATE")};
+    auto overlay = erl_tracing_overlay(tracing);
+    if (!overlay) throw Refusal(overlay.error().detail);
+    out.overlay.merge(*overlay);
 }
 
 void map_response_headers(const ErlReader& r, ErlMode& out) {

@@ -11,7 +11,6 @@ using U = ErlUse;
 
 constexpr std::string_view persecond_as = "as its REDIS_ twin, for the per-second Redis (REDIS_PERSECOND=true)";
 constexpr std::string_view memcache_only = "read only with BACKEND_TYPE=memcache, which is refused";
-constexpr std::string_view tracing_only = "no OpenTelemetry tracing here (warned at start when TRACING_ENABLED=true)";
 constexpr std::string_view no_pool =
     "no connection pool to size: each server thread keeps its own connection and coalesces the checks waiting together";
 
@@ -184,12 +183,16 @@ constexpr ErlVariable rows[] = {
      "true"},
     {"MERGE_DOMAIN_CONFIG", T::boolean, "false", U::mapped,
      "true: files naming one domain are merged; false: a domain in two files refuses the config", ""},
-    {"TRACING_ENABLED", T::boolean, "false", U::no_effect, tracing_only, ""},
-    {"TRACING_SERVICE_NAME", T::text, "RateLimit", U::no_effect, tracing_only, ""},
-    {"TRACING_SERVICE_NAMESPACE", T::text, "", U::no_effect, tracing_only, ""},
-    {"TRACING_SERVICE_INSTANCE_ID", T::text, "", U::no_effect, tracing_only, ""},
-    {"TRACING_EXPORTER_PROTOCOL", T::text, "http", U::no_effect, tracing_only, ""},
-    {"TRACING_SAMPLING_RATE", T::number, "1", U::no_effect, tracing_only, ""},
+    {"TRACING_ENABLED", T::boolean, "false", U::mapped,
+     "spans over OTLP to `OTEL_EXPORTER_OTLP_ENDPOINT` (docs/tracing.md); false: tracing off, whatever `OTEL_*` say", ""},
+    {"TRACING_SERVICE_NAME", T::text, "RateLimit", U::mapped, "`service.name` (`OTEL_SERVICE_NAME`)", ""},
+    {"TRACING_SERVICE_NAMESPACE", T::text, "", U::mapped, "`service.namespace` (`RATELIMITD_TRACE_SERVICE_NAMESPACE`)", ""},
+    {"TRACING_SERVICE_INSTANCE_ID", T::text, "", U::mapped,
+     "`service.instance.id` (`RATELIMITD_TRACE_SERVICE_INSTANCE_ID`); empty: a random UUID, as it does", ""},
+    {"TRACING_EXPORTER_PROTOCOL", T::text, "http", U::mapped,
+     "`http` (OTLP/HTTP protobuf) or `grpc` (`OTEL_EXPORTER_OTLP_PROTOCOL`); anything else is refused", ""},
+    {"TRACING_SAMPLING_RATE", T::number, "1", U::mapped,
+     "`OTEL_TRACES_SAMPLER_ARG` of `parentbased_traceidratio`, clamped to 0..1", ""},
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // unknown_variable_warnings: ERL-looking names ERL mode does not read, and their likely intent.
 #include "ratelimitd/erl/unknown_variables.hpp"
 
+#include "ratelimitd/config/setting_table.hpp"
 #include "ratelimitd/erl/erl_environment.hpp"
 #include "ratelimitd/erl/erl_variables.hpp"
 
@@ -24,7 +25,16 @@ bool looks_like_erl(std::string_view name) {
     return std::any_of(families.begin(), families.end(), [&](std::string_view f) { return name.starts_with(f); });
 }
 
-bool is_known(std::string_view name) { return name == store_error_variable || find_erl_variable(name) != nullptr; }
+// The OpenTelemetry variables the settings table reads (OTEL_EXPORTER_OTLP_ENDPOINT, ...: the
+// trace settings' aliases) are read in ERL mode too, as its Go SDK reads them.
+bool is_setting_alias(std::string_view name) {
+    const auto rows = config::setting_table();
+    return std::any_of(rows.begin(), rows.end(), [&](const config::SettingRow& row) { return row.env_alias == name; });
+}
+
+bool is_known(std::string_view name) {
+    return name == store_error_variable || find_erl_variable(name) != nullptr || is_setting_alias(name);
+}
 
 std::string without_underscores(std::string_view name) {
     std::string out;

@@ -48,7 +48,7 @@ result<std::unique_ptr<GrpcServer>> GrpcServer::start(boost::asio::any_io_execut
     std::unique_ptr<GrpcServer> s(new GrpcServer());
     s->lanes_ = std::make_unique<LaneRing>(std::move(lanes));
     s->rls_ = std::make_unique<RateLimitService>(*s->lanes_, metrics, RequestLimits{}, options.headers,
-                                                 options.erl_stats);
+                                                 options.erl_stats, options.tracer, options.trace_store_name);
     s->health_ = std::make_unique<HealthService>(*s->lanes_, metrics, options.health_needs_domain);
     s->quota_ = std::make_unique<QuotaService>(*s->lanes_, metrics.quota());
     // The socket is ours (GrpcListener): bound before the server is built, so a taken port

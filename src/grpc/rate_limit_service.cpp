@@ -4,6 +4,7 @@
 
 #include "ratelimitd/road/road.hpp"
 #include "ratelimitd/grpc/response_builder.hpp"
+#include "ratelimitd/grpc/rls_call_span.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -29,8 +30,13 @@ struct Call {
     GrpcMetrics* metrics;
     Clock::time_point arrived;
     stats::ErlStats* erl_stats;
+    /// Set only when tracing is on and the call is sampled: the span's identity and where it goes.
+    std::shared_ptr<const RlsTrace> trace{};
+    const road::Call* decided = nullptr;  ///< the road's call once decided (the span's attributes)
+    std::string_view domain{};            ///< the request's, once decoded (the span's)
 
     void finish(const grpc::Status& status, RlsAnswer answer) const {
+        if (trace) trace_rls_call(*trace, arrived, decided, domain, status.error_code());
         metrics->count_answer(answer);
         metrics->count_call(GrpcMethod::should_rate_limit, static_cast<int>(status.error_code()),
                             Clock::now() - arrived);
@@ -62,6 +68,8 @@ net::awaitable<void> answer(Call call, const road::Road& road, RequestLimits lim
         if (!request) co_return call.refuse(request.error());
         policy::RlsPlan plan;
         road::Call asked(road::Ask::rls);
+        call.decided = &asked;
+        call.domain = request->domain;
         asked.rls = &*request;
         asked.rls_plan = &plan;
         co_await road.decide(asked);
@@ -89,6 +97,9 @@ net::awaitable<void> answer(Call call, const road::Road& road, RequestLimits lim
         // decide never throws; an allocation failure could. Answer rather than leave Envoy
         // waiting for its timeout.
         spdlog::error("grpc ShouldRateLimit: {}", e.what());
+        // Both lived in the try block's scope, gone now.
+        call.decided = nullptr;
+        call.domain = {};
         call.finish(grpc::Status(grpc::StatusCode::INTERNAL, "internal error"), RlsAnswer::error);
     }
 }
@@ -101,7 +112,9 @@ grpc::ServerUnaryReactor* RateLimitService::ShouldRateLimit(grpc::CallbackServer
     auto* reactor = context->DefaultReactor();
     const auto& lane = lanes_.next();
     // Nothing blocks this gRPC thread: the lane does the work and finishes the reactor.
-    const Call call{request, response, reactor, &metrics_, Clock::now(), erl_stats_};
+    Call call{request, response, reactor, &metrics_, Clock::now(), erl_stats_};
+    // One predictable branch when tracing is off; the metadata is read only when it is on.
+    if (tracer_ != nullptr) call.trace = start_rls_trace(*tracer_, *context, trace_store_name_);
     if (erl_stats_) erl_stats_->count_grpc_call();
     net::co_spawn(lane.executor, answer(call, lane.road, limits_, headers_), net::detached);
     return reactor;

@@ -22,6 +22,7 @@ Answer auth_answer(EndpointServices& s, const road::Call& c, const EndpointCall&
         res = hold_or_refuse(s, c, req, std::move(res), delay);
     }
     s.access_log.write(c.decision, res.status(), call.request_id);
+    if (s.options.tracer != nullptr) s.trace_call(call, c, res.status());
     return res;
 }
 

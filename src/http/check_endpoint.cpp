@@ -19,6 +19,7 @@ Answer check_answer(EndpointServices& s, const road::Call& c, const EndpointCall
         s.metrics.delays.observe_delay(service::DelayDoor::check, delay);
     }
     s.access_log.write(c.decision, res.status(), call.request_id);
+    if (s.options.tracer != nullptr) s.trace_call(call, c, res.status());
     return res;
 }
 

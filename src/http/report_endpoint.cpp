@@ -44,6 +44,7 @@ Answer report_answer(EndpointServices& s, const road::Call& c, std::int64_t cost
     }
     auto res = make_check_answer(d, req.version(), req.keep_alive());
     s.access_log.write(d, res.status(), call.request_id);
+    if (s.options.tracer != nullptr) s.trace_call(call, c, res.status());
     return res;
 }
 

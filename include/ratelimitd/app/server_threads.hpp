@@ -38,6 +38,7 @@ public:
     ServerThreads& operator=(const ServerThreads&) = delete;
 
     [[nodiscard]] store::Backend& backend() noexcept { return *backend_; }
+    [[nodiscard]] const store::Backend& backend() const noexcept { return *backend_; }
     /// One per thread, for the Server to hand sessions to.
     [[nodiscard]] std::vector<http::Lane*> lanes() const;
     /// One per thread, for the gRPC server: each thread's executor and CheckService.

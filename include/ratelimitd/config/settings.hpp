@@ -93,6 +93,16 @@ struct Settings {
     std::string grpc_limit_header = "RateLimit-Limit";          ///< "erl": its LIMIT_LIMIT_HEADER
     std::string grpc_remaining_header = "RateLimit-Remaining";  ///< "erl": its LIMIT_REMAINING_HEADER
     std::string grpc_reset_header = "RateLimit-Reset";          ///< "erl": its LIMIT_RESET_HEADER
+    // Traces over OTLP (docs/tracing.md).
+    std::optional<std::string> trace_endpoint;  ///< the collector's URL; none: tracing is off
+    std::string trace_protocol = "http/protobuf";  ///< http/protobuf|grpc
+    std::optional<std::string> trace_headers;   ///< "k=v,k2=v2" sent with each export (secret: may hold a key)
+    bool trace_insecure = false;                ///< grpc: plain text to a host:port endpoint
+    std::string trace_sampler = "parentbased_traceidratio";  ///< OTEL_TRACES_SAMPLER's names
+    double trace_sampler_arg = 1.0;             ///< the ratio of the traceidratio samplers
+    std::string trace_service_name = "ratelimitd";  ///< service.name
+    std::string trace_service_namespace;        ///< service.namespace; empty: not sent
+    std::string trace_service_instance_id;      ///< service.instance.id; empty: not sent
 
     bool operator==(const Settings&) const = default;
 };
@@ -163,6 +173,14 @@ struct FileSettings {
     std::optional<std::string> grpc_limit_header;
     std::optional<std::string> grpc_remaining_header;
     std::optional<std::string> grpc_reset_header;
+    std::optional<std::string> trace_endpoint;
+    std::optional<std::string> trace_protocol;
+    std::optional<bool> trace_insecure;
+    std::optional<std::string> trace_sampler;
+    std::optional<double> trace_sampler_arg;
+    std::optional<std::string> trace_service_name;
+    std::optional<std::string> trace_service_namespace;
+    std::optional<std::string> trace_service_instance_id;
 
     bool operator==(const FileSettings&) const = default;
 };

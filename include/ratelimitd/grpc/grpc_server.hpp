@@ -1,6 +1,8 @@
 // The gRPC server's lifecycle: bind, serve on gRPC's threads, drain and stop.
 #pragma once
 
+#include "ratelimitd/trace/tracer.hpp"
+
 #include "ratelimitd/core/error.hpp"
 #include "ratelimitd/grpc/grpc_listener.hpp"
 #include "ratelimitd/grpc/grpc_metrics.hpp"
@@ -63,7 +65,10 @@ struct GrpcServerOptions {
     stats::ErlStats* erl_stats = nullptr;
     /// HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED (ERL mode): Health/Check answers NOT_SERVING
     /// until a domain is loaded, as /healthcheck answers 500.
-    bool health_needs_domain = false;
+    bool health_needs_domain = false;    /// Traces (docs/tracing.md): ShouldRateLimit's server span, parent from the `traceparent`
+    /// metadata; null: off.
+    const trace::Tracer* tracer = nullptr;
+    std::string trace_store_name;  ///< what the span's ratelimit.store names
 };
 
 /// Envoy's rate limit service, its rate limit quota service and grpc.health.v1 on one address, with every connection's

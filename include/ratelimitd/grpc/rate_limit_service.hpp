@@ -7,6 +7,7 @@
 #include "ratelimitd/grpc/response_headers.hpp"
 
 #include "ratelimitd/stats/erl_stats.hpp"
+#include "ratelimitd/trace/tracer.hpp"
 
 #include "envoy/service/ratelimit/v3/rls.grpc.pb.h"
 
@@ -21,8 +22,10 @@ class RateLimitService final : public envoy::service::ratelimit::v3::RateLimitSe
 public:
     /// `erl_stats`: ERL mode's stats, counted per call when not nullptr (it outlives the service).
     RateLimitService(LaneRing& lanes, GrpcMetrics& metrics, RequestLimits limits = {},
-                     ResponseHeaders headers = HeaderSet::ietf, stats::ErlStats* erl_stats = nullptr)
-        : lanes_(lanes), metrics_(metrics), limits_(limits), headers_(headers), erl_stats_(erl_stats) {}
+                     ResponseHeaders headers = HeaderSet::ietf, stats::ErlStats* erl_stats = nullptr,
+                     const trace::Tracer* tracer = nullptr, std::string trace_store_name = {})
+        : lanes_(lanes), metrics_(metrics), limits_(limits), headers_(headers), erl_stats_(erl_stats),
+          tracer_(tracer), trace_store_name_(std::move(trace_store_name)) {}
 
     grpc::ServerUnaryReactor* ShouldRateLimit(grpc::CallbackServerContext* context,
                                               const envoy::service::ratelimit::v3::RateLimitRequest* request,
@@ -34,6 +37,8 @@ private:
     RequestLimits limits_;
     ResponseHeaders headers_;
     stats::ErlStats* erl_stats_;
+    const trace::Tracer* tracer_;  ///< null: tracing is off
+    std::string trace_store_name_;
 };
 
 }  // namespace ratelimitd::rls

@@ -33,6 +33,10 @@ public:
     /// The refusal of a caller that may not give units back (admin_access), or nothing; the
     /// call is audited either way.
     [[nodiscard]] std::optional<Response> give_back_refusal(const EndpointCall& call) const;
+    /// A decided door call's server span (when tracing is on and the call is sampled): parent
+    /// from the request's traceparent/tracestate, the HTTP server conventions' name and
+    /// attributes, the call's ratelimit.* ones. Call only when options.tracer is set.
+    void trace_call(const EndpointCall& call, const road::Call& decided, unsigned status) const;
 };
 
 }  // namespace ratelimitd::http

@@ -4,6 +4,7 @@
 #include "ratelimitd/audit/audit_trail.hpp"
 #include "ratelimitd/road/rls_json.hpp"
 #include "ratelimitd/service/status_history.hpp"
+#include "ratelimitd/trace/tracer.hpp"
 
 #include <functional>
 #include <optional>
@@ -47,6 +48,11 @@ struct RouterOptions {
     audit::AuditTrail* audit = nullptr;
     /// The status page's last 15 minutes (GET /v1/status/history); null: the path answers 404.
     const service::StatusHistory* status_history = nullptr;
+    /// Traces (docs/tracing.md): each sampled check's span goes to its sink; null: tracing is off,
+    /// and a check pays one branch for it.
+    const trace::Tracer* tracer = nullptr;
+    /// What a span's ratelimit.store names (the store's kind: redis, memory, ...).
+    std::string trace_store_name;
 };
 
 }  // namespace ratelimitd::http

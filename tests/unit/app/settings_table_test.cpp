@@ -51,7 +51,9 @@ Samples samples(const SettingRow& row) {
         return {"off", "on", false};
     case SettingType::fraction: return {"", "", 0.5};
     case SettingType::path: return {"/a.yaml", "/b.yaml", "/a.yaml"};
-    case SettingType::number: return {"7.5", "2", 7.5};
+    case SettingType::number:  // within the row's bounds (trace_sampler_arg's are 0..1)
+        if (row.hi <= 1) return {"0.75", "0.25", 0.75};
+        return {"7.5", "2", 7.5};
     case SettingType::key_values: return {"a=1", "b=2", "a=1"};
     case SettingType::headers: return {"x-a:1", "x-b:2", "x-a:1"};
     }
@@ -103,7 +105,7 @@ TEST(SettingsTable, SecretsHaveNoFlag) {
         EXPECT_TRUE(row.flag.empty()) << row.env;
         EXPECT_EQ(find_setting_by_flag(row.file_key), nullptr) << row.env;
     }
-    EXPECT_EQ(secrets, 2);  // admin token, hash secret
+    EXPECT_EQ(secrets, 3);  // admin token, hash secret, the trace export's headers
 }
 
 TEST(SettingsTable, BoundsAreEnforcedForEveryCountAndDuration) {
@@ -364,6 +366,41 @@ TEST(SettingsTable, BadXdsValuesAreRefusedNamingTheSetting) {
     const auto file = read_file_settings(ConfigTree{{"xds_node_metadata", "zone"}});
     ASSERT_FALSE(file);
     EXPECT_EQ(file.error().detail.rfind("xds_node_metadata: item 1: expected KEY=VALUE", 0), 0u) << file.error().detail;
+}
+
+}  // namespace
+}  // namespace ratelimitd::config
+
+namespace ratelimitd::config {
+namespace {
+
+// Tracing is off unless an endpoint is set; the OpenTelemetry variables are read as the SDKs
+// read them, and win over their RATELIMITD_* twins.
+TEST(SettingsTable, TraceSettingsReadTheOtelVariables) {
+    auto defaults = precedence({}, {});
+    ASSERT_TRUE(defaults) << defaults.error().detail;
+    EXPECT_EQ(defaults->trace_endpoint, std::nullopt);
+    EXPECT_EQ(defaults->trace_sampler, "parentbased_traceidratio");
+    EXPECT_EQ(defaults->trace_sampler_arg, 1.0);
+    EXPECT_EQ(defaults->trace_service_name, "ratelimitd");
+    const std::map<std::string, std::string> env{
+        {"OTEL_EXPORTER_OTLP_ENDPOINT", "http://otel:4318"}, {"RATELIMITD_TRACE_ENDPOINT", "http://other:4318"},
+        {"OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"}, {"OTEL_EXPORTER_OTLP_HEADERS", "api-key=k"},
+        {"OTEL_EXPORTER_OTLP_INSECURE", "true"}, {"OTEL_TRACES_SAMPLER", "traceidratio"},
+        {"OTEL_TRACES_SAMPLER_ARG", "0.01"}, {"OTEL_SERVICE_NAME", "edge-rl"}};
+    auto s = precedence({}, {env.begin(), env.end()});
+    ASSERT_TRUE(s) << s.error().detail;
+    EXPECT_EQ(s->trace_endpoint, "http://otel:4318");
+    EXPECT_EQ(s->trace_protocol, "grpc");
+    EXPECT_EQ(s->trace_headers, "api-key=k");
+    EXPECT_TRUE(s->trace_insecure);
+    EXPECT_EQ(s->trace_sampler, "traceidratio");
+    EXPECT_EQ(s->trace_sampler_arg, 0.01);
+    EXPECT_EQ(s->trace_service_name, "edge-rl");
+    const std::map<std::string, std::string> bad{{"OTEL_TRACES_SAMPLER", "jaeger_remote"}};
+    EXPECT_FALSE(precedence({}, {bad.begin(), bad.end()}).has_value());
+    const std::map<std::string, std::string> over{{"OTEL_TRACES_SAMPLER_ARG", "1.5"}};
+    EXPECT_FALSE(precedence({}, {over.begin(), over.end()}).has_value());
 }
 
 }  // namespace

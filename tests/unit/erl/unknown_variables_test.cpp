@@ -25,12 +25,14 @@ TEST(UnknownVariables, OnlyErlLookingUnknownNamesAreWarnedInTheirOrder) {
                                        "REDIS_ERROR_ANSWER",
                                        "GRPC_SERVER_TLS_CA_CERT",
                                        "OTEL_EXPORTER_OTLP_ENDPOINT",
+                                       "OTEL_METRICS_EXPORTER",
                                        "RATELIMITD_LISTEN",
                                        "KUBERNETES_SERVICE_HOST"};
     const std::vector<std::string> expected{
         "RUNTIME_IGNORE_DOTFILES is not read in ERL mode; did you mean RUNTIME_IGNOREDOTFILES?",
         "GRPC_SERVER_TLS_CA_CERT is not read in ERL mode",
-        "OTEL_EXPORTER_OTLP_ENDPOINT is not read in ERL mode"};
+        // The trace settings read OTEL_EXPORTER_OTLP_ENDPOINT (docs/tracing.md); metrics are not exported.
+        "OTEL_METRICS_EXPORTER is not read in ERL mode"};
     EXPECT_EQ(unknown_variable_warnings(env), expected);
 }
 

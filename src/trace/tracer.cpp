@@ -1,0 +1,59 @@
+// Tracer: the W3C headers read, the sampler asked, spans given their ids and Unix times.
+#include "ratelimitd/trace/tracer.hpp"
+
+#include "ratelimitd/trace/id_generator.hpp"
+#include "ratelimitd/trace/traceparent.hpp"
+#include "ratelimitd/trace/tracestate.hpp"
+
+namespace ratelimitd::trace {
+
+std::optional<TracedCheck> Tracer::start(std::string_view traceparent, std::string_view tracestate) const {
+    const auto parent = traceparent.empty() ? std::nullopt : parse_traceparent(traceparent);
+    TracedCheck check;
+    check.trace_id = parent ? parent->trace_id : new_trace_id();
+    if (!sampler_.should_sample(check.trace_id, parent ? &*parent : nullptr)) return std::nullopt;
+    check.span_id = new_span_id();
+    if (parent) {
+        check.parent_span_id = parent->span_id;
+        check.tracestate = normalize_tracestate(tracestate).value_or(std::string{});
+    }
+    return check;
+}
+
+std::uint64_t unix_nanos_of(std::chrono::steady_clock::time_point instant,
+                            std::chrono::steady_clock::time_point steady_now,
+                            std::chrono::system_clock::time_point system_now) noexcept {
+    const auto age = std::chrono::duration_cast<std::chrono::nanoseconds>(steady_now - instant);
+    const auto unix_now = std::chrono::duration_cast<std::chrono::nanoseconds>(system_now.time_since_epoch());
+    return static_cast<std::uint64_t>((unix_now - age).count());
+}
+
+Span Tracer::server_span(const TracedCheck& check, std::string name, std::chrono::steady_clock::time_point arrived) {
+    Span span;
+    span.trace_id = check.trace_id;
+    span.span_id = check.span_id;
+    span.parent_span_id = check.parent_span_id;
+    span.tracestate = check.tracestate;
+    span.name = std::move(name);
+    span.kind = SpanKind::server;
+    const auto steady_now = std::chrono::steady_clock::now();
+    const auto system_now = std::chrono::system_clock::now();
+    // An unset instant (a door that did not stamp its request) starts the span now.
+    const auto start = arrived == std::chrono::steady_clock::time_point{} ? steady_now : arrived;
+    span.start_unix_nano = unix_nanos_of(start, steady_now, system_now);
+    span.end_unix_nano = unix_nanos_of(steady_now, steady_now, system_now);
+    return span;
+}
+
+Span Tracer::child_span(const Span& parent, std::string name, SpanKind kind) {
+    Span span;
+    span.trace_id = parent.trace_id;
+    span.span_id = new_span_id();
+    span.parent_span_id = parent.span_id;
+    span.tracestate = parent.tracestate;
+    span.name = std::move(name);
+    span.kind = kind;
+    return span;
+}
+
+}  // namespace ratelimitd::trace
