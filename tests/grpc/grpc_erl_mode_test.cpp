@@ -275,14 +275,14 @@ TEST_F(ErlDeployment, TakesItsRulesFromAnXdsControlPlaneAsEnvoyGatewayStartsIt) 
 TEST_F(ErlDeployment, UnknownErlLookingVariablesAreWarnedByNameAtStart) {
     write_file(config_dir() / "rules.yaml", rules("erl", 2));
     vars_["RUNTIME_IGNORE_DOTFILES"] = "true";
-    vars_["OTEL_EXPORTER_OTLP_ENDPOINT"] = "http://collector:4318";
+    vars_["OTEL_METRICS_EXPORTER"] = "otlp";  // OTEL_EXPORTER_OTLP_* are read now (docs/tracing.md)
     start_serving(link());
     EXPECT_FALSE(process_.wait_for_log(
                              "RUNTIME_IGNORE_DOTFILES is not read in ERL mode; did you mean RUNTIME_IGNOREDOTFILES?",
                              process_start_bound)
                      .empty())
         << process_.log();
-    EXPECT_FALSE(process_.wait_for_log("OTEL_EXPORTER_OTLP_ENDPOINT is not read in ERL mode",
+    EXPECT_FALSE(process_.wait_for_log("OTEL_METRICS_EXPORTER is not read in ERL mode",
         process_start_bound).empty());
     EXPECT_EQ(process_.log().find("RUNTIME_ROOT is not read"), std::string::npos) << "known names are not warned";
 }
