@@ -259,10 +259,14 @@ TEST(GrpcXds, AClientKeyEmptiedOnDiskKeepsTheLastGoodOneAcrossReconnects) {
 
 // A control plane file that cannot serve stops the start, naming it (it was only checked for
 // being readable, and failed at every connection instead).
+std::string xds_data(const std::string& file) {
+    return std::string(RATELIMITD_TEST_DATA_DIR) + "/xds/" + file;
+}
+
 TEST(GrpcXds, ATlsFileThatCannotServeStopsTheStart) {
     GrpcTlsCerts certs;
     XdsControlPlane cp;
-    Child mismatch({RATELIMITD_BINARY, "--config", RATELIMITD_TEST_DATA_DIR "/xds/no_rules.yaml", "--listen",
+    Child mismatch({RATELIMITD_BINARY, "--config", xds_data("no_rules.yaml"), "--listen",
                     "127.0.0.1:0", "--xds-server", cp.address(), "--xds-tls", "on", "--xds-tls-cert",
                     certs.client().cert, "--xds-tls-key", certs.server().key},
                    scratch_dir() + "/xds-mismatch.log");
@@ -273,7 +277,7 @@ TEST(GrpcXds, ATlsFileThatCannotServeStopsTheStart) {
         << mismatch.log();
     const auto empty_ca = certs.dir() + "/empty-ca.crt";
     std::ofstream(empty_ca).flush();
-    Child empty({RATELIMITD_BINARY, "--config", RATELIMITD_TEST_DATA_DIR "/xds/no_rules.yaml", "--listen",
+    Child empty({RATELIMITD_BINARY, "--config", xds_data("no_rules.yaml"), "--listen",
                  "127.0.0.1:0", "--xds-server", cp.address(), "--xds-tls", "on", "--xds-tls-ca", empty_ca},
                 scratch_dir() + "/xds-empty-ca.log");
     EXPECT_EQ(empty.wait(10s), 1);
@@ -293,19 +297,19 @@ TEST(GrpcXds, ForceStartIsReadyBeforeTheFirstConfig) {
 TEST(GrpcXds, SettingsThatCannotWorkStopTheStart) {
     XdsControlPlane cp;
     // A file with Envoy domains of its own beside xds_server: two sources, refused.
-    Child both({RATELIMITD_BINARY, "--config", RATELIMITD_TEST_DATA_DIR "/xds/with_domains.yaml", "--listen",
+    Child both({RATELIMITD_BINARY, "--config", xds_data("with_domains.yaml"), "--listen",
                 "127.0.0.1:0", "--xds-server", cp.address()},
                scratch_dir() + "/xds-both.log");
     EXPECT_EQ(both.wait(10s), 1);
     EXPECT_NE(both.log().find("domains: not allowed with xds_server"), std::string::npos) << both.log();
     // A client certificate without its key.
-    Child half({RATELIMITD_BINARY, "--config", RATELIMITD_TEST_DATA_DIR "/xds/no_rules.yaml", "--listen",
+    Child half({RATELIMITD_BINARY, "--config", xds_data("no_rules.yaml"), "--listen",
                 "127.0.0.1:0", "--xds-server", cp.address(), "--xds-tls", "on", "--xds-tls-cert", "/etc/hostname"},
                scratch_dir() + "/xds-half.log");
     EXPECT_EQ(half.wait(10s), 1);
     EXPECT_NE(half.log().find("xds_tls_cert and xds_tls_key"), std::string::npos) << half.log();
     // Without xds_server the file still needs rules.
-    Child none({RATELIMITD_BINARY, "--config", RATELIMITD_TEST_DATA_DIR "/xds/no_rules.yaml", "--listen", "127.0.0.1:0"},
+    Child none({RATELIMITD_BINARY, "--config", xds_data("no_rules.yaml"), "--listen", "127.0.0.1:0"},
                scratch_dir() + "/xds-none.log");
     EXPECT_EQ(none.wait(10s), 1);
     EXPECT_NE(none.log().find("policies"), std::string::npos) << none.log();

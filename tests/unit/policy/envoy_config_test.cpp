@@ -22,7 +22,7 @@ using namespace ratelimitd::policy;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-const std::string envoy_data_dir = RATELIMITD_TEST_DATA_DIR "/envoy";
+const std::string envoy_data_dir = std::string(RATELIMITD_TEST_DATA_DIR) + "/envoy";
 // envoyproxy/ratelimit's example configs, verbatim, in the tree (tests/data/erl-examples/README.md).
 
 /// The message a registry text is refused with ("" when it loads).

@@ -5,6 +5,6 @@
 namespace ratelimitd::test {
 
 /// envoyproxy/ratelimit's example configs, verbatim, in the tree (tests/data/erl-examples/README.md).
-inline const std::string reference_dir = RATELIMITD_TEST_DATA_DIR "/erl-examples";
+inline const std::string reference_dir = std::string(RATELIMITD_TEST_DATA_DIR) + "/erl-examples";
 
 }  // namespace ratelimitd::test

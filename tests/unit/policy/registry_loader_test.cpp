@@ -24,7 +24,7 @@ using namespace ratelimitd::policy;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-const std::string registry_data_dir = RATELIMITD_TEST_DATA_DIR "/registry";
+const std::string registry_data_dir = std::string(RATELIMITD_TEST_DATA_DIR) + "/registry";
 
 /// A canonical text dump of a Config, so two configs compare with a readable diff.
 std::string dump(const Config& c) {
@@ -92,7 +92,7 @@ TEST(LoadConfig, EveryValidFixtureLoads) {
 }
 
 TEST(LoadConfig, ExampleConfigLoads) {
-    const Config c = load_config(RATELIMITD_TEST_DATA_DIR "/../../config/example.yaml");
+    const Config c = load_config(std::string(RATELIMITD_TEST_DATA_DIR) + "/../../config/example.yaml");
     const Policy* demo = c.registry.find("demo");
     ASSERT_NE(demo, nullptr);
     EXPECT_EQ(demo->algorithm, Algorithm::fixed_window);
