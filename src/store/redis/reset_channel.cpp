@@ -15,7 +15,7 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr auto tick = 100ms;            // how often a quiet subscription looks around
-constexpr auto connect_timeout = 1s;
+constexpr auto subscriber_connect_timeout = 1s;
 constexpr auto retry_pause = 250ms;     // after a failed attempt
 
 bool same_place(const Endpoint& a, const Endpoint& b) { return a.host == b.host && a.port == b.port; }
@@ -65,7 +65,7 @@ void ResetSubscriber::run() {
 
 // Over the same Transport as the store's connections, so a rediss:// store is heard over TLS.
 bool ResetSubscriber::subscribe_once(const Endpoint& ep, const std::string& channel) {
-    BlockingClient c(ep, connect_timeout);  // also the limit for AUTH and SUBSCRIBE
+    BlockingClient c(ep, subscriber_connect_timeout);  // also the limit for AUTH and SUBSCRIBE
     if (!c.connect().empty()) return false;
     std::string why;
     if (ep.password) {
