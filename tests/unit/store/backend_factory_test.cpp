@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace ratelimitd::store {
 namespace {
@@ -158,6 +159,19 @@ TEST(BackendKinds, EachUrlHasOneKindAndNoUrlTheEmbeddedStore) {
     ASSERT_NE(backend_kind_of(std::nullopt), nullptr);
     EXPECT_EQ(backend_kind_of(std::nullopt)->name, "embedded");
     EXPECT_EQ(backend_kind_of(std::string("http://h")), nullptr);
+}
+
+// The list is generated from the backends' own sources (cmake/store_backend_kinds.cmake), no
+// list kept by hand: the four registrations the tree holds, in --help's order (help_position),
+// the first being the one a URL no kind takes is handed to (its parser says what is wrong).
+TEST(BackendKinds, TheBuildFindsEveryRegistrationInHelpOrder) {
+    EXPECT_EQ(registered_backend_kinds().size(), 4u);
+    std::vector<std::string> order;
+    for (const BackendKind* kind : backend_kinds()) order.push_back(std::string(kind->schemes.empty() ? "" : kind->schemes.front()));
+    EXPECT_EQ(order, (std::vector<std::string>{"redis://", "redis-sentinel://", "redis-cluster://", ""}));
+    auto unknown = make_backend(std::string("http://h"), BackendOptions{});
+    ASSERT_FALSE(unknown);
+    EXPECT_NE(unknown.error().detail.find("redis"), std::string::npos) << unknown.error().detail;
 }
 
 TEST_F(BackendFactoryTest, OnlyAClusterRefusesARegistryBeforeConnecting) {
