@@ -354,6 +354,26 @@ int shut_down(net::io_context& main, std::optional<http::Server>& server, std::u
     return 0;
 }
 
+// The process's tracing (null: off), its tracer handed to the doors through `options` (the one
+// place every door, HTTP and gRPC, takes it from). False when a trace setting cannot be used.
+bool set_up_tracing(const Settings& settings, std::string_view store_kind, http::RouterOptions& options,
+                    std::unique_ptr<Tracing>& out) {
+    bool failed = false;
+    out = Tracing::from_settings(settings, RATELIMITD_VERSION, failed);
+    if (failed) return false;
+    if (out) options.tracer = &out->tracer();
+    options.trace_store_name = std::string(store_kind);
+    return true;
+}
+
+// What the status page samples: the request totals and the quota webhooks' own counters.
+StatusSampler::ReadTotals status_totals(const service::Metrics& metrics, const notify::Notifier& notifier) {
+    return [&metrics, &notifier] {
+        return service::StatusInputs{metrics.totals(), notifier.sent(), notifier.metrics().dropped(),
+                                     metrics.delays.held()};
+    };
+}
+
 /// What run() has built for serving, owned by run's frame.
 struct Running {
     policy::RegistryHandle& registry;
@@ -365,7 +385,7 @@ struct Running {
     ConnectionBudget budget;
     service::StatusHistory& history;  ///< the status page's last 15 minutes
     StatusSampler::ReadTotals read_totals;
-    const trace::Tracer* tracer;  ///< null: tracing is off
+    const http::RouterOptions& options;  ///< what the doors were given (the tracer: the gRPC door's too)
 };
 
 // The listeners, signals and the config watcher, served on the main thread until SIGTERM, then
@@ -384,7 +404,7 @@ int serve(net::io_context& main_ioc, const Settings& settings, const RunOptions&
     signals.start();
     r.threads->start(main_ioc.get_executor());
     std::unique_ptr<rls::GrpcServer> grpc;
-    if (!start_grpc(main_ioc, settings, run, r.budget.grpc, *r.threads, r.grpc_metrics, r.tracer, grpc)) return 1;
+    if (!start_grpc(main_ioc, settings, run, r.budget.grpc, *r.threads, r.grpc_metrics, r.options.tracer, grpc)) return 1;
     server->start();
     announce(*server, r.threads->backend(), *r.registry.current(), settings);
     std::vector<std::unique_ptr<http::Server>> extras;
@@ -425,11 +445,8 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     service::TopBoard top({.k = settings.top_k, .window = settings.top_window});
     auto options = router_options(settings, *backend, *registry.current(), run);
     // Before the threads that trace into it; destroyed (its last export) after they are joined.
-    bool tracing_failed = false;
-    const auto tracing = Tracing::from_settings(settings, RATELIMITD_VERSION, tracing_failed);
-    if (tracing_failed) return 1;
-    if (tracing) options.tracer = &tracing->tracer();
-    options.trace_store_name = std::string(backend->kind());
+    std::unique_ptr<Tracing> tracing;
+    if (!set_up_tracing(settings, backend->kind(), options, tracing)) return 1;
     audit::AuditTrail trail;
     if (!open_audit(settings, trail)) return 1;
     options.audit = &trail;
@@ -461,13 +478,9 @@ int run(const Settings& settings, policy::Config config, const RunOptions& run) 
     auto threads = std::make_unique<ServerThreads>(
         std::move(backend), settings.threads,
         Serving{registry, metrics, options, settings.top_k > 0 ? &top : nullptr, &notifier});
-    StatusSampler::ReadTotals read_totals = [&metrics, &notifier] {
-        return service::StatusInputs{metrics.totals(), webhooks_sent_in(notifier.metrics().render()),
-                                     notifier.metrics().dropped(), metrics.delays.held()};
-    };
     return serve(main_ioc, settings, run,
-                 Running{registry, reloader, xds, trail, threads, grpc_metrics, budget, history, std::move(read_totals),
-                         tracing ? &tracing->tracer() : nullptr});
+                 Running{registry, reloader, xds, trail, threads, grpc_metrics, budget, history,
+                         status_totals(metrics, notifier), options});
 }
 
 }  // namespace ratelimitd::app

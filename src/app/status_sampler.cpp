@@ -2,7 +2,6 @@
 // one interval apart on average even when the main thread was busy.
 #include "ratelimitd/app/status_sampler.hpp"
 
-#include <charconv>
 #include <chrono>
 
 namespace ratelimitd::app {
@@ -32,22 +31,6 @@ void StatusSampler::tick() {
     timer_.async_wait([this](boost::system::error_code ec) {
         if (!ec) tick();
     });
-}
-
-std::uint64_t webhooks_sent_in(std::string_view text) {
-    constexpr std::string_view series = "ratelimitd_notify_sent_total{";
-    std::uint64_t sum = 0;
-    for (std::size_t at = text.find(series); at != std::string_view::npos; at = text.find(series, at + 1)) {
-        if (at != 0 && text[at - 1] != '\n') continue;  // a sample line, not the HELP text
-        const auto space = text.find("} ", at);
-        const auto end = text.find('\n', at);
-        if (space == std::string_view::npos || space > end) continue;
-        std::uint64_t n = 0;
-        const char* first = text.data() + space + 2;
-        const char* last = end == std::string_view::npos ? text.data() + text.size() : text.data() + end;
-        if (std::from_chars(first, last, n).ec == std::errc{}) sum += n;
-    }
-    return sum;
 }
 
 }  // namespace ratelimitd::app

@@ -1,7 +1,9 @@
-// EndpointServices: the admin rule's audit lines, shared by the router and the report door.
+// EndpointServices: the admin rule's audit lines, shared by the router and the report door, and
+// each door call's server span.
 #include "ratelimitd/http/endpoint_services.hpp"
 
 #include "ratelimitd/http/admin_endpoints.hpp"
+#include "ratelimitd/road/call_span.hpp"
 
 namespace ratelimitd::http {
 
@@ -22,6 +24,34 @@ std::optional<Response> EndpointServices::give_back_refusal(const EndpointCall& 
     auto refusal = admin_refusal(call.req, options.admin_token, call.ctx.peer, AdminAct::give_back);
     audit_admin_call(call, call.path, refusal ? refusal->result_int() : 0);
     return refusal;
+}
+
+// A door call's server span: OpenTelemetry's HTTP server conventions (span name "{method}
+// {route}", http.request.method, http.route, url.path, http.response.status_code, error status
+// on 5xx only: a 4xx is the client's, a 429 the check working) and the call's ratelimit.*.
+void EndpointServices::trace_call(const EndpointCall& call, const road::Call& decided, unsigned status) const {
+    const Request& req = call.req;
+    // tracestate only beside a traceparent: a check without one pays a single header lookup.
+    const std::string_view traceparent = req["traceparent"];
+    const std::string_view tracestate = traceparent.empty() ? std::string_view{} : std::string_view(req["tracestate"]);
+    const auto traced = options.tracer->start(traceparent, tracestate);
+    if (!traced) return;
+    const std::string_view method = req.method_string();
+    std::string name;
+    name.reserve(method.size() + 1 + call.path.size());
+    name.append(method).append(" ").append(call.path);
+    trace::Span span = trace::Tracer::server_span(*traced, std::move(name), call.ctx.arrived);
+    span.add("http.request.method", std::string(method));
+    span.add("http.route", std::string(call.path));
+    // The path only: a /v1/check query names the tenant, which a span must not carry.
+    span.add("url.path", std::string(call.path));
+    span.add("http.response.status_code", static_cast<std::int64_t>(status));
+    span.add("network.protocol.version", req.version() == 10 ? "1.0" : "1.1");
+    if (status >= 500) span.status = trace::StatusCode::error;
+    road::add_call_attributes(span, decided, options.trace_store_name);
+    std::vector<trace::Span> spans;
+    spans.push_back(std::move(span));
+    options.tracer->submit(std::move(spans));
 }
 
 }  // namespace ratelimitd::http

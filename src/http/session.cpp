@@ -232,6 +232,18 @@ void close_when_due(Answer& res, const Lane& lane, std::size_t served, const Ser
     if (lane.draining || served >= limits.max_requests_per_connection) res.keep_alive(false);
 }
 
+/// A request that could not be read ends its connection: with its error answer when it has one
+/// (then the client's unread bytes are lingered on, so the answer is not lost to a reset), a
+/// debug line for anything but the client's own close. Off the path of a request that parses.
+net::awaitable<void> end_on_read_error(tcp::socket& socket, beast::error_code ec, const ServerLimits& limits,
+                                       std::string& wire, Deadline& deadline) {
+    if (auto res = answer_for_read_error(ec, limits)) {
+        if (!co_await write_answer(socket, *res, wire, &deadline, limits.write_timeout)) co_await linger(socket, deadline);
+    } else if (ec != bhttp::error::end_of_stream && ec != net::error::eof) {
+        spdlog::debug("session: read ended: {}", ec.message());
+    }
+}
+
 /// The shortest deadline a session sets per request: its deadline watcher wakes that often.
 std::chrono::milliseconds shortest_deadline(const ServerLimits& limits) {
     return std::min({limits.idle_timeout, limits.request_timeout, limits.write_timeout});
@@ -271,13 +283,7 @@ net::awaitable<void> run_session(tcp::socket socket, Lane& lane, const ServerLim
         RequestParser parser;
         bool waited = false;
         if (auto ec = co_await read_request(socket, buffer, parser, limits, wire, waited)) {
-            if (auto res = answer_for_read_error(ec, limits)) {
-                if (!co_await write_answer(socket, *res, wire, &deadline, limits.write_timeout)) {
-                    co_await linger(socket, deadline);
-                }
-            } else if (ec != bhttp::error::end_of_stream && ec != net::error::eof) {
-                spdlog::debug("session: read ended: {}", ec.message());
-            }
+            co_await end_on_read_error(socket, ec, limits, wire, deadline);
             break;
         }
         ctx.arrived = waited ? Deadline::clock::now() : first_bytes;

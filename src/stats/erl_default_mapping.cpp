@@ -1,18 +1,15 @@
-// StatsdMapper::erl_default: the mapping envoyproxy/ratelimit's Prometheus sink uses when
-// PROMETHEUS_MAPPER_YAML is unset, built from its published series names and labels: each
+// The text of StatsdMapper::erl_default (statsd_mapper.cpp): the mapping envoyproxy/ratelimit's
+// Prometheus sink uses when PROMETHEUS_MAPPER_YAML is unset, built from its published series names and labels: each
 // descriptor stat by domain and first key (a glob), or by domain and two keys (a regular
 // expression, deeper paths folded into them); the service's error, request and config-load
 // counters.
-#include "ratelimitd/stats/statsd_mapper.hpp"
+#include "ratelimitd/stats/erl_default_mapping.hpp"
 
-#include <stdexcept>
 #include <string>
 
 namespace ratelimitd::stats {
 
-namespace {
-
-std::string default_mapping_yaml() {
+std::string erl_default_mapping_yaml() {
     std::string y = "mappings:\n";
     const char* const stats[] = {"near_limit", "over_limit", "total_hits", "within_limit", "shadow_mode"};
     for (const char* s : stats) {
@@ -40,17 +37,6 @@ std::string default_mapping_yaml() {
          "    name: \"ratelimit_service_config_load_error\"\n"
          "    match_metric_type: counter\n";
     return y;
-}
-
-}  // namespace
-
-const StatsdMapper& StatsdMapper::erl_default() {
-    static const StatsdMapper mapper = [] {
-        auto parsed = parse(default_mapping_yaml(), "the default mapping");
-        if (!parsed) throw std::logic_error(parsed.error().detail);
-        return std::move(*parsed);
-    }();
-    return mapper;
 }
 
 }  // namespace ratelimitd::stats

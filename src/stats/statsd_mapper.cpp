@@ -1,6 +1,7 @@
 // StatsdMapper: a mapping file read with yaml-cpp, every key it does not implement refused by
 // name, so a file meant for statsd_exporter never maps silently otherwise.
 #include "ratelimitd/stats/statsd_mapper.hpp"
+#include "ratelimitd/stats/erl_default_mapping.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -118,6 +119,15 @@ result<StatsdMapper> StatsdMapper::parse(std::string_view yaml, std::string_view
     } catch (const YAML::Exception& e) {
         return Problem{errc::invalid_request, std::string(source) + ": not YAML: " + e.what()};
     }
+}
+
+const StatsdMapper& StatsdMapper::erl_default() {
+    static const StatsdMapper mapper = [] {
+        auto parsed = parse(erl_default_mapping_yaml(), "the default mapping");
+        if (!parsed) throw std::logic_error(parsed.error().detail);
+        return std::move(*parsed);
+    }();
+    return mapper;
 }
 
 std::optional<MappedName> StatsdMapper::map(std::string_view statsd_name) const {

@@ -1,31 +1,35 @@
 // The list of store backends: each registers itself in its own *_backend.cpp (its URL
-// schemes, --help lines, registry refusal and maker). A new backend adds its line here.
+// schemes, --help lines, registry refusal and maker); the build collects the registrations
+// (registered_backend_kinds, generated), so nothing here names a backend.
 #include "ratelimitd/store/backend_factory.hpp"
-#include "ratelimitd/store/memory/memory_backend.hpp"
-#include "ratelimitd/store/redis/cluster/cluster_backend.hpp"
-#include "ratelimitd/store/redis/redis_backend.hpp"
 
-#include <array>
+#include <algorithm>
 #include <utility>
+#include <vector>
 
 namespace ratelimitd::store {
 namespace {
 
-// --help's order. The first is also the kind a URL no kind takes is handed to: its parser
-// names what is wrong with it.
-constexpr auto kinds = std::to_array<const BackendKind*>({
-    &redis::redis_backend_kind,
-    &redis::sentinel_backend_kind,
-    &redis::cluster::cluster_backend_kind,
-    &memory::memory_backend_kind,
-});
+// --help's order (help_position). The first is also the kind a URL no kind takes is handed
+// to: its parser names what is wrong with it. Sorted once, on first use (never on a request).
+const std::vector<const BackendKind*>& ordered_kinds() {
+    static const std::vector<const BackendKind*> kinds = [] {
+        const auto found = registered_backend_kinds();
+        std::vector<const BackendKind*> sorted(found.begin(), found.end());
+        std::stable_sort(sorted.begin(), sorted.end(), [](const BackendKind* a, const BackendKind* b) {
+            return a->help_position < b->help_position;
+        });
+        return sorted;
+    }();
+    return kinds;
+}
 
 }  // namespace
 
-std::span<const BackendKind* const> backend_kinds() noexcept { return kinds; }
+std::span<const BackendKind* const> backend_kinds() noexcept { return ordered_kinds(); }
 
 const BackendKind* backend_kind_of(const std::optional<std::string>& url) noexcept {
-    for (const BackendKind* kind : kinds) {
+    for (const BackendKind* kind : ordered_kinds()) {
         if (url ? kind->takes(*url) : kind->schemes.empty()) return kind;
     }
     return nullptr;
@@ -33,7 +37,7 @@ const BackendKind* backend_kind_of(const std::optional<std::string>& url) noexce
 
 result<std::unique_ptr<Backend>> make_backend(const std::optional<std::string>& url, BackendOptions options) {
     const BackendKind* kind = backend_kind_of(url);
-    if (kind == nullptr) kind = kinds.front();
+    if (kind == nullptr) kind = ordered_kinds().front();
     return kind->open(url.value_or(""), std::move(options));
 }
 
@@ -45,7 +49,7 @@ std::optional<std::string> registry_refusal(const std::optional<std::string>& ur
 
 std::string backend_usage() {
     std::string out;
-    for (const BackendKind* kind : kinds) out += kind->usage;
+    for (const BackendKind* kind : ordered_kinds()) out += kind->usage;
     return out;
 }
 

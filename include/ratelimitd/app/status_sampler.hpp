@@ -9,7 +9,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <string_view>
 
 namespace ratelimitd::app {
 
@@ -32,9 +31,5 @@ private:
     service::StatusHistory& history_;
     ReadTotals read_;
 };
-
-/// The quota webhooks' accepted events, summed over targets, from their Prometheus text (the
-/// notifier keeps them per target and shows them only there).
-std::uint64_t webhooks_sent_in(std::string_view notify_metrics_text);
 
 }  // namespace ratelimitd::app

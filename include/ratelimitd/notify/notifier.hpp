@@ -48,6 +48,8 @@ public:
     boost::asio::awaitable<result<unsigned>> send_sample(std::shared_ptr<const policy::NotifyTarget> target) override;
 
     [[nodiscard]] const NotifyMetrics& metrics() const noexcept { return metrics_; }
+    /// Events a target accepted so far, over every target.
+    [[nodiscard]] std::uint64_t sent() const noexcept { return metrics_.sent(); }
 
 private:
     /// Starts deliveries while some waiting event's target has room. On the notifier's thread.

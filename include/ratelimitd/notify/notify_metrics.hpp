@@ -22,7 +22,10 @@ public:
     static constexpr std::array<double, 11> latency_buckets{0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
                                                             0.5,   1.0,  2.5,   5.0,  10.0};
 
-    void count_sent(std::string_view target) { of(target).sent.fetch_add(1, std::memory_order_relaxed); }
+    void count_sent(std::string_view target) {
+        of(target).sent.fetch_add(1, std::memory_order_relaxed);
+        sent_.fetch_add(1, std::memory_order_relaxed);
+    }
     void count_failed(std::string_view target) { of(target).failed.fetch_add(1, std::memory_order_relaxed); }
     void count_retried(std::string_view target) { of(target).retried.fetch_add(1, std::memory_order_relaxed); }
     /// One delivery attempt's time, answered or not.
@@ -31,6 +34,8 @@ public:
     void set_queued(std::size_t n) noexcept { queued_.store(n, std::memory_order_relaxed); }
 
     [[nodiscard]] std::uint64_t dropped() const noexcept { return dropped_.load(std::memory_order_relaxed); }
+    /// Events a target accepted, summed over targets (the status page's webhook count).
+    [[nodiscard]] std::uint64_t sent() const noexcept { return sent_.load(std::memory_order_relaxed); }
 
     /// Prometheus text, `# HELP` and `# TYPE` included; the per-target families have a series
     /// per target that was ever sent to.
@@ -50,6 +55,7 @@ private:
     mutable std::mutex mu_;  // guards the map; the counters are atomics
     std::map<std::string, std::unique_ptr<PerTarget>, std::less<>> targets_;
     std::atomic<std::uint64_t> dropped_{0};
+    std::atomic<std::uint64_t> sent_{0};  // the per-target sent counts' sum
     std::atomic<std::size_t> queued_{0};
 };
 

@@ -14,6 +14,7 @@ result<std::unique_ptr<Backend>> open(std::string_view /*url*/, BackendOptions o
 
 const BackendKind memory_backend_kind{
     .name = "embedded",
+    .help_position = 90,  // last: the store of no URL
     .usage = "Without a Redis URL anywhere, the embedded store keeps limits per instance.\n",
     .open = &open,
 };

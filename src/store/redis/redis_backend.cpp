@@ -19,6 +19,7 @@ constexpr std::string_view sentinel_schemes[] = {"redis-sentinel://", "rediss-se
 const BackendKind redis_backend_kind{
     .name = "redis",
     .schemes = redis_schemes,
+    .help_position = 10,  // first: a URL no kind takes is reported by its parser
     .usage = "  redis://[[user]:password@]host[:port][/db]                      one Redis\n",
     .open = &RedisBackend::open,
 };
@@ -26,6 +27,7 @@ const BackendKind redis_backend_kind{
 const BackendKind sentinel_backend_kind{
     .name = "redis",
     .schemes = sentinel_schemes,
+    .help_position = 20,
     .usage = "  redis-sentinel://[[user]:password@]host[:port][,...]/master[/db]  the primary Sentinel names\n",
     .open = &RedisBackend::open_sentinel,
 };

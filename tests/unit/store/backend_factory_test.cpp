@@ -10,6 +10,7 @@
 #include <boost/asio/io_context.hpp>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <set>
@@ -158,6 +159,29 @@ TEST(BackendKinds, EachUrlHasOneKindAndNoUrlTheEmbeddedStore) {
     ASSERT_NE(backend_kind_of(std::nullopt), nullptr);
     EXPECT_EQ(backend_kind_of(std::nullopt)->name, "embedded");
     EXPECT_EQ(backend_kind_of(std::string("http://h")), nullptr);
+}
+
+// The list is generated from the backends' own sources (cmake/store_backend_kinds.cmake), no
+// list kept by hand, so this names no count: every registration is listed once, in --help's
+// order (help_position), the first being the one a URL no kind takes is handed to (its parser
+// says what is wrong), the store of no URL last. A kind the generator missed would still
+// declare its schemes, and TheSettingsTakeExactlyTheBackendsSchemes fails on that.
+TEST(BackendKinds, TheBuildFindsEveryRegistrationInHelpOrder) {
+    const auto found = registered_backend_kinds();
+    const auto listed = backend_kinds();
+    ASSERT_EQ(listed.size(), found.size());
+    EXPECT_EQ(std::set<const BackendKind*>(listed.begin(), listed.end()).size(), found.size());
+    for (const BackendKind* kind : found) EXPECT_NE(std::find(listed.begin(), listed.end(), kind), listed.end());
+    for (std::size_t i = 1; i < listed.size(); ++i) {
+        EXPECT_LE(listed[i - 1]->help_position, listed[i]->help_position) << listed[i]->name;
+    }
+    ASSERT_FALSE(listed.empty());
+    EXPECT_TRUE(listed.front()->takes("redis://h"));
+    EXPECT_TRUE(listed.back()->schemes.empty()) << listed.back()->name;
+    EXPECT_LT(backend_usage().find("redis://"), backend_usage().find("redis-cluster://"));
+    auto unknown = make_backend(std::string("http://h"), BackendOptions{});
+    ASSERT_FALSE(unknown);
+    EXPECT_NE(unknown.error().detail.find("redis"), std::string::npos) << unknown.error().detail;
 }
 
 TEST_F(BackendFactoryTest, OnlyAClusterRefusesARegistryBeforeConnecting) {

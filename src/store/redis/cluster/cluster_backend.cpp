@@ -18,6 +18,7 @@ constexpr std::string_view cluster_schemes[] = {"redis-cluster://", "rediss-clus
 const BackendKind cluster_backend_kind{
     .name = "redis-cluster",
     .schemes = cluster_schemes,
+    .help_position = 30,
     .usage = "  redis-cluster://[[user]:password@]host:port[,host:port...]      a Redis Cluster\n"
              "  rediss://, rediss-sentinel://, rediss-cluster://                the same over TLS\n",
     .refusal = &cluster_refusal,
