@@ -20,7 +20,12 @@ void EndpointServices::trace_call(const EndpointCall& call, const road::Call& de
     name.reserve(method.size() + 1 + call.path.size());
     name.append(method).append(" ").append(call.path);
     trace::Span span = trace::Tracer::server_span(*traced, std::move(name), call.ctx.arrived);
-    span.add("http.request.method", std::string(method));
+    // A known verb's name is a literal of Beast's; another is copied.
+    if (req.method() != boost::beast::http::verb::unknown) {
+        span.add("http.request.method", trace::StaticText{boost::beast::http::to_string(req.method())});
+    } else {
+        span.add("http.request.method", std::string(method));
+    }
     span.add("http.route", std::string(call.path));
     // The path only: a /v1/check query names the tenant, which a span must not carry.
     span.add("url.path", std::string(call.path));
