@@ -8,7 +8,8 @@
 
 namespace ratelimitd::http {
 
-void EndpointServices::trace_call(const EndpointCall& call, const road::Call& decided, unsigned status) const {
+void EndpointServices::trace_call(const EndpointCall& call, const road::Call& decided, unsigned status,
+                                  std::chrono::steady_clock::time_point handed) const {
     const Request& req = call.req;
     // tracestate only beside a traceparent: a check without one pays a single header lookup.
     const std::string_view traceparent = req["traceparent"];
@@ -34,7 +35,13 @@ void EndpointServices::trace_call(const EndpointCall& call, const road::Call& de
     if (status >= 500) span.status = trace::StatusCode::error;
     road::add_call_attributes(span, decided, options.trace_store_name);
     std::vector<trace::Span> spans;
+    spans.reserve(2);
     spans.push_back(std::move(span));
+    // A call refused as bad input asked no store: no child.
+    if (!decided.problem) {
+        spans.push_back(road::store_span(spans.front(), decided, options.trace_store_name, handed,
+                                         std::chrono::steady_clock::now()));
+    }
     options.tracer->submit(std::move(spans));
 }
 

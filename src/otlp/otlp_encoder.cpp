@@ -1,11 +1,12 @@
-// The encoder: field by field, as trace.proto, common.proto, resource.proto and trace_service.proto
-// number them (the numbers are the schema's; tests/unit/otlp decodes the bytes with the generated
-// classes to hold this file to it).
+// The encoder: sizes first, then the bytes, field by field as trace.proto, common.proto,
+// resource.proto and trace_service.proto number them (the numbers are the schema's;
+// tests/unit/otlp decodes the bytes with the generated classes to hold this file to it).
 #include "ratelimitd/otlp/otlp_encoder.hpp"
 
 #include "ratelimitd/otlp/wire_writer.hpp"
 
 #include <bit>
+#include <cassert>
 #include <type_traits>
 #include <variant>
 
@@ -49,13 +50,27 @@ std::string_view bytes_of(const Id& id) {
     return {reinterpret_cast<const char*>(id.data()), id.size()};
 }
 
+// AnyValue's one field: its number, and the bytes it takes.
+std::size_t any_value_size(const trace::Attribute::Value& value) {
+    return std::visit(
+        [](const auto& v) -> std::size_t {
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, std::string>) return delimited_size(any_string, v.size());
+            else if constexpr (std::is_same_v<T, trace::StaticText>) return delimited_size(any_string, v.text.size());
+            // int64 is a plain varint: a negative value is its two's complement, ten bytes.
+            else if constexpr (std::is_same_v<T, std::int64_t>) return tag_size(any_int) + varint_size(static_cast<std::uint64_t>(v));
+            else if constexpr (std::is_same_v<T, bool>) return tag_size(any_bool) + 1;
+            else return tag_size(any_double) + 8;
+        },
+        value);
+}
+
 void write_value(WireWriter& w, const trace::Attribute::Value& value) {
     std::visit(
         [&w](const auto& v) {
             using T = std::decay_t<decltype(v)>;
             if constexpr (std::is_same_v<T, std::string>) w.bytes_field(any_string, v);
             else if constexpr (std::is_same_v<T, trace::StaticText>) w.bytes_field(any_string, v.text);
-            // int64 is a plain varint: a negative value is its two's complement, ten bytes.
             else if constexpr (std::is_same_v<T, std::int64_t>) w.varint_field(any_int, static_cast<std::uint64_t>(v));
             else if constexpr (std::is_same_v<T, bool>) w.varint_field(any_bool, v ? 1 : 0);
             else w.fixed64_field(any_double, std::bit_cast<std::uint64_t>(v));
@@ -63,17 +78,39 @@ void write_value(WireWriter& w, const trace::Attribute::Value& value) {
         value);
 }
 
+// A KeyValue's body.
+std::size_t key_value_size(std::string_view key, const trace::Attribute::Value& value) {
+    return delimited_size(key_value_key, key.size()) + delimited_size(key_value_value, any_value_size(value));
+}
+
 void write_attribute(WireWriter& w, std::uint32_t field, std::string_view key, const trace::Attribute::Value& value) {
-    const auto kv = w.open(field);
+    const std::size_t any = any_value_size(value);
+    w.open(field, delimited_size(key_value_key, key.size()) + delimited_size(key_value_value, any));
     w.bytes_field(key_value_key, key);
-    const auto any = w.open(key_value_value);
+    w.open(key_value_value, any);
     write_value(w, value);
-    w.close(any);
-    w.close(kv);
+}
+
+std::size_t status_size(const trace::Span& span) {
+    if (span.status == trace::StatusCode::unset) return 0;
+    const std::size_t message = span.status_message.empty() ? 0 : delimited_size(status_message, span.status_message.size());
+    return message + tag_size(status_code) + varint_size(static_cast<std::uint64_t>(span.status));
+}
+
+std::size_t span_size(const trace::Span& span) {
+    std::size_t n = delimited_size(span_trace_id, 16) + delimited_size(span_span_id, 8);
+    if (!span.tracestate.empty()) n += delimited_size(span_trace_state, span.tracestate.size());
+    if (!trace::is_zero(span.parent_span_id)) n += delimited_size(span_parent_span_id, 8);
+    n += delimited_size(span_name, span.name.size());
+    n += tag_size(span_kind) + varint_size(static_cast<std::uint64_t>(span.kind));
+    n += 2 * (tag_size(span_start_time) + 8);
+    for (const auto& a : span.attributes) n += delimited_size(span_attributes, key_value_size(a.key, a.value));
+    if (span.status != trace::StatusCode::unset) n += delimited_size(span_status, status_size(span));
+    return n + tag_size(span_flags) + 4;
 }
 
 void write_span(WireWriter& w, const trace::Span& span) {
-    const auto body = w.open(scope_spans_spans);
+    w.open(scope_spans_spans, span_size(span));
     w.bytes_field(span_trace_id, bytes_of(span.trace_id));
     w.bytes_field(span_span_id, bytes_of(span.span_id));
     if (!span.tracestate.empty()) w.bytes_field(span_trace_state, span.tracestate);
@@ -84,45 +121,67 @@ void write_span(WireWriter& w, const trace::Span& span) {
     w.fixed64_field(span_end_time, span.end_unix_nano);
     for (const auto& a : span.attributes) write_attribute(w, span_attributes, a.key, a.value);
     if (span.status != trace::StatusCode::unset) {
-        const auto status = w.open(span_status);
+        w.open(span_status, status_size(span));
         if (!span.status_message.empty()) w.bytes_field(status_message, span.status_message);
         w.varint_field(status_code, static_cast<std::uint64_t>(span.status));
-        w.close(status);
     }
     // Every exported span was sampled: its trace flags' sampled bit.
     w.fixed32_field(span_flags, trace::sampled_flag);
-    w.close(body);
 }
 
-void write_resource(WireWriter& w, const ServiceResource& resource) {
-    const auto body = w.open(resource_spans_resource);
-    const std::pair<std::string_view, const std::string*> attributes[] = {
-        {"service.name", &resource.name},
-        {"service.namespace", &resource.namespace_},
-        {"service.instance.id", &resource.instance_id},
-        {"service.version", &resource.version},
-    };
-    for (const auto& [key, value] : attributes) {
-        if (!value->empty()) write_attribute(w, resource_attributes, key, trace::StaticText{*value});
+// The service.* attributes that are set, in the resource's order.
+struct ResourceAttributes {
+    std::pair<std::string_view, std::string_view> items[4];
+    std::size_t count = 0;
+
+    explicit ResourceAttributes(const ServiceResource& r) {
+        for (const auto& [key, value] : {std::pair<std::string_view, std::string_view>{"service.name", r.name},
+                                         {"service.namespace", r.namespace_},
+                                         {"service.instance.id", r.instance_id},
+                                         {"service.version", r.version}}) {
+            if (!value.empty()) items[count++] = {key, value};
+        }
     }
-    w.close(body);
+    [[nodiscard]] std::size_t size() const {
+        std::size_t n = 0;
+        for (std::size_t i = 0; i < count; ++i) {
+            n += delimited_size(resource_attributes, key_value_size(items[i].first, trace::StaticText{items[i].second}));
+        }
+        return n;
+    }
+    void write(WireWriter& w) const {
+        for (std::size_t i = 0; i < count; ++i) {
+            write_attribute(w, resource_attributes, items[i].first, trace::StaticText{items[i].second});
+        }
+    }
+};
+
+std::size_t scope_size(const ServiceResource& resource) {
+    const std::size_t version = resource.version.empty() ? 0 : delimited_size(scope_version, resource.version.size());
+    return delimited_size(scope_name, std::string_view("ratelimitd").size()) + version;
 }
 
 }  // namespace
 
 void encode_export_request(const ServiceResource& resource, std::span<const trace::Span> spans, std::string& out) {
-    out.clear();
-    WireWriter w(out);
-    const auto resource_spans = w.open(request_resource_spans);
-    write_resource(w, resource);
-    const auto scope_spans = w.open(resource_spans_scope_spans);
-    const auto scope = w.open(scope_spans_scope);
+    const ResourceAttributes attributes(resource);
+    std::size_t spans_bytes = 0;
+    for (const auto& span : spans) spans_bytes += delimited_size(scope_spans_spans, span_size(span));
+    const std::size_t scope_spans = delimited_size(scope_spans_scope, scope_size(resource)) + spans_bytes;
+    const std::size_t resource_spans =
+        delimited_size(resource_spans_resource, attributes.size()) + delimited_size(resource_spans_scope_spans, scope_spans);
+    // resize_and_overwrite would skip the zero fill; the fill is a memset per batch.
+    out.resize(delimited_size(request_resource_spans, resource_spans));
+    WireWriter w(out.data());
+    w.open(request_resource_spans, resource_spans);
+    w.open(resource_spans_resource, attributes.size());
+    attributes.write(w);
+    w.open(resource_spans_scope_spans, scope_spans);
+    w.open(scope_spans_scope, scope_size(resource));
     w.bytes_field(scope_name, "ratelimitd");
     if (!resource.version.empty()) w.bytes_field(scope_version, resource.version);
-    w.close(scope);
     for (const auto& span : spans) write_span(w, span);
-    w.close(scope_spans);
-    w.close(resource_spans);
+    assert(w.position() == out.data() + out.size());  // the sizes and the bytes agree
 }
 
 }  // namespace ratelimitd::otlp

@@ -5,6 +5,7 @@
 #include "ratelimitd/road/call.hpp"
 #include "ratelimitd/trace/span.hpp"
 
+#include <chrono>
 #include <string_view>
 
 namespace ratelimitd::road {
@@ -16,5 +17,17 @@ namespace ratelimitd::road {
 /// limit would have denied, ratelimit.shadow_denied. A call refused as bad input gets
 /// ratelimit.problem (the error's name) and nothing else. Names no tenant, key or identity.
 void add_call_attributes(trace::Span& span, const Call& call, std::string_view store);
+
+/// The store call of a decided call, as a child of its door's server span `server`: from
+/// `handed` (the door gave the call to the road) to `answered` (the road's answer), so the Redis
+/// round trip or the embedded store's step, and the road's planning around it (microseconds).
+/// Named "ratelimit.store <store>"; kind client for a store outside the process (Redis, with
+/// db.system.name "redis"), internal for the embedded one. Attributes: ratelimit.store,
+/// ratelimit.policy (or ratelimit.domain, as the server span names it), ratelimit.verdict,
+/// ratelimit.algorithm, ratelimit.limit, ratelimit.remaining, ratelimit.cost, ratelimit.degraded,
+/// ratelimit.fail_mode and ratelimit.cache_hit; a refused call (no store asked) has none.
+[[nodiscard]] trace::Span store_span(const trace::Span& server, const Call& call, std::string_view store,
+                                     std::chrono::steady_clock::time_point handed,
+                                     std::chrono::steady_clock::time_point answered);
 
 }  // namespace ratelimitd::road
