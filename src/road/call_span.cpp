@@ -5,6 +5,8 @@
 #include "ratelimitd/policy/policy.hpp"
 #include "ratelimitd/trace/tracer.hpp"
 
+#include <algorithm>
+
 namespace ratelimitd::road {
 namespace {
 
@@ -66,8 +68,12 @@ trace::Span store_span(const trace::Span& server, const Call& call, std::string_
                                                  remote ? trace::SpanKind::client : trace::SpanKind::internal);
     const auto steady_now = std::chrono::steady_clock::now();
     const auto system_now = std::chrono::system_clock::now();
-    span.start_unix_nano = trace::unix_nanos_of(handed, steady_now, system_now);
-    span.end_unix_nano = trace::unix_nanos_of(answered, steady_now, system_now);
+    // Inside its parent by construction (handed after arrival, answered before the answer); the
+    // two spans' instants are mapped to Unix time by separate clock reads, microseconds apart,
+    // so the child is kept within the parent's interval.
+    span.start_unix_nano = std::max(trace::unix_nanos_of(handed, steady_now, system_now), server.start_unix_nano);
+    span.end_unix_nano = std::min(trace::unix_nanos_of(answered, steady_now, system_now), server.end_unix_nano);
+    span.start_unix_nano = std::min(span.start_unix_nano, span.end_unix_nano);
     if (call.problem) return span;
     span.attributes.reserve(trace::typical_attributes);
     if (remote) span.add("db.system.name", "redis");
