@@ -47,7 +47,7 @@ void trace_rls_call(const RlsTrace& trace, const RlsInstants& at, const road::Ca
         default:
             break;
         }
-        if (decided != nullptr) road::add_call_attributes(span, *decided, trace.store_name);
+        if (decided != nullptr) road::add_call_attributes(span, *decided);
         std::vector<trace::Span> spans;
         spans.reserve(2);
         spans.push_back(std::move(span));

@@ -33,7 +33,7 @@ void EndpointServices::trace_call(const EndpointCall& call, const road::Call& de
     span.add("http.response.status_code", static_cast<std::int64_t>(status));
     span.add("network.protocol.version", req.version() == 10 ? "1.0" : "1.1");
     if (status >= 500) span.status = trace::StatusCode::error;
-    road::add_call_attributes(span, decided, options.trace_store_name);
+    road::add_call_attributes(span, decided);
     std::vector<trace::Span> spans;
     spans.reserve(2);
     spans.push_back(std::move(span));

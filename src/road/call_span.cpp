@@ -22,7 +22,7 @@ const char* reported_algorithm(const Call& call) {
     return policy::to_string(call.plan.limits[limit].policy->algorithm);
 }
 
-// What the store said and how: the attributes the server span and the store span share.
+// What the store said and how: the store span's own attributes.
 void add_store_attributes(trace::Span& span, const Call& call, std::string_view store) {
     const service::Decision& d = call.decision;
     if (const char* algorithm = reported_algorithm(call)) span.add("ratelimit.algorithm", algorithm);
@@ -48,7 +48,7 @@ const char* store_word(std::string_view store) {
 
 }  // namespace
 
-void add_call_attributes(trace::Span& span, const Call& call, std::string_view store) {
+void add_call_attributes(trace::Span& span, const Call& call) {
     if (call.problem) {
         span.add("ratelimit.problem", trace::StaticText{to_string(call.problem->code)});
         return;
@@ -56,7 +56,6 @@ void add_call_attributes(trace::Span& span, const Call& call, std::string_view s
     const service::Decision& d = call.decision;
     span.add("ratelimit.policy", d.policy);
     span.add("ratelimit.verdict", d.verdict.allowed ? "allowed" : "denied");
-    add_store_attributes(span, call, store);
     if (d.shadow_denied) span.add("ratelimit.shadow_denied", true);
 }
 
