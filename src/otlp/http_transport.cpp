@@ -85,7 +85,7 @@ private:
         }
         ioc_.restart();
         ioc_.run();
-        if (ec || !keep_alive_) drop_connection(ec);
+        if (ec || !keep_alive_) drop_connection(ec && fresh);
         return ec;
     }
 
@@ -130,10 +130,12 @@ private:
         });
     }
 
-    // A failed exchange leaves the connection in an unknown state, and a failed connect may mean
-    // the collector moved: both start over, the latter with a new lookup.
-    void drop_connection(const beast::error_code& ec) {
-        if (ec) endpoints_ = {};
+    // A failed exchange leaves the connection in an unknown state: it is closed. A new
+    // connection that failed may mean the collector moved: the name is looked up again. A kept
+    // one that failed was most likely closed by the collector while idle: the address stands
+    // (a lookup costs more than the exchange).
+    void drop_connection(bool look_up_again) {
+        if (look_up_again) endpoints_ = {};
         stream_.reset();
         buffer_.clear();
         keep_alive_ = true;
