@@ -41,6 +41,8 @@ test_packages=(
   python3 python3-yaml python3-jsonschema
   # tests/grpc: an independent Python gRPC client, stubs generated from proto/ at test time.
   python3-grpcio python3-grpc-tools
+  # tests/node: an OpenTelemetry-instrumented Node client (its npm packages: a cache dir, at test time).
+  nodejs npm
   # scripts/container-test.sh: a local base image and a rootless-capable engine, no registry.
   podman runc mmdebstrap uidmap
 )

@@ -34,9 +34,13 @@ struct Call {
     std::shared_ptr<const RlsTrace> trace{};
     const road::Call* decided = nullptr;  ///< the road's call once decided (the span's attributes)
     std::string_view domain{};            ///< the request's, once decoded (the span's)
+    /// When the call went to the road and came back: the store span's times (read only when
+    /// the call is traced).
+    Clock::time_point handed{};
+    Clock::time_point answered{};
 
     void finish(const grpc::Status& status, RlsAnswer answer) const {
-        if (trace) trace_rls_call(*trace, arrived, decided, domain, status.error_code());
+        if (trace) trace_rls_call(*trace, {arrived, handed, answered}, decided, domain, status.error_code());
         metrics->count_answer(answer);
         metrics->count_call(GrpcMethod::should_rate_limit, static_cast<int>(status.error_code()),
                             Clock::now() - arrived);
@@ -72,7 +76,9 @@ net::awaitable<void> answer(Call call, const road::Road& road, RequestLimits lim
         call.domain = request->domain;
         asked.rls = &*request;
         asked.rls_plan = &plan;
+        if (call.trace) call.handed = Clock::now();
         co_await road.decide(asked);
+        if (call.trace) call.answered = Clock::now();
         if (asked.problem) co_return call.refuse(*asked.problem);
         const auto now_s = std::chrono::duration_cast<std::chrono::seconds>(
                                std::chrono::system_clock::now().time_since_epoch())

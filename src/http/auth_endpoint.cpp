@@ -13,7 +13,8 @@ namespace net = boost::asio;
 
 namespace {
 
-Answer auth_answer(EndpointServices& s, const road::Call& c, const EndpointCall& call) {
+Answer auth_answer(EndpointServices& s, const road::Call& c, const EndpointCall& call,
+                   std::chrono::steady_clock::time_point handed) {
     const Request& req = call.req;
     if (c.problem) return make_error_response(*c.problem, req.version(), req.keep_alive());
     Answer res = make_auth_answer(c.decision, c.deny_status, req.version(), req.keep_alive(),
@@ -22,7 +23,7 @@ Answer auth_answer(EndpointServices& s, const road::Call& c, const EndpointCall&
         res = hold_or_refuse(s, c, req, std::move(res), delay);
     }
     s.access_log.write(c.decision, res.status(), call.request_id);
-    if (s.options.tracer != nullptr) s.trace_call(call, c, res.status());
+    if (s.options.tracer != nullptr) s.trace_call(call, c, res.status(), handed);
     return res;
 }
 
@@ -40,7 +41,9 @@ net::awaitable<Answer> auth(EndpointServices& s, const EndpointCall& call) {
     asked.auth = &subrequest;
     asked.deny_status_asked = query->deny_status;
     asked.now = call.ctx.arrived;
-    return s.road.decide(std::move(asked), [&s, &call](road::Call& c) { return auth_answer(s, c, call); });
+    const auto handed = s.handed_to_road();
+    return s.road.decide(std::move(asked),
+                         [&s, &call, handed](road::Call& c) { return auth_answer(s, c, call, handed); });
 }
 
 }  // namespace ratelimitd::http::handlers

@@ -11,7 +11,8 @@ namespace net = boost::asio;
 namespace {
 
 // A decided check's answer, access-logged; a problem (bad input) as its error.
-Answer check_answer(EndpointServices& s, const road::Call& c, const EndpointCall& call) {
+Answer check_answer(EndpointServices& s, const road::Call& c, const EndpointCall& call,
+                    std::chrono::steady_clock::time_point handed) {
     const Request& req = call.req;
     if (c.problem) return make_error_response(*c.problem, req.version(), req.keep_alive());
     auto res = make_check_answer(c.decision, req.version(), req.keep_alive());
@@ -19,7 +20,7 @@ Answer check_answer(EndpointServices& s, const road::Call& c, const EndpointCall
         s.metrics.delays.observe_delay(service::DelayDoor::check, delay);
     }
     s.access_log.write(c.decision, res.status(), call.request_id);
-    if (s.options.tracer != nullptr) s.trace_call(call, c, res.status());
+    if (s.options.tracer != nullptr) s.trace_call(call, c, res.status(), handed);
     return res;
 }
 
@@ -40,7 +41,9 @@ net::awaitable<Answer> check(EndpointServices& s, const EndpointCall& call) {
     road::Call asked(road::Ask::check);
     asked.check = &*parsed;
     asked.now = call.ctx.arrived;
-    return s.road.decide(std::move(asked), [&s, &call](road::Call& c) { return check_answer(s, c, call); });
+    const auto handed = s.handed_to_road();
+    return s.road.decide(std::move(asked),
+                         [&s, &call, handed](road::Call& c) { return check_answer(s, c, call, handed); });
 }
 
 }  // namespace ratelimitd::http::handlers

@@ -29,7 +29,8 @@ std::optional<Response> EndpointServices::give_back_refusal(const EndpointCall& 
 // A door call's server span: OpenTelemetry's HTTP server conventions (span name "{method}
 // {route}", http.request.method, http.route, url.path, http.response.status_code, error status
 // on 5xx only: a 4xx is the client's, a 429 the check working) and the call's ratelimit.*.
-void EndpointServices::trace_call(const EndpointCall& call, const road::Call& decided, unsigned status) const {
+void EndpointServices::trace_call(const EndpointCall& call, const road::Call& decided, unsigned status,
+                                  std::chrono::steady_clock::time_point handed) const {
     const Request& req = call.req;
     // tracestate only beside a traceparent: a check without one pays a single header lookup.
     const std::string_view traceparent = req["traceparent"];
@@ -41,16 +42,27 @@ void EndpointServices::trace_call(const EndpointCall& call, const road::Call& de
     name.reserve(method.size() + 1 + call.path.size());
     name.append(method).append(" ").append(call.path);
     trace::Span span = trace::Tracer::server_span(*traced, std::move(name), call.ctx.arrived);
-    span.add("http.request.method", std::string(method));
+    // A known verb's name is a literal of Beast's; another is copied.
+    if (req.method() != boost::beast::http::verb::unknown) {
+        span.add("http.request.method", trace::StaticText{boost::beast::http::to_string(req.method())});
+    } else {
+        span.add("http.request.method", std::string(method));
+    }
     span.add("http.route", std::string(call.path));
     // The path only: a /v1/check query names the tenant, which a span must not carry.
     span.add("url.path", std::string(call.path));
     span.add("http.response.status_code", static_cast<std::int64_t>(status));
     span.add("network.protocol.version", req.version() == 10 ? "1.0" : "1.1");
     if (status >= 500) span.status = trace::StatusCode::error;
-    road::add_call_attributes(span, decided, options.trace_store_name);
+    road::add_call_attributes(span, decided);
     std::vector<trace::Span> spans;
+    spans.reserve(2);
     spans.push_back(std::move(span));
+    // A call refused as bad input asked no store: no child.
+    if (!decided.problem) {
+        spans.push_back(road::store_span(spans.front(), decided, options.trace_store_name, handed,
+                                         std::chrono::steady_clock::now()));
+    }
     options.tracer->submit(std::move(spans));
 }
 

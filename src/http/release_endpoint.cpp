@@ -71,6 +71,19 @@ Response rendered(const Request& req, const service::Decision& d, const std::str
     return res;
 }
 
+// The answer to a decided release.
+Response release_response(const Request& req, const road::Call& decided, const std::string& lease) {
+    // A store failure is unknown, not wrong: retry later (503).
+    if (decided.problem) return state_error_response(req, *decided.problem);
+    const service::Decision& d = decided.decision;
+    if (!d.verdict.allowed) return not_released(req, d, lease);
+    if (d.verdict.windows.empty()) {
+        return make_error_response(Problem{errc::bad_script_reply, "release: the store reported no state"},
+                                   req.version(), req.keep_alive());
+    }
+    return rendered(req, d, lease);
+}
+
 }  // namespace
 
 net::awaitable<Response> answer_release(const Request& req, const road::Road& road) {
@@ -80,21 +93,24 @@ net::awaitable<Response> answer_release(const Request& req, const road::Road& ro
     asked.check = &body->check;
     asked.lease = body->lease;
     co_await road.decide(asked);
-    // A store failure is unknown, not wrong: retry later (503).
-    if (asked.problem) co_return state_error_response(req, *asked.problem);
-    const service::Decision& d = asked.decision;
-    if (!d.verdict.allowed) co_return not_released(req, d, body->lease);
-    if (d.verdict.windows.empty()) {
-        co_return make_error_response(Problem{errc::bad_script_reply, "release: the store reported no state"},
-                                      req.version(), req.keep_alive());
-    }
-    co_return rendered(req, d, body->lease);
+    co_return release_response(req, asked, body->lease);
 }
 
 namespace handlers {
 
+// The door's release: answer_release's, with the call's server span (a lease is never in it).
 net::awaitable<Answer> release(EndpointServices& s, const EndpointCall& call) {
-    co_return co_await answer_release(call.req, s.road);
+    if (s.options.tracer == nullptr) co_return co_await answer_release(call.req, s.road);
+    auto body = release_body(call.req.body());
+    if (!body) co_return make_error_response(body.error(), call.req.version(), call.req.keep_alive());
+    road::Call asked(road::Ask::release);
+    asked.check = &body->check;
+    asked.lease = body->lease;
+    const auto handed = s.handed_to_road();
+    co_await s.road.decide(asked);
+    Response res = release_response(call.req, asked, body->lease);
+    s.trace_call(call, asked, res.result_int(), handed);
+    co_return res;
 }
 
 }  // namespace handlers

@@ -25,7 +25,8 @@ void audit_refund(const EndpointServices& s, const EndpointCall& call, const aud
     if (s.options.audit != nullptr) audit::write_event(*s.options.audit, s.actor(call), e);
 }
 
-Answer report_answer(EndpointServices& s, const road::Call& c, std::int64_t cost, const EndpointCall& call) {
+Answer report_answer(EndpointServices& s, const road::Call& c, std::int64_t cost, const EndpointCall& call,
+                     std::chrono::steady_clock::time_point handed) {
     const Request& req = call.req;
     if (c.problem) {
         // A problem is found while planning, before any wait: what was asked is still the door's.
@@ -44,7 +45,7 @@ Answer report_answer(EndpointServices& s, const road::Call& c, std::int64_t cost
     }
     auto res = make_check_answer(d, req.version(), req.keep_alive());
     s.access_log.write(d, res.status(), call.request_id);
-    if (s.options.tracer != nullptr) s.trace_call(call, c, res.status());
+    if (s.options.tracer != nullptr) s.trace_call(call, c, res.status(), handed);
     return res;
 }
 
@@ -64,8 +65,11 @@ net::awaitable<Answer> report(EndpointServices& s, const EndpointCall& call) {
     asked.report = &*parsed;
     asked.now = call.ctx.arrived;
     const std::int64_t cost = parsed->cost;
-    return s.road.decide(std::move(asked),
-                         [&s, &call, cost](road::Call& c) { return report_answer(s, c, cost, call); });
+    // The store span starts at the request's arrival (its body's parse before it, microseconds):
+    // one more capture would put the waiting frame past what Asio recycles (Road::decide).
+    return s.road.decide(std::move(asked), [&s, &call, cost](road::Call& c) {
+        return report_answer(s, c, cost, call, call.ctx.arrived);
+    });
 }
 
 }  // namespace ratelimitd::http::handlers

@@ -40,13 +40,13 @@ void Exporter::run() {
 }
 
 void Exporter::export_batch(std::vector<trace::Span> batch) {
-    const auto request = encode_export_request(options_.resource, batch);
+    encode_export_request(options_.resource, batch, body_);
     const auto deadline = std::chrono::steady_clock::now() + options_.timeout;
     auto backoff = options_.first_backoff;
     for (int attempt = 1; attempt <= options_.max_attempts; ++attempt) {
         bool permanent = false;
         counts_.export_calls.fetch_add(1, std::memory_order_relaxed);
-        if (transport_->send(request, deadline, permanent)) {
+        if (transport_->send(body_, deadline, permanent)) {
             counts_.exported.fetch_add(batch.size(), std::memory_order_relaxed);
             return;
         }

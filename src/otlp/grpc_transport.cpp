@@ -1,9 +1,9 @@
 // OTLP/gRPC: TraceService/Export on one channel kept for the process (gRPC reconnects it), with
-// the batch's deadline; TLS with the system's roots unless the target is insecure.
+// the batch's deadline; TLS with the system's roots unless the target is insecure. The request is
+// the encoder's bytes, sent as they are through gRPC's generic stub (no message is built).
 #include "ratelimitd/otlp/transport.hpp"
 
-#include "opentelemetry/proto/collector/trace/v1/trace_service.grpc.pb.h"
-
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
 #include <cctype>
@@ -11,7 +11,8 @@
 namespace ratelimitd::otlp {
 namespace {
 
-namespace collector = opentelemetry::proto::collector::trace::v1;
+// TraceService/Export's full method name (trace_service.proto's package and service).
+constexpr const char* export_method = "/opentelemetry.proto.collector.trace.v1.TraceService/Export";
 
 // The OTLP/gRPC spec's retryable codes; any other failure is permanent for the batch.
 bool retryable(grpc::StatusCode code) {
@@ -31,15 +32,18 @@ bool retryable(grpc::StatusCode code) {
 
 class GrpcTransport final : public Transport {
 public:
-    explicit GrpcTransport(const ExporterTarget& target) : headers_(target.headers) {
-        const auto credentials = target.tls ? grpc::SslCredentials(grpc::SslCredentialsOptions{})
-                                            : grpc::InsecureChannelCredentials();
-        const std::string address = target.host.find(':') != std::string::npos ? "[" + target.host + "]:" + target.port
-                                                                                : target.host + ":" + target.port;
-        stub_ = collector::TraceService::NewStub(grpc::CreateChannel(address, credentials));
+    explicit GrpcTransport(const ExporterTarget& target)
+        : headers_(target.headers), stub_(grpc::CreateChannel(address_of(target), credentials_of(target))) {}
+
+    ~GrpcTransport() override {
+        queue_.Shutdown();
+        void* tag = nullptr;
+        bool ok = false;
+        while (queue_.Next(&tag, &ok)) {
+        }
     }
 
-    bool send(const Request& request, std::chrono::steady_clock::time_point deadline, bool& permanent) override {
+    bool send(std::string_view body, std::chrono::steady_clock::time_point deadline, bool& permanent) override {
         grpc::ClientContext context;
         context.set_deadline(std::chrono::system_clock::now() + (deadline - std::chrono::steady_clock::now()));
         // gRPC metadata keys are lower case.
@@ -48,16 +52,35 @@ public:
             for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
             context.AddMetadata(lower, value);
         }
-        collector::ExportTraceServiceResponse response;
-        const grpc::Status status = stub_->Export(&context, request, &response);
+        grpc::Slice slice(body.data(), body.size());
+        const grpc::ByteBuffer request(&slice, 1);
+        grpc::ByteBuffer response;
+        grpc::Status status;
+        auto call = stub_.PrepareUnaryCall(&context, export_method, request, &queue_);
+        call->StartCall();
+        call->Finish(&response, &status, this);
+        // The one call in flight on this queue: its completion is the next event (the context's
+        // deadline bounds the wait).
+        void* tag = nullptr;
+        bool ok = false;
+        if (!queue_.Next(&tag, &ok)) return false;
         if (status.ok()) return true;
         permanent = !retryable(status.error_code());
         return false;
     }
 
 private:
+    static std::string address_of(const ExporterTarget& target) {
+        return target.host.find(':') != std::string::npos ? "[" + target.host + "]:" + target.port
+                                                          : target.host + ":" + target.port;
+    }
+    static std::shared_ptr<grpc::ChannelCredentials> credentials_of(const ExporterTarget& target) {
+        return target.tls ? grpc::SslCredentials(grpc::SslCredentialsOptions{}) : grpc::InsecureChannelCredentials();
+    }
+
     std::vector<std::pair<std::string, std::string>> headers_;
-    std::unique_ptr<collector::TraceService::Stub> stub_;
+    grpc::GenericStub stub_;
+    grpc::CompletionQueue queue_;
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
-// OTLP/HTTP: POST <target> with Content-Type application/x-protobuf, one connection per batch
-// (a batch every schedule delay at most: keeping one open buys little), on a private io_context
-// run until the exchange ends or the deadline passes. https verifies the collector's certificate
-// against the system's trust store and its name.
+// OTLP/HTTP: POST <target> with Content-Type application/x-protobuf on one kept-alive connection
+// (the collector's address resolved once, again only after a connect fails), on a private
+// io_context run until the exchange ends or the deadline passes. A kept connection the collector
+// closed while idle is replaced once within the same send. https verifies the collector's
+// certificate against the system's trust store and its name.
 #include "ratelimitd/otlp/transport.hpp"
 
 #include <boost/asio/connect.hpp>
@@ -24,6 +25,7 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = beast::http;
 using tcp = net::ip::tcp;
+using Stream = beast::ssl_stream<beast::tcp_stream>;
 
 // The collector asks for a retry with these (OTLP/HTTP spec, "Retryable response codes").
 bool retryable(unsigned status) { return status == 429 || status == 502 || status == 503 || status == 504; }
@@ -33,22 +35,20 @@ public:
     explicit HttpTransport(const ExporterTarget& target) : target_(target), tls_(net::ssl::context::tls_client) {
         tls_.set_default_verify_paths();
         tls_.set_verify_mode(net::ssl::verify_peer);
+        request_.set(bhttp::field::host, target_.host);
+        request_.set(bhttp::field::content_type, "application/x-protobuf");
+        request_.set(bhttp::field::user_agent, "ratelimitd");
+        for (const auto& [key, value] : target_.headers) request_.set(key, value);
     }
 
-    bool send(const Request& request, std::chrono::steady_clock::time_point deadline, bool& permanent) override {
-        const auto left = deadline - std::chrono::steady_clock::now();
-        if (left <= std::chrono::steady_clock::duration::zero()) return false;
-        net::io_context ioc;
-        buffer_.clear();
-        bhttp::request<bhttp::string_body> req{bhttp::verb::post, target_.target, 11};
-        req.set(bhttp::field::host, target_.host);
-        req.set(bhttp::field::content_type, "application/x-protobuf");
-        req.set(bhttp::field::user_agent, "ratelimitd");
-        for (const auto& [key, value] : target_.headers) req.set(key, value);
-        req.body() = request.SerializeAsString();
-        req.prepare_payload();
+    bool send(std::string_view body, std::chrono::steady_clock::time_point deadline, bool& permanent) override {
+        request_.body().assign(body);
+        request_.prepare_payload();
         unsigned status = 0;
-        beast::error_code ec = target_.tls ? exchange_tls(ioc, req, left, status) : exchange_plain(ioc, req, left, status);
+        const bool reused = stream_.has_value();
+        beast::error_code ec = exchange(deadline, status);
+        // A kept connection may have been closed by the collector since the last batch.
+        if (ec && reused) ec = exchange(deadline, status);
         if (ec) return false;
         if (status >= 200 && status < 300) return true;
         permanent = !retryable(status);
@@ -56,67 +56,101 @@ public:
     }
 
 private:
-    beast::error_code exchange_plain(net::io_context& ioc, const bhttp::request<bhttp::string_body>& req,
-                                     std::chrono::steady_clock::duration left, unsigned& status) {
+    // One request and its answer, connecting first when no connection is kept.
+    beast::error_code exchange(std::chrono::steady_clock::time_point deadline, unsigned& status) {
+        const auto left = deadline - std::chrono::steady_clock::now();
+        if (left <= std::chrono::steady_clock::duration::zero()) return net::error::timed_out;
         beast::error_code ec;
-        beast::tcp_stream stream(ioc);
-        tcp::resolver resolver(ioc);
-        // The whole exchange is asynchronous under one deadline, so a silent collector costs
-        // the export thread the timeout, no more.
-        stream.expires_after(left);
-        resolver.async_resolve(target_.host, target_.port, [&](beast::error_code e, tcp::resolver::results_type r) {
-            if (e) return void(ec = e);
-            stream.async_connect(r, [&](beast::error_code ce, const tcp::endpoint&) {
-                if (ce) return void(ec = ce);
-                bhttp::async_write(stream, req, [&](beast::error_code we, std::size_t) {
+        const bool fresh = !stream_.has_value();
+        if (fresh) ec = open_stream();
+        if (ec) return ec;
+        beast::get_lowest_layer(*stream_).expires_after(left);
+        const auto write_and_read = [&] {
+            if (target_.tls) {
+                bhttp::async_write(*stream_, request_, [&](beast::error_code we, std::size_t) {
                     if (we) return void(ec = we);
-                    async_read_answer(stream, status, ec);
+                    read_answer(*stream_, status, ec);
                 });
-            });
-        });
-        ioc.run();
-        return ec;
-    }
-
-    beast::error_code exchange_tls(net::io_context& ioc, const bhttp::request<bhttp::string_body>& req,
-                                   std::chrono::steady_clock::duration left, unsigned& status) {
-        beast::error_code ec;
-        beast::ssl_stream<beast::tcp_stream> stream(ioc, tls_);
-        if (!SSL_set_tlsext_host_name(stream.native_handle(), target_.host.c_str())) {
-            return beast::error_code(net::error::invalid_argument);
+            } else {
+                bhttp::async_write(plain(), request_, [&](beast::error_code we, std::size_t) {
+                    if (we) return void(ec = we);
+                    read_answer(plain(), status, ec);
+                });
+            }
+        };
+        if (fresh) {
+            connect(ec, write_and_read);
+        } else {
+            write_and_read();
         }
-        stream.set_verify_callback(net::ssl::host_name_verification(target_.host));
-        tcp::resolver resolver(ioc);
-        beast::get_lowest_layer(stream).expires_after(left);
-        resolver.async_resolve(target_.host, target_.port, [&](beast::error_code e, tcp::resolver::results_type r) {
-            if (e) return void(ec = e);
-            beast::get_lowest_layer(stream).async_connect(r, [&](beast::error_code ce, const tcp::endpoint&) {
-                if (ce) return void(ec = ce);
-                stream.async_handshake(net::ssl::stream_base::client, [&](beast::error_code he) {
-                    if (he) return void(ec = he);
-                    bhttp::async_write(stream, req, [&](beast::error_code we, std::size_t) {
-                        if (we) return void(ec = we);
-                        async_read_answer(stream, status, ec);
-                    });
-                });
-            });
-        });
-        ioc.run();
+        ioc_.restart();
+        ioc_.run();
+        if (ec || !keep_alive_) drop_connection(ec && fresh);
         return ec;
     }
 
-    template <class Stream>
-    void async_read_answer(Stream& stream, unsigned& status, beast::error_code& ec) {
+    beast::error_code open_stream() {
+        stream_.emplace(ioc_, tls_);
+        if (target_.tls && !SSL_set_tlsext_host_name(stream_->native_handle(), target_.host.c_str())) {
+            stream_.reset();
+            return net::error::invalid_argument;
+        }
+        if (target_.tls) stream_->set_verify_callback(net::ssl::host_name_verification(target_.host));
+        return {};
+    }
+
+    // Resolves (once), connects, shakes hands when TLS, then runs `then`.
+    template <class Then>
+    void connect(beast::error_code& ec, Then then) {
+        const auto on_connect = [&, then](beast::error_code ce, const tcp::endpoint&) {
+            if (ce) return void(ec = ce);
+            if (!target_.tls) return then();
+            stream_->async_handshake(net::ssl::stream_base::client, [&, then](beast::error_code he) {
+                if (he) return void(ec = he);
+                then();
+            });
+        };
+        if (!endpoints_.empty()) return plain().async_connect(endpoints_, on_connect);
+        resolver_.async_resolve(target_.host, target_.port,
+                                [&, on_connect](beast::error_code e, tcp::resolver::results_type r) {
+                                    if (e) return void(ec = e);
+                                    endpoints_ = std::move(r);
+                                    plain().async_connect(endpoints_, on_connect);
+                                });
+    }
+
+    template <class S>
+    void read_answer(S& stream, unsigned& status, beast::error_code& ec) {
         parser_.emplace();
         parser_->body_limit(64 * 1024);  // a partial_success message, not a document
         bhttp::async_read(stream, buffer_, *parser_, [&](beast::error_code re, std::size_t) {
             if (re) return void(ec = re);
             status = parser_->get().result_int();
+            keep_alive_ = parser_->keep_alive();
         });
     }
 
+    // A failed exchange leaves the connection in an unknown state: it is closed. A new
+    // connection that failed may mean the collector moved: the name is looked up again. A kept
+    // one that failed was most likely closed by the collector while idle: the address stands
+    // (a lookup costs more than the exchange).
+    void drop_connection(bool look_up_again) {
+        if (look_up_again) endpoints_ = {};
+        stream_.reset();
+        buffer_.clear();
+        keep_alive_ = true;
+    }
+
+    beast::tcp_stream& plain() { return beast::get_lowest_layer(*stream_); }
+
     const ExporterTarget target_;
     net::ssl::context tls_;
+    net::io_context ioc_;
+    tcp::resolver resolver_{ioc_};
+    tcp::resolver::results_type endpoints_;
+    std::optional<Stream> stream_;  ///< the kept connection; its TLS layer unused for http://
+    bool keep_alive_ = true;
+    bhttp::request<bhttp::string_body> request_{bhttp::verb::post, target_.target, 11};
     beast::flat_buffer buffer_;
     std::optional<bhttp::response_parser<bhttp::string_body>> parser_;
 };

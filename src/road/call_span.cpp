@@ -3,6 +3,9 @@
 
 #include "ratelimitd/policy/algorithm.hpp"
 #include "ratelimitd/policy/policy.hpp"
+#include "ratelimitd/trace/tracer.hpp"
+
+#include <algorithm>
 
 namespace ratelimitd::road {
 namespace {
@@ -19,16 +22,9 @@ const char* reported_algorithm(const Call& call) {
     return policy::to_string(call.plan.limits[limit].policy->algorithm);
 }
 
-}  // namespace
-
-void add_call_attributes(trace::Span& span, const Call& call, std::string_view store) {
-    if (call.problem) {
-        span.add("ratelimit.problem", std::string(to_string(call.problem->code)));
-        return;
-    }
+// What the store said and how: the store span's own attributes.
+void add_store_attributes(trace::Span& span, const Call& call, std::string_view store) {
     const service::Decision& d = call.decision;
-    span.add("ratelimit.policy", d.policy);
-    span.add("ratelimit.verdict", d.verdict.allowed ? "allowed" : "denied");
     if (const char* algorithm = reported_algorithm(call)) span.add("ratelimit.algorithm", algorithm);
     if (!d.degraded && !d.verdict.windows.empty()) {
         const check::WindowState& w = d.verdict.reported();
@@ -40,7 +36,51 @@ void add_call_attributes(trace::Span& span, const Call& call, std::string_view s
     span.add("ratelimit.degraded", d.degraded);
     span.add("ratelimit.fail_mode", d.fail_closed ? "deny" : "allow");
     span.add("ratelimit.cache_hit", d.verdict.from_denial_cache);
+}
+
+// The store's name as a span's: the backends' kinds are a fixed set of words.
+const char* store_word(std::string_view store) {
+    for (const char* known : {"redis", "redis-cluster", "embedded"}) {
+        if (store == known) return known;
+    }
+    return "other";
+}
+
+}  // namespace
+
+void add_call_attributes(trace::Span& span, const Call& call) {
+    if (call.problem) {
+        span.add("ratelimit.problem", trace::StaticText{to_string(call.problem->code)});
+        return;
+    }
+    const service::Decision& d = call.decision;
+    span.add("ratelimit.policy", d.policy);
+    span.add("ratelimit.verdict", d.verdict.allowed ? "allowed" : "denied");
     if (d.shadow_denied) span.add("ratelimit.shadow_denied", true);
+}
+
+trace::Span store_span(const trace::Span& server, const Call& call, std::string_view store,
+                       std::chrono::steady_clock::time_point handed, std::chrono::steady_clock::time_point answered) {
+    const char* word = store_word(store);
+    const bool remote = std::string_view(word) != "embedded";
+    trace::Span span = trace::Tracer::child_span(server, std::string("ratelimit.store ") + word,
+                                                 remote ? trace::SpanKind::client : trace::SpanKind::internal);
+    const auto steady_now = std::chrono::steady_clock::now();
+    const auto system_now = std::chrono::system_clock::now();
+    // Inside its parent by construction (handed after arrival, answered before the answer); the
+    // two spans' instants are mapped to Unix time by separate clock reads, microseconds apart,
+    // so the child is kept within the parent's interval.
+    span.start_unix_nano = std::max(trace::unix_nanos_of(handed, steady_now, system_now), server.start_unix_nano);
+    span.end_unix_nano = std::min(trace::unix_nanos_of(answered, steady_now, system_now), server.end_unix_nano);
+    span.start_unix_nano = std::min(span.start_unix_nano, span.end_unix_nano);
+    if (call.problem) return span;
+    span.attributes.reserve(trace::typical_attributes);
+    if (remote) span.add("db.system.name", "redis");
+    if (call.ask != Ask::rls) span.add("ratelimit.policy", call.decision.policy);
+    span.add("ratelimit.verdict", call.decision.verdict.allowed ? "allowed" : "denied");
+    add_store_attributes(span, call, store);
+    if (call.decision.degraded) span.status = trace::StatusCode::error;
+    return span;
 }
 
 }  // namespace ratelimitd::road

@@ -34,6 +34,19 @@ std::array<std::uint8_t, N> random_id() noexcept {
 }  // namespace
 
 TraceId new_trace_id() noexcept { return random_id<16>(); }
+
+std::uint64_t random_word() noexcept { return thread_generator()(); }
+
+TraceId trace_id_ending_with(std::uint64_t low) noexcept {
+    TraceId id{};
+    for (std::size_t i = 0; i < 8; ++i) id[15 - i] = static_cast<std::uint8_t>(low >> (8 * i));
+    // All zero is invalid: the first half is drawn again while it and `low` are both zero.
+    do {
+        const std::uint64_t high = random_word();
+        std::memcpy(id.data(), &high, 8);
+    } while (is_zero(id));
+    return id;
+}
 SpanId new_span_id() noexcept { return random_id<8>(); }
 
 }  // namespace ratelimitd::trace

@@ -10,8 +10,15 @@ namespace ratelimitd::trace {
 std::optional<TracedCheck> Tracer::start(std::string_view traceparent, std::string_view tracestate) const {
     const auto parent = traceparent.empty() ? std::nullopt : parse_traceparent(traceparent);
     TracedCheck check;
-    check.trace_id = parent ? parent->trace_id : new_trace_id();
-    if (!sampler_.should_sample(check.trace_id, parent ? &*parent : nullptr)) return std::nullopt;
+    if (parent) {
+        if (!sampler_.should_sample(parent->trace_id, &*parent)) return std::nullopt;
+        check.trace_id = parent->trace_id;
+    } else {
+        // A root: the ratio is decided on the id's sampled half before the rest is drawn.
+        const std::uint64_t low = random_word();
+        if (!sampler_.should_sample_root(low)) return std::nullopt;
+        check.trace_id = trace_id_ending_with(low);
+    }
     check.span_id = new_span_id();
     if (parent) {
         check.parent_span_id = parent->span_id;
@@ -36,6 +43,7 @@ Span Tracer::server_span(const TracedCheck& check, std::string name, std::chrono
     span.tracestate = check.tracestate;
     span.name = std::move(name);
     span.kind = SpanKind::server;
+    span.attributes.reserve(typical_attributes);
     const auto steady_now = std::chrono::steady_clock::now();
     const auto system_now = std::chrono::system_clock::now();
     // An unset instant (a door that did not stamp its request) starts the span now.

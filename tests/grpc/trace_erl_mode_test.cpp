@@ -23,11 +23,14 @@ TEST_F(ErlModeTest, EnvoyGatewaysTracingEnvironmentExportsSpans) {
     serve();
     ASSERT_EQ(call("gateway", {{{"client", "c1"}}}).overall_code(), RlsResponse::OK);
     ASSERT_TRUE(wait_until([&] { return !receiver.spans().empty(); }, std::chrono::seconds(30))) << process_.log();
-    const auto spans = receiver.spans();
+    const auto spans = receiver.server_spans();
     ASSERT_EQ(spans.size(), 1u);
+    EXPECT_EQ(receiver.spans().size(), 2u) << "and its store call's span";
     EXPECT_EQ(spans[0].span.name(), "envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit");
     EXPECT_EQ(attribute(spans[0].span, "ratelimit.domain"), "gateway");
-    EXPECT_EQ(attribute(spans[0].span, "ratelimit.remaining"), "2");
+    const auto store = receiver.spans_of_kind(opentelemetry::proto::trace::v1::Span::SPAN_KIND_CLIENT);
+    ASSERT_EQ(store.size(), 1u);
+    EXPECT_EQ(attribute(store[0].span, "ratelimit.remaining"), "2");
     EXPECT_EQ(spans[0].resource.at("service.name"), "envoy-ratelimit");
     EXPECT_EQ(spans[0].resource.at("service.namespace"), "envoy-gateway-system");
     EXPECT_EQ(spans[0].resource.at("service.instance.id"), "envoy-ratelimit-7d9f-abcde");

@@ -59,8 +59,10 @@ TEST(TraceExport, ACheckSpanIsAChildOfTheCallersSpan) {
         << "an unsampled parent: not traced";
     ASSERT_TRUE(wait_until([&] { return !receiver.spans().empty(); }, export_bound));
     // The two untraced checks were decided before the traced one was exported: had they made
-    // spans, they would be in that batch or queued with it.
-    const auto spans = receiver.spans();
+    // spans, they would be in that batch or queued with it. The traced one made two, submitted
+    // together: its server span and its store call's.
+    ASSERT_EQ(receiver.spans().size(), 2u);
+    const auto spans = receiver.server_spans();
     ASSERT_EQ(spans.size(), 1u);
     const auto& span = spans[0].span;
     EXPECT_EQ(hex(span.trace_id()), trace_id);
@@ -76,14 +78,8 @@ TEST(TraceExport, ACheckSpanIsAChildOfTheCallersSpan) {
     EXPECT_EQ(attribute(span, "http.response.status_code"), "200");
     EXPECT_EQ(attribute(span, "ratelimit.policy"), "tb");
     EXPECT_EQ(attribute(span, "ratelimit.verdict"), "allowed");
-    EXPECT_EQ(attribute(span, "ratelimit.algorithm"), "token_bucket");
-    EXPECT_EQ(attribute(span, "ratelimit.limit"), "20");
-    EXPECT_EQ(attribute(span, "ratelimit.remaining"), "19");
-    EXPECT_EQ(attribute(span, "ratelimit.cost"), "1");
-    EXPECT_EQ(attribute(span, "ratelimit.store"), "redis");
-    EXPECT_EQ(attribute(span, "ratelimit.degraded"), "false");
-    EXPECT_EQ(attribute(span, "ratelimit.fail_mode"), "allow");
-    EXPECT_EQ(attribute(span, "ratelimit.cache_hit"), "false");
+    EXPECT_EQ(attribute(span, "ratelimit.remaining"), "") << "the numbers are the store span's only";
+    EXPECT_EQ(span.attributes_size(), 7) << "five HTTP attributes, the policy and the verdict";
     for (const auto& kv : span.attributes()) {
         EXPECT_EQ(kv.value().string_value().find("t1"), std::string::npos) << kv.key() << " names the tenant";
     }
@@ -92,6 +88,29 @@ TEST(TraceExport, ACheckSpanIsAChildOfTheCallersSpan) {
     EXPECT_EQ(spans[0].resource.at("service.instance.id"), "rl-1");
     EXPECT_EQ(spans[0].resource.at("service.version"), "0.1.0");
     EXPECT_EQ(receiver.request_lines().front(), "POST /v1/traces application/x-protobuf");
+    const auto store = receiver.spans_of_kind(opentelemetry::proto::trace::v1::Span::SPAN_KIND_CLIENT);
+    ASSERT_EQ(store.size(), 1u) << "Redis is outside the process: a client span";
+    const auto& call = store[0].span;
+    EXPECT_EQ(call.trace_id(), span.trace_id());
+    EXPECT_EQ(call.parent_span_id(), span.span_id()) << "the store call is the check span's child";
+    EXPECT_EQ(call.name(), "ratelimit.store redis");
+    EXPECT_LE(span.start_time_unix_nano(), call.start_time_unix_nano());
+    EXPECT_LE(call.start_time_unix_nano(), call.end_time_unix_nano());
+    EXPECT_LE(call.end_time_unix_nano(), span.end_time_unix_nano());
+    EXPECT_EQ(attribute(call, "db.system.name"), "redis");
+    EXPECT_EQ(attribute(call, "ratelimit.store"), "redis");
+    EXPECT_EQ(attribute(call, "ratelimit.policy"), "tb");
+    EXPECT_EQ(attribute(call, "ratelimit.algorithm"), "token_bucket");
+    EXPECT_EQ(attribute(call, "ratelimit.limit"), "20");
+    EXPECT_EQ(attribute(call, "ratelimit.remaining"), "19");
+    EXPECT_EQ(attribute(call, "ratelimit.cost"), "1");
+    EXPECT_EQ(attribute(call, "ratelimit.degraded"), "false");
+    EXPECT_EQ(attribute(call, "ratelimit.fail_mode"), "allow");
+    EXPECT_EQ(attribute(call, "ratelimit.cache_hit"), "false");
+    EXPECT_EQ(attribute(call, "ratelimit.verdict"), "allowed");
+    for (const auto& kv : call.attributes()) {
+        EXPECT_EQ(kv.value().string_value().find("t1"), std::string::npos) << kv.key() << " names the tenant";
+    }
 }
 
 TEST(TraceExport, ADenialIsASpanWithoutErrorAndAMalformedParentARoot) {
@@ -101,11 +120,14 @@ TEST(TraceExport, ADenialIsASpanWithoutErrorAndAMalformedParentARoot) {
     HttpClient client(server.port());
     for (int i = 0; i < 20; ++i) ASSERT_EQ(client.get("/v1/check?policy=tb&tenant=t2").status, 200);
     ASSERT_EQ(client.get("/v1/check?policy=tb&tenant=t2", {{"traceparent", "00-NOT-A-PARENT"}}).status, 429);
-    ASSERT_TRUE(wait_until([&] { return receiver.spans().size() == 21; }, export_bound));
-    const auto spans = receiver.spans();
+    ASSERT_TRUE(wait_until([&] { return receiver.server_spans().size() == 21; }, export_bound));
+    const auto spans = receiver.server_spans();
     const auto& denied = spans.back().span;
     EXPECT_EQ(attribute(denied, "ratelimit.verdict"), "denied");
-    EXPECT_EQ(attribute(denied, "ratelimit.remaining"), "0");
+    const auto store = receiver.spans_of_kind(opentelemetry::proto::trace::v1::Span::SPAN_KIND_CLIENT);
+    ASSERT_EQ(store.size(), 21u);
+    EXPECT_EQ(store.back().span.parent_span_id(), denied.span_id());
+    EXPECT_EQ(attribute(store.back().span, "ratelimit.remaining"), "0");
     EXPECT_EQ(attribute(denied, "http.response.status_code"), "429");
     EXPECT_EQ(denied.status().code(), opentelemetry::proto::trace::v1::Status::STATUS_CODE_UNSET)
         << "a denial is the check working, not an error";
@@ -129,12 +151,13 @@ TEST(TraceExport, TheSamplingRatioIsHonouredOverTenThousandChecks) {
                   .status,
               200);
     const auto marker_arrived = [&] {
-        const auto spans = receiver.spans();
+        const auto spans = receiver.server_spans();
         return !spans.empty() && hex(spans.back().span.trace_id()) == trace_id;
     };
     ASSERT_TRUE(wait_until(marker_arrived, export_bound));
     EXPECT_EQ(sample(client.get("/metrics").body, "ratelimitd_trace_spans_dropped_total"), 0);
-    const double sampled = static_cast<double>(receiver.spans().size() - 1);
+    const double sampled = static_cast<double>(receiver.server_spans().size() - 1);
+    EXPECT_EQ(receiver.spans().size(), 2 * receiver.server_spans().size()) << "each with its store span";
     EXPECT_NEAR(sampled, 1000.0, 5 * 30.0) << sampled;
 }
 
@@ -162,7 +185,8 @@ TEST(TraceExport, AReceiverThatIsDownCostsTheChecksNothingAndEverySpanIsCounted)
         return sample(text, "ratelimitd_trace_spans_dropped_total") + sample(text, "ratelimitd_trace_spans_failed_total") +
                sample(text, "ratelimitd_trace_queue_spans");
     };
-    ASSERT_TRUE(wait_until([&] { return accounted() == checks; }, export_bound)) << accounted();
+    // Two spans a check: its server span and its store call's.
+    ASSERT_TRUE(wait_until([&] { return accounted() == 2 * checks; }, export_bound)) << accounted();
     const auto text = client.get("/metrics").body;
     EXPECT_EQ(sample(text, "ratelimitd_trace_spans_exported_total"), 0);
     EXPECT_EQ(receiver.spans().size(), 0u);
@@ -189,7 +213,7 @@ routes:
     ASSERT_EQ(client.get("/api/x", {{"traceparent", std::string("00-") + trace_id + "-" + parent_id + "-01"}}).status, 200);
     ASSERT_EQ(nginx.upstream_requests(), 1);
     ASSERT_TRUE(wait_until([&] { return !receiver.spans().empty(); }, export_bound));
-    const auto spans = receiver.spans();
+    const auto spans = receiver.server_spans();
     ASSERT_EQ(spans.size(), 1u);
     const auto& span = spans[0].span;
     EXPECT_EQ(hex(span.trace_id()), trace_id);
@@ -197,8 +221,13 @@ routes:
     EXPECT_EQ(attribute(span, "http.route"), "/v1/auth");
     EXPECT_EQ(attribute(span, "http.request.method"), "HEAD");
     EXPECT_EQ(attribute(span, "ratelimit.policy"), "per-ip");
-    EXPECT_EQ(attribute(span, "ratelimit.remaining"), "9");
-    EXPECT_EQ(attribute(span, "ratelimit.store"), "embedded");
+    const auto store = receiver.spans_of_kind(opentelemetry::proto::trace::v1::Span::SPAN_KIND_INTERNAL);
+    ASSERT_EQ(store.size(), 1u) << "the embedded store's step: an internal span";
+    EXPECT_EQ(store[0].span.parent_span_id(), span.span_id());
+    EXPECT_EQ(store[0].span.name(), "ratelimit.store embedded");
+    EXPECT_EQ(attribute(store[0].span, "db.system.name"), "");
+    EXPECT_EQ(attribute(store[0].span, "ratelimit.remaining"), "9");
+    EXPECT_EQ(attribute(store[0].span, "ratelimit.store"), "embedded");
 }
 
 // Envoy's tracer sends W3C headers as gRPC metadata: ShouldRateLimit's span follows them.
@@ -219,20 +248,25 @@ TEST(TraceExport, ShouldRateLimitFollowsTheTraceparentMetadata) {
     ASSERT_TRUE(stub->ShouldRateLimit(&context, rls_request("edge", {Descriptor{{{"tenant", "acme"}}, {}}}), &response).ok());
     ASSERT_EQ(response.overall_code(), RlsResponse::OK);
     ASSERT_TRUE(wait_until([&] { return !receiver.spans().empty(); }, export_bound));
-    const auto spans = receiver.spans();
+    const auto spans = receiver.server_spans();
     ASSERT_EQ(spans.size(), 1u);
     const auto& span = spans[0].span;
     EXPECT_EQ(hex(span.trace_id()), trace_id);
     EXPECT_EQ(hex(span.parent_span_id()), parent_id);
     EXPECT_EQ(span.name(), "envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit");
+    const auto store = receiver.spans_of_kind(opentelemetry::proto::trace::v1::Span::SPAN_KIND_CLIENT);
+    ASSERT_EQ(store.size(), 1u);
+    EXPECT_EQ(store[0].span.parent_span_id(), span.span_id());
+    EXPECT_EQ(attribute(store[0].span, "ratelimit.domain"), "edge");
+    EXPECT_EQ(attribute(store[0].span, "ratelimit.policy"), "") << "an Envoy call names its domain";
+    EXPECT_EQ(attribute(store[0].span, "ratelimit.limit"), "5");
+    EXPECT_EQ(attribute(store[0].span, "ratelimit.remaining"), "4");
+    EXPECT_EQ(attribute(store[0].span, "ratelimit.store"), "redis");
     EXPECT_EQ(attribute(span, "rpc.system"), "grpc");
     EXPECT_EQ(attribute(span, "rpc.method"), "ShouldRateLimit");
     EXPECT_EQ(attribute(span, "rpc.grpc.status_code"), "0");
     EXPECT_EQ(attribute(span, "ratelimit.domain"), "edge");
     EXPECT_EQ(attribute(span, "ratelimit.verdict"), "allowed");
-    EXPECT_EQ(attribute(span, "ratelimit.limit"), "5");
-    EXPECT_EQ(attribute(span, "ratelimit.remaining"), "4");
-    EXPECT_EQ(attribute(span, "ratelimit.store"), "redis");
 }
 
 }  // namespace

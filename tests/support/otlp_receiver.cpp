@@ -27,6 +27,14 @@ std::vector<ReceivedSpan> OtlpReceiver::spans() const {
     return out;
 }
 
+std::vector<ReceivedSpan> OtlpReceiver::spans_of_kind(opentelemetry::proto::trace::v1::Span::SpanKind kind) const {
+    std::vector<ReceivedSpan> out;
+    for (auto& s : spans()) {
+        if (s.span.kind() == kind) out.push_back(std::move(s));
+    }
+    return out;
+}
+
 std::vector<std::string> OtlpReceiver::request_lines() const {
     std::vector<std::string> out;
     for (const auto& request : http_.requests()) {

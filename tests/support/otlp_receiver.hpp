@@ -27,6 +27,12 @@ public:
     /// Every span of every POST /v1/traces so far, in arrival order. A body that does not decode
     /// fails the running test.
     std::vector<ReceivedSpan> spans() const;
+    /// Those of spans() of one kind: a door's server spans, or the store calls' children
+    /// (client for Redis, internal for the embedded store).
+    std::vector<ReceivedSpan> spans_of_kind(opentelemetry::proto::trace::v1::Span::SpanKind kind) const;
+    std::vector<ReceivedSpan> server_spans() const {
+        return spans_of_kind(opentelemetry::proto::trace::v1::Span::SPAN_KIND_SERVER);
+    }
     /// The targets and content types of the requests so far ("POST /v1/traces application/x-protobuf").
     std::vector<std::string> request_lines() const;
 

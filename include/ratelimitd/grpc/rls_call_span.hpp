@@ -27,9 +27,18 @@ struct RlsTrace {
                                                               const grpc::CallbackServerContext& context,
                                                               const std::string& store_name);
 
-/// Submits the finished call's span. `decided`: the road's call (null when the request did not
-/// decode); `domain`: empty when unknown. An error status (gRPC's, not a denial) marks it error.
-void trace_rls_call(const RlsTrace& trace, std::chrono::steady_clock::time_point arrived, const road::Call* decided,
-                    std::string_view domain, grpc::StatusCode status) noexcept;
+/// A call's instants: its arrival, and when it went to the road and came back (unset when it
+/// never reached the road).
+struct RlsInstants {
+    std::chrono::steady_clock::time_point arrived;
+    std::chrono::steady_clock::time_point handed;
+    std::chrono::steady_clock::time_point answered;
+};
+
+/// Submits the finished call's span, and its store call's child span when the road decided it
+/// without a problem. `decided`: the road's call (null when the request did not decode);
+/// `domain`: empty when unknown. An error status (gRPC's, not a denial) marks it error.
+void trace_rls_call(const RlsTrace& trace, const RlsInstants& at, const road::Call* decided, std::string_view domain,
+                    grpc::StatusCode status) noexcept;
 
 }  // namespace ratelimitd::rls

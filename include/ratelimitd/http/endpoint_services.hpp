@@ -10,6 +10,7 @@
 #include "ratelimitd/service/check_service.hpp"
 #include "ratelimitd/service/metrics.hpp"
 
+#include <chrono>
 #include <optional>
 #include <string_view>
 
@@ -35,8 +36,16 @@ public:
     [[nodiscard]] std::optional<Response> give_back_refusal(const EndpointCall& call) const;
     /// A decided door call's server span (when tracing is on and the call is sampled): parent
     /// from the request's traceparent/tracestate, the HTTP server conventions' name and
-    /// attributes, the call's ratelimit.* ones. Call only when options.tracer is set.
-    void trace_call(const EndpointCall& call, const road::Call& decided, unsigned status) const;
+    /// attributes, the call's ratelimit.* ones; and its store call's child span, from `handed`
+    /// (when the door gave the call to the road: handed_to_road()) to now. Call only when
+    /// options.tracer is set.
+    void trace_call(const EndpointCall& call, const road::Call& decided, unsigned status,
+                    std::chrono::steady_clock::time_point handed) const;
+    /// The instant a door gives its call to the road, read only when tracing is on (the store
+    /// span's start); the clock's epoch otherwise.
+    [[nodiscard]] std::chrono::steady_clock::time_point handed_to_road() const noexcept {
+        return options.tracer != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    }
 };
 
 }  // namespace ratelimitd::http

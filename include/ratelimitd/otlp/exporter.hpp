@@ -58,6 +58,7 @@ private:
     ExporterOptions options_;
     SpanQueue& queue_;
     std::unique_ptr<Transport> transport_;
+    std::string body_;  ///< the batch's OTLP bytes; its capacity is reused by the next batch
     ExporterCounts counts_;
     std::mutex mutex_;
     std::condition_variable wake_;

@@ -1,10 +1,10 @@
-// Spans into OTLP's ExportTraceServiceRequest (proto/opentelemetry/...): the body of OTLP/HTTP's
-// POST /v1/traces (serialized) and of OTLP/gRPC's TraceService/Export. No I/O.
+// Spans into the bytes of OTLP's ExportTraceServiceRequest (proto/opentelemetry/...): the body of
+// OTLP/HTTP's POST /v1/traces and of OTLP/gRPC's TraceService/Export. Written straight from the
+// spans by WireWriter with trace.proto's field numbers: no message objects (a protobuf Span with
+// its attributes cost more than the check it describes). No I/O.
 #pragma once
 
 #include "ratelimitd/trace/span.hpp"
-
-#include "opentelemetry/proto/collector/trace/v1/trace_service.pb.h"
 
 #include <span>
 #include <string>
@@ -19,8 +19,8 @@ struct ServiceResource {
     std::string version;              ///< service.version
 };
 
-/// One ResourceSpans of one ScopeSpans (scope "ratelimitd") holding `spans` in order.
-[[nodiscard]] opentelemetry::proto::collector::trace::v1::ExportTraceServiceRequest
-encode_export_request(const ServiceResource& resource, std::span<const trace::Span> spans);
+/// One ResourceSpans of one ScopeSpans (scope "ratelimitd") holding `spans` in order, serialized
+/// into `out` (cleared first; its capacity is kept for the next batch).
+void encode_export_request(const ServiceResource& resource, std::span<const trace::Span> spans, std::string& out);
 
 }  // namespace ratelimitd::otlp

@@ -4,21 +4,19 @@
 
 #include "ratelimitd/otlp/exporter_target.hpp"
 
-#include "opentelemetry/proto/collector/trace/v1/trace_service.pb.h"
-
 #include <chrono>
 #include <memory>
+#include <string_view>
 
 namespace ratelimitd::otlp {
 
-/// Sends one ExportTraceServiceRequest; true when the collector took it, false on a
+/// Sends one serialized ExportTraceServiceRequest; true when the collector took it, false on a
 /// failure worth retrying (connection refused, timeout, 429, 502, 503, 504, gRPC UNAVAILABLE...);
 /// `permanent` set when retrying cannot help (another 4xx, a malformed answer).
 class Transport {
 public:
     virtual ~Transport() = default;
-    using Request = opentelemetry::proto::collector::trace::v1::ExportTraceServiceRequest;
-    virtual bool send(const Request& request, std::chrono::steady_clock::time_point deadline, bool& permanent) = 0;
+    virtual bool send(std::string_view body, std::chrono::steady_clock::time_point deadline, bool& permanent) = 0;
 };
 
 /// The transports (http_transport.cpp, grpc_transport.cpp).

@@ -24,6 +24,12 @@ public:
     /// parent) the root rule decides.
     [[nodiscard]] bool should_sample(const TraceId& trace_id, const SpanContext* parent) const noexcept;
 
+    /// A root's decision from its trace id's last 8 bytes (big-endian) alone: what should_sample
+    /// answers without a parent, before the rest of the id exists.
+    [[nodiscard]] bool should_sample_root(std::uint64_t trace_id_low) const noexcept {
+        return (trace_id_low >> 1) < bound_;
+    }
+
     [[nodiscard]] double ratio() const noexcept { return ratio_; }
     [[nodiscard]] bool parent_based() const noexcept { return parent_based_; }
 

@@ -20,12 +20,22 @@ enum class SpanKind : std::uint8_t { internal = 1, server = 2, client = 3 };
 /// decision (the store failed) and a refused request are.
 enum class StatusCode : std::uint8_t { unset = 0, ok = 1, error = 2 };
 
+/// A value of static storage (a literal, an enum's name): held as a view, never copied, so the
+/// attributes a check sets from a fixed set of words cost no allocation.
+struct StaticText {
+    std::string_view text;
+};
+
 /// One attribute. Keys are the semantic conventions' names or ours (ratelimit.*), always string
 /// literals: a span holds no copy of them.
 struct Attribute {
+    using Value = std::variant<std::string, StaticText, std::int64_t, bool, double>;
     std::string_view key;
-    std::variant<std::string, std::int64_t, bool, double> value;
+    Value value;
 };
+
+/// Room for a door span's attributes (HTTP or RPC conventions plus ratelimit.*), reserved once.
+inline constexpr std::size_t typical_attributes = 16;
 
 struct Span {
     TraceId trace_id{};
@@ -43,8 +53,10 @@ struct Span {
     void add(std::string_view key, std::string value) { attributes.push_back({key, std::move(value)}); }
     void add(std::string_view key, std::int64_t value) { attributes.push_back({key, value}); }
     void add(std::string_view key, bool value) { attributes.push_back({key, value}); }
-    // A string literal would otherwise pick the bool overload.
-    void add(std::string_view key, const char* value) { add(key, std::string(value)); }
+    /// `value` must be of static storage (a literal or an enum's name); a string literal would
+    /// otherwise pick the bool overload.
+    void add(std::string_view key, const char* value) { attributes.push_back({key, StaticText{value}}); }
+    void add(std::string_view key, StaticText value) { attributes.push_back({key, value}); }
 };
 
 }  // namespace ratelimitd::trace

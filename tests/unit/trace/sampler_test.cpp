@@ -2,6 +2,8 @@
 // boundary, and the ratio over 10,000 random roots within binomial bounds.
 #include "ratelimitd/trace/sampler.hpp"
 
+#include "ratelimitd/trace/id_generator.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -78,6 +80,26 @@ TEST(Sampler, TenThousandRootsAtAQuarterFallWithinBinomialBounds) {
     // Mean 2,500, standard deviation sqrt(n p (1 - p)) = 43.3: five of them either side.
     const double sigma = std::sqrt(checks * ratio * (1 - ratio));
     EXPECT_NEAR(sampled, checks * ratio, 5 * sigma) << sampled;
+}
+
+}  // namespace
+
+namespace {
+
+// Tracer decides a root from one draw before drawing the rest of its id: that decision must be
+// the one should_sample makes on the whole id, and the id must end with the draw.
+TEST(Sampler, ARootsDecisionFromItsLowHalfIsTheWholeIdsDecision) {
+    const auto sampler = Sampler::parent_based_ratio(0.25);
+    const std::uint64_t bound = std::uint64_t{1} << 61;  // 0.25 * 2^63
+    for (const std::uint64_t low : {std::uint64_t{0}, 2 * bound - 2, 2 * bound - 1, 2 * bound, ~std::uint64_t{0}}) {
+        const TraceId id = ratelimitd::trace::trace_id_ending_with(low);
+        EXPECT_EQ(sampler.should_sample_root(low), sampler.should_sample(id, nullptr)) << low;
+        EXPECT_EQ(sampler.should_sample_root(low), low < 2 * bound) << low;
+        for (int i = 0; i < 8; ++i) {
+            EXPECT_EQ(id[15 - i], static_cast<std::uint8_t>(low >> (8 * i))) << "the last 8 bytes are the draw";
+        }
+        EXPECT_FALSE(ratelimitd::trace::is_zero(id));
+    }
 }
 
 }  // namespace

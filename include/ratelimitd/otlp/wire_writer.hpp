@@ -1,0 +1,80 @@
+// Protocol Buffers' wire format written by hand (the encoding spec: varints, fixed64/fixed32,
+// length-delimited fields), so a span becomes OTLP bytes without a message object or an
+// allocation per field. Two passes: the *_size functions give a message's length (written
+// before its body), then WireWriter stores the bytes through a raw cursor into a buffer already
+// sized for them: no bounds check or reallocation per byte.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace ratelimitd::otlp {
+
+/// Bytes of `value` as a base-128 varint.
+[[nodiscard]] constexpr std::size_t varint_size(std::uint64_t value) noexcept {
+    std::size_t n = 1;
+    while (value >= 0x80) {
+        value >>= 7;
+        ++n;
+    }
+    return n;
+}
+
+/// Bytes of a field's tag (its number and wire type).
+[[nodiscard]] constexpr std::size_t tag_size(std::uint32_t field) noexcept { return varint_size(std::uint64_t{field} << 3); }
+
+/// Bytes of a length-delimited field (bytes, string or nested message) of `length` bytes.
+[[nodiscard]] constexpr std::size_t delimited_size(std::uint32_t field, std::size_t length) noexcept {
+    return tag_size(field) + varint_size(length) + length;
+}
+
+class WireWriter {
+public:
+    /// Writes from `at`; the caller sized the buffer with the *_size functions.
+    explicit WireWriter(char* at) noexcept : at_(at) {}
+
+    /// Wire types 0 (varint), 1 (64-bit), 2 (length-delimited), 5 (32-bit).
+    void varint_field(std::uint32_t field, std::uint64_t value) noexcept {
+        tag(field, 0);
+        varint(value);
+    }
+    void fixed64_field(std::uint32_t field, std::uint64_t value) noexcept {
+        tag(field, 1);
+        little_endian(value, 8);
+    }
+    void fixed32_field(std::uint32_t field, std::uint32_t value) noexcept {
+        tag(field, 5);
+        little_endian(value, 4);
+    }
+    void bytes_field(std::uint32_t field, std::string_view bytes) noexcept {
+        open(field, bytes.size());
+        std::memcpy(at_, bytes.data(), bytes.size());
+        at_ += bytes.size();
+    }
+    /// A nested message's tag and length; its `length` bytes of fields follow.
+    void open(std::uint32_t field, std::size_t length) noexcept {
+        tag(field, 2);
+        varint(length);
+    }
+
+    [[nodiscard]] char* position() const noexcept { return at_; }
+
+private:
+    void tag(std::uint32_t field, std::uint32_t wire_type) noexcept { varint(std::uint64_t{field} << 3 | wire_type); }
+    void varint(std::uint64_t value) noexcept {
+        while (value >= 0x80) {
+            *at_++ = static_cast<char>((value & 0x7f) | 0x80);
+            value >>= 7;
+        }
+        *at_++ = static_cast<char>(value);
+    }
+    void little_endian(std::uint64_t value, int bytes) noexcept {
+        for (int i = 0; i < bytes; ++i) *at_++ = static_cast<char>(value >> (8 * i));
+    }
+
+    char* at_;
+};
+
+}  // namespace ratelimitd::otlp
