@@ -226,8 +226,10 @@ protected:
     std::thread thread_;
 };
 
-// The count reached, with a little room: an allocation more per check fails here.
-constexpr double allowed_ceiling = 2;
+// The count reached (1.00 to 1.03: the key string) and half an allocation, as the allocation
+// ceilings in instruction_ceilings_test.cpp sit: an allocation more per check fails here (it
+// was 2 while 32 connections made about 3).
+constexpr double allowed_ceiling = 1.5;
 
 TEST_F(RedisServerPath, ALoneCheckOnRedisStaysUnderTheAllocationCeiling) {
     const double per_check = allocations_per_lone_check(8, 1000);
