@@ -1,6 +1,8 @@
 // DenialCache and CachingStore: local answers for keys the store denied, until they reset.
 #include "ratelimitd/store/denial_cache.hpp"
 
+#include <boost/container/small_vector.hpp>
+
 namespace ratelimitd::store {
 
 namespace net = boost::asio;
@@ -10,6 +12,17 @@ namespace {
 std::int64_t ceil_seconds(std::chrono::nanoseconds d) {
     using namespace std::chrono;
     return (duration_cast<milliseconds>(d).count() + 999) / 1000;
+}
+
+/// A check's key while the inner store owns the string: a copy in the caller's frame, inline up
+/// to 128 bytes (frames come from the thread's pool: core/awaitable_frames.hpp), where a
+/// std::string copy was one malloc per check on Redis.
+using KeptKey = boost::container::small_vector<char, 128>;
+
+/// Only a denial of cost 1 can be remembered (DenialCache::remember's own first test): the
+/// key's string is built for those alone.
+bool may_remember(const check::Verdict& v, std::uint32_t cost) {
+    return !v.allowed && cost == 1;
 }
 
 }  // namespace
@@ -94,8 +107,11 @@ net::awaitable<result<check::Verdict>> CachingStore::apply(const policy::Policy&
         co_return std::move(*cached);
     }
     const auto started_in = cache_.generation();
-    auto verdict = co_await inner_.apply(p, key, cost);
-    if (verdict) cache_.remember(key, numbers, cost, *verdict, now, started_in);
+    const KeptKey kept(key.begin(), key.end());
+    auto verdict = co_await inner_.apply(p, std::move(key), cost);
+    if (verdict && may_remember(*verdict, cost)) {
+        cache_.remember(std::string(kept.begin(), kept.end()), numbers, cost, *verdict, now, started_in);
+    }
     co_return verdict;
 }
 
@@ -105,8 +121,12 @@ net::awaitable<result<check::Verdict>> CachingStore::apply_declined(const policy
     // try_apply_now looked this key up at this instant and found no denial: not again.
     const auto now = DenialCache::clock::now();
     const auto started_in = cache_.generation();
-    auto verdict = co_await inner_.apply(p, key, cost);
-    if (verdict) cache_.remember(key, DenialCache::PolicyNumbers::of(p), cost, *verdict, now, started_in);
+    const KeptKey kept(key.begin(), key.end());
+    auto verdict = co_await inner_.apply(p, std::move(key), cost);
+    if (verdict && may_remember(*verdict, cost)) {
+        cache_.remember(std::string(kept.begin(), kept.end()), DenialCache::PolicyNumbers::of(p), cost, *verdict, now,
+                        started_in);
+    }
     co_return verdict;
 }
 

@@ -53,9 +53,9 @@ result<check::Verdict> verdict_of(const result<Value>& reply, const policy::Poli
 
 }  // namespace
 
-// Kept small: its frame is allocated per check, and Asio recycles frames of up to 1,020 bytes
-// only. Whatever runs without suspending lives in plain functions, and the check is handed
-// on by reference to functions that take it before they return.
+// Kept small: its frame is taken per check (from the thread's FramePool, which keeps blocks
+// up to 4 KiB). Whatever runs without suspending lives in plain functions, and the check is
+// handed on by reference to functions that take it before they return.
 net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p, std::string key,
                                                          std::uint32_t cost) {
     const auto deadline = clock::now() + timeout_;

@@ -1,0 +1,61 @@
+#include "ratelimitd/core/awaitable_frames.hpp"
+
+#include "ratelimitd/core/frame_pool.hpp"
+
+#include <cstdlib>
+#include <new>
+
+namespace ratelimitd::awaitable_frames {
+namespace {
+
+// Constant-initialized and trivially destructible: reached on every frame without a guard.
+constinit thread_local FramePool pool;
+
+/// Closes the thread's pool when the thread ends (its blocks go back to malloc). Built on the
+/// first block the pool keeps, so a thread that never frees a frame never registers one.
+class PoolCloser {
+public:
+    PoolCloser() = default;
+    PoolCloser(const PoolCloser&) = delete;
+    PoolCloser& operator=(const PoolCloser&) = delete;
+    ~PoolCloser() { pool.close(); }
+    void arm() const {}
+};
+
+constinit thread_local bool closer_armed = false;
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool pooled = false;
+#else
+constexpr bool pooled = true;
+#endif
+
+}  // namespace
+
+void* take(std::size_t size, std::size_t align) {
+    if constexpr (!pooled) {
+        void* block = std::aligned_alloc(align, (size + align - 1) / align * align);
+        if (block == nullptr) throw std::bad_alloc();
+        return block;
+    }
+    return pool.allocate(size, align);
+}
+
+void give_back(void* block, std::size_t size) noexcept {
+    if constexpr (!pooled) {
+        std::free(block);
+        return;
+    }
+    if (!closer_armed) {
+        closer_armed = true;
+        static thread_local PoolCloser closer;
+        closer.arm();
+    }
+    pool.release(block, size);
+}
+
+const FramePool& this_thread_pool() {
+    return pool;
+}
+
+}  // namespace ratelimitd::awaitable_frames

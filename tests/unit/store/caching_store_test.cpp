@@ -1,0 +1,55 @@
+// CachingStore: the inner store takes the check's key string, and a denial it answers is still
+// remembered under that key (the caching store keeps its own copy in its frame), for a key
+// that fits the inline copy and one longer than it, through apply and apply_declined alike.
+#include "ratelimitd/store/denial_cache.hpp"
+#include "ratelimitd/store/memory/memory_store.hpp"
+
+#include "support/manual_clock.hpp"
+#include "support/run_on_io.hpp"
+#include "unit/store/memory_policies.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace ratelimitd::store {
+namespace {
+
+using ratelimitd::test::make_policy;
+using ratelimitd::test::run_on_io;
+using ratelimitd::testing::ManualClock;
+
+enum class Path { apply, apply_declined };
+
+/// Checks `key` twice against a limit of one through `path` (the second is denied), then asks
+/// the cache at once: true when that answer came from the denial cache.
+bool second_denial_is_cached(const std::string& key, Path path) {
+    ManualClock clock;
+    memory::MemoryStore inner{clock};
+    DenialCache cache;
+    CachingStore caching(inner, cache);
+    const policy::Policy p = make_policy(policy::Algorithm::fixed_window, 1, 60'000);
+    auto ask = [&] {
+        return run_on_io(path == Path::apply ? caching.apply(p, key, 1) : caching.apply_declined(p, key, 1));
+    };
+    const auto first = ask();
+    EXPECT_TRUE(first && first->allowed);
+    const auto second = ask();
+    EXPECT_TRUE(second && !second->allowed && !second->from_denial_cache) << "the store's own denial";
+    const auto cached = caching.try_apply_now(p, key, 1, DenialCache::clock::now());
+    const bool hit = cached.has_value() && *cached && (*cached)->from_denial_cache && !(*cached)->allowed;
+    EXPECT_EQ(cache.hits(), hit ? 1u : 0u);
+    return hit;
+}
+
+TEST(CachingStore, ADenialIsRememberedUnderTheKeyTheInnerStoreTook) {
+    const std::string short_key = "rl:p:tenant-a";
+    const std::string long_key(300, 'k');  // past the 128 bytes kept inline
+    EXPECT_TRUE(second_denial_is_cached(short_key, Path::apply));
+    EXPECT_TRUE(second_denial_is_cached(long_key, Path::apply));
+    EXPECT_TRUE(second_denial_is_cached(short_key, Path::apply_declined));
+    EXPECT_TRUE(second_denial_is_cached(long_key, Path::apply_declined));
+}
+
+}  // namespace
+}  // namespace ratelimitd::store
