@@ -87,9 +87,10 @@ void NotifySection::read(const ConfigTree& v, Registry& reg, bool domain_rules_f
             const Policy* p = reg.find(name);
             if (p == nullptr && domain_rules_follow) continue;  // read_domain_rules, once they are read
             if (p == nullptr) fail(path, quote(name) + " is not a defined policy");
-            if (traits(p->algorithm).leases) {
-                fail(path, "a concurrency policy has no window to count a crossing in: quota webhooks need another "
-                           "algorithm");
+            // A concurrency policy's thresholds are leases held (N of `limit`), claimed once per
+            // aligned window of its `lease:` length (docs/operations.md, "Concurrency leases").
+            if (traits(p->algorithm).leases && body.is_object() && find(body, "debt") != nullptr) {
+                fail(path + ".debt", "a concurrency policy takes no reports, so it never holds debt");
             }
             // A report never leaves more debt than the deepest bound of the policy's versions.
             std::int64_t deepest = 0;
