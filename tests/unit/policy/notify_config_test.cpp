@@ -87,14 +87,19 @@ TEST(NotifyConfig, AConcurrencyPolicyTakesThresholdsInLeasesHeld) {
     EXPECT_EQ(threshold_spec(*rule, 5), "4,0") << "the 4th of 5 leases, and the first acquire refused";
 }
 
-// Rules an xDS control plane sends arrive after the load and are replaced whole by each version:
-// a threshold cannot name one (docs/operations.md says so; not built).
-TEST(NotifyConfig, AnXdsDeliveredRuleCannotBeNamedAtLoad) {
-    const std::string refusal = parse_error_of(
-        "xds_server: 127.0.0.1:18000\nnotify:\n  targets:\n    ops: {url: \"http://x/\", secret: \"" + webhook_secret +
-            "\"}\n  policies:\n    llm.tokens: {at: [0.8], target: ops}\n",
-        "notify.yaml");
-    EXPECT_NE(refusal.find("notify.policies.llm.tokens: \"llm.tokens\" is not a defined policy"), std::string::npos)
+// Rules an xDS control plane sends arrive after the load: a name that is no policy is kept as
+// the label of one, hung on each version's rules as it is applied; a debt bound cannot be
+// checked against a max_debt not known yet.
+TEST(NotifyConfig, AnXdsLabelIsKeptForTheRulesTheControlPlaneSends) {
+    const std::string head = "xds_server: 127.0.0.1:18000\nnotify:\n  targets:\n    ops: {url: \"http://x/\", secret: \"" +
+                             webhook_secret + "\"}\n  policies:\n";
+    const Config c = parse_config(head + "    llm.tokens: {at: [0.8], target: ops}\n", "notify.yaml");
+    ASSERT_TRUE(c.registry.notify);
+    ASSERT_EQ(c.registry.notify->xds_labels.count("llm.tokens"), 1u);
+    EXPECT_EQ(c.registry.notify->xds_labels.at("llm.tokens")->at, (std::vector<double>{0.8}));
+    const std::string refusal = parse_error_of(head + "    llm.tokens: {at: [0.8], debt: 10, target: ops}\n", "notify.yaml");
+    EXPECT_NE(refusal.find("notify.policies.llm.tokens.debt: no debt bound on a rule the xDS control plane sends"),
+              std::string::npos)
         << refusal;
 }
 
