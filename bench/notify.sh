@@ -9,7 +9,8 @@
 # row alike; each figure is the median over the rounds. CPU: user + sys of each process (all
 # its threads, /proc/<pid>/stat) over the row's run, divided by the checks answered.
 #   bench/notify.sh [--duration SECONDS] [--rounds N] [--binary PATH]
-# Prints one table; RESULTS.md is bench/run.sh's and is left alone.
+# Prints one table, then the dead receiver's check p99 against "none" (medians, and the median of
+# the per-round ratios); RESULTS.md is bench/run.sh's and is left alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -134,3 +135,10 @@ for i in 0 1 2 3; do
     "$(col "$name" 2)" "$(col "$name" 3)" "$(col "$name" 4)" "$(col "$name" 5)" "$(col "$name" 6)" "$receiver_cpu" \
     "${sent:-0}" "${failed:-0}" "${dropped:-0}"
 done
+
+# The dead receiver's cost, round by round: each round's "down" p99 over the "none" p99 of the
+# same round (the rows ran back to back, so a load swing of the machine reaches both alike).
+paste -d' ' "$work/none.runs" "$work/down.runs" | awk '{ if ($3 > 0) print $10 / $3 }' | median >"$work/ratio"
+echo
+echo "Dead receiver (connection refused) vs no notify section, check p99: $(col down 3) ms vs $(col none 3) ms" \
+  "(medians); per-round ratio down/none, median over $rounds rounds: $(cat "$work/ratio")"

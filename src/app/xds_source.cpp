@@ -7,6 +7,7 @@
 #include "ratelimitd/config/setting_values.hpp"
 #include "ratelimitd/core/log_value.hpp"
 #include "ratelimitd/policy/config_error.hpp"
+#include "ratelimitd/policy/notify_domain_rules.hpp"
 #include "ratelimitd/xds/config_decoder.hpp"
 
 #include <spdlog/spdlog.h>
@@ -76,7 +77,8 @@ std::shared_ptr<const policy::RlsDomains> with_denied_calls(std::shared_ptr<cons
 }  // namespace
 
 void XdsSource::overlay(policy::Registry& registry) const {
-    registry.domains = with_denied_calls(domains_, registry.xds_charge_denied);
+    registry.domains = policy::with_xds_thresholds(with_denied_calls(domains_, registry.xds_charge_denied),
+                                                   registry.notify.get());
     registry.awaiting_xds = domains_ == nullptr;
 }
 
@@ -99,7 +101,7 @@ result<std::size_t> XdsSource::apply(const envoy::service::discovery::v3::Discov
         if (!decoded) throw policy::ConfigError(decoded.error().detail);
         domains = std::move(*decoded);
         policy::Registry next = in_force;
-        next.domains = with_denied_calls(domains, next.xds_charge_denied);
+        next.domains = policy::with_xds_thresholds(with_denied_calls(domains, next.xds_charge_denied), next.notify.get());
         next.awaiting_xds = false;
         return next;
     };

@@ -36,6 +36,15 @@ bool attach_notify_to_domain_rules(RlsDomains& domains, std::string_view label,
     return found;
 }
 
+std::shared_ptr<const RlsDomains> with_xds_thresholds(std::shared_ptr<const RlsDomains> domains,
+                                                     const NotifySettings* settings) {
+    if (domains == nullptr || settings == nullptr || settings->xds_labels.empty()) return domains;
+    auto copy = std::make_shared<RlsDomains>(*domains);
+    bool any = false;
+    for (const auto& [label, rule] : settings->xds_labels) any = attach_notify_to_domain_rules(*copy, label, rule) || any;
+    return any ? copy : domains;
+}
+
 std::int64_t deepest_debt_of_domain_rules(const RlsDomains& domains, std::string_view label) {
     std::int64_t deepest = 0;
     for_each_labelled(domains, label, [&](const RlsRule& r) { deepest = std::max(deepest, r.policy.debt_bound()); });

@@ -63,7 +63,7 @@ std::string report_spec(const NotifyRule& rule, std::int64_t limit) {
     return threshold_spec(rule, limit) + ";" + debt_spec(rule);
 }
 
-void NotifySection::read(const ConfigTree& v, Registry& reg, bool domain_rules_follow) const {
+void NotifySection::read(const ConfigTree& v, Registry& reg, bool domain_rules_follow, bool rules_from_xds) const {
     if (v.is_null()) return;
     if (!v.is_object()) fail("notify", "expected a map with targets and policies, got " + describe(v));
     check_keys(v, "notify", {"targets", "policies"});
@@ -86,10 +86,20 @@ void NotifySection::read(const ConfigTree& v, Registry& reg, bool domain_rules_f
             const std::string path = join("notify.policies", name);
             const Policy* p = reg.find(name);
             if (p == nullptr && domain_rules_follow) continue;  // read_domain_rules, once they are read
+            if (p == nullptr && rules_from_xds) {
+                // A label of the control plane's rules: no max_debt known yet, so no debt bound.
+                if (body.is_object() && find(body, "debt") != nullptr) {
+                    fail(path + ".debt", "no debt bound on a rule the xDS control plane sends (its max_debt is not known "
+                                         "at load)");
+                }
+                settings->xds_labels.emplace(name, read_rule(body, path, name, *settings, 0));
+                continue;
+            }
             if (p == nullptr) fail(path, quote(name) + " is not a defined policy");
-            if (traits(p->algorithm).leases) {
-                fail(path, "a concurrency policy has no window to count a crossing in: quota webhooks need another "
-                           "algorithm");
+            // A concurrency policy's thresholds are leases held (N of `limit`), claimed once per
+            // aligned window of its `lease:` length (docs/operations.md, "Concurrency leases").
+            if (traits(p->algorithm).leases && body.is_object() && find(body, "debt") != nullptr) {
+                fail(path + ".debt", "a concurrency policy takes no reports, so it never holds debt");
             }
             // A report never leaves more debt than the deepest bound of the policy's versions.
             std::int64_t deepest = 0;

@@ -89,7 +89,7 @@ Config RegistryValidator::run(const Json& root) const {
     if (const Json* v = find(root, "tenants")) limits.read_tenants(*v, reg);
     // After every version of a policy exists: each gets the policy's thresholds.
     const bool domains_follow = !from_xds && EnvoyConfigSection::present(root);
-    if (const Json* v = find(root, "notify")) NotifySection(file()).read(*v, reg, domains_follow);
+    if (const Json* v = find(root, "notify")) NotifySection(file()).read(*v, reg, domains_follow, from_xds);
 
     const IdentitySection identity(file());
     // Identity first: route limits name identity sources.

@@ -17,6 +17,11 @@ namespace ratelimitd::policy {
 bool attach_notify_to_domain_rules(RlsDomains& domains, std::string_view label,
                                    const std::shared_ptr<const NotifyRule>& rule);
 
+/// `domains` (from an xDS control plane) with the thresholds `settings` keeps for their labels
+/// hung on the rules so labelled: a copy when any is, else `domains` itself.
+[[nodiscard]] std::shared_ptr<const RlsDomains> with_xds_thresholds(std::shared_ptr<const RlsDomains> domains,
+                                                                   const NotifySettings* settings);
+
 /// The deepest debt a report can leave on the rules labelled `label` (their max_debt), 0 when
 /// none is.
 [[nodiscard]] std::int64_t deepest_debt_of_domain_rules(const RlsDomains& domains, std::string_view label);

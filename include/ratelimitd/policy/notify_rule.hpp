@@ -68,6 +68,10 @@ struct NotifyRule {
 /// The whole section: targets by name (POST /v1/notify/test names one).
 struct NotifySettings {
     std::map<std::string, std::shared_ptr<const NotifyTarget>, std::less<>> targets;
+    /// With xds_server: the thresholds of names that are no policy, kept as labels of the rules
+    /// the control plane will send (they cannot be checked at load), hung on each version's
+    /// rules as it is applied (with_xds_thresholds).
+    std::map<std::string, std::shared_ptr<const NotifyRule>, std::less<>> xds_labels;
 };
 
 }  // namespace ratelimitd::policy

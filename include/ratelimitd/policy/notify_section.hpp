@@ -19,7 +19,7 @@ public:
 
     /// `domain_rules_follow`: the file has Envoy domains, read after this; a name that is no
     /// policy may be one of their rules' labels, which read_domain_rules then decides.
-    void read(const ConfigTree& v, Registry& reg, bool domain_rules_follow = false) const;
+    void read(const ConfigTree& v, Registry& reg, bool domain_rules_follow = false, bool rules_from_xds = false) const;
 
     /// The `notify.policies` entries naming no policy: each hung on the limited domain rules
     /// of that label (policy/notify_domain_rules.hpp), or refused. After read() and the domains.

@@ -1,6 +1,7 @@
 // `notify:` in the registry: targets and thresholds read and hung on every version of a
 // policy, and what is refused, each message naming the field and never the secret.
 #include "ratelimitd/policy/config_error.hpp"
+#include "ratelimitd/policy/notify_rule.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
 
 #include "unit/policy/config_refusals.hpp"
@@ -73,6 +74,33 @@ TEST(NotifyConfig, TargetsAndThresholdsReachEveryVersionOfThePolicy) {
     EXPECT_EQ(multi.windows[1].notify, multi.notify) << "each window of a multi-window policy";
     EXPECT_EQ(multi.notify->policy, "multi");
     EXPECT_FALSE(r.find("conc")->notify);
+}
+
+// Leases held are usage too: a concurrency policy's thresholds are N of its `limit` leases.
+TEST(NotifyConfig, AConcurrencyPolicyTakesThresholdsInLeasesHeld) {
+    const Config c = parse_config(with_notify("notify:\n  targets:\n    ops: {url: \"http://x/\", secret: \"" +
+                                              webhook_secret + "\"}\n  policies:\n    conc: {at: [0.8, 1.0], target: ops}\n"),
+                                  "notify.yaml");
+    const auto& rule = c.registry.find("conc")->notify;
+    ASSERT_TRUE(rule);
+    EXPECT_EQ(rule->at, (std::vector<double>{0.8, 1.0}));
+    EXPECT_EQ(threshold_spec(*rule, 5), "4,0") << "the 4th of 5 leases, and the first acquire refused";
+}
+
+// Rules an xDS control plane sends arrive after the load: a name that is no policy is kept as
+// the label of one, hung on each version's rules as it is applied; a debt bound cannot be
+// checked against a max_debt not known yet.
+TEST(NotifyConfig, AnXdsLabelIsKeptForTheRulesTheControlPlaneSends) {
+    const std::string head = "xds_server: 127.0.0.1:18000\nnotify:\n  targets:\n    ops: {url: \"http://x/\", secret: \"" +
+                             webhook_secret + "\"}\n  policies:\n";
+    const Config c = parse_config(head + "    llm.tokens: {at: [0.8], target: ops}\n", "notify.yaml");
+    ASSERT_TRUE(c.registry.notify);
+    ASSERT_EQ(c.registry.notify->xds_labels.count("llm.tokens"), 1u);
+    EXPECT_EQ(c.registry.notify->xds_labels.at("llm.tokens")->at, (std::vector<double>{0.8}));
+    const std::string refusal = parse_error_of(head + "    llm.tokens: {at: [0.8], debt: 10, target: ops}\n", "notify.yaml");
+    EXPECT_NE(refusal.find("notify.policies.llm.tokens.debt: no debt bound on a rule the xDS control plane sends"),
+              std::string::npos)
+        << refusal;
 }
 
 TEST(NotifyConfig, AFileWithoutNotifyHasNone) {
@@ -149,7 +177,8 @@ TEST(NotifyConfig, BadThresholdsTargetsAndPoliciesAreRefusedNamingTheField) {
               std::string::npos);
     EXPECT_NE(parse_error_of(rule("nope: {at: [0.8], target: ops}"), "notify.yaml").find("notify.policies.nope: \"nope\" is not a defined"),
               std::string::npos);
-    EXPECT_NE(parse_error_of(rule("conc: {at: [0.8], target: ops}"), "notify.yaml").find("concurrency policy has no window"),
+    // A lease holds no debt: a bound on a concurrency policy could never be reached.
+    EXPECT_NE(parse_error_of(rule("conc: {at: [0.8], debt: 1, target: ops}"), "notify.yaml").find("notify.policies.conc.debt"),
               std::string::npos);
     EXPECT_NE(parse_error_of(rule("api: {at: [0.8], target: ops, when: always}"), "notify.yaml").find("notify.policies.api"),
               std::string::npos);
