@@ -42,6 +42,59 @@ std::vector<std::string> tracing_args(const OtlpReceiver& receiver, const std::s
             "--trace-service-instance-id", "rl-1"};
 }
 
+// The traced check's server span: HTTP conventions, the policy and verdict, the resource, and
+// never the tenant.
+void expect_check_server_span(const ReceivedSpan& received) {
+    const auto& span = received.span;
+    EXPECT_EQ(hex(span.trace_id()), trace_id);
+    EXPECT_EQ(hex(span.parent_span_id()), parent_id);
+    EXPECT_EQ(span.span_id().size(), 8u);
+    EXPECT_EQ(span.trace_state(), "rojo=1");
+    EXPECT_EQ(span.name(), "GET /v1/check");
+    EXPECT_EQ(span.kind(), opentelemetry::proto::trace::v1::Span::SPAN_KIND_SERVER);
+    EXPECT_LE(span.start_time_unix_nano(), span.end_time_unix_nano());
+    EXPECT_EQ(attribute(span, "http.request.method"), "GET");
+    EXPECT_EQ(attribute(span, "http.route"), "/v1/check");
+    EXPECT_EQ(attribute(span, "url.path"), "/v1/check") << "the query names the tenant: never in a span";
+    EXPECT_EQ(attribute(span, "http.response.status_code"), "200");
+    EXPECT_EQ(attribute(span, "ratelimit.policy"), "tb");
+    EXPECT_EQ(attribute(span, "ratelimit.verdict"), "allowed");
+    EXPECT_EQ(attribute(span, "ratelimit.remaining"), "") << "the numbers are the store span's only";
+    EXPECT_EQ(span.attributes_size(), 7) << "five HTTP attributes, the policy and the verdict";
+    for (const auto& kv : span.attributes()) {
+        EXPECT_EQ(kv.value().string_value().find("t1"), std::string::npos) << kv.key() << " names the tenant";
+    }
+    EXPECT_EQ(received.resource.at("service.name"), "ratelimitd");
+    EXPECT_EQ(received.resource.at("service.namespace"), "edge");
+    EXPECT_EQ(received.resource.at("service.instance.id"), "rl-1");
+    EXPECT_EQ(received.resource.at("service.version"), "0.1.0");
+}
+
+// The traced check's store call: the server span's child, inside its time, with the numbers.
+void expect_store_call_span(const ReceivedSpan& received, const opentelemetry::proto::trace::v1::Span& span) {
+    const auto& call = received.span;
+    EXPECT_EQ(call.trace_id(), span.trace_id());
+    EXPECT_EQ(call.parent_span_id(), span.span_id()) << "the store call is the check span's child";
+    EXPECT_EQ(call.name(), "ratelimit.store redis");
+    EXPECT_LE(span.start_time_unix_nano(), call.start_time_unix_nano());
+    EXPECT_LE(call.start_time_unix_nano(), call.end_time_unix_nano());
+    EXPECT_LE(call.end_time_unix_nano(), span.end_time_unix_nano());
+    EXPECT_EQ(attribute(call, "db.system.name"), "redis");
+    EXPECT_EQ(attribute(call, "ratelimit.store"), "redis");
+    EXPECT_EQ(attribute(call, "ratelimit.policy"), "tb");
+    EXPECT_EQ(attribute(call, "ratelimit.algorithm"), "token_bucket");
+    EXPECT_EQ(attribute(call, "ratelimit.limit"), "20");
+    EXPECT_EQ(attribute(call, "ratelimit.remaining"), "19");
+    EXPECT_EQ(attribute(call, "ratelimit.cost"), "1");
+    EXPECT_EQ(attribute(call, "ratelimit.degraded"), "false");
+    EXPECT_EQ(attribute(call, "ratelimit.fail_mode"), "allow");
+    EXPECT_EQ(attribute(call, "ratelimit.cache_hit"), "false");
+    EXPECT_EQ(attribute(call, "ratelimit.verdict"), "allowed");
+    for (const auto& kv : call.attributes()) {
+        EXPECT_EQ(kv.value().string_value().find("t1"), std::string::npos) << kv.key() << " names the tenant";
+    }
+}
+
 TEST(TraceExport, ACheckSpanIsAChildOfTheCallersSpan) {
     RedisServer redis;
     OtlpReceiver receiver;
@@ -64,53 +117,11 @@ TEST(TraceExport, ACheckSpanIsAChildOfTheCallersSpan) {
     ASSERT_EQ(receiver.spans().size(), 2u);
     const auto spans = receiver.server_spans();
     ASSERT_EQ(spans.size(), 1u);
-    const auto& span = spans[0].span;
-    EXPECT_EQ(hex(span.trace_id()), trace_id);
-    EXPECT_EQ(hex(span.parent_span_id()), parent_id);
-    EXPECT_EQ(span.span_id().size(), 8u);
-    EXPECT_EQ(span.trace_state(), "rojo=1");
-    EXPECT_EQ(span.name(), "GET /v1/check");
-    EXPECT_EQ(span.kind(), opentelemetry::proto::trace::v1::Span::SPAN_KIND_SERVER);
-    EXPECT_LE(span.start_time_unix_nano(), span.end_time_unix_nano());
-    EXPECT_EQ(attribute(span, "http.request.method"), "GET");
-    EXPECT_EQ(attribute(span, "http.route"), "/v1/check");
-    EXPECT_EQ(attribute(span, "url.path"), "/v1/check") << "the query names the tenant: never in a span";
-    EXPECT_EQ(attribute(span, "http.response.status_code"), "200");
-    EXPECT_EQ(attribute(span, "ratelimit.policy"), "tb");
-    EXPECT_EQ(attribute(span, "ratelimit.verdict"), "allowed");
-    EXPECT_EQ(attribute(span, "ratelimit.remaining"), "") << "the numbers are the store span's only";
-    EXPECT_EQ(span.attributes_size(), 7) << "five HTTP attributes, the policy and the verdict";
-    for (const auto& kv : span.attributes()) {
-        EXPECT_EQ(kv.value().string_value().find("t1"), std::string::npos) << kv.key() << " names the tenant";
-    }
-    EXPECT_EQ(spans[0].resource.at("service.name"), "ratelimitd");
-    EXPECT_EQ(spans[0].resource.at("service.namespace"), "edge");
-    EXPECT_EQ(spans[0].resource.at("service.instance.id"), "rl-1");
-    EXPECT_EQ(spans[0].resource.at("service.version"), "0.1.0");
+    expect_check_server_span(spans[0]);
     EXPECT_EQ(receiver.request_lines().front(), "POST /v1/traces application/x-protobuf");
     const auto store = receiver.spans_of_kind(opentelemetry::proto::trace::v1::Span::SPAN_KIND_CLIENT);
     ASSERT_EQ(store.size(), 1u) << "Redis is outside the process: a client span";
-    const auto& call = store[0].span;
-    EXPECT_EQ(call.trace_id(), span.trace_id());
-    EXPECT_EQ(call.parent_span_id(), span.span_id()) << "the store call is the check span's child";
-    EXPECT_EQ(call.name(), "ratelimit.store redis");
-    EXPECT_LE(span.start_time_unix_nano(), call.start_time_unix_nano());
-    EXPECT_LE(call.start_time_unix_nano(), call.end_time_unix_nano());
-    EXPECT_LE(call.end_time_unix_nano(), span.end_time_unix_nano());
-    EXPECT_EQ(attribute(call, "db.system.name"), "redis");
-    EXPECT_EQ(attribute(call, "ratelimit.store"), "redis");
-    EXPECT_EQ(attribute(call, "ratelimit.policy"), "tb");
-    EXPECT_EQ(attribute(call, "ratelimit.algorithm"), "token_bucket");
-    EXPECT_EQ(attribute(call, "ratelimit.limit"), "20");
-    EXPECT_EQ(attribute(call, "ratelimit.remaining"), "19");
-    EXPECT_EQ(attribute(call, "ratelimit.cost"), "1");
-    EXPECT_EQ(attribute(call, "ratelimit.degraded"), "false");
-    EXPECT_EQ(attribute(call, "ratelimit.fail_mode"), "allow");
-    EXPECT_EQ(attribute(call, "ratelimit.cache_hit"), "false");
-    EXPECT_EQ(attribute(call, "ratelimit.verdict"), "allowed");
-    for (const auto& kv : call.attributes()) {
-        EXPECT_EQ(kv.value().string_value().find("t1"), std::string::npos) << kv.key() << " names the tenant";
-    }
+    expect_store_call_span(store[0], spans[0].span);
 }
 
 TEST(TraceExport, ADenialIsASpanWithoutErrorAndAMalformedParentARoot) {
