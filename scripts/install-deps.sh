@@ -56,6 +56,9 @@ esac
 
 missing=()
 for p in "${packages[@]}"; do
+  # A Node.js installed from elsewhere ships its own npm, and Debian's npm package conflicts
+  # with it: asking apt for npm then fails the whole install.
+  [ "$p" = npm ] && command -v npm >/dev/null && continue
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 
