@@ -15,8 +15,7 @@ class FramePool;
 
 namespace awaitable_frames {
 
-/// A frame's block from this thread's pool (straight from malloc under AddressSanitizer, so
-/// that a frame used after its coroutine ended is still reported).
+/// A frame's block from this thread's pool.
 void* take(std::size_t size, std::size_t align);
 
 /// Gives a frame's block back to this thread's pool.

@@ -111,9 +111,6 @@ int run_round(boost::asio::io_context& ioc) {
 }
 
 TEST(AwaitableFrames, ChainsInFlightTogetherTakeNoFreshBlockAfterTheFirstRound) {
-#if defined(__SANITIZE_ADDRESS__)
-    GTEST_SKIP() << "under AddressSanitizer frames go straight to malloc";
-#endif
     const FramePool& pool = ratelimitd::awaitable_frames::this_thread_pool();
     boost::asio::io_context ioc;
     EXPECT_EQ(run_round(ioc), 32 * 31 / 2 + 32 * 2);
