@@ -84,7 +84,7 @@ protected:
 
 // The reproduction: a rule of 0 (block everything), Redis down. Before: OK for every call.
 TEST_F(GatewayDeployment, RedisDownAnswersUnavailableEvenForARuleOfZero) {
-    start_with_rules(0);
+    ASSERT_NO_FATAL_FAILURE(start_with_rules(0));
     EXPECT_EQ(settled_status(), grpc::StatusCode::UNAVAILABLE) << process_.log();
     for (int i = 0; i < 5; ++i) EXPECT_EQ(status_of(*client_, user_call("eg")), grpc::StatusCode::UNAVAILABLE);
     // /json answers the same failure as envoyproxy/ratelimit's does: 500.
@@ -95,7 +95,7 @@ TEST_F(GatewayDeployment, RedisDownAnswersUnavailableEvenForARuleOfZero) {
 
 TEST_F(GatewayDeployment, TheOperatorMayChooseOkOrOverLimitInstead) {
     vars_["REDIS_ERROR_ANSWER"] = "over_limit";
-    start_with_rules(5);
+    ASSERT_NO_FATAL_FAILURE(start_with_rules(5));
     RlsResponse::Code code = RlsResponse::UNKNOWN;
     ASSERT_EQ(settled_status(), grpc::StatusCode::OK) << process_.log();
     EXPECT_EQ(status_of(*client_, user_call("eg"), &code), grpc::StatusCode::OK);
@@ -104,7 +104,7 @@ TEST_F(GatewayDeployment, TheOperatorMayChooseOkOrOverLimitInstead) {
 
 TEST_F(GatewayDeployment, OkIsTheOperatorsChoiceToo) {
     vars_["REDIS_ERROR_ANSWER"] = "OK";
-    start_with_rules(0);
+    ASSERT_NO_FATAL_FAILURE(start_with_rules(0));
     RlsResponse::Code code = RlsResponse::UNKNOWN;
     ASSERT_EQ(settled_status(), grpc::StatusCode::OK) << process_.log();
     EXPECT_EQ(status_of(*client_, user_call("eg"), &code), grpc::StatusCode::OK);
