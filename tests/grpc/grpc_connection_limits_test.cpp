@@ -189,7 +189,7 @@ TEST(GrpcConnectionLimits, SettingsAreRefusedOutOfBoundsByName) {
         const auto path = scratch_dir() + "/limits-refused-" + std::to_string(free_port()) + ".yaml";
         std::ofstream(path) << config;
         Child child({RATELIMITD_BINARY, "--config", path, "--listen", "127.0.0.1:0", flag, value}, path + ".log");
-        EXPECT_NE(child.wait(10s), 0) << flag;
+        EXPECT_NE(child.wait(process_start_bound), 0) << flag;
         EXPECT_NE(child.log().find(std::string(flag).substr(2)), std::string::npos) << child.log();
     }
 }

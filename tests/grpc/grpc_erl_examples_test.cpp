@@ -6,6 +6,7 @@
 #include "grpc/erl_mode_fixture.hpp"
 #include "support/held_window.hpp"
 #include "support/http_client.hpp"
+#include "support/wait.hpp"
 
 #include <gtest/gtest.h>
 
@@ -134,7 +135,7 @@ TEST_F(ErlExample, ReadmeExample7ReplacesTheNamedLimit) {
 // ERL refuses unlimited beside a unit at load; so does ratelimitd, exiting non-zero.
 TEST_F(ErlExample, UnlimitedWithUnitIsRefusedAsErlRefusesIt) {
     start("unlimited_with_unit.yaml");
-    EXPECT_NE(process_.wait(10s), 0);
+    EXPECT_NE(process_.wait(process_start_bound), 0);
     EXPECT_NE(process_.log().find("not allowed with unlimited: true"), std::string::npos) << process_.log();
 }
 

@@ -204,7 +204,7 @@ TEST_F(ErlDeployment, RefusalsExitNamingTheVariable) {
             const auto kept = vars_;
             vars_[name] = value;
             Child& child = start(program);
-            EXPECT_EQ(child.wait(5s), 1);
+            EXPECT_EQ(child.wait(process_start_bound), 1);
             EXPECT_NE(child.log().find(name + ": "), std::string::npos) << child.log();
             vars_ = kept;
         }

@@ -114,7 +114,7 @@ TEST_F(GatewayDeployment, OkIsTheOperatorsChoiceToo) {
 TEST_F(GatewayDeployment, AMisspeltAnswerIsRefusedNamingTheVariable) {
     vars_["REDIS_ERROR_ANSWER"] = "fail_open";
     start();
-    EXPECT_EQ(process_.wait(10s), 1);
+    EXPECT_EQ(process_.wait(process_start_bound), 1);
     EXPECT_NE(process_.log().find("REDIS_ERROR_ANSWER: expected UNAVAILABLE, OK or OVER_LIMIT"), std::string::npos)
         << process_.log();
 }

@@ -178,7 +178,7 @@ void expect_refused(const std::vector<std::string>& extra, const std::string& ex
     if (grpc) argv.insert(argv.end(), {"--grpc-listen", "127.0.0.1:0"});
     argv.insert(argv.end(), extra.begin(), extra.end());
     Child child(argv, path + ".log");
-    EXPECT_EQ(child.wait(10s), 1) << expected << "\n" << child.log();
+    EXPECT_EQ(child.wait(process_start_bound), 1) << expected << "\n" << child.log();
     const auto log = child.log();
     EXPECT_NE(log.find(expected), std::string::npos) << log;
     EXPECT_EQ(log.find("grpc listening on"), std::string::npos) << log;

@@ -71,7 +71,7 @@ std::pair<int, std::string> run_refused(const std::vector<std::string>& args, co
     std::vector<std::string> argv{RATELIMITD_BINARY, "--config", path, "--listen", "127.0.0.1:0"};
     argv.insert(argv.end(), args.begin(), args.end());
     Child child(argv, path + ".log", env);
-    const int code = child.wait(10s);
+    const int code = child.wait(process_start_bound);
     return {code, child.log()};
 }
 
@@ -152,7 +152,7 @@ TEST(GrpcTransport, SigtermStopsBothServersCleanly) {
     RlsClient client(grpc_port(server));
     ASSERT_EQ(client.health(), Serving::SERVING);
     server.process().signal(SIGTERM);
-    EXPECT_EQ(server.process().wait(10s), 0) << server.process().log();
+    EXPECT_EQ(server.process().wait(process_start_bound), 0) << server.process().log();
     EXPECT_EQ(client.health(), std::nullopt);
 }
 

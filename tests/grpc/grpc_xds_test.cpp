@@ -270,7 +270,7 @@ TEST(GrpcXds, ATlsFileThatCannotServeStopsTheStart) {
                     "127.0.0.1:0", "--xds-server", cp.address(), "--xds-tls", "on", "--xds-tls-cert",
                     certs.client().cert, "--xds-tls-key", certs.server().key},
                    scratch_dir() + "/xds-mismatch.log");
-    EXPECT_EQ(mismatch.wait(10s), 1);
+    EXPECT_EQ(mismatch.wait(process_start_bound), 1);
     EXPECT_NE(mismatch.log().find("xds_tls_key: " + certs.server().key + " does not match the certificate in "
                                   "xds_tls_cert " + certs.client().cert),
               std::string::npos)
@@ -280,7 +280,7 @@ TEST(GrpcXds, ATlsFileThatCannotServeStopsTheStart) {
     Child empty({RATELIMITD_BINARY, "--config", xds_data("no_rules.yaml"), "--listen",
                  "127.0.0.1:0", "--xds-server", cp.address(), "--xds-tls", "on", "--xds-tls-ca", empty_ca},
                 scratch_dir() + "/xds-empty-ca.log");
-    EXPECT_EQ(empty.wait(10s), 1);
+    EXPECT_EQ(empty.wait(process_start_bound), 1);
     EXPECT_NE(empty.log().find("xds_tls_ca: " + empty_ca + " is empty"), std::string::npos) << empty.log();
 }
 
@@ -300,18 +300,18 @@ TEST(GrpcXds, SettingsThatCannotWorkStopTheStart) {
     Child both({RATELIMITD_BINARY, "--config", xds_data("with_domains.yaml"), "--listen",
                 "127.0.0.1:0", "--xds-server", cp.address()},
                scratch_dir() + "/xds-both.log");
-    EXPECT_EQ(both.wait(10s), 1);
+    EXPECT_EQ(both.wait(process_start_bound), 1);
     EXPECT_NE(both.log().find("domains: not allowed with xds_server"), std::string::npos) << both.log();
     // A client certificate without its key.
     Child half({RATELIMITD_BINARY, "--config", xds_data("no_rules.yaml"), "--listen",
                 "127.0.0.1:0", "--xds-server", cp.address(), "--xds-tls", "on", "--xds-tls-cert", "/etc/hostname"},
                scratch_dir() + "/xds-half.log");
-    EXPECT_EQ(half.wait(10s), 1);
+    EXPECT_EQ(half.wait(process_start_bound), 1);
     EXPECT_NE(half.log().find("xds_tls_cert and xds_tls_key"), std::string::npos) << half.log();
     // Without xds_server the file still needs rules.
     Child none({RATELIMITD_BINARY, "--config", xds_data("no_rules.yaml"), "--listen", "127.0.0.1:0"},
                scratch_dir() + "/xds-none.log");
-    EXPECT_EQ(none.wait(10s), 1);
+    EXPECT_EQ(none.wait(process_start_bound), 1);
     EXPECT_NE(none.log().find("policies"), std::string::npos) << none.log();
 }
 

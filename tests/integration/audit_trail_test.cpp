@@ -298,7 +298,7 @@ TEST(AuditTrail, AnAuditLogThatCannotBeOpenedRefusesTheStartNamingItAndWhy) {
     const std::string bad = scratch_dir() + "/no-such-directory/audit.log";
     Child child({RATELIMITD_BINARY, "--config", config_path, "--listen", "127.0.0.1:0", "--audit-log", bad},
                 scratch_dir() + "/audit-refusal.log");
-    EXPECT_EQ(child.wait(20s), 1);
+    EXPECT_EQ(child.wait(process_start_bound), 1);
     EXPECT_NE(child.log().find("audit_log: cannot open " + bad + " for appending: No such file or directory"),
               std::string::npos)
         << child.log();

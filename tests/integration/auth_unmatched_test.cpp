@@ -72,7 +72,7 @@ TEST(AuthUnmatched, CheckConfigWarnsAndStillPasses) {
     const std::string path = scratch_dir() + "/auth-unmatched-" + std::to_string(free_port()) + ".yaml";
     std::ofstream(path) << policies + routes;
     Child child({RATELIMITD_BINARY, "--check-config", path}, path + ".log");
-    EXPECT_EQ(child.wait(20s), 0) << child.log();
+    EXPECT_EQ(child.wait(process_start_bound), 0) << child.log();
     EXPECT_NE(child.log().find(path + ": warning: " + warning), std::string::npos) << child.log();
     EXPECT_NE(child.log().find(path + ": OK (1 policies, 2 routes)"), std::string::npos) << child.log();
 }

@@ -62,7 +62,7 @@ int run_binary(const std::vector<std::string>& args, std::string* output) {
     std::vector<std::string> argv{RATELIMITD_BINARY};
     argv.insert(argv.end(), args.begin(), args.end());
     Child child(argv, scratch_dir() + "/refusal-cli-" + std::to_string(free_port()) + ".log");
-    const int code = child.wait(20s);
+    const int code = child.wait(process_start_bound);
     if (output) *output = child.log();
     return code;
 }

@@ -3,6 +3,7 @@
 // that file and the field) and on SIGHUP, where the previous rules keep serving; a fixed
 // directory is taken on the next SIGHUP.
 #include "support/processes.hpp"
+#include "support/wait.hpp"
 
 #include <gtest/gtest.h>
 
@@ -35,7 +36,7 @@ int run_binary(const std::vector<std::string>& args, std::string* output) {
     std::vector<std::string> argv{RATELIMITD_BINARY};
     argv.insert(argv.end(), args.begin(), args.end());
     Child child(argv, scratch_dir() + "/envoy-cli-" + std::to_string(free_port()) + ".log");
-    const int code = child.wait(20s);
+    const int code = child.wait(process_start_bound);
     if (output) *output = child.log();
     return code;
 }

@@ -2,6 +2,7 @@
 // own: a store failure (Redis down) and an access line, queried by field, not by msg.
 #include "support/http_client.hpp"
 #include "support/processes.hpp"
+#include "support/wait.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -50,7 +51,7 @@ TEST(JsonLogFields, StoreFailureAndAccessLinesCarryTheirFields) {
     }
     ASSERT_FALSE(server.process().wait_for_log("store failure", 10s).empty()) << server.process().log();
     server.process().signal(SIGTERM);
-    ASSERT_EQ(server.process().wait(10s), 0);
+    ASSERT_EQ(server.process().wait(process_start_bound), 0);
     const std::string log = server.process().log();
 
     const auto failures = lines_with_msg(log, "store failure");

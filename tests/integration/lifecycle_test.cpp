@@ -38,7 +38,7 @@ int run_binary(const std::vector<std::string>& args, std::string* output) {
     std::vector<std::string> argv{RATELIMITD_BINARY};
     argv.insert(argv.end(), args.begin(), args.end());
     Child child(argv, log);
-    const int code = child.wait(10s);
+    const int code = child.wait(process_start_bound);
     if (output) *output = child.log();
     return code;
 }
@@ -260,7 +260,7 @@ TEST(Logging, JsonFormatWritesOneJsonObjectPerLine) {
     HttpClient c(server.port());
     ASSERT_EQ(c.post("/v1/check", R"({"policy":"demo","tenant":"json \"quoted\""})").status, 400);
     server.process().signal(SIGTERM);
-    ASSERT_EQ(server.process().wait(6s), 0) << server.process().log();
+    ASSERT_EQ(server.process().wait(process_start_bound), 0) << server.process().log();
     std::istringstream lines(server.process().log());
     int n = 0;
     for (std::string line; std::getline(lines, line); ++n) {
