@@ -26,26 +26,44 @@ WildcardPattern::WildcardPattern(std::string_view pattern) {
     }
 }
 
-std::size_t WildcardPattern::find(std::string_view text, const Part& part) noexcept {
+template <class Count>
+std::size_t WildcardPattern::find(std::string_view text, const Part& part, Count& count) noexcept {
     const std::string_view p = part.text;
     for (std::size_t i = 0, k = 0; i < text.size(); ++i) {
-        while (k > 0 && text[i] != p[k]) k = part.fallback[k - 1];
+        while (k > 0 && text[i] != p[k]) {
+            count();
+            k = part.fallback[k - 1];
+        }
+        count();
         if (text[i] == p[k]) ++k;
         if (k == p.size()) return i + 1 - p.size();
     }
     return std::string_view::npos;
 }
 
-bool WildcardPattern::matches(std::string_view value) const noexcept {
+template <class Count>
+bool WildcardPattern::match(std::string_view value, Count& count) const noexcept {
     // Head and tail may not overlap: "ab*ba" does not take "aba".
     if (value.size() < fixed_bytes_ || !value.starts_with(head_) || !value.ends_with(tail_)) return false;
     std::string_view between = value.substr(head_.size(), value.size() - head_.size() - tail_.size());
     for (const Part& part : middle_) {
-        const std::size_t at = find(between, part);
+        const std::size_t at = find(between, part, count);
         if (at == std::string_view::npos) return false;
         between.remove_prefix(at + part.text.size());
     }
     return true;
+}
+
+bool WildcardPattern::matches(std::string_view value) const noexcept {
+    auto none = [] {};
+    return match(value, none);
+}
+
+std::size_t WildcardPattern::comparisons(std::string_view value) const noexcept {
+    std::size_t n = head_.size() + tail_.size();  // starts_with and ends_with, at most
+    auto one = [&n] { ++n; };
+    (void)match(value, one);
+    return n;
 }
 
 }  // namespace ratelimitd::policy
