@@ -4,23 +4,16 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdint>
-#include <random>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace {
 
 using ratelimitd::errc;
 using ratelimitd::Problem;
-using ratelimitd::check::CheckRequest;
 using ratelimitd::check::Verdict;
-using ratelimitd::check::WindowState;
 using ratelimitd::http::make_check_response;
 using ratelimitd::http::make_error_response;
-using ratelimitd::http::parse_check_json;
-using ratelimitd::http::parse_check_query;
 using ratelimitd::http::Response;
 using ratelimitd::http::status_for;
 using ratelimitd::service::Decision;
