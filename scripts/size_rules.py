@@ -144,7 +144,7 @@ def scan(path, text):
                     signature = re.sub(r"\s+", " ", header[:header.find(")", paren) + 1].strip())
                 stack.append(("function", header_start, signature, line_of[header_start + paren]))
                 qualified = QUALIFIED_NAME.search(signature)
-                if qualified and path.suffix != ".hpp" and "/tests/" not in f"/{path}":
+                if qualified and path.suffix != ".hpp":
                     yield ("member", "::".join(namespaces) + "::" + qualified.group(1).rstrip(":"), path)
             else:
                 stack.append(("init", header_start, None, 0))  # a brace initialiser

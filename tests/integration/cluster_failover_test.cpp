@@ -101,111 +101,109 @@ int admitted(unsigned short port, const std::string& policy, const std::string& 
     return tally.allowed;
 }
 
-TEST_P(ClusterFailover, ReplicaPromotionIsFollowedWithFailureModesMeanwhileAndOtherPrimariesUntouched) {
-    const FailoverCase& param = GetParam();
-    const auto store_timeout = param.store_timeout;
-    RedisClusterOptions options;
-    options.require_full_coverage = param.full_coverage;
-    options.primaries = 3;
-    options.replicas_per_primary = 1;
-    options.node_timeout = 1000ms;
-    RedisCluster cluster(options);
-    const int victim = 0;
-    const int replica = cluster.replica_of(victim);
-    ASSERT_GE(replica, 3) << "no replica of node 0";
-    Tenants tenants(cluster.owners());
+/// What the checks on one surviving primary met while the failover went on.
+struct Seen {
+    std::mutex mu;
+    std::map<std::string, int> outcomes;
+    std::chrono::milliseconds worst{0};
+    int slow = 0;  // answered after more than 100 ms: held through CLUSTERDOWN by retries
+};
 
-    Ratelimitd server(config, cluster.url(),
-                      {"--store-timeout", std::to_string(store_timeout.count()) + "ms"});
-    ASSERT_NE(server.process().log().find("(3 primaries)"), std::string::npos) << server.process().log();
-
-    // Before: exact on the primary that will die, and on the others.
-    int other = 0;
-    EXPECT_EQ(admitted(server.port(), "open", tenants.next("open", "before", victim), &other), 10);
-    EXPECT_EQ(admitted(server.port(), "closed", tenants.next("closed", "before", victim), &other), 10);
-    EXPECT_EQ(admitted(server.port(), "open", tenants.next("open", "before", 1), &other), 10);
-    EXPECT_EQ(other, 0);
-
-    // Throughout: checks on the other two primaries, one connection each, latencies recorded.
-    struct Seen {
-        std::mutex mu;
-        std::map<std::string, int> outcomes;
-        std::chrono::milliseconds worst{0};
-        int slow = 0;  // answered after more than 100 ms: held through CLUSTERDOWN by retries
-    };
-    std::array<Seen, 2> survivors;
-    std::atomic<bool> stop{false};
-    std::vector<std::thread> steady_load;
-    for (int s = 0; s < 2; ++s) {
-        const std::string tenant = tenants.next("steady", "survivor", s + 1);
-        steady_load.emplace_back([&, s, tenant] {
-            HttpClient c(server.port());
-            Seen& seen = survivors[static_cast<size_t>(s)];
-            while (!stop) {
-                const auto t0 = steady::now();
-                const auto r = c.post("/v1/check", body("steady", tenant));
-                const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - t0);
-                std::lock_guard lock(seen.mu);
-                ++seen.outcomes[outcome(r)];
-                seen.worst = std::max(seen.worst, took);
-                if (took > 100ms) ++seen.slow;
-                std::this_thread::sleep_for(5ms);
-            }
-        });
+/// Checks on the two primaries that survive (nodes 1 and 2), one connection each, latencies
+/// recorded, from construction until stop().
+class SurvivorLoad {
+public:
+    SurvivorLoad(unsigned short port, Tenants& tenants) {
+        for (int s = 0; s < 2; ++s) {
+            const std::string tenant = tenants.next("steady", "survivor", s + 1);
+            threads_.emplace_back([this, port, s, tenant] { run(port, seen[static_cast<size_t>(s)], tenant); });
+        }
     }
-    std::this_thread::sleep_for(50ms);  // the survivors' load is running before the kill
+    ~SurvivorLoad() { stop(); }
+    void stop() {
+        stop_ = true;
+        for (auto& t : threads_) {
+            if (t.joinable()) t.join();
+        }
+    }
+    std::array<Seen, 2> seen;
 
-    cluster.kill(victim);
-    const auto killed = steady::now();
+private:
+    void run(unsigned short port, Seen& out, const std::string& tenant) {
+        HttpClient c(port);
+        while (!stop_) {
+            const auto t0 = steady::now();
+            const auto r = c.post("/v1/check", body("steady", tenant));
+            const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - t0);
+            std::lock_guard lock(out.mu);
+            ++out.outcomes[outcome(r)];
+            out.worst = std::max(out.worst, took);
+            if (took > 100ms) ++out.slow;
+            std::this_thread::sleep_for(5ms);
+        }
+    }
+    std::atomic<bool> stop_{false};
+    std::vector<std::thread> threads_;
+};
 
-    // Outage: one client alternates the policies on fresh tenants of the dead primary's slots
-    // until ratelimitd follows. Meanwhile the surviving nodes' cluster_state is watched.
+/// What the checks on the dead primary's slots met from the kill until ratelimitd followed.
+struct Outage {
     std::map<std::string, std::map<std::string, int>> seen;  // policy -> outcome -> count
     std::chrono::milliseconds worst{0};
     std::optional<steady::time_point> cluster_failed, promoted, followed;
-    // Both policies decided by Redis on 12 fresh connections in a row: every server thread's
-    // ClusterStore has followed.
-    auto every_thread_decides = [&] {
-        for (int i = 0; i < 12; ++i) {
-            HttpClient c(server.port());
-            const auto open = c.post("/v1/check", body("open", tenants.next("open", "probe", victim)));
-            const auto closed = c.post("/v1/check", body("closed", tenants.next("closed", "probe", victim)));
-            if (open.status != 200 || degraded(open) || closed.status != 200 || degraded(closed)) return false;
-        }
-        return true;
-    };
-    HttpClient client(server.port());
+};
+
+/// Both policies decided by Redis on 12 fresh connections in a row: every server thread's
+/// ClusterStore has followed.
+bool every_thread_decides(unsigned short port, Tenants& tenants, int victim) {
+    for (int i = 0; i < 12; ++i) {
+        HttpClient c(port);
+        const auto open = c.post("/v1/check", body("open", tenants.next("open", "probe", victim)));
+        const auto closed = c.post("/v1/check", body("closed", tenants.next("closed", "probe", victim)));
+        if (open.status != 200 || degraded(open) || closed.status != 200 || degraded(closed)) return false;
+    }
+    return true;
+}
+
+/// One client alternates the policies on fresh tenants of the dead primary's slots until
+/// ratelimitd follows (20 s at most). Meanwhile the surviving nodes' cluster_state is watched.
+Outage ride_out_the_outage(const RedisCluster& cluster, unsigned short port, Tenants& tenants, int victim,
+                           int replica, steady::time_point killed) {
+    Outage out;
+    HttpClient client(port);
     for (int n = 0; steady::now() - killed < 20s; ++n) {
-        if (!cluster_failed && cluster.command(1, {"CLUSTER", "INFO"}).find("cluster_state:fail") != std::string::npos) {
-            cluster_failed = steady::now();
+        if (!out.cluster_failed &&
+            cluster.command(1, {"CLUSTER", "INFO"}).find("cluster_state:fail") != std::string::npos) {
+            out.cluster_failed = steady::now();
         }
-        if (!promoted && cluster.is_primary(replica)) promoted = steady::now();
+        if (!out.promoted && cluster.is_primary(replica)) out.promoted = steady::now();
         const std::string policy = n % 2 ? "open" : "closed";
         const auto t0 = steady::now();
         const auto r = client.post("/v1/check", body(policy, tenants.next(policy, "during", victim)));
-        worst = std::max(worst, std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - t0));
-        ++seen[policy][outcome(r)];
-        if (promoted && !degraded(r) && every_thread_decides()) {
-            followed = steady::now();
+        out.worst = std::max(out.worst, std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - t0));
+        ++out.seen[policy][outcome(r)];
+        if (out.promoted && !degraded(r) && every_thread_decides(port, tenants, victim)) {
+            out.followed = steady::now();
             break;
         }
         std::this_thread::sleep_for(10ms);
     }
-    stop = true;
-    for (auto& t : steady_load) t.join();
+    return out;
+}
 
-    ASSERT_TRUE(promoted) << "the replica was never promoted: " << cluster.command(1, {"CLUSTER", "NODES"});
-    ASSERT_TRUE(followed) << server.process().log();
+/// The failover's figures, printed for the README: the delays and what each side answered.
+void print_failover(const FailoverCase& param, const Outage& outage, const std::array<Seen, 2>& survivors,
+                    steady::time_point killed) {
     const auto ms = [](steady::duration d) {
         return static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(d).count());
     };
     std::printf("CLUSTER failover (%s, store timeout %lld ms): cluster_state:fail %lld ms after the kill, replica promoted %lld ms after the "
                 "kill; ratelimitd answered from the new primary %lld ms after the promotion (every thread, 20 ms "
                 "polling); worst latency on the dead slots %lld ms\n",
-                param.name, static_cast<long long>(store_timeout.count()),
-                cluster_failed ? ms(*cluster_failed - killed) : -1LL, ms(*promoted - killed),
-                ms(*followed - *promoted), static_cast<long long>(worst.count()));
-    for (const auto& [policy, outcomes] : seen) {
+                param.name, static_cast<long long>(param.store_timeout.count()),
+                outage.cluster_failed ? ms(*outage.cluster_failed - killed) : -1LL, ms(*outage.promoted - killed),
+                ms(*outage.followed - *outage.promoted), static_cast<long long>(outage.worst.count()));
+    for (const auto& [policy, outcomes] : outage.seen) {
         for (const auto& [o, count] : outcomes) std::printf("  dead slots, %s %s: %d\n", policy.c_str(), o.c_str(), count);
     }
     for (size_t s = 0; s < survivors.size(); ++s) {
@@ -215,40 +213,92 @@ TEST_P(ClusterFailover, ReplicaPromotionIsFollowedWithFailureModesMeanwhileAndOt
         std::printf("  node %zu: worst latency %lld ms, %d checks held over 100 ms\n", s + 1,
                     static_cast<long long>(survivors[s].worst.count()), survivors[s].slow);
     }
+}
 
-    EXPECT_LT(*followed - *promoted, follow_bound);
-    EXPECT_LT(worst, dead_slot_latency_bound) << "checks on the dead primary's slots fail fast";
-    // In between, each policy answered by its failure mode, and only by it or a real verdict.
-    EXPECT_GT(seen["open"]["200+degraded"], 0);
-    EXPECT_GT(seen["closed"]["503+degraded"], 0);
-    for (const auto& [o, count] : seen["open"]) EXPECT_TRUE(o == "200" || o == "200+degraded") << o;
-    for (const auto& [o, count] : seen["closed"]) EXPECT_TRUE(o == "200" || o == "503+degraded") << o;
-    // The other primaries were decided by Redis throughout, each check within the store timeout.
+/// In between, each policy answered by its failure mode, and only by it or a real verdict.
+void expect_failure_modes_on_the_dead_slots(Outage& outage) {
+    EXPECT_LT(*outage.followed - *outage.promoted, follow_bound);
+    EXPECT_LT(outage.worst, dead_slot_latency_bound) << "checks on the dead primary's slots fail fast";
+    EXPECT_GT(outage.seen["open"]["200+degraded"], 0);
+    EXPECT_GT(outage.seen["closed"]["503+degraded"], 0);
+    for (const auto& [o, count] : outage.seen["open"]) EXPECT_TRUE(o == "200" || o == "200+degraded") << o;
+    for (const auto& [o, count] : outage.seen["closed"]) EXPECT_TRUE(o == "200" || o == "503+degraded") << o;
+}
+
+/// The other primaries were decided by Redis throughout, each check within the store timeout.
+void expect_survivors_decided_by_redis(const FailoverCase& param, const Outage& outage,
+                                       std::array<Seen, 2>& survivors) {
     for (size_t s = 0; s < survivors.size(); ++s) {
         EXPECT_GT(survivors[s].outcomes["200"], 0) << "node " << s + 1;
         for (const auto& [o, count] : survivors[s].outcomes) EXPECT_EQ(o, "200") << "node " << s + 1 << " x" << count;
-        EXPECT_LT(survivors[s].worst, store_timeout + 500ms) << "node " << s + 1;
+        EXPECT_LT(survivors[s].worst, param.store_timeout + 500ms) << "node " << s + 1;
     }
     if (param.full_coverage) {
         // The surviving nodes answered CLUSTERDOWN between marking the primary failed and the
         // promotion; the checks that met it were retried until the cluster was whole again.
-        EXPECT_TRUE(cluster_failed) << "cluster_state:fail never seen on node 1";
-        if (cluster_failed) {
+        EXPECT_TRUE(outage.cluster_failed) << "cluster_state:fail never seen on node 1";
+        if (outage.cluster_failed) {
             EXPECT_GT(survivors[0].slow + survivors[1].slow, 0) << "no check was held through CLUSTERDOWN";
         }
     } else {
-        EXPECT_FALSE(cluster_failed) << "cluster_state:fail without full coverage required";
+        EXPECT_FALSE(outage.cluster_failed) << "cluster_state:fail without full coverage required";
     }
+}
 
-    // After: exact on the new primary, where the keys now live.
+/// After: exact on the new primary, where the keys now live.
+void expect_exact_on_the_new_primary(const RedisCluster& cluster, unsigned short port, Tenants& tenants,
+                                     int victim, int replica) {
     const std::string open_after = tenants.next("open", "after", victim);
-    other = 0;
-    EXPECT_EQ(admitted(server.port(), "open", open_after, &other), 10);
-    EXPECT_EQ(admitted(server.port(), "closed", tenants.next("closed", "after", victim), &other), 10);
-    EXPECT_EQ(admitted(server.port(), "open", open_after, &other), 0);
-    EXPECT_EQ(admitted(server.port(), "open", tenants.next("open", "after", 2), &other), 10);
+    int other = 0;
+    EXPECT_EQ(admitted(port, "open", open_after, &other), 10);
+    EXPECT_EQ(admitted(port, "closed", tenants.next("closed", "after", victim), &other), 10);
+    EXPECT_EQ(admitted(port, "open", open_after, &other), 0);
+    EXPECT_EQ(admitted(port, "open", tenants.next("open", "after", 2), &other), 10);
     EXPECT_EQ(other, 0);
     EXPECT_EQ(cluster.command(replica, {"GET", "rl:open:" + open_after + ":global"}), "10");
+}
+
+RedisClusterOptions failover_cluster(const FailoverCase& param) {
+    RedisClusterOptions options;
+    options.require_full_coverage = param.full_coverage;
+    options.primaries = 3;
+    options.replicas_per_primary = 1;
+    options.node_timeout = 1000ms;
+    return options;
+}
+
+TEST_P(ClusterFailover, ReplicaPromotionIsFollowedWithFailureModesMeanwhileAndOtherPrimariesUntouched) {
+    const FailoverCase& param = GetParam();
+    RedisCluster cluster(failover_cluster(param));
+    const int victim = 0;
+    const int replica = cluster.replica_of(victim);
+    ASSERT_GE(replica, 3) << "no replica of node 0";
+    Tenants tenants(cluster.owners());
+
+    Ratelimitd server(config, cluster.url(),
+                      {"--store-timeout", std::to_string(param.store_timeout.count()) + "ms"});
+    ASSERT_NE(server.process().log().find("(3 primaries)"), std::string::npos) << server.process().log();
+
+    // Before: exact on the primary that will die, and on the others.
+    int other = 0;
+    EXPECT_EQ(admitted(server.port(), "open", tenants.next("open", "before", victim), &other), 10);
+    EXPECT_EQ(admitted(server.port(), "closed", tenants.next("closed", "before", victim), &other), 10);
+    EXPECT_EQ(admitted(server.port(), "open", tenants.next("open", "before", 1), &other), 10);
+    EXPECT_EQ(other, 0);
+
+    SurvivorLoad survivors(server.port(), tenants);
+    std::this_thread::sleep_for(50ms);  // the survivors' load is running before the kill
+    cluster.kill(victim);
+    const auto killed = steady::now();
+    Outage outage = ride_out_the_outage(cluster, server.port(), tenants, victim, replica, killed);
+    survivors.stop();
+
+    ASSERT_TRUE(outage.promoted) << "the replica was never promoted: " << cluster.command(1, {"CLUSTER", "NODES"});
+    ASSERT_TRUE(outage.followed) << server.process().log();
+    print_failover(param, outage, survivors.seen, killed);
+    expect_failure_modes_on_the_dead_slots(outage);
+    expect_survivors_decided_by_redis(param, outage, survivors.seen);
+    expect_exact_on_the_new_primary(cluster, server.port(), tenants, victim, replica);
     EXPECT_TRUE(server.process().running());
 }
 

@@ -7,6 +7,7 @@
 #include "support/http_client.hpp"
 #include "support/load.hpp"
 #include "support/processes.hpp"
+#include "support/run_until.hpp"
 #include "support/wait.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -139,6 +140,20 @@ TEST_F(Cluster, AdmitsExactlyTheLimitForTenantsOnEveryNode) {
     EXPECT_EQ(keys, tenants);
 }
 
+/// Uses up whatever is left of the migrant's limit of 1500, then some: its answers are added to
+/// the tallies the load kept.
+void use_up_the_migrants_limit(unsigned short port, std::atomic<int>& allowed, std::atomic<int>& denied,
+                               std::atomic<int>& other) {
+    const int left = 1500 - allowed.load();
+    if (left > 0) {
+        auto tally = fire(port, left + 50, 8,
+                          [](HttpClient& c) { return c.post("/v1/check", check_body("migrating", "migrant")); });
+        allowed += tally.allowed;
+        denied += tally.denied;
+        other += tally.other;
+    }
+}
+
 TEST_F(Cluster, FollowsASlotMigratedUnderLoad) {
     const std::string key = "rl:migrating:migrant:global";
     const int slot = key_slot(key);
@@ -177,15 +192,7 @@ TEST_F(Cluster, FollowsASlotMigratedUnderLoad) {
     stop = true;
     for (auto& t : load) t.join();
 
-    // Use up whatever is left of the limit, then some.
-    const int left = 1500 - allowed.load();
-    if (left > 0) {
-        auto tally = fire(server_->port(), left + 50, 8,
-                          [](HttpClient& c) { return c.post("/v1/check", check_body("migrating", "migrant")); });
-        allowed += tally.allowed;
-        denied += tally.denied;
-        other += tally.other;
-    }
+    use_up_the_migrants_limit(server_->port(), allowed, denied, other);
     EXPECT_EQ(other, 0);
     EXPECT_EQ(allowed, 1500);
     EXPECT_GT(denied, 0);
@@ -211,7 +218,7 @@ public:
         if (!endpoint) throw std::runtime_error(endpoint.error().detail);
         store_ = std::make_unique<store::redis::cluster::ClusterStore>(ioc_.get_executor(), *endpoint, 5s,
                                                                        "cluster-test");
-        if (!run_until([this] { return store_->any_ready(); }, 10s)) throw std::runtime_error("no slot map");
+        if (!run_until(ioc_, [this] { return store_->any_ready(); }, 10s)) throw std::runtime_error("no slot map");
     }
     ~ClusterStoreOnOneThread() {
         store_->stop();
@@ -227,22 +234,12 @@ public:
         for (std::size_t i = 0; i < n; ++i) {
             net::co_spawn(ioc_, make(i), [done](std::exception_ptr) { ++*done; });
         }
-        if (!run_until([&] { return *done == n; }, 30s)) throw std::runtime_error("the store did not answer");
+        if (!run_until(ioc_, [&] { return *done == n; }, 30s)) throw std::runtime_error("the store did not answer");
     }
 
     store::redis::cluster::ClusterStore& store() { return *store_; }
 
 private:
-    template <class Done>
-    bool run_until(Done done, std::chrono::milliseconds timeout) {
-        const auto until = std::chrono::steady_clock::now() + timeout;
-        while (!done()) {
-            if (std::chrono::steady_clock::now() >= until) return false;
-            ioc_.run_one_until(until);
-        }
-        return true;
-    }
-
     net::io_context ioc_{1};
     std::optional<net::executor_work_guard<net::io_context::executor_type>> work_{ioc_.get_executor()};
     std::unique_ptr<store::redis::cluster::ClusterStore> store_;

@@ -4,6 +4,7 @@
 #include "ratelimitd/store/redis/endpoint.hpp"
 #include "ratelimitd/store/redis/redis_store.hpp"
 #include "support/processes.hpp"
+#include "support/run_until.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -57,7 +58,7 @@ public:
         if (!endpoint) throw std::runtime_error(endpoint.error().detail);
         store_ = std::make_unique<RedisStore>(ioc_.get_executor(), *endpoint, timeout, "coalescing-test", 2,
                                               coalescing);
-        if (!run_until([this] { return store_->any_ready(); }, 10s)) {
+        if (!run_until(ioc_, [this] { return store_->any_ready(); }, 10s)) {
             throw std::runtime_error("RedisStore did not connect to " + redis.url());
         }
     }
@@ -91,7 +92,7 @@ public:
                 },
                 net::detached);
         }
-        if (!run_until([&] { return *done == checks.size(); }, 30s)) {
+        if (!run_until(ioc_, [&] { return *done == checks.size(); }, 30s)) {
             throw std::runtime_error("the store answered " + std::to_string(*done) + " of " +
                                      std::to_string(checks.size()) + " checks within 30 s");
         }
@@ -103,16 +104,6 @@ public:
     RedisStore& store() { return *store_; }
 
 private:
-    template <class Done>
-    bool run_until(Done done, std::chrono::milliseconds timeout) {
-        const auto until = std::chrono::steady_clock::now() + timeout;
-        while (!done()) {
-            if (std::chrono::steady_clock::now() >= until) return false;
-            ioc_.run_one_until(until);
-        }
-        return true;
-    }
-
     net::io_context ioc_{1};
     std::optional<net::executor_work_guard<net::io_context::executor_type>> work_{ioc_.get_executor()};
     std::unique_ptr<RedisStore> store_;

@@ -59,6 +59,96 @@ std::string shown(const HttpResponse& r) {
     return out + r.body;
 }
 
+/// Every response the test received, as the client saw it.
+struct Responses {
+    std::string text;
+    HttpResponse keep(HttpResponse r) {
+        text += shown(r) + "\n";
+        return r;
+    }
+};
+
+// An API key sent nginx style (the original URI in a header), and a bearer token.
+const std::map<std::string, std::string> with_key{{"X-Original-URI", "/api/orders"}, {"X-Api-Key", api_key}};
+const std::map<std::string, std::string> with_bearer{{"X-Original-URI", "/v1/items"},
+                                                     {"Authorization", "Bearer " + bearer_token}};
+
+/// API keys and bearer tokens through /v1/auth: allowed, then denied; nginx and Envoy style.
+void authorize_with_the_secrets(HttpClient& c, Responses& seen) {
+    int allowed = 0, denied = 0;
+    for (int i = 0; i < 5; ++i) {
+        for (const auto& headers : {with_key, with_bearer}) {
+            const int status = seen.keep(c.get("/v1/auth", headers)).status;
+            allowed += status == 200 ? 1 : 0;
+            denied += status == 429 ? 1 : 0;
+        }
+    }
+    EXPECT_EQ(allowed, 6);  // 3 per identity
+    EXPECT_EQ(denied, 4);
+    seen.keep(c.get("/v1/auth/api/envoy-style", {{"X-Api-Key", api_key}}));
+    seen.keep(c.get("/v1/auth", {{"X-Original-URI", "/v1/x"}, {"Authorization", "bearer   " + bearer_token}}));
+    seen.keep(c.get("/v1/auth", {{"X-Original-URI", "/v1/x"}, {"Authorization", "Basic " + api_key}}));
+}
+
+/// Failing requests that carry the secrets, malformed ones on raw connections.
+void fail_requests_that_carry_the_secrets(HttpClient& c, unsigned short port, Responses& seen) {
+    seen.keep(c.post("/v1/check", "{not json", {{"X-Api-Key", api_key}, {"Authorization", "Bearer " + bearer_token}}));
+    seen.keep(c.post("/v1/check", R"({"policy":"nope","tenant":"t"})", {{"X-Api-Key", api_key}}));
+    seen.keep(c.get("/v1/auth?deny_status=999", with_key));
+    seen.keep(c.get("/v1/auth", {{"X-Original-URI", "/v1/x"}, {"X-Forwarded-Uri", "/v1/y"}, {"X-Api-Key", api_key}}));
+    seen.keep(c.get("/nowhere", {{"Authorization", "Bearer " + admin_token}}));
+    for (const std::string& bad : {"GET /v1/auth HTTP/1.1\r\nX-Api-Key: " + api_key + "\r\nthis is not a header\r\n\r\n",
+                                   "GET /v1/auth HTTP/1.1\r\nX-Api-Key: " + api_key + std::string(17 * 1024, 'k') +
+                                       "\r\n\r\n"}) {
+        RawConnection raw(port);
+        raw.send(bad);
+        try {
+            seen.keep(raw.read_response(5s));
+        } catch (const std::runtime_error&) {
+            // The server may reset a connection it stopped reading; nothing shown, nothing leaked.
+        }
+    }
+}
+
+/// Admin calls with wrong tokens (some containing the real one), then the right one.
+void call_the_admin_doors(HttpClient& c, Responses& seen) {
+    for (const std::string& authorization :
+         {"Bearer " + admin_token + "x", "Bearer " + admin_token.substr(0, admin_token.size() - 1), admin_token,
+          "Basic " + admin_token, "Bearer " + api_key}) {
+        EXPECT_EQ(seen.keep(c.get("/v1/policies", {{"Authorization", authorization}})).status, 401);
+        EXPECT_EQ(
+            seen.keep(c.post("/v1/reset", R"({"policy":"per-key","tenant":"t"})", {{"Authorization", authorization}}))
+                .status,
+            401);
+    }
+    const std::map<std::string, std::string> as_admin{{"Authorization", "Bearer " + admin_token}};
+    EXPECT_EQ(seen.keep(c.get("/v1/policies", as_admin)).status, 200);
+    EXPECT_EQ(seen.keep(c.get("/v1/peek?policy=per-key&tenant=t", as_admin)).status, 200);
+    EXPECT_EQ(seen.keep(c.post("/v1/check", R"({"policy":"checks","tenant":"plain"})")).status, 200);
+}
+
+/// A second instance with a wrong Redis password: its failures are logged too. Returns its log.
+std::string log_of_a_wrong_redis_password(const RedisServer& redis, const std::string& log_format, Responses& seen) {
+    const std::string wrong_url = "redis://:" + wrong_redis_password + "@127.0.0.1:" + std::to_string(redis.port());
+    Ratelimitd wrong(config, "", {"--log-level", "debug", "--log-format", log_format},
+                     {"RATELIMITD_REDIS_URL=" + wrong_url, "RATELIMITD_HASH_SECRET=" + hash_secret});
+    HttpClient w(wrong.port());
+    seen.keep(w.get("/v1/auth", with_key));
+    seen.keep(w.get("/readyz"));
+    wrong.process().signal(SIGTERM);
+    EXPECT_EQ(wrong.process().wait(6s), 0);
+    return wrong.process().log();
+}
+
+/// Every key the checks wrote, with its value as DUMP shows it.
+std::string redis_contents(const RedisServer& redis) {
+    std::string out;
+    const auto keys = redis.keys();
+    EXPECT_GE(keys.size(), 3u) << "the checks wrote keys";
+    for (const auto& k : keys) out += k + "\n" + redis.command({"DUMP", k}) + "\n";
+    return out;
+}
+
 class SecretLeaks : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SecretLeaks, NoSecretAppearsInLogsMetricsResponsesOrRedisKeys) {
@@ -66,79 +156,14 @@ TEST_P(SecretLeaks, NoSecretAppearsInLogsMetricsResponsesOrRedisKeys) {
     Ratelimitd server(config, "", {"--log-level", "debug", "--access-log", "all", "--log-format", GetParam()},
                       {"RATELIMITD_ADMIN_TOKEN=" + admin_token, "RATELIMITD_HASH_SECRET=" + hash_secret,
                        "RATELIMITD_REDIS_URL=" + redis.url()});
-    std::string responses;
+    Responses seen;
     HttpClient c(server.port());
-    auto keep = [&](const HttpResponse& r) {
-        responses += shown(r) + "\n";
-        return r;
-    };
-
-    // API keys and bearer tokens through /v1/auth: allowed, then denied; nginx and Envoy style.
-    const std::map<std::string, std::string> with_key{{"X-Original-URI", "/api/orders"}, {"X-Api-Key", api_key}};
-    const std::map<std::string, std::string> with_bearer{{"X-Original-URI", "/v1/items"},
-                                                         {"Authorization", "Bearer " + bearer_token}};
-    int allowed = 0, denied = 0;
-    for (int i = 0; i < 5; ++i) {
-        for (const auto& headers : {with_key, with_bearer}) {
-            const int status = keep(c.get("/v1/auth", headers)).status;
-            allowed += status == 200 ? 1 : 0;
-            denied += status == 429 ? 1 : 0;
-        }
-    }
-    EXPECT_EQ(allowed, 6);  // 3 per identity
-    EXPECT_EQ(denied, 4);
-    keep(c.get("/v1/auth/api/envoy-style", {{"X-Api-Key", api_key}}));
-    keep(c.get("/v1/auth", {{"X-Original-URI", "/v1/x"}, {"Authorization", "bearer   " + bearer_token}}));
-    keep(c.get("/v1/auth", {{"X-Original-URI", "/v1/x"}, {"Authorization", "Basic " + api_key}}));
-
-    // Failing requests that carry the secrets.
-    keep(c.post("/v1/check", "{not json", {{"X-Api-Key", api_key}, {"Authorization", "Bearer " + bearer_token}}));
-    keep(c.post("/v1/check", R"({"policy":"nope","tenant":"t"})", {{"X-Api-Key", api_key}}));
-    keep(c.get("/v1/auth?deny_status=999", with_key));
-    keep(c.get("/v1/auth", {{"X-Original-URI", "/v1/x"}, {"X-Forwarded-Uri", "/v1/y"}, {"X-Api-Key", api_key}}));
-    keep(c.get("/nowhere", {{"Authorization", "Bearer " + admin_token}}));
-    for (const std::string& bad : {"GET /v1/auth HTTP/1.1\r\nX-Api-Key: " + api_key + "\r\nthis is not a header\r\n\r\n",
-                                   "GET /v1/auth HTTP/1.1\r\nX-Api-Key: " + api_key + std::string(17 * 1024, 'k') +
-                                       "\r\n\r\n"}) {
-        RawConnection raw(server.port());
-        raw.send(bad);
-        try {
-            keep(raw.read_response(5s));
-        } catch (const std::runtime_error&) {
-            // The server may reset a connection it stopped reading; nothing shown, nothing leaked.
-        }
-    }
-
-    // Admin calls with wrong tokens (some containing the real one), then the right one.
-    for (const std::string& authorization :
-         {"Bearer " + admin_token + "x", "Bearer " + admin_token.substr(0, admin_token.size() - 1), admin_token,
-          "Basic " + admin_token, "Bearer " + api_key}) {
-        EXPECT_EQ(keep(c.get("/v1/policies", {{"Authorization", authorization}})).status, 401);
-        EXPECT_EQ(keep(c.post("/v1/reset", R"({"policy":"per-key","tenant":"t"})", {{"Authorization", authorization}}))
-                      .status,
-                  401);
-    }
-    const std::map<std::string, std::string> as_admin{{"Authorization", "Bearer " + admin_token}};
-    EXPECT_EQ(keep(c.get("/v1/policies", as_admin)).status, 200);
-    EXPECT_EQ(keep(c.get("/v1/peek?policy=per-key&tenant=t", as_admin)).status, 200);
-    EXPECT_EQ(keep(c.post("/v1/check", R"({"policy":"checks","tenant":"plain"})")).status, 200);
-
-    const HttpResponse metrics = keep(c.get("/metrics"));
+    authorize_with_the_secrets(c, seen);
+    fail_requests_that_carry_the_secrets(c, server.port(), seen);
+    call_the_admin_doors(c, seen);
+    const HttpResponse metrics = seen.keep(c.get("/metrics"));
     ASSERT_EQ(metrics.status, 200);
-
-    // A second instance with a wrong Redis password: its failures are logged too.
-    std::string wrong_log;
-    {
-        const std::string wrong_url = "redis://:" + wrong_redis_password + "@127.0.0.1:" + std::to_string(redis.port());
-        Ratelimitd wrong(config, "", {"--log-level", "debug", "--log-format", GetParam()},
-                         {"RATELIMITD_REDIS_URL=" + wrong_url, "RATELIMITD_HASH_SECRET=" + hash_secret});
-        HttpClient w(wrong.port());
-        keep(w.get("/v1/auth", with_key));
-        keep(w.get("/readyz"));
-        wrong.process().signal(SIGTERM);
-        EXPECT_EQ(wrong.process().wait(6s), 0);
-        wrong_log = wrong.process().log();
-    }
+    const std::string wrong_log = log_of_a_wrong_redis_password(redis, GetParam(), seen);
 
     server.process().signal(SIGTERM);
     ASSERT_EQ(server.process().wait(6s), 0);
@@ -149,12 +174,9 @@ TEST_P(SecretLeaks, NoSecretAppearsInLogsMetricsResponsesOrRedisKeys) {
     EXPECT_TRUE(log.find("tenant=key:") != std::string::npos || log.find("\"tenant\":\"key:") != std::string::npos)
         << log;
     EXPECT_NE(wrong_log.find("127.0.0.1:" + std::to_string(redis.port())), std::string::npos) << wrong_log;
+    const std::string redis_text = redis_contents(redis);
 
-    std::string redis_text;
-    const auto keys = redis.keys();
-    EXPECT_GE(keys.size(), 3u) << "the checks wrote keys";
-    for (const auto& k : keys) redis_text += k + "\n" + redis.command({"DUMP", k}) + "\n";
-
+    const std::string& responses = seen.text;
     for (const std::string& secret : needles()) {
         EXPECT_EQ(log.find(secret), std::string::npos) << "log holds \"" << secret << "\":\n" << log;
         EXPECT_EQ(wrong_log.find(secret), std::string::npos) << "log holds \"" << secret << "\":\n" << wrong_log;

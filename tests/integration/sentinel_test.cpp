@@ -14,6 +14,7 @@
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <thread>
 
 namespace ratelimitd::test::sentinel_test {
@@ -74,6 +75,63 @@ bool every_thread_decides(unsigned short port) {
     return true;
 }
 
+/// What the checks met from the primary's kill until ratelimitd followed the promotion.
+struct Outage {
+    std::map<std::string, std::map<std::string, int>> seen;  // policy -> outcome -> count
+    std::chrono::milliseconds worst{0};
+    std::optional<steady::time_point> promoted;
+    std::optional<steady::time_point> followed;
+};
+
+/// Outage: one client alternates the policies on fresh tenants until ratelimitd follows (25 s
+/// at most); the promotion is read from the sentinel meanwhile.
+Outage ride_out_the_failover(const RedisSentinel& sentinel, unsigned short port, const std::string& new_primary,
+                             steady::time_point killed) {
+    Outage out;
+    HttpClient client(port);
+    for (int n = 0; steady::now() - killed < 25s; ++n) {
+        if (!out.promoted && sentinel.master_address() == new_primary) out.promoted = steady::now();
+        const std::string policy = n % 2 ? "open" : "closed";
+        const auto t0 = steady::now();
+        auto r = client.post("/v1/check", json{{"policy", policy}, {"tenant", "during-" + std::to_string(n)}}.dump());
+        out.worst = std::max(out.worst, std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - t0));
+        const std::string outcome = std::to_string(r.status) + (degraded(r) ? "+degraded" : "");
+        ++out.seen[policy][outcome];
+        if (out.promoted && !degraded(r) && every_thread_decides(port)) {
+            out.followed = steady::now();
+            break;
+        }
+        std::this_thread::sleep_for(10ms);
+    }
+    return out;
+}
+
+/// The failover's figures, printed for the README: the delays and every answer meanwhile.
+void print_failover(const Outage& outage, steady::time_point killed) {
+    const auto promote_ms = std::chrono::duration_cast<std::chrono::milliseconds>(*outage.promoted - killed).count();
+    const auto follow_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(*outage.followed - *outage.promoted).count();
+    std::printf("SENTINEL failover: promoted %lld ms after the kill; ratelimitd answered from the new primary "
+                "%lld ms after that (every thread, 20 ms polling); worst latency meanwhile %lld ms\n",
+                static_cast<long long>(promote_ms), static_cast<long long>(follow_ms),
+                static_cast<long long>(outage.worst.count()));
+    for (const auto& [policy, outcomes] : outage.seen) {
+        for (const auto& [outcome, count] : outcomes) std::printf("  %s %s: %d\n", policy.c_str(), outcome.c_str(), count);
+    }
+}
+
+/// Followed within its bound, no request held much beyond the store deadline, and in between
+/// each policy answered by its failure mode, and only by it or a real verdict.
+void expect_failure_modes_meanwhile(Outage outage) {
+    EXPECT_LT(*outage.followed - *outage.promoted, follow_bound);
+    EXPECT_LT(outage.worst, latency_bound) << "no request waits much beyond the store deadline";
+    auto& seen = outage.seen;
+    EXPECT_GT(seen["open"]["200+degraded"], 0);
+    EXPECT_GT(seen["closed"]["503+degraded"], 0);
+    for (const auto& [outcome, count] : seen["open"]) EXPECT_TRUE(outcome == "200" || outcome == "200+degraded") << outcome;
+    for (const auto& [outcome, count] : seen["closed"]) EXPECT_TRUE(outcome == "200" || outcome == "503+degraded") << outcome;
+}
+
 TEST(Sentinel, FailoverIsFollowedWithFailureModesMeanwhileAndExactCountsOnBothSides) {
     // No diskless-sync delay (5 s by default): the replica syncs at once.
     RedisServer primary("", {"--repl-diskless-sync-delay", "0"});
@@ -103,44 +161,12 @@ TEST(Sentinel, FailoverIsFollowedWithFailureModesMeanwhileAndExactCountsOnBothSi
     primary.kill_hard();
     const auto killed = steady::now();
 
-    // Outage: one client alternates the policies on fresh tenants until ratelimitd follows.
-    std::map<std::string, std::map<std::string, int>> seen;  // policy -> outcome -> count
-    std::chrono::milliseconds worst{0};
-    std::optional<steady::time_point> promoted;
-    std::optional<steady::time_point> followed;
-    HttpClient client(server.port());
-    for (int n = 0; steady::now() - killed < 25s; ++n) {
-        if (!promoted && sentinel.master_address() == new_primary) promoted = steady::now();
-        const std::string policy = n % 2 ? "open" : "closed";
-        const auto t0 = steady::now();
-        auto r = client.post("/v1/check", json{{"policy", policy}, {"tenant", "during-" + std::to_string(n)}}.dump());
-        worst = std::max(worst, std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - t0));
-        const std::string outcome = std::to_string(r.status) + (degraded(r) ? "+degraded" : "");
-        ++seen[policy][outcome];
-        if (promoted && !degraded(r) && every_thread_decides(server.port())) {
-            followed = steady::now();
-            break;
-        }
-        std::this_thread::sleep_for(10ms);
-    }
-    ASSERT_TRUE(promoted) << "the sentinel never promoted the replica: " << sentinel.command({"SENTINEL", "master", "m"});
-    ASSERT_TRUE(followed) << server.process().log();
-    const auto promote_ms = std::chrono::duration_cast<std::chrono::milliseconds>(*promoted - killed).count();
-    const auto follow_ms = std::chrono::duration_cast<std::chrono::milliseconds>(*followed - *promoted).count();
-    std::printf("SENTINEL failover: promoted %lld ms after the kill; ratelimitd answered from the new primary "
-                "%lld ms after that (every thread, 20 ms polling); worst latency meanwhile %lld ms\n",
-                static_cast<long long>(promote_ms), static_cast<long long>(follow_ms),
-                static_cast<long long>(worst.count()));
-    for (const auto& [policy, outcomes] : seen) {
-        for (const auto& [outcome, count] : outcomes) std::printf("  %s %s: %d\n", policy.c_str(), outcome.c_str(), count);
-    }
-    EXPECT_LT(*followed - *promoted, follow_bound);
-    EXPECT_LT(worst, latency_bound) << "no request waits much beyond the store deadline";
-    // In between, each policy answered by its failure mode, and only by it or a real verdict.
-    EXPECT_GT(seen["open"]["200+degraded"], 0);
-    EXPECT_GT(seen["closed"]["503+degraded"], 0);
-    for (const auto& [outcome, count] : seen["open"]) EXPECT_TRUE(outcome == "200" || outcome == "200+degraded") << outcome;
-    for (const auto& [outcome, count] : seen["closed"]) EXPECT_TRUE(outcome == "200" || outcome == "503+degraded") << outcome;
+    const Outage outage = ride_out_the_failover(sentinel, server.port(), new_primary, killed);
+    ASSERT_TRUE(outage.promoted) << "the sentinel never promoted the replica: "
+                                 << sentinel.command({"SENTINEL", "master", "m"});
+    ASSERT_TRUE(outage.followed) << server.process().log();
+    print_failover(outage, killed);
+    expect_failure_modes_meanwhile(outage);
 
     // After: exact on the new primary, where the keys now live.
     EXPECT_EQ(admitted(server.port(), "open", "after"), 5);

@@ -51,11 +51,9 @@ std::string points_of(const std::string& chart, const std::string& policy, const
     return chart.substr(points_at, chart.find('"', points_at) - points_at);
 }
 
-TEST(SimulateHtml, ChromiumRendersTheDifferenceFirstAndBothConfigsOnOneChart) {
-    if (!chromium_installed()) GTEST_SKIP() << "chromium is not installed (install-deps.sh all)";
-    const std::int64_t noon = utc_ms(2026, 12, 1, 12, 0, 0);
+/// Three minutes of nginx lines, 70 s apart from `noon`; login and search deny in each, api never.
+std::string three_minutes_of_log(std::int64_t noon) {
     std::string log;
-    // Three minutes, 70 s apart; login and search deny in each, api never.
     for (int minute = 0; minute < 3; ++minute) {
         for (int i = 0; i < 5; ++i) {
             const std::int64_t t = noon + minute * 70'000 + i * 1000;  // windows never straddle
@@ -64,9 +62,43 @@ TEST(SimulateHtml, ChromiumRendersTheDifferenceFirstAndBothConfigsOnOneChart) {
             log += nginx_line({t, "192.0.2.3", "GET", "/home", ""});
         }
     }
+    return log;
+}
+
+/// Self-contained: no script, and nothing fetched from elsewhere.
+void expect_a_self_contained_page(const std::string& html) {
+    EXPECT_EQ(html.find("<script"), std::string::npos);
+    EXPECT_EQ(html.find("http://"), std::string::npos);
+    EXPECT_EQ(html.find("https://"), std::string::npos);
+    EXPECT_EQ(html.find("url("), std::string::npos);
+}
+
+/// The volume: one bar pair per minute, 5 of 15 denied in each, and a label per minute.
+void expect_one_bar_pair_a_minute(const std::string& dom) {
+    const std::string volume = svg_of(dom, "volume");
+    EXPECT_EQ(count(volume, "<g class=\"minute\">"), 3u) << volume;
+    EXPECT_EQ(count(volume, "15 requests, 5 denied (33.33%)"), 3u) << volume;
+    EXPECT_EQ(count(volume, "class=\"x-label\""), 3u) << volume;
+    for (const char* label : {">12:00<", ">12:01<", ">12:02<"}) EXPECT_NE(volume.find(label), std::string::npos);
+}
+
+/// The denials: the config's two denying policies, one point per minute each; the baseline
+/// denies nobody, so it draws no line, and api denies nothing.
+void expect_the_denials_of_the_config_only(const std::string& dom) {
+    const std::string chart = svg_of(dom, "chart");
+    EXPECT_EQ(count(chart, "<polyline"), 2u) << chart;
+    EXPECT_EQ(count(points_of(chart, "login", "config"), ","), 3u) << chart;
+    EXPECT_EQ(count(points_of(chart, "search", "config"), ","), 3u) << chart;
+    EXPECT_EQ(chart.find("data-policy=\"api\""), std::string::npos) << chart;
+    EXPECT_EQ(count(chart, "class=\"x-label\""), 3u) << chart;
+}
+
+TEST(SimulateHtml, ChromiumRendersTheDifferenceFirstAndBothConfigsOnOneChart) {
+    if (!chromium_installed()) GTEST_SKIP() << "chromium is not installed (install-deps.sh all)";
+    const std::int64_t noon = utc_ms(2026, 12, 1, 12, 0, 0);
     const auto config_path = write_file("html.yaml", config);
     const auto baseline_path = write_file("html-baseline.yaml", baseline);
-    const auto log_path = write_file("html.log", log);
+    const auto log_path = write_file("html.log", three_minutes_of_log(noon));
     const std::string page = scratch_dir() + "/simulate.html";
     const SimRun run = simulate("--config " + config_path + " --baseline " + baseline_path + " --log " + log_path +
                                 " --html " + page + " --json");
@@ -79,11 +111,7 @@ TEST(SimulateHtml, ChromiumRendersTheDifferenceFirstAndBothConfigsOnOneChart) {
     EXPECT_EQ(json["baseline"]["unmatched"], 30);
     EXPECT_EQ(json["baseline"]["policies"]["login"]["checked"], 15);
     const std::string html = read_file(page);
-    // Self-contained: no script, and nothing fetched from elsewhere.
-    EXPECT_EQ(html.find("<script"), std::string::npos);
-    EXPECT_EQ(html.find("http://"), std::string::npos);
-    EXPECT_EQ(html.find("https://"), std::string::npos);
-    EXPECT_EQ(html.find("url("), std::string::npos);
+    expect_a_self_contained_page(html);
 
     const std::string dom = chromium_dom("file://" + page);
     ASSERT_NE(dom.find("<title>ratelimitd simulate</title>"), std::string::npos) << dom;
@@ -98,20 +126,8 @@ TEST(SimulateHtml, ChromiumRendersTheDifferenceFirstAndBothConfigsOnOneChart) {
               std::string::npos)
         << dom.substr(difference, 2000);
     EXPECT_NE(dom.find("<p>Requests denied: 0 → 15 of 45"), std::string::npos) << dom.substr(difference - 200, 400);
-    // The volume: one bar pair per minute, 5 of 15 denied in each, and a label per minute.
-    const std::string volume = svg_of(dom, "volume");
-    EXPECT_EQ(count(volume, "<g class=\"minute\">"), 3u) << volume;
-    EXPECT_EQ(count(volume, "15 requests, 5 denied (33.33%)"), 3u) << volume;
-    EXPECT_EQ(count(volume, "class=\"x-label\""), 3u) << volume;
-    for (const char* label : {">12:00<", ">12:01<", ">12:02<"}) EXPECT_NE(volume.find(label), std::string::npos);
-    // The denials: the config's two denying policies, one point per minute each; the baseline
-    // denies nobody, so it draws no line, and api denies nothing.
-    const std::string chart = svg_of(dom, "chart");
-    EXPECT_EQ(count(chart, "<polyline"), 2u) << chart;
-    EXPECT_EQ(count(points_of(chart, "login", "config"), ","), 3u) << chart;
-    EXPECT_EQ(count(points_of(chart, "search", "config"), ","), 3u) << chart;
-    EXPECT_EQ(chart.find("data-policy=\"api\""), std::string::npos) << chart;
-    EXPECT_EQ(count(chart, "class=\"x-label\""), 3u) << chart;
+    expect_one_bar_pair_a_minute(dom);
+    expect_the_denials_of_the_config_only(dom);
     // The tables: login denied 3 a minute, search 2 a minute, with the denied share.
     EXPECT_NE(dom.find("<tr><td>login</td><td class=\"n\">15</td><td class=\"n\">9</td><td class=\"n\">60.00%</td>"
                        "<td class=\"n\">1</td></tr>"),

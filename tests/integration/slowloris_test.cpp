@@ -35,6 +35,47 @@ constexpr auto request_timeout = 1s;
 // A request line and headers that never end: one byte of it every 100 ms.
 const std::string endless = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + std::string(4096, 'a');
 
+/// When each slow connection was closed (zero: never), and how many are still open.
+struct Closes {
+    std::vector<Clock::duration> closed_after;
+    std::size_t open;
+};
+
+/// Trickles until every slow connection is closed by the server, or a bound well past the
+/// timeout. poll() waits for a close (readable: end of stream or reset) between bytes.
+Closes trickle_until_closed(std::vector<RawConnection>& slow, Clock::time_point started) {
+    Closes out{std::vector<Clock::duration>(slow.size(), Clock::duration::zero()), slow.size()};
+    std::size_t offset = 0;
+    auto next_byte = Clock::now();
+    const auto deadline = started + request_timeout + 4s;
+    while (out.open > 0 && Clock::now() < deadline) {
+        if (Clock::now() >= next_byte && offset < endless.size()) {
+            for (int i = 0; i < trickling; ++i) {
+                if (!slow[i].closed()) slow[i].send(std::string_view(endless).substr(offset, 1));
+            }
+            ++offset;
+            next_byte += 100ms;
+        }
+        std::vector<pollfd> fds;
+        std::vector<std::size_t> which;
+        for (std::size_t i = 0; i < slow.size(); ++i) {
+            if (!slow[i].closed()) {
+                fds.push_back(pollfd{slow[i].fd(), POLLIN, 0});
+                which.push_back(i);
+            }
+        }
+        const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_byte - Clock::now());
+        ::poll(fds.data(), fds.size(), static_cast<int>(std::clamp<long long>(wait.count(), 0, 100)));
+        for (std::size_t k = 0; k < fds.size(); ++k) {
+            if (fds[k].revents != 0 && slow[which[k]].closed_within(0ms)) {
+                out.closed_after[which[k]] = Clock::now() - started;
+                --out.open;
+            }
+        }
+    }
+    return out;
+}
+
 TEST(Slowloris, SlowConnectionsAreClosedAfterTheRequestTimeoutWhileOthersAreServedPromptly) {
     Ratelimitd server(config, "", {"--request-timeout", "1s"});
 
@@ -58,38 +99,9 @@ TEST(Slowloris, SlowConnectionsAreClosedAfterTheRequestTimeoutWhileOthersAreServ
         }
     });
 
-    // Trickle until every slow connection is closed by the server, or a bound well past the
-    // timeout. poll() waits for a close (readable: end of stream or reset) between bytes.
-    std::vector<Clock::duration> closed_after(slow.size(), Clock::duration::zero());
-    std::size_t open = slow.size();
-    std::size_t offset = 0;
-    auto next_byte = Clock::now();
-    const auto deadline = started + request_timeout + 4s;
-    while (open > 0 && Clock::now() < deadline) {
-        if (Clock::now() >= next_byte && offset < endless.size()) {
-            for (int i = 0; i < trickling; ++i) {
-                if (!slow[i].closed()) slow[i].send(std::string_view(endless).substr(offset, 1));
-            }
-            ++offset;
-            next_byte += 100ms;
-        }
-        std::vector<pollfd> fds;
-        std::vector<std::size_t> which;
-        for (std::size_t i = 0; i < slow.size(); ++i) {
-            if (!slow[i].closed()) {
-                fds.push_back(pollfd{slow[i].fd(), POLLIN, 0});
-                which.push_back(i);
-            }
-        }
-        const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_byte - Clock::now());
-        ::poll(fds.data(), fds.size(), static_cast<int>(std::clamp<long long>(wait.count(), 0, 100)));
-        for (std::size_t k = 0; k < fds.size(); ++k) {
-            if (fds[k].revents != 0 && slow[which[k]].closed_within(0ms)) {
-                closed_after[which[k]] = Clock::now() - started;
-                --open;
-            }
-        }
-    }
+    const Closes closes = trickle_until_closed(slow, started);
+    const auto& closed_after = closes.closed_after;
+    const std::size_t open = closes.open;
     stop = true;
     normal.join();
 

@@ -52,6 +52,26 @@ std::uint64_t summed(const nlohmann::json& samples, const std::string& part, con
     return sum;
 }
 
+/// A hover title per sample, and time labels (HH:MM) every 3 minutes across 15.
+void expect_hover_titles_and_time_labels(const std::string& checks, std::size_t n) {
+    EXPECT_EQ(count(checks, "<rect class=\"hover\""), n);
+    const auto labels = std::regex_replace(checks, std::regex("<text class=\"x-label\"[^>]*>(\\d\\d:\\d\\d)</text>"), "@");
+    EXPECT_GE(count(labels, "@"), 5u) << checks;
+    EXPECT_LE(count(labels, "@"), 6u) << checks;
+}
+
+/// Denials: login only (search never denied). The store: p50 and p99, a point for each sample
+/// in which the store was asked. The events' three series, and a point per sample held.
+void expect_the_denials_store_events_and_held_charts(const std::string& dom, std::size_t n) {
+    EXPECT_EQ(values_of(svg_of(dom, "chart-denials"), "data-series"), (std::vector<std::string>{"login"}));
+    const std::string store = svg_of(dom, "chart-store");
+    EXPECT_EQ(values_of(store, "data-series"), (std::vector<std::string>{"p50", "p99"}));
+    EXPECT_GE(std::stoul(values_of(store, "data-points").at(0)), 1u);
+    EXPECT_EQ(values_of(svg_of(dom, "chart-events"), "data-series"),
+              (std::vector<std::string>{"store errors", "webhooks sent", "webhooks dropped"}));
+    EXPECT_EQ(values_of(svg_of(dom, "chart-held"), "data-points"), (std::vector<std::string>{std::to_string(n)}));
+}
+
 TEST(StatusCharts, ChromiumDrawsTheLastMinutesOfALiveInstance) {
     if (!chromium_installed()) GTEST_SKIP() << "chromium is not installed (install-deps.sh all)";
     RedisServer redis;
@@ -89,26 +109,14 @@ TEST(StatusCharts, ChromiumDrawsTheLastMinutesOfALiveInstance) {
               (std::vector<std::string>{"allowed", "denied", "shadow_denied", "degraded_allowed", "failed_closed"}));
     for (const auto& points : values_of(checks, "data-points")) EXPECT_EQ(points, std::to_string(n));
     EXPECT_EQ(count(checks, "<polygon"), 5u);
-    // A hover title per sample, and time labels (HH:MM) every 3 minutes across 15.
-    EXPECT_EQ(count(checks, "<rect class=\"hover\""), n);
-    const auto labels = std::regex_replace(checks, std::regex("<text class=\"x-label\"[^>]*>(\\d\\d:\\d\\d)</text>"), "@");
-    EXPECT_GE(count(labels, "@"), 5u) << checks;
-    EXPECT_LE(count(labels, "@"), 6u) << checks;
+    expect_hover_titles_and_time_labels(checks, n);
     // The legend: a swatch and a name per verdict.
     const auto legend_at = dom.find("<p class=\"legend\" id=\"chart-checks-legend\">");
     ASSERT_NE(legend_at, std::string::npos);
     const std::string legend = dom.substr(legend_at, dom.find("</p>", legend_at) - legend_at);
     EXPECT_EQ(count(legend, "<span class=\"swatch\""), 5u) << legend;
     EXPECT_NE(legend.find("></span>degraded_allowed</span>"), std::string::npos) << legend;
-    // Denials: login only (search never denied).
-    EXPECT_EQ(values_of(svg_of(dom, "chart-denials"), "data-series"), (std::vector<std::string>{"login"}));
-    // The store: p50 and p99, a point for each sample in which the store was asked.
-    const std::string store = svg_of(dom, "chart-store");
-    EXPECT_EQ(values_of(store, "data-series"), (std::vector<std::string>{"p50", "p99"}));
-    EXPECT_GE(std::stoul(values_of(store, "data-points").at(0)), 1u);
-    EXPECT_EQ(values_of(svg_of(dom, "chart-events"), "data-series"),
-              (std::vector<std::string>{"store errors", "webhooks sent", "webhooks dropped"}));
-    EXPECT_EQ(values_of(svg_of(dom, "chart-held"), "data-points"), (std::vector<std::string>{std::to_string(n)}));
+    expect_the_denials_store_events_and_held_charts(dom, n);
     // The heavy hitters' error in words: 7 denials counted exactly.
     EXPECT_NE(dom.find("<td>login</td><td>ip:192.0.2.7</td><td class=\"n\">7</td><td>exact</td>"), std::string::npos)
         << dom;

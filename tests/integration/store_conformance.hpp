@@ -14,6 +14,7 @@
 #include "ratelimitd/store/redis/scripts.hpp"
 #include "support/held_window.hpp"
 #include "support/processes.hpp"
+#include "support/run_until.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -125,7 +126,7 @@ public:
         redis_ = std::make_unique<store::redis::RedisStore>(ioc_.get_executor(), *endpoint, 5s,
                                                             "conformance." + id);
         store_ = redis_.get();
-        if (!run_until([this] { return redis_->any_ready(); }, 10s)) {
+        if (!run_until(ioc_, [this] { return redis_->any_ready(); }, 10s)) {
             throw std::runtime_error("RedisStore did not connect to " + redis->url());
         }
     }
@@ -162,7 +163,7 @@ public:
                 },
                 net::detached);
         }
-        if (!run_until([&] { return state->done == keys.size(); }, 30s)) {
+        if (!run_until(ioc_, [&] { return state->done == keys.size(); }, 30s)) {
             throw std::runtime_error("the store answered " + std::to_string(state->done) + " of " +
                                      std::to_string(keys.size()) + " checks within 30 s");
         }
@@ -186,7 +187,7 @@ public:
                 out.emplace(Observed{std::move(verdict), before, wall_ms()});
             },
             net::detached);
-        if (!run_until([&] { return out.has_value(); }, 30s)) throw std::runtime_error("no layered answer in 30 s");
+        if (!run_until(ioc_, [&] { return out.has_value(); }, 30s)) throw std::runtime_error("no layered answer in 30 s");
         return std::move(*out);
     }
 
@@ -201,22 +202,11 @@ public:
                 out.emplace(Observed{std::move(verdict), before, wall_ms()});
             },
             net::detached);
-        if (!run_until([&] { return out.has_value(); }, 30s)) throw std::runtime_error("no release answer in 30 s");
+        if (!run_until(ioc_, [&] { return out.has_value(); }, 30s)) throw std::runtime_error("no release answer in 30 s");
         return std::move(*out);
     }
 
 private:
-    // Runs handlers until `done()`; waiting on the io_context, not sleeping.
-    template <class Done>
-    bool run_until(Done done, std::chrono::milliseconds timeout) {
-        const auto until = std::chrono::steady_clock::now() + timeout;
-        while (!done()) {
-            if (std::chrono::steady_clock::now() >= until) return false;
-            ioc_.run_one_until(until);
-        }
-        return true;
-    }
-
     net::io_context ioc_{1};
     std::optional<net::executor_work_guard<net::io_context::executor_type>> work_{ioc_.get_executor()};
     std::unique_ptr<store::redis::RedisStore> redis_;

@@ -2,6 +2,7 @@
 #include "ratelimitd/store/memory/memory_sweeper.hpp"
 
 #include "support/manual_clock.hpp"
+#include "support/run_until.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <gtest/gtest.h>
@@ -12,6 +13,8 @@
 
 namespace ratelimitd::store::memory {
 namespace {
+
+using ratelimitd::test::run_until;
 
 using namespace std::chrono_literals;
 using ratelimitd::testing::ManualClock;
@@ -33,14 +36,6 @@ protected:
         for (int i = 0; i < 100; ++i) ASSERT_TRUE(store_.decide(p, "k" + std::to_string(i), 1).allowed);
     }
 
-    // Runs the io_context until `done()`, waiting on it rather than sleeping.
-    template <class Done>
-    bool run_until(Done done, std::chrono::milliseconds timeout) {
-        const auto until = std::chrono::steady_clock::now() + timeout;
-        while (!done() && std::chrono::steady_clock::now() < until) io_.run_one_until(until);
-        return done();
-    }
-
     ManualClock clock_;
     MemoryStore store_{clock_};
     boost::asio::io_context io_;
@@ -54,7 +49,7 @@ TEST_F(MemorySweeperTest, DropsExpiredKeysThatNoCheckVisits) {
     EXPECT_EQ(store_.key_count(), 100u);
     // No check runs from here on: only the sweeper can drop them.
     clock_.advance(1'001);
-    EXPECT_TRUE(run_until([&] { return store_.key_count() == 0; }, 10s)) << store_.key_count() << " keys left";
+    EXPECT_TRUE(run_until(io_, [&] { return store_.key_count() == 0; }, 10s)) << store_.key_count() << " keys left";
 }
 
 TEST_F(MemorySweeperTest, StopEndsTheLoopAndNoSweepFollows) {
