@@ -5,6 +5,7 @@
 
 #include "ratelimitd/otlp/wire_writer.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cassert>
 #include <type_traits>
@@ -109,8 +110,9 @@ std::size_t span_size(const trace::Span& span) {
     return n + tag_size(span_flags) + 4;
 }
 
-void write_span(WireWriter& w, const trace::Span& span) {
-    w.open(scope_spans_spans, span_size(span));
+// `size`: span_size(span), computed once by the caller (it also sized the buffer with it).
+void write_span(WireWriter& w, const trace::Span& span, std::size_t size) {
+    w.open(scope_spans_spans, size);
     w.bytes_field(span_trace_id, bytes_of(span.trace_id));
     w.bytes_field(span_span_id, bytes_of(span.span_id));
     if (!span.tracestate.empty()) w.bytes_field(span_trace_state, span.tracestate);
@@ -163,15 +165,33 @@ std::size_t scope_size(const ServiceResource& resource) {
 
 }  // namespace
 
-void encode_export_request(const ServiceResource& resource, std::span<const trace::Span> spans, std::string& out) {
+void append_spans(std::span<const trace::Span> spans, std::string& out) {
+    // A check's spans are few: their sizes fit on the stack, each computed once.
+    constexpr std::size_t on_stack = 8;
+    if (spans.size() > on_stack) {
+        for (std::size_t i = 0; i < spans.size(); i += on_stack) append_spans(spans.subspan(i, std::min(on_stack, spans.size() - i)), out);
+        return;
+    }
+    std::size_t sizes[on_stack];
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+        sizes[i] = span_size(spans[i]);
+        total += delimited_size(scope_spans_spans, sizes[i]);
+    }
+    const std::size_t at = out.size();
+    out.resize(at + total);
+    WireWriter w(out.data() + at);
+    for (std::size_t i = 0; i < spans.size(); ++i) write_span(w, spans[i], sizes[i]);
+    assert(w.position() == out.data() + out.size());  // the sizes and the bytes agree
+}
+
+void encode_request_head(const ServiceResource& resource, std::size_t spans_bytes, std::string& out) {
     const ResourceAttributes attributes(resource);
-    std::size_t spans_bytes = 0;
-    for (const auto& span : spans) spans_bytes += delimited_size(scope_spans_spans, span_size(span));
     const std::size_t scope_spans = delimited_size(scope_spans_scope, scope_size(resource)) + spans_bytes;
     const std::size_t resource_spans =
         delimited_size(resource_spans_resource, attributes.size()) + delimited_size(resource_spans_scope_spans, scope_spans);
-    // resize_and_overwrite would skip the zero fill; the fill is a memset per batch.
-    out.resize(delimited_size(request_resource_spans, resource_spans));
+    // Everything but the spans' own bytes, which follow it.
+    out.resize(delimited_size(request_resource_spans, resource_spans) - spans_bytes);
     WireWriter w(out.data());
     w.open(request_resource_spans, resource_spans);
     w.open(resource_spans_resource, attributes.size());
@@ -180,8 +200,14 @@ void encode_export_request(const ServiceResource& resource, std::span<const trac
     w.open(scope_spans_scope, scope_size(resource));
     w.bytes_field(scope_name, "ratelimitd");
     if (!resource.version.empty()) w.bytes_field(scope_version, resource.version);
-    for (const auto& span : spans) write_span(w, span);
-    assert(w.position() == out.data() + out.size());  // the sizes and the bytes agree
+    assert(w.position() == out.data() + out.size());
+}
+
+void encode_export_request(const ServiceResource& resource, std::span<const trace::Span> spans, std::string& out) {
+    std::string spans_bytes;
+    append_spans(spans, spans_bytes);
+    encode_request_head(resource, spans_bytes.size(), out);
+    out += spans_bytes;
 }
 
 }  // namespace ratelimitd::otlp

@@ -20,7 +20,18 @@ struct ServiceResource {
 };
 
 /// One ResourceSpans of one ScopeSpans (scope "ratelimitd") holding `spans` in order, serialized
-/// into `out` (cleared first; its capacity is kept for the next batch).
+/// into `out` (cleared first; its capacity is kept for the next batch): encode_request_head's
+/// bytes, then append_spans'.
 void encode_export_request(const ServiceResource& resource, std::span<const trace::Span> spans, std::string& out);
+
+/// Appends `spans` to `out` as ScopeSpans.spans fields, each a whole message: the bytes a request
+/// holds after its head. Chunks of them are concatenated as they are (a repeated field's entries
+/// follow one another), so a check's spans are encoded once, when it submits them.
+void append_spans(std::span<const trace::Span> spans, std::string& out);
+
+/// The request's bytes before its spans (`out` overwritten): ExportTraceServiceRequest,
+/// ResourceSpans with the resource, ScopeSpans with the scope, their lengths counting
+/// `spans_bytes` bytes of append_spans' output sent right after it.
+void encode_request_head(const ServiceResource& resource, std::size_t spans_bytes, std::string& out);
 
 }  // namespace ratelimitd::otlp

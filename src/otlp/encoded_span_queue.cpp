@@ -1,0 +1,69 @@
+// EncodedSpanQueue: the encoding outside the lock, a copy of a few hundred bytes inside it.
+#include "ratelimitd/otlp/encoded_span_queue.hpp"
+
+#include "ratelimitd/otlp/otlp_encoder.hpp"
+
+namespace ratelimitd::otlp {
+namespace {
+
+// The calling thread's encoding buffer: its capacity is kept from check to check.
+std::string& thread_buffer() noexcept {
+    thread_local std::string buffer;
+    return buffer;
+}
+
+// Emptied strings kept for later chunks: a few cover the export thread's lag behind the checks.
+constexpr std::size_t spare_strings = 4;
+
+}  // namespace
+
+EncodedSpanQueue::EncodedSpanQueue(std::size_t capacity, std::size_t batch)
+    : capacity_(capacity == 0 ? 1 : capacity), batch_(batch == 0 ? 1 : batch) {
+    spare_.reserve(spare_strings);  // take() then keeps a string without allocating
+}
+
+void EncodedSpanQueue::submit_view(std::span<const trace::Span> spans) noexcept {
+    try {
+        std::string& encoded = thread_buffer();
+        encoded.clear();
+        append_spans(spans, encoded);
+        const std::lock_guard lock(mutex_);
+        if (spans_ + spans.size() <= capacity_) {
+            if (chunks_.empty() || chunks_.back().spans >= batch_) {
+                chunks_.emplace_back();
+                if (!spare_.empty()) {
+                    chunks_.back().bytes.swap(spare_.back());
+                    spare_.pop_back();
+                }
+            }
+            chunks_.back().bytes += encoded;
+            chunks_.back().spans += spans.size();
+            spans_ += spans.size();
+            return;
+        }
+    } catch (...) {
+        // bad_alloc: dropped like a full queue's, below.
+    }
+    dropped_.fetch_add(spans.size(), std::memory_order_relaxed);
+}
+
+bool EncodedSpanQueue::take(SpanChunk& out) {
+    const std::lock_guard lock(mutex_);
+    if (chunks_.empty()) return false;
+    out.bytes.swap(chunks_.front().bytes);
+    out.spans = chunks_.front().spans;
+    spans_ -= out.spans;
+    // The chunk's string now holds out's old one: kept for a later chunk.
+    std::string old = std::move(chunks_.front().bytes);
+    chunks_.pop_front();
+    old.clear();
+    if (old.capacity() != 0 && spare_.size() < spare_strings) spare_.push_back(std::move(old));
+    return true;
+}
+
+std::size_t EncodedSpanQueue::size() const {
+    const std::lock_guard lock(mutex_);
+    return spans_;
+}
+
+}  // namespace ratelimitd::otlp
