@@ -23,28 +23,50 @@ EncodedSpanQueue::EncodedSpanQueue(std::size_t capacity, std::size_t batch)
 }
 
 void EncodedSpanQueue::submit_view(std::span<const trace::Span> spans) noexcept {
+    if (spans.empty()) return;
+    bool queued = false;
+    bool batch_full = false;
     try {
         std::string& encoded = thread_buffer();
         encoded.clear();
         append_spans(spans, encoded);
         const std::lock_guard lock(mutex_);
         if (spans_ + spans.size() <= capacity_) {
-            if (chunks_.empty() || chunks_.back().spans >= batch_) {
-                chunks_.emplace_back();
-                if (!spare_.empty()) {
-                    chunks_.back().bytes.swap(spare_.back());
-                    spare_.pop_back();
-                }
-            }
-            chunks_.back().bytes += encoded;
-            chunks_.back().spans += spans.size();
-            spans_ += spans.size();
-            return;
+            append(encoded, spans.size());
+            queued = true;
+            batch_full = chunks_.back().spans >= batch_;
         }
     } catch (...) {
         // bad_alloc: dropped like a full queue's, below.
     }
-    dropped_.fetch_add(spans.size(), std::memory_order_relaxed);
+    if (!queued) {
+        dropped_.fetch_add(spans.size(), std::memory_order_relaxed);
+        return;
+    }
+    if (batch_full && wake_) {
+        try {
+            wake_();
+        } catch (...) {
+            // The exporter's own wake-up failed: the schedule delay still drains the queue.
+        }
+    }
+}
+
+void EncodedSpanQueue::append(const std::string& encoded, std::size_t spans) {
+    if (chunks_.empty() || chunks_.back().spans >= batch_) {
+        chunks_.emplace_back();
+        if (!spare_.empty()) {
+            chunks_.back().bytes.swap(spare_.back());
+            spare_.pop_back();
+        } else {
+            // Room for a batch of checks like this one: growing by doubling would copy the chunk's
+            // bytes again and again.
+            chunks_.back().bytes.reserve(encoded.size() * (batch_ / spans + 1));
+        }
+    }
+    chunks_.back().bytes += encoded;
+    chunks_.back().spans += spans;
+    spans_ += spans;
 }
 
 bool EncodedSpanQueue::take(SpanChunk& out) {

@@ -10,9 +10,20 @@ Exporter::Exporter(ExporterOptions options, EncodedSpanQueue& queue)
     : options_(std::move(options)),
       queue_(queue),
       transport_(options_.protocol == Protocol::grpc ? make_grpc_transport(options_.target)
-                                                     : make_http_transport(options_.target)) {}
+                                                     : make_http_transport(options_.target)) {
+    queue_.on_full_batch([this] {
+        {
+            const std::lock_guard lock(mutex_);
+            batch_ready_ = true;
+        }
+        wake_.notify_all();
+    });
+}
 
-Exporter::~Exporter() { stop(); }
+Exporter::~Exporter() {
+    stop();
+    queue_.on_full_batch({});  // the queue may outlive this exporter (no check submits by now)
+}
 
 void Exporter::start() { thread_ = std::thread([this] { run(); }); }
 
@@ -28,7 +39,9 @@ void Exporter::stop() {
 void Exporter::run() {
     std::unique_lock lock(mutex_);
     while (true) {
-        const bool stopping = wake_.wait_for(lock, options_.schedule_delay, [this] { return stopping_; });
+        wake_.wait_for(lock, options_.schedule_delay, [this] { return stopping_ || batch_ready_; });
+        const bool stopping = stopping_;
+        batch_ready_ = false;
         lock.unlock();
         // Every full batch now, and the rest: the queue is drained at each wake-up.
         while (queue_.take(batch_)) export_batch(batch_);

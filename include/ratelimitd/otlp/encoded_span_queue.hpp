@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -30,6 +31,12 @@ public:
     /// never split, so a chunk may pass it by the last check's few).
     EncodedSpanQueue(std::size_t capacity, std::size_t batch);
 
+    /// Called (outside the lock, on the submitting thread) when a chunk is full: the exporter's
+    /// wake-up, so that a busy server's batches leave as soon as they are whole instead of
+    /// waiting for the schedule delay (the OpenTelemetry batch processor's rule). Set before any
+    /// submit.
+    void on_full_batch(std::function<void()> wake) { wake_ = std::move(wake); }
+
     /// Every span of the call, or none of them when they do not all fit (a trace with the server
     /// span but not its children, or the reverse, would mislead); encoded before the lock.
     void submit_view(std::span<const trace::Span> spans) noexcept override;
@@ -45,6 +52,9 @@ public:
     [[nodiscard]] std::uint64_t dropped() const noexcept { return dropped_.load(std::memory_order_relaxed); }
 
 private:
+    /// Under the lock: `encoded` (`spans` spans) onto the newest chunk, or a new one.
+    void append(const std::string& encoded, std::size_t spans);
+
     const std::size_t capacity_;
     const std::size_t batch_;
     mutable std::mutex mutex_;
@@ -52,6 +62,7 @@ private:
     std::size_t spans_ = 0;
     std::vector<std::string> spare_;  ///< emptied chunks' strings, capacity kept (room reserved)
     std::atomic<std::uint64_t> dropped_{0};
+    std::function<void()> wake_;
 };
 
 }  // namespace ratelimitd::otlp

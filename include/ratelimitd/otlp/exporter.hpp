@@ -1,4 +1,4 @@
-// The export thread: every schedule delay (or at stop) it takes batches (chunks of spans the
+// The export thread: every schedule delay, when the queue has a full batch, or at stop, it takes batches (chunks of spans the
 // checks encoded) from the queue and sends each, behind the request head it writes, to the
 // collector, OTLP/HTTP protobuf or OTLP/gRPC, retrying a retryable failure with
 // backoff within the timeout. It never touches a check: the queue is all they share.
@@ -65,6 +65,7 @@ private:
     std::mutex mutex_;
     std::condition_variable wake_;
     bool stopping_ = false;
+    bool batch_ready_ = false;  ///< the queue holds a full batch: export before the delay ends
     std::thread thread_;
 };
 
