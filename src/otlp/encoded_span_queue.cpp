@@ -27,9 +27,7 @@ void EncodedSpanQueue::submit_view(std::span<const trace::Span> spans) noexcept 
     bool queued = false;
     bool batch_full = false;
     try {
-        std::string& encoded = thread_buffer();
-        encoded.clear();
-        append_spans(spans, encoded);
+        const std::string_view encoded = encode_spans(spans, thread_buffer());
         const std::lock_guard lock(mutex_);
         if (spans_ + spans.size() <= capacity_) {
             append(encoded, spans.size());
@@ -52,7 +50,7 @@ void EncodedSpanQueue::submit_view(std::span<const trace::Span> spans) noexcept 
     }
 }
 
-void EncodedSpanQueue::append(const std::string& encoded, std::size_t spans) {
+void EncodedSpanQueue::append(std::string_view encoded, std::size_t spans) {
     if (chunks_.empty() || chunks_.back().spans >= batch_) {
         chunks_.emplace_back();
         if (!spare_.empty()) {

@@ -98,9 +98,26 @@ std::size_t key_value_size(std::string_view key, const trace::Attribute::Value& 
     return key_value_size(key, wire_value(value));
 }
 
+// Below this, a key and a string value make a KeyValue under 128 bytes (2 + 59 + 2 + 2 + 59, or
+// a number's at most 11): every length is one byte, written as it is.
+constexpr std::size_t short_text = 60;
+
 void write_attribute(WireWriter& w, std::uint32_t field, std::string_view key, const trace::Attribute::Value& value) {
     const WireValue v = wire_value(value);
     const std::size_t any = any_value_size(v);
+    if (key.size() < short_text && v.text.size() < short_text && field < 16) {
+        // The common attribute (a door's all are): the same bytes as below, without the varints'
+        // loops.
+        w.byte(static_cast<std::uint8_t>(field << 3 | 2));
+        w.byte(static_cast<std::uint8_t>(4 + key.size() + any));
+        w.byte(key_value_key << 3 | 2);
+        w.byte(static_cast<std::uint8_t>(key.size()));
+        w.raw(key);
+        w.byte(key_value_value << 3 | 2);
+        w.byte(static_cast<std::uint8_t>(any));
+        write_value(w, v);
+        return;
+    }
     w.open(field, delimited_size(key_value_key, key.size()) + delimited_size(key_value_value, any));
     w.bytes_field(key_value_key, key);
     w.open(key_value_value, any);
@@ -196,6 +213,16 @@ void append_spans(std::span<const trace::Span> spans, std::string& out) {
     WireWriter w(out.data() + at);
     for (const auto& span : spans) write_span(w, span);
     out.resize(static_cast<std::size_t>(w.position() - out.data()));
+}
+
+std::string_view encode_spans(std::span<const trace::Span> spans, std::string& scratch) {
+    std::size_t bound = 0;
+    for (const auto& span : spans) bound += span_bound(span);
+    // Grown (and zero filled) only past its largest use: a reused buffer is written over as it is.
+    if (scratch.size() < bound) scratch.resize(bound);
+    WireWriter w(scratch.data());
+    for (const auto& span : spans) write_span(w, span);
+    return {scratch.data(), static_cast<std::size_t>(w.position() - scratch.data())};
 }
 
 void encode_request_head(const ServiceResource& resource, std::size_t spans_bytes, std::string& out) {

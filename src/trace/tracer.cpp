@@ -71,7 +71,8 @@ void Tracer::start_child_span(Span& span, const Span& parent, std::string_view n
     span.attributes.clear();
 }
 
-Span Tracer::server_span(const TracedCheck& check, std::string_view name, std::chrono::steady_clock::time_point arrived) {
+Span Tracer::server_span(const TracedCheck& check, std::string_view name,
+                         std::chrono::steady_clock::time_point arrived) {
     Span span;
     start_server_span(span, check, name, arrived);
     return span;

@@ -14,6 +14,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ratelimitd::otlp {
@@ -53,7 +54,7 @@ public:
 
 private:
     /// Under the lock: `encoded` (`spans` spans) onto the newest chunk, or a new one.
-    void append(const std::string& encoded, std::size_t spans);
+    void append(std::string_view encoded, std::size_t spans);
 
     const std::size_t capacity_;
     const std::size_t batch_;

@@ -1,7 +1,8 @@
-// The export thread: every schedule delay, when the queue has a full batch, or at stop, it takes batches (chunks of spans the
-// checks encoded) from the queue and sends each, behind the request head it writes, to the
-// collector, OTLP/HTTP protobuf or OTLP/gRPC, retrying a retryable failure with
-// backoff within the timeout. It never touches a check: the queue is all they share.
+// The export thread: every schedule delay, when the queue has a full batch, or at stop, it
+// takes batches (chunks of spans the checks encoded) from the queue and sends each, behind the
+// request head it writes, to the collector, OTLP/HTTP protobuf or OTLP/gRPC, retrying a
+// retryable failure with backoff within the timeout. It never touches a check: the queue is all
+// they share.
 #pragma once
 
 #include "ratelimitd/otlp/exporter_target.hpp"

@@ -8,6 +8,7 @@
 
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace ratelimitd::otlp {
 
@@ -28,6 +29,11 @@ void encode_export_request(const ServiceResource& resource, std::span<const trac
 /// holds after its head. Chunks of them are concatenated as they are (a repeated field's entries
 /// follow one another), so a check's spans are encoded once, when it submits them.
 void append_spans(std::span<const trace::Span> spans, std::string& out);
+
+/// append_spans' bytes written at the start of `scratch` (a buffer kept by its thread: grown
+/// when too small, never shrunk or cleared, so its old bytes cost no zero fill) and returned
+/// as a view of it, valid until its next use.
+[[nodiscard]] std::string_view encode_spans(std::span<const trace::Span> spans, std::string& scratch);
 
 /// The request's bytes before its spans (`out` overwritten): ExportTraceServiceRequest,
 /// ResourceSpans with the resource, ScopeSpans with the scope, their lengths counting

@@ -85,10 +85,19 @@ public:
         at_ = end;
     }
 
+    /// One byte, or bytes, as they are: for a caller that knows a tag or a length fits one byte.
+    [[gnu::always_inline]] void byte(std::uint8_t b) noexcept { *at_++ = static_cast<char>(b); }
+    [[gnu::always_inline]] void raw(std::string_view bytes) noexcept {
+        std::memcpy(at_, bytes.data(), bytes.size());
+        at_ += bytes.size();
+    }
+
     [[nodiscard]] char* position() const noexcept { return at_; }
 
 private:
-    [[gnu::always_inline]] void tag(std::uint32_t field, std::uint32_t wire_type) noexcept { varint(std::uint64_t{field} << 3 | wire_type); }
+    [[gnu::always_inline]] void tag(std::uint32_t field, std::uint32_t wire_type) noexcept {
+        varint(std::uint64_t{field} << 3 | wire_type);
+    }
     [[gnu::always_inline]] void varint(std::uint64_t value) noexcept {
         while (value >= 0x80) {
             *at_++ = static_cast<char>((value & 0x7f) | 0x80);
