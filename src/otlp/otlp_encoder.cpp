@@ -1,4 +1,5 @@
-// The encoder: sizes first, then the bytes, field by field as trace.proto, common.proto,
+// The encoder: a span in one pass (its length filled in after, WireWriter::close_late), the
+// request head from the spans' byte count, field by field as trace.proto, common.proto,
 // resource.proto and trace_service.proto number them (the numbers are the schema's;
 // tests/unit/otlp decodes the bytes with the generated classes to hold this file to it).
 #include "ratelimitd/otlp/otlp_encoder.hpp"

@@ -1,7 +1,8 @@
 // Protocol Buffers' wire format written by hand (the encoding spec: varints, fixed64/fixed32,
 // length-delimited fields), so a span becomes OTLP bytes without a message object or an
-// allocation per field. Two passes: the *_size functions give a message's length (written
-// before its body), then WireWriter stores the bytes through a raw cursor into a buffer already
+// allocation per field. The *_size functions give a message's length (written before its
+// body) where it is cheap to know; a span's, known only once written, is filled in after
+// (open_late/close_late). WireWriter stores the bytes through a raw cursor into a buffer already
 // sized for them: no bounds check or reallocation per byte.
 #pragma once
 
