@@ -2,9 +2,9 @@
 // (the collector's address resolved once, again only after a connect fails), on a private
 // io_context run until the exchange ends or the deadline passes. The request's head is written
 // once, at construction, but for its Content-Length; the body goes out as the encoder left it,
-// in two buffers (the request head's bytes and the queue's chunk), never copied. A kept connection the collector
-// closed while idle is replaced once within the same send. https verifies the collector's
-// certificate against the system's trust store and its name.
+// in two buffers (the OTLP request head's bytes and the queue's chunk), never copied. A kept
+// connection the collector closed while idle is replaced once within the same send. https
+// verifies the collector's certificate against the system's trust store and its name.
 #include "ratelimitd/otlp/transport.hpp"
 
 #include <boost/asio/connect.hpp>
