@@ -1,6 +1,7 @@
 // What tracing costs a check (issue 53): user-space instructions per POST /v1/check of the real
-// binary under callgrind, every thread counted (the export thread's encoding and sending too),
-// with tracing off, on at 1 % and on at 100 % (new roots: no traceparent). A bench, not a test:
+// binary under callgrind, every thread counted (the spans' encoding, on the check's thread, and
+// the export thread's sending too), with tracing off, on at 1 % and on at 100 % (new roots: no
+// traceparent). A bench, not a test:
 // it prints its figures for bench/RESULTS.md. Run: cmake --build build --target trace_cost_bench
 // && build/trace_cost_bench (needs valgrind).
 #include "perf/callgrind_server.hpp"

@@ -42,7 +42,7 @@ std::unique_ptr<Tracing> Tracing::from_settings(const config::Settings& settings
 }
 
 Tracing::Tracing(const trace::Sampler& sampler, otlp::ExporterOptions options)
-    : queue_(queue_spans), tracer_(sampler, queue_), exporter_(std::move(options), queue_) {
+    : queue_(queue_spans, options.max_batch), tracer_(sampler, queue_), exporter_(std::move(options), queue_) {
     exporter_.start();
 }
 

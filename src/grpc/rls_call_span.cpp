@@ -26,8 +26,11 @@ std::shared_ptr<const RlsTrace> start_rls_trace(const trace::Tracer& tracer, con
 void trace_rls_call(const RlsTrace& trace, const RlsInstants& at, const road::Call* decided, std::string_view domain,
                     grpc::StatusCode status) noexcept {
     try {
-        trace::Span span = trace::Tracer::server_span(
-            trace.check, "envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit", at.arrived);
+        // The thread's spans, reused: lent to the sink, which encodes them before submit returns.
+        const auto spans = trace::Tracer::thread_spans();
+        trace::Span& span = spans[0];
+        trace::Tracer::start_server_span(span, trace.check,
+                                         "envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit", at.arrived);
         span.add("rpc.system", "grpc");
         span.add("rpc.service", "envoy.service.ratelimit.v3.RateLimitService");
         span.add("rpc.method", "ShouldRateLimit");
@@ -48,16 +51,12 @@ void trace_rls_call(const RlsTrace& trace, const RlsInstants& at, const road::Ca
             break;
         }
         if (decided != nullptr) road::add_call_attributes(span, *decided);
-        std::vector<trace::Span> spans;
-        spans.reserve(2);
-        spans.push_back(std::move(span));
         const bool asked_store = decided != nullptr && !decided->problem && !decided->never_asked &&
                                  at.handed != std::chrono::steady_clock::time_point{};
-        if (asked_store) {
-            spans.push_back(road::store_span(spans.front(), *decided, trace.store_name, at.handed, at.answered));
-            if (!domain.empty()) spans.back().add("ratelimit.domain", std::string(domain));
-        }
-        trace.tracer.submit(std::move(spans));
+        if (!asked_store) return trace.tracer.submit_view(spans.first(1));
+        road::store_span(spans[1], span, *decided, trace.store_name, at.handed, at.answered);
+        if (!domain.empty()) spans[1].add("ratelimit.domain", std::string(domain));
+        trace.tracer.submit_view(spans);
     } catch (...) {
         // bad_alloc: the span is lost, the answer is not.
     }

@@ -38,10 +38,11 @@ void EndpointServices::trace_call(const EndpointCall& call, const road::Call& de
     const auto traced = options.tracer->start(traceparent, tracestate);
     if (!traced) return;
     const std::string_view method = req.method_string();
-    std::string name;
-    name.reserve(method.size() + 1 + call.path.size());
-    name.append(method).append(" ").append(call.path);
-    trace::Span span = trace::Tracer::server_span(*traced, std::move(name), call.ctx.arrived);
+    // The thread's spans, reused: lent to the sink, which encodes them before submit returns.
+    const auto spans = trace::Tracer::thread_spans();
+    trace::Span& span = spans[0];
+    trace::Tracer::start_server_span(span, *traced, method, call.ctx.arrived);
+    span.name.append(" ").append(call.path);
     // A known verb's name is a literal of Beast's; another is copied.
     if (req.method() != boost::beast::http::verb::unknown) {
         span.add("http.request.method", trace::StaticText{boost::beast::http::to_string(req.method())});
@@ -55,15 +56,10 @@ void EndpointServices::trace_call(const EndpointCall& call, const road::Call& de
     span.add("network.protocol.version", req.version() == 10 ? "1.0" : "1.1");
     if (status >= 500) span.status = trace::StatusCode::error;
     road::add_call_attributes(span, decided);
-    std::vector<trace::Span> spans;
-    spans.reserve(2);
-    spans.push_back(std::move(span));
     // A call refused as bad input asked no store: no child.
-    if (!decided.problem) {
-        spans.push_back(road::store_span(spans.front(), decided, options.trace_store_name, handed,
-                                         std::chrono::steady_clock::now()));
-    }
-    options.tracer->submit(std::move(spans));
+    if (decided.problem) return options.tracer->submit_view(spans.first(1));
+    road::store_span(spans[1], span, decided, options.trace_store_name, handed, std::chrono::steady_clock::now());
+    options.tracer->submit_view(spans);
 }
 
 }  // namespace ratelimitd::http

@@ -6,13 +6,24 @@
 
 namespace ratelimitd::otlp {
 
-Exporter::Exporter(ExporterOptions options, SpanQueue& queue)
+Exporter::Exporter(ExporterOptions options, EncodedSpanQueue& queue)
     : options_(std::move(options)),
       queue_(queue),
       transport_(options_.protocol == Protocol::grpc ? make_grpc_transport(options_.target)
-                                                     : make_http_transport(options_.target)) {}
+                                                     : make_http_transport(options_.target)) {
+    queue_.on_full_batch([this] {
+        {
+            const std::lock_guard lock(mutex_);
+            batch_ready_ = true;
+        }
+        wake_.notify_all();
+    });
+}
 
-Exporter::~Exporter() { stop(); }
+Exporter::~Exporter() {
+    stop();
+    queue_.on_full_batch({});  // the queue may outlive this exporter (no check submits by now)
+}
 
 void Exporter::start() { thread_ = std::thread([this] { run(); }); }
 
@@ -28,26 +39,26 @@ void Exporter::stop() {
 void Exporter::run() {
     std::unique_lock lock(mutex_);
     while (true) {
-        const bool stopping = wake_.wait_for(lock, options_.schedule_delay, [this] { return stopping_; });
+        wake_.wait_for(lock, options_.schedule_delay, [this] { return stopping_ || batch_ready_; });
+        const bool stopping = stopping_;
+        batch_ready_ = false;
         lock.unlock();
         // Every full batch now, and the rest: the queue is drained at each wake-up.
-        for (auto batch = queue_.take(options_.max_batch); !batch.empty(); batch = queue_.take(options_.max_batch)) {
-            export_batch(std::move(batch));
-        }
+        while (queue_.take(batch_)) export_batch(batch_);
         if (stopping) return;
         lock.lock();
     }
 }
 
-void Exporter::export_batch(std::vector<trace::Span> batch) {
-    encode_export_request(options_.resource, batch, body_);
+void Exporter::export_batch(const SpanChunk& batch) {
+    encode_request_head(options_.resource, batch.bytes.size(), head_);
     const auto deadline = std::chrono::steady_clock::now() + options_.timeout;
     auto backoff = options_.first_backoff;
     for (int attempt = 1; attempt <= options_.max_attempts; ++attempt) {
         bool permanent = false;
         counts_.export_calls.fetch_add(1, std::memory_order_relaxed);
-        if (transport_->send(body_, deadline, permanent)) {
-            counts_.exported.fetch_add(batch.size(), std::memory_order_relaxed);
+        if (transport_->send(head_, batch.bytes, deadline, permanent)) {
+            counts_.exported.fetch_add(batch.spans, std::memory_order_relaxed);
             return;
         }
         if (permanent || std::chrono::steady_clock::now() + backoff >= deadline) break;
@@ -56,9 +67,9 @@ void Exporter::export_batch(std::vector<trace::Span> batch) {
         if (wake_.wait_for(lock, backoff, [this] { return stopping_; })) break;
         backoff *= 2;
     }
-    counts_.failed.fetch_add(batch.size(), std::memory_order_relaxed);
+    counts_.failed.fetch_add(batch.spans, std::memory_order_relaxed);
     spdlog::warn("trace export to {}:{} failed: {} spans dropped", options_.target.host, options_.target.port,
-                 batch.size());
+                 batch.spans);
 }
 
 std::string Exporter::metrics_text() const {

@@ -1,6 +1,7 @@
 // OTLP/gRPC: TraceService/Export on one channel kept for the process (gRPC reconnects it), with
 // the batch's deadline; TLS with the system's roots unless the target is insecure. The request is
-// the encoder's bytes, sent as they are through gRPC's generic stub (no message is built).
+// the encoder's bytes (its head and the queue's chunk), sent as they are through gRPC's generic
+// stub (no message is built, no byte copied into gRPC's own slices).
 #include "ratelimitd/otlp/transport.hpp"
 
 #include <grpcpp/generic/generic_stub.h>
@@ -43,7 +44,8 @@ public:
         }
     }
 
-    bool send(std::string_view body, std::chrono::steady_clock::time_point deadline, bool& permanent) override {
+    bool send(std::string_view head, std::string_view spans, std::chrono::steady_clock::time_point deadline,
+              bool& permanent) override {
         grpc::ClientContext context;
         context.set_deadline(std::chrono::system_clock::now() + (deadline - std::chrono::steady_clock::now()));
         // gRPC metadata keys are lower case.
@@ -52,8 +54,10 @@ public:
             for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
             context.AddMetadata(lower, value);
         }
-        grpc::Slice slice(body.data(), body.size());
-        const grpc::ByteBuffer request(&slice, 1);
+        // Slices over the caller's bytes, not copies: the call ends (Next below) before send does.
+        grpc::Slice slices[] = {grpc::Slice(head.data(), head.size(), grpc::Slice::STATIC_SLICE),
+                                grpc::Slice(spans.data(), spans.size(), grpc::Slice::STATIC_SLICE)};
+        const grpc::ByteBuffer request(slices, 2);
         grpc::ByteBuffer response;
         grpc::Status status;
         auto call = stub_.PrepareUnaryCall(&context, export_method, request, &queue_);

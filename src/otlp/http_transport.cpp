@@ -1,12 +1,15 @@
 // OTLP/HTTP: POST <target> with Content-Type application/x-protobuf on one kept-alive connection
 // (the collector's address resolved once, again only after a connect fails), on a private
-// io_context run until the exchange ends or the deadline passes. A kept connection the collector
-// closed while idle is replaced once within the same send. https verifies the collector's
-// certificate against the system's trust store and its name.
+// io_context run until the exchange ends or the deadline passes. The request's head is written
+// once, at construction, but for its Content-Length; the body goes out as the encoder left it,
+// in two buffers (the OTLP request head's bytes and the queue's chunk), never copied. A kept
+// connection the collector closed while idle is replaced once within the same send. https
+// verifies the collector's certificate against the system's trust store and its name.
 #include "ratelimitd/otlp/transport.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -16,6 +19,7 @@
 
 #include <openssl/ssl.h>
 
+#include <array>
 #include <optional>
 
 namespace ratelimitd::otlp {
@@ -35,15 +39,27 @@ public:
     explicit HttpTransport(const ExporterTarget& target) : target_(target), tls_(net::ssl::context::tls_client) {
         tls_.set_default_verify_paths();
         tls_.set_verify_mode(net::ssl::verify_peer);
-        request_.set(bhttp::field::host, target_.host);
-        request_.set(bhttp::field::content_type, "application/x-protobuf");
-        request_.set(bhttp::field::user_agent, "ratelimitd");
-        for (const auto& [key, value] : target_.headers) request_.set(key, value);
+        // The fields as Beast keeps them: a configured header of the same name replaces ours.
+        bhttp::fields fields;
+        fields.set(bhttp::field::host, target_.host);
+        fields.set(bhttp::field::content_type, "application/x-protobuf");
+        fields.set(bhttp::field::user_agent, "ratelimitd");
+        for (const auto& [key, value] : target_.headers) fields.set(key, value);
+        fields.erase(bhttp::field::content_length);
+        fields.erase(bhttp::field::transfer_encoding);
+        head_fields_ = "POST " + target_.target + " HTTP/1.1\r\n";
+        for (const auto& field : fields) {
+            head_fields_.append(field.name_string()).append(": ").append(field.value()).append("\r\n");
+        }
+        head_fields_ += "Content-Length: ";
     }
 
-    bool send(std::string_view body, std::chrono::steady_clock::time_point deadline, bool& permanent) override {
-        request_.body().assign(body);
-        request_.prepare_payload();
+    bool send(std::string_view head, std::string_view spans, std::chrono::steady_clock::time_point deadline,
+              bool& permanent) override {
+        request_head_ = head_fields_;
+        request_head_.append(std::to_string(head.size() + spans.size())).append("\r\n\r\n");
+        body_ = {net::buffer(request_head_), net::buffer(head.data(), head.size()),
+                 net::buffer(spans.data(), spans.size())};
         unsigned status = 0;
         const bool reused = stream_.has_value();
         beast::error_code ec = exchange(deadline, status);
@@ -67,12 +83,12 @@ private:
         beast::get_lowest_layer(*stream_).expires_after(left);
         const auto write_and_read = [&] {
             if (target_.tls) {
-                bhttp::async_write(*stream_, request_, [&](beast::error_code we, std::size_t) {
+                net::async_write(*stream_, body_, [&](beast::error_code we, std::size_t) {
                     if (we) return void(ec = we);
                     read_answer(*stream_, status, ec);
                 });
             } else {
-                bhttp::async_write(plain(), request_, [&](beast::error_code we, std::size_t) {
+                net::async_write(plain(), body_, [&](beast::error_code we, std::size_t) {
                     if (we) return void(ec = we);
                     read_answer(plain(), status, ec);
                 });
@@ -150,7 +166,9 @@ private:
     tcp::resolver::results_type endpoints_;
     std::optional<Stream> stream_;  ///< the kept connection; its TLS layer unused for http://
     bool keep_alive_ = true;
-    bhttp::request<bhttp::string_body> request_{bhttp::verb::post, target_.target, 11};
+    std::string head_fields_;    ///< "POST <target> HTTP/1.1", the fields, "Content-Length: "
+    std::string request_head_;   ///< head_fields_ with this batch's length: its capacity reused
+    std::array<net::const_buffer, 3> body_;  ///< the request head, the OTLP head, the spans
     beast::flat_buffer buffer_;
     std::optional<bhttp::response_parser<bhttp::string_body>> parser_;
 };

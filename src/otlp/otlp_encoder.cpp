@@ -1,4 +1,5 @@
-// The encoder: sizes first, then the bytes, field by field as trace.proto, common.proto,
+// The encoder: a span in one pass (its length filled in after, WireWriter::close_late), the
+// request head from the spans' byte count, field by field as trace.proto, common.proto,
 // resource.proto and trace_service.proto number them (the numbers are the schema's;
 // tests/unit/otlp decodes the bytes with the generated classes to hold this file to it).
 #include "ratelimitd/otlp/otlp_encoder.hpp"
@@ -50,45 +51,78 @@ std::string_view bytes_of(const Id& id) {
     return {reinterpret_cast<const char*>(id.data()), id.size()};
 }
 
-// AnyValue's one field: its number, and the bytes it takes.
-std::size_t any_value_size(const trace::Attribute::Value& value) {
+// An attribute's value as the wire sees it, read by one visit: AnyValue's field, and its text
+// (string_value) or its number (int_value and bool_value as varints, double_value's bits).
+struct WireValue {
+    std::uint32_t field = any_string;
+    std::string_view text;
+    std::uint64_t number = 0;
+};
+
+WireValue wire_value(const trace::Attribute::Value& value) {
     return std::visit(
-        [](const auto& v) -> std::size_t {
+        [](const auto& v) -> WireValue {
             using T = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<T, std::string>) return delimited_size(any_string, v.size());
-            else if constexpr (std::is_same_v<T, trace::StaticText>) return delimited_size(any_string, v.text.size());
+            if constexpr (std::is_same_v<T, std::string>) return {any_string, v, 0};
+            else if constexpr (std::is_same_v<T, trace::StaticText>) return {any_string, v.text, 0};
             // int64 is a plain varint: a negative value is its two's complement, ten bytes.
-            else if constexpr (std::is_same_v<T, std::int64_t>) return tag_size(any_int) + varint_size(static_cast<std::uint64_t>(v));
-            else if constexpr (std::is_same_v<T, bool>) return tag_size(any_bool) + 1;
-            else return tag_size(any_double) + 8;
+            else if constexpr (std::is_same_v<T, std::int64_t>) return {any_int, {}, static_cast<std::uint64_t>(v)};
+            else if constexpr (std::is_same_v<T, bool>) return {any_bool, {}, v ? 1u : 0u};
+            else return {any_double, {}, std::bit_cast<std::uint64_t>(v)};
         },
         value);
 }
 
-void write_value(WireWriter& w, const trace::Attribute::Value& value) {
-    std::visit(
-        [&w](const auto& v) {
-            using T = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<T, std::string>) w.bytes_field(any_string, v);
-            else if constexpr (std::is_same_v<T, trace::StaticText>) w.bytes_field(any_string, v.text);
-            else if constexpr (std::is_same_v<T, std::int64_t>) w.varint_field(any_int, static_cast<std::uint64_t>(v));
-            else if constexpr (std::is_same_v<T, bool>) w.varint_field(any_bool, v ? 1 : 0);
-            else w.fixed64_field(any_double, std::bit_cast<std::uint64_t>(v));
-        },
-        value);
+// AnyValue's one field: the bytes it takes.
+std::size_t any_value_size(const WireValue& v) {
+    switch (v.field) {
+    case any_string: return delimited_size(any_string, v.text.size());
+    case any_double: return tag_size(any_double) + 8;
+    default: return tag_size(v.field) + varint_size(v.number);
+    }
+}
+
+void write_value(WireWriter& w, const WireValue& v) {
+    switch (v.field) {
+    case any_string: return w.bytes_field(any_string, v.text);
+    case any_double: return w.fixed64_field(any_double, v.number);
+    default: return w.varint_field(v.field, v.number);
+    }
 }
 
 // A KeyValue's body.
-std::size_t key_value_size(std::string_view key, const trace::Attribute::Value& value) {
+std::size_t key_value_size(std::string_view key, const WireValue& value) {
     return delimited_size(key_value_key, key.size()) + delimited_size(key_value_value, any_value_size(value));
 }
 
+std::size_t key_value_size(std::string_view key, const trace::Attribute::Value& value) {
+    return key_value_size(key, wire_value(value));
+}
+
+// Below this, a key and a string value make a KeyValue under 128 bytes (2 + 59 + 2 + 2 + 59, or
+// a number's at most 11): every length is one byte, written as it is.
+constexpr std::size_t short_text = 60;
+
 void write_attribute(WireWriter& w, std::uint32_t field, std::string_view key, const trace::Attribute::Value& value) {
-    const std::size_t any = any_value_size(value);
+    const WireValue v = wire_value(value);
+    const std::size_t any = any_value_size(v);
+    if (key.size() < short_text && v.text.size() < short_text && field < 16) {
+        // The common attribute (a door's all are): the same bytes as below, without the varints'
+        // loops.
+        w.byte(static_cast<std::uint8_t>(field << 3 | 2));
+        w.byte(static_cast<std::uint8_t>(4 + key.size() + any));
+        w.byte(key_value_key << 3 | 2);
+        w.byte(static_cast<std::uint8_t>(key.size()));
+        w.raw(key);
+        w.byte(key_value_value << 3 | 2);
+        w.byte(static_cast<std::uint8_t>(any));
+        write_value(w, v);
+        return;
+    }
     w.open(field, delimited_size(key_value_key, key.size()) + delimited_size(key_value_value, any));
     w.bytes_field(key_value_key, key);
     w.open(key_value_value, any);
-    write_value(w, value);
+    write_value(w, v);
 }
 
 std::size_t status_size(const trace::Span& span) {
@@ -97,20 +131,28 @@ std::size_t status_size(const trace::Span& span) {
     return message + tag_size(status_code) + varint_size(static_cast<std::uint64_t>(span.status));
 }
 
-std::size_t span_size(const trace::Span& span) {
-    std::size_t n = delimited_size(span_trace_id, 16) + delimited_size(span_span_id, 8);
-    if (!span.tracestate.empty()) n += delimited_size(span_trace_state, span.tracestate.size());
-    if (!trace::is_zero(span.parent_span_id)) n += delimited_size(span_parent_span_id, 8);
-    n += delimited_size(span_name, span.name.size());
-    n += tag_size(span_kind) + varint_size(static_cast<std::uint64_t>(span.kind));
-    n += 2 * (tag_size(span_start_time) + 8);
-    for (const auto& a : span.attributes) n += delimited_size(span_attributes, key_value_size(a.key, a.value));
-    if (span.status != trace::StatusCode::unset) n += delimited_size(span_status, status_size(span));
-    return n + tag_size(span_flags) + 4;
+// Bytes a span's entry can take at most: every varint at its widest, so the buffer is grown
+// once and the span written in one pass (its exact length filled in after, close_late).
+std::size_t span_bound(const trace::Span& span) {
+    constexpr std::size_t field_overhead = 11;  // a tag byte and a 10-byte varint
+    // 13 fields and nested messages (the entry itself, ids, tracestate, name, kind, times,
+    // status, its message and code, flags), rounded up; the ids' 32 bytes, times' 16, flags' 4.
+    std::size_t n = 16 * field_overhead + 32 + 16 + 4 + span.tracestate.size() + span.name.size() +
+                    span.status_message.size();
+    for (const auto& a : span.attributes) {
+        n += 4 * field_overhead + a.key.size() + 8;
+        if (const auto* text = std::get_if<std::string>(&a.value)) n += text->size();
+        else if (const auto* view = std::get_if<trace::StaticText>(&a.value)) n += view->text.size();
+    }
+    return n;
 }
 
+// A span's entry is most often 128 to 16,383 bytes: its length is given two bytes, moved when
+// it needs another number.
+constexpr std::size_t span_length_bytes = 2;
+
 void write_span(WireWriter& w, const trace::Span& span) {
-    w.open(scope_spans_spans, span_size(span));
+    char* const length_at = w.open_late(scope_spans_spans, span_length_bytes);
     w.bytes_field(span_trace_id, bytes_of(span.trace_id));
     w.bytes_field(span_span_id, bytes_of(span.span_id));
     if (!span.tracestate.empty()) w.bytes_field(span_trace_state, span.tracestate);
@@ -127,6 +169,7 @@ void write_span(WireWriter& w, const trace::Span& span) {
     }
     // Every exported span was sampled: its trace flags' sampled bit.
     w.fixed32_field(span_flags, trace::sampled_flag);
+    w.close_late(length_at, span_length_bytes);
 }
 
 // The service.* attributes that are set, in the resource's order.
@@ -163,15 +206,33 @@ std::size_t scope_size(const ServiceResource& resource) {
 
 }  // namespace
 
-void encode_export_request(const ServiceResource& resource, std::span<const trace::Span> spans, std::string& out) {
+void append_spans(std::span<const trace::Span> spans, std::string& out) {
+    std::size_t bound = 0;
+    for (const auto& span : spans) bound += span_bound(span);
+    const std::size_t at = out.size();
+    out.resize(at + bound);
+    WireWriter w(out.data() + at);
+    for (const auto& span : spans) write_span(w, span);
+    out.resize(static_cast<std::size_t>(w.position() - out.data()));
+}
+
+std::string_view encode_spans(std::span<const trace::Span> spans, std::string& scratch) {
+    std::size_t bound = 0;
+    for (const auto& span : spans) bound += span_bound(span);
+    // Grown (and zero filled) only past its largest use: a reused buffer is written over as it is.
+    if (scratch.size() < bound) scratch.resize(bound);
+    WireWriter w(scratch.data());
+    for (const auto& span : spans) write_span(w, span);
+    return {scratch.data(), static_cast<std::size_t>(w.position() - scratch.data())};
+}
+
+void encode_request_head(const ServiceResource& resource, std::size_t spans_bytes, std::string& out) {
     const ResourceAttributes attributes(resource);
-    std::size_t spans_bytes = 0;
-    for (const auto& span : spans) spans_bytes += delimited_size(scope_spans_spans, span_size(span));
     const std::size_t scope_spans = delimited_size(scope_spans_scope, scope_size(resource)) + spans_bytes;
     const std::size_t resource_spans =
         delimited_size(resource_spans_resource, attributes.size()) + delimited_size(resource_spans_scope_spans, scope_spans);
-    // resize_and_overwrite would skip the zero fill; the fill is a memset per batch.
-    out.resize(delimited_size(request_resource_spans, resource_spans));
+    // Everything but the spans' own bytes, which follow it.
+    out.resize(delimited_size(request_resource_spans, resource_spans) - spans_bytes);
     WireWriter w(out.data());
     w.open(request_resource_spans, resource_spans);
     w.open(resource_spans_resource, attributes.size());
@@ -180,8 +241,14 @@ void encode_export_request(const ServiceResource& resource, std::span<const trac
     w.open(scope_spans_scope, scope_size(resource));
     w.bytes_field(scope_name, "ratelimitd");
     if (!resource.version.empty()) w.bytes_field(scope_version, resource.version);
-    for (const auto& span : spans) write_span(w, span);
-    assert(w.position() == out.data() + out.size());  // the sizes and the bytes agree
+    assert(w.position() == out.data() + out.size());
+}
+
+void encode_export_request(const ServiceResource& resource, std::span<const trace::Span> spans, std::string& out) {
+    std::string spans_bytes;
+    append_spans(spans, spans_bytes);
+    encode_request_head(resource, spans_bytes.size(), out);
+    out += spans_bytes;
 }
 
 }  // namespace ratelimitd::otlp

@@ -22,7 +22,7 @@ const char* reported_algorithm(const Call& call) {
     return policy::to_string(call.plan.limits[limit].policy->algorithm);
 }
 
-// What the store said and how: the store span's own attributes.
+// What the store said and how: the store span's own attributes. `store`: a StoreWord's.
 void add_store_attributes(trace::Span& span, const Call& call, std::string_view store) {
     const service::Decision& d = call.decision;
     if (const char* algorithm = reported_algorithm(call)) span.add("ratelimit.algorithm", algorithm);
@@ -32,18 +32,27 @@ void add_store_attributes(trace::Span& span, const Call& call, std::string_view 
         span.add("ratelimit.remaining", w.remaining);
     }
     span.add("ratelimit.cost", static_cast<std::int64_t>(call.plan.cost));
-    span.add("ratelimit.store", std::string(store));
+    span.add("ratelimit.store", trace::StaticText{store});
     span.add("ratelimit.degraded", d.degraded);
     span.add("ratelimit.fail_mode", d.fail_closed ? "deny" : "allow");
     span.add("ratelimit.cache_hit", d.verdict.from_denial_cache);
 }
 
-// The store's name as a span's: the backends' kinds are a fixed set of words.
-const char* store_word(std::string_view store) {
-    for (const char* known : {"redis", "redis-cluster", "embedded"}) {
-        if (store == known) return known;
+// The store's name as a span's: the backends' kinds are a fixed set of words, each with its span
+// name (literals: nothing is built per span).
+struct StoreWord {
+    std::string_view word;
+    std::string_view span_name;
+};
+
+StoreWord store_word(std::string_view store) {
+    static constexpr StoreWord known[] = {{"redis", "ratelimit.store redis"},
+                                          {"redis-cluster", "ratelimit.store redis-cluster"},
+                                          {"embedded", "ratelimit.store embedded"}};
+    for (const StoreWord& k : known) {
+        if (store == k.word) return k;
     }
-    return "other";
+    return {"other", "ratelimit.store other"};
 }
 
 }  // namespace
@@ -59,12 +68,12 @@ void add_call_attributes(trace::Span& span, const Call& call) {
     if (d.shadow_denied) span.add("ratelimit.shadow_denied", true);
 }
 
-trace::Span store_span(const trace::Span& server, const Call& call, std::string_view store,
-                       std::chrono::steady_clock::time_point handed, std::chrono::steady_clock::time_point answered) {
-    const char* word = store_word(store);
-    const bool remote = std::string_view(word) != "embedded";
-    trace::Span span = trace::Tracer::child_span(server, std::string("ratelimit.store ") + word,
-                                                 remote ? trace::SpanKind::client : trace::SpanKind::internal);
+void store_span(trace::Span& span, const trace::Span& server, const Call& call, std::string_view store,
+                std::chrono::steady_clock::time_point handed, std::chrono::steady_clock::time_point answered) {
+    const StoreWord word = store_word(store);
+    const bool remote = word.word != "embedded";
+    trace::Tracer::start_child_span(span, server, word.span_name,
+                                    remote ? trace::SpanKind::client : trace::SpanKind::internal);
     const auto steady_now = std::chrono::steady_clock::now();
     const auto system_now = std::chrono::system_clock::now();
     // Inside its parent by construction (handed after arrival, answered before the answer); the
@@ -73,14 +82,13 @@ trace::Span store_span(const trace::Span& server, const Call& call, std::string_
     span.start_unix_nano = std::max(trace::unix_nanos_of(handed, steady_now, system_now), server.start_unix_nano);
     span.end_unix_nano = std::min(trace::unix_nanos_of(answered, steady_now, system_now), server.end_unix_nano);
     span.start_unix_nano = std::min(span.start_unix_nano, span.end_unix_nano);
-    if (call.problem) return span;
+    if (call.problem) return;
     span.attributes.reserve(trace::typical_attributes);
     if (remote) span.add("db.system.name", "redis");
     if (call.ask != Ask::rls) span.add("ratelimit.policy", call.decision.policy);
     span.add("ratelimit.verdict", call.decision.verdict.allowed ? "allowed" : "denied");
-    add_store_attributes(span, call, store);
+    add_store_attributes(span, call, word.word);
     if (call.decision.degraded) span.status = trace::StatusCode::error;
-    return span;
 }
 
 }  // namespace ratelimitd::road

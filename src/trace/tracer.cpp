@@ -5,6 +5,8 @@
 #include "ratelimitd/trace/traceparent.hpp"
 #include "ratelimitd/trace/tracestate.hpp"
 
+#include <array>
+
 namespace ratelimitd::trace {
 
 std::optional<TracedCheck> Tracer::start(std::string_view traceparent, std::string_view tracestate) const {
@@ -35,14 +37,17 @@ std::uint64_t unix_nanos_of(std::chrono::steady_clock::time_point instant,
     return static_cast<std::uint64_t>((unix_now - age).count());
 }
 
-Span Tracer::server_span(const TracedCheck& check, std::string name, std::chrono::steady_clock::time_point arrived) {
-    Span span;
+void Tracer::start_server_span(Span& span, const TracedCheck& check, std::string_view name,
+                               std::chrono::steady_clock::time_point arrived) {
     span.trace_id = check.trace_id;
     span.span_id = check.span_id;
     span.parent_span_id = check.parent_span_id;
-    span.tracestate = check.tracestate;
-    span.name = std::move(name);
+    span.tracestate.assign(check.tracestate);
+    span.name.assign(name);
     span.kind = SpanKind::server;
+    span.status = StatusCode::unset;
+    span.status_message.clear();
+    span.attributes.clear();
     span.attributes.reserve(typical_attributes);
     const auto steady_now = std::chrono::steady_clock::now();
     const auto system_now = std::chrono::system_clock::now();
@@ -50,18 +55,38 @@ Span Tracer::server_span(const TracedCheck& check, std::string name, std::chrono
     const auto start = arrived == std::chrono::steady_clock::time_point{} ? steady_now : arrived;
     span.start_unix_nano = unix_nanos_of(start, steady_now, system_now);
     span.end_unix_nano = unix_nanos_of(steady_now, steady_now, system_now);
-    return span;
 }
 
-Span Tracer::child_span(const Span& parent, std::string name, SpanKind kind) {
-    Span span;
+void Tracer::start_child_span(Span& span, const Span& parent, std::string_view name, SpanKind kind) {
     span.trace_id = parent.trace_id;
     span.span_id = new_span_id();
     span.parent_span_id = parent.span_id;
-    span.tracestate = parent.tracestate;
-    span.name = std::move(name);
+    span.tracestate.assign(parent.tracestate);
+    span.name.assign(name);
     span.kind = kind;
+    span.start_unix_nano = 0;
+    span.end_unix_nano = 0;
+    span.status = StatusCode::unset;
+    span.status_message.clear();
+    span.attributes.clear();
+}
+
+Span Tracer::server_span(const TracedCheck& check, std::string_view name,
+                         std::chrono::steady_clock::time_point arrived) {
+    Span span;
+    start_server_span(span, check, name, arrived);
     return span;
+}
+
+Span Tracer::child_span(const Span& parent, std::string_view name, SpanKind kind) {
+    Span span;
+    start_child_span(span, parent, name, kind);
+    return span;
+}
+
+std::span<Span, 2> Tracer::thread_spans() noexcept {
+    thread_local std::array<Span, 2> spans;
+    return spans;
 }
 
 }  // namespace ratelimitd::trace

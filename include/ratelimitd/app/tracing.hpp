@@ -4,7 +4,7 @@
 
 #include "ratelimitd/config/settings.hpp"
 #include "ratelimitd/otlp/exporter.hpp"
-#include "ratelimitd/otlp/span_queue.hpp"
+#include "ratelimitd/otlp/encoded_span_queue.hpp"
 #include "ratelimitd/trace/tracer.hpp"
 
 #include <memory>
@@ -26,7 +26,7 @@ public:
     [[nodiscard]] std::string metrics_text() const { return exporter_.metrics_text(); }
 
 private:
-    otlp::SpanQueue queue_;
+    otlp::EncodedSpanQueue queue_;
     trace::Tracer tracer_;
     otlp::Exporter exporter_;
 };

@@ -1,11 +1,13 @@
-// The export thread: every schedule delay (or at stop) it takes batches from the queue and sends
-// each to the collector, OTLP/HTTP protobuf or OTLP/gRPC, retrying a retryable failure with
-// backoff within the timeout. It never touches a check: the queue is all they share.
+// The export thread: every schedule delay, when the queue has a full batch, or at stop, it
+// takes batches (chunks of spans the checks encoded) from the queue and sends each, behind the
+// request head it writes, to the collector, OTLP/HTTP protobuf or OTLP/gRPC, retrying a
+// retryable failure with backoff within the timeout. It never touches a check: the queue is all
+// they share.
 #pragma once
 
 #include "ratelimitd/otlp/exporter_target.hpp"
 #include "ratelimitd/otlp/otlp_encoder.hpp"
-#include "ratelimitd/otlp/span_queue.hpp"
+#include "ratelimitd/otlp/encoded_span_queue.hpp"
 #include "ratelimitd/otlp/transport.hpp"
 
 #include <atomic>
@@ -23,7 +25,7 @@ struct ExporterOptions {
     ExporterTarget target;
     ServiceResource resource;
     std::chrono::milliseconds schedule_delay{1000};  ///< OTEL_BSP_SCHEDULE_DELAY
-    std::size_t max_batch = 512;                     ///< OTEL_BSP_MAX_EXPORT_BATCH_SIZE
+    std::size_t max_batch = 512;                     ///< OTEL_BSP_MAX_EXPORT_BATCH_SIZE: the queue's chunk
     std::chrono::milliseconds timeout{10000};        ///< OTEL_EXPORTER_OTLP_TIMEOUT: one batch, retries included
     int max_attempts = 5;                            ///< a batch's tries before it is dropped (counted)
     std::chrono::milliseconds first_backoff{100};    ///< doubled after each retryable failure
@@ -38,7 +40,7 @@ struct ExporterCounts {
 
 class Exporter {
 public:
-    Exporter(ExporterOptions options, SpanQueue& queue);
+    Exporter(ExporterOptions options, EncodedSpanQueue& queue);
     ~Exporter();  ///< stops: the queued spans get one last export within the timeout
     Exporter(const Exporter&) = delete;
     Exporter& operator=(const Exporter&) = delete;
@@ -53,16 +55,18 @@ public:
 
 private:
     void run();
-    void export_batch(std::vector<trace::Span> batch);
+    void export_batch(const SpanChunk& batch);
 
     ExporterOptions options_;
-    SpanQueue& queue_;
+    EncodedSpanQueue& queue_;
     std::unique_ptr<Transport> transport_;
-    std::string body_;  ///< the batch's OTLP bytes; its capacity is reused by the next batch
+    SpanChunk batch_;   ///< the chunk being sent; its string goes back to the queue for reuse
+    std::string head_;  ///< the batch's request head; its capacity is reused by the next batch
     ExporterCounts counts_;
     std::mutex mutex_;
     std::condition_variable wake_;
     bool stopping_ = false;
+    bool batch_ready_ = false;  ///< the queue holds a full batch: export before the delay ends
     std::thread thread_;
 };
 

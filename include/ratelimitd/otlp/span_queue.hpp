@@ -1,5 +1,7 @@
-// The bounded queue between the checks and the exporter: a check's spans are appended under a
-// short lock or, when the queue is full, dropped and counted. A check never waits for export.
+// A bounded queue of span objects: a check's spans are appended under a short lock or, when the
+// queue is full, dropped and counted. The exporter no longer reads it (it drains
+// EncodedSpanQueue, whose spans are encoded at submit); it is kept for a sink that must hold
+// spans as objects, and its unit test still holds it to the same all-or-none contract.
 #pragma once
 
 #include "ratelimitd/trace/span_sink.hpp"

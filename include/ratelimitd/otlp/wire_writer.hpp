@@ -1,7 +1,8 @@
 // Protocol Buffers' wire format written by hand (the encoding spec: varints, fixed64/fixed32,
 // length-delimited fields), so a span becomes OTLP bytes without a message object or an
-// allocation per field. Two passes: the *_size functions give a message's length (written
-// before its body), then WireWriter stores the bytes through a raw cursor into a buffer already
+// allocation per field. The *_size functions give a message's length (written before its
+// body) where it is cheap to know; a span's, known only once written, is filled in after
+// (open_late/close_late). WireWriter stores the bytes through a raw cursor into a buffer already
 // sized for them: no bounds check or reallocation per byte.
 #pragma once
 
@@ -30,47 +31,82 @@ namespace ratelimitd::otlp {
     return tag_size(field) + varint_size(length) + length;
 }
 
+/// Every member is forced inline: a span's attributes make a dozen calls each, and their field
+/// numbers are constants the compiler folds into single tag bytes once inlined.
 class WireWriter {
 public:
     /// Writes from `at`; the caller sized the buffer with the *_size functions.
     explicit WireWriter(char* at) noexcept : at_(at) {}
 
     /// Wire types 0 (varint), 1 (64-bit), 2 (length-delimited), 5 (32-bit).
-    void varint_field(std::uint32_t field, std::uint64_t value) noexcept {
+    [[gnu::always_inline]] void varint_field(std::uint32_t field, std::uint64_t value) noexcept {
         tag(field, 0);
         varint(value);
     }
-    void fixed64_field(std::uint32_t field, std::uint64_t value) noexcept {
+    [[gnu::always_inline]] void fixed64_field(std::uint32_t field, std::uint64_t value) noexcept {
         tag(field, 1);
         little_endian(value, 8);
     }
-    void fixed32_field(std::uint32_t field, std::uint32_t value) noexcept {
+    [[gnu::always_inline]] void fixed32_field(std::uint32_t field, std::uint32_t value) noexcept {
         tag(field, 5);
         little_endian(value, 4);
     }
-    void bytes_field(std::uint32_t field, std::string_view bytes) noexcept {
+    [[gnu::always_inline]] void bytes_field(std::uint32_t field, std::string_view bytes) noexcept {
         open(field, bytes.size());
         std::memcpy(at_, bytes.data(), bytes.size());
         at_ += bytes.size();
     }
     /// A nested message's tag and length; its `length` bytes of fields follow.
-    void open(std::uint32_t field, std::size_t length) noexcept {
+    [[gnu::always_inline]] void open(std::uint32_t field, std::size_t length) noexcept {
         tag(field, 2);
         varint(length);
+    }
+
+    /// A nested message whose length is known only once it is written: its tag, then
+    /// `reserved` bytes for the length, filled by close_late.
+    [[nodiscard]] char* open_late(std::uint32_t field, std::size_t reserved) noexcept {
+        tag(field, 2);
+        char* length_at = at_;
+        at_ += reserved;
+        return length_at;
+    }
+    /// The length of what was written since open_late, put in its place. A length that needs
+    /// another number of bytes than were reserved moves the body (protobuf's varints are
+    /// minimal: the bytes must be those a generated class writes).
+    void close_late(char* length_at, std::size_t reserved) noexcept {
+        const std::size_t length = static_cast<std::size_t>(at_ - (length_at + reserved));
+        const std::size_t needed = varint_size(length);
+        if (needed != reserved) {
+            std::memmove(length_at + needed, length_at + reserved, length);
+            at_ = length_at + needed + length;
+        }
+        char* const end = at_;
+        at_ = length_at;
+        varint(length);
+        at_ = end;
+    }
+
+    /// One byte, or bytes, as they are: for a caller that knows a tag or a length fits one byte.
+    [[gnu::always_inline]] void byte(std::uint8_t b) noexcept { *at_++ = static_cast<char>(b); }
+    [[gnu::always_inline]] void raw(std::string_view bytes) noexcept {
+        std::memcpy(at_, bytes.data(), bytes.size());
+        at_ += bytes.size();
     }
 
     [[nodiscard]] char* position() const noexcept { return at_; }
 
 private:
-    void tag(std::uint32_t field, std::uint32_t wire_type) noexcept { varint(std::uint64_t{field} << 3 | wire_type); }
-    void varint(std::uint64_t value) noexcept {
+    [[gnu::always_inline]] void tag(std::uint32_t field, std::uint32_t wire_type) noexcept {
+        varint(std::uint64_t{field} << 3 | wire_type);
+    }
+    [[gnu::always_inline]] void varint(std::uint64_t value) noexcept {
         while (value >= 0x80) {
             *at_++ = static_cast<char>((value & 0x7f) | 0x80);
             value >>= 7;
         }
         *at_++ = static_cast<char>(value);
     }
-    void little_endian(std::uint64_t value, int bytes) noexcept {
+    [[gnu::always_inline]] void little_endian(std::uint64_t value, int bytes) noexcept {
         for (int i = 0; i < bytes; ++i) *at_++ = static_cast<char>(value >> (8 * i));
     }
 

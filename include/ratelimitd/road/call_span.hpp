@@ -27,8 +27,8 @@ void add_call_attributes(trace::Span& span, const Call& call);
 /// ratelimit.policy (or ratelimit.domain, as the server span names it), ratelimit.verdict,
 /// ratelimit.algorithm, ratelimit.limit, ratelimit.remaining, ratelimit.cost, ratelimit.degraded,
 /// ratelimit.fail_mode and ratelimit.cache_hit; a refused call (no store asked) has none.
-[[nodiscard]] trace::Span store_span(const trace::Span& server, const Call& call, std::string_view store,
-                                     std::chrono::steady_clock::time_point handed,
-                                     std::chrono::steady_clock::time_point answered);
+/// Written into `span` (Tracer::start_child_span: a reused span keeps its storage).
+void store_span(trace::Span& span, const trace::Span& server, const Call& call, std::string_view store,
+                std::chrono::steady_clock::time_point handed, std::chrono::steady_clock::time_point answered);
 
 }  // namespace ratelimitd::road

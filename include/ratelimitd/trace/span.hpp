@@ -50,13 +50,14 @@ struct Span {
     std::string status_message;
     std::vector<Attribute> attributes;
 
-    void add(std::string_view key, std::string value) { attributes.push_back({key, std::move(value)}); }
-    void add(std::string_view key, std::int64_t value) { attributes.push_back({key, value}); }
-    void add(std::string_view key, bool value) { attributes.push_back({key, value}); }
+    // emplace_back: the attribute's value is made in place (no temporary Attribute moved in).
+    void add(std::string_view key, std::string value) { attributes.emplace_back(key, std::move(value)); }
+    void add(std::string_view key, std::int64_t value) { attributes.emplace_back(key, value); }
+    void add(std::string_view key, bool value) { attributes.emplace_back(key, value); }
     /// `value` must be of static storage (a literal or an enum's name); a string literal would
     /// otherwise pick the bool overload.
-    void add(std::string_view key, const char* value) { attributes.push_back({key, StaticText{value}}); }
-    void add(std::string_view key, StaticText value) { attributes.push_back({key, value}); }
+    void add(std::string_view key, const char* value) { attributes.emplace_back(key, StaticText{value}); }
+    void add(std::string_view key, StaticText value) { attributes.emplace_back(key, value); }
 };
 
 }  // namespace ratelimitd::trace

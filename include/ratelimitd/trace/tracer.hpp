@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <optional>
+#include <span>
 #include <string_view>
 
 namespace ratelimitd::trace {
@@ -29,12 +30,23 @@ public:
     [[nodiscard]] std::optional<TracedCheck> start(std::string_view traceparent, std::string_view tracestate) const;
 
     /// A server span of `check`, from `arrived` (the request's steady instant) to now, in Unix time.
-    [[nodiscard]] static Span server_span(const TracedCheck& check, std::string name,
+    [[nodiscard]] static Span server_span(const TracedCheck& check, std::string_view name,
                                           std::chrono::steady_clock::time_point arrived);
     /// A child of the server span `parent`.
-    [[nodiscard]] static Span child_span(const Span& parent, std::string name, SpanKind kind);
+    [[nodiscard]] static Span child_span(const Span& parent, std::string_view name, SpanKind kind);
+
+    /// server_span and child_span into a span that is reused: its strings and attribute list are
+    /// emptied, not freed, so a thread that traced one check allocates nothing for the next.
+    static void start_server_span(Span& span, const TracedCheck& check, std::string_view name,
+                                  std::chrono::steady_clock::time_point arrived);
+    static void start_child_span(Span& span, const Span& parent, std::string_view name, SpanKind kind);
+
+    /// The calling thread's two spans for a check (its server span and its store call's), reused
+    /// through start_*_span and lent to submit_view: a door traces one check at a time per thread.
+    [[nodiscard]] static std::span<Span, 2> thread_spans() noexcept;
 
     void submit(std::vector<Span>&& spans) const noexcept { sink_.submit(std::move(spans)); }
+    void submit_view(std::span<const Span> spans) const noexcept { sink_.submit_view(spans); }
 
 private:
     Sampler sampler_;
