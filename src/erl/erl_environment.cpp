@@ -6,6 +6,7 @@
 #include "ratelimitd/core/percent.hpp"
 #include "ratelimitd/core/quote.hpp"
 #include "ratelimitd/erl/erl_tracing.hpp"
+#include "ratelimitd/erl/erl_notify_file.hpp"
 #include "ratelimitd/erl/erl_variables.hpp"
 #include "ratelimitd/erl/go_values.hpp"
 
@@ -457,6 +458,16 @@ void map_config_source(const ErlReader& r, const std::string& cwd, ErlMode& out)
     out.healthcheck_needs_domain = r.flag("HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED");
 }
 
+/// RATELIMITD_ERL_NOTIFY_FILE: only its path here; the file is read with the config, at start
+/// and at each reload (runtime_directory.cpp).
+void map_notify_file(const ErlReader& r, const std::string& cwd, ErlMode& out) {
+    const auto path = r.own(notify_file_variable);
+    if (!path) return;
+    if (path->empty()) refuse(notify_file_variable, "expected a file holding a notify: section, got an empty value");
+    const fs::path p(*path);
+    out.notify_file = (p.is_relative() ? fs::path(cwd) / p : p).lexically_normal().string();
+}
+
 }  // namespace
 
 std::string RuntimeLayout::config_directory() const {
@@ -475,6 +486,7 @@ result<ErlMode> map_erl_environment(const config::EnvLookup& env, const std::str
         map_keys(reader, out);
         map_store_error(reader, out);
         map_config_source(reader, cwd, out);
+        map_notify_file(reader, cwd, out);
         return out;
     } catch (const Refusal& e) {
         return Problem{errc::invalid_request, e.what()};

@@ -436,8 +436,11 @@ void CheckService::offer_crossings(const Decision& d, const policy::CheckPlan& p
         const auto& rule = limit.policy->notify;
         if (!rule) continue;
         const std::string plan_of_tenant = plan_name(plan, limit);
+        // A key that names its window (an aligned Envoy domain rule's) outranks the reply: the
+        // counter's own TTL runs from its first charge, the window from the unit's boundary.
+        const std::int64_t window_end_ms = limit.window_end_ms != 0 ? limit.window_end_ms : w.window_end_ms;
         if (w.debt_passed > 0) {
-            Crossing c{rule, 0, limit.tenant, plan.scope, w.limit, 0, w.window_end_ms};
+            Crossing c{rule, 0, limit.tenant, plan.scope, w.limit, 0, window_end_ms};
             c.debt = w.debt_passed;
             describe_window(c, w, plan_of_tenant);
             sink_->offer(std::move(c));
@@ -445,7 +448,7 @@ void CheckService::offer_crossings(const Decision& d, const policy::CheckPlan& p
         for (std::size_t bit = 0; bit < rule->at.size() && bit < policy::max_notify_thresholds; ++bit) {
             if ((w.crossed & (1u << bit)) == 0) continue;
             Crossing c{rule, rule->at[bit], limit.tenant, plan.scope, w.limit,
-                       std::max<std::int64_t>(0, w.limit - w.remaining), w.window_end_ms};
+                       std::max<std::int64_t>(0, w.limit - w.remaining), window_end_ms};
             describe_window(c, w, plan_of_tenant);
             sink_->offer(std::move(c));
         }

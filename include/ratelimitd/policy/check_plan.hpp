@@ -58,6 +58,13 @@ struct PlannedLimit {
     /// is the answer's to say (every quota descriptor over, rls::build_response).
     bool quota = false;
 
+    /// The window its key names, when the key carries one (an Envoy domain rule's fixed window
+    /// aligned to its unit, with either key layout): its end in epoch ms, by the clock the key
+    /// was cut from. The counter lives in that key only while the window lasts, so a quota
+    /// webhook event names this window, not the counter's TTL (which runs from its first
+    /// charge). 0: the store's reply says where the window ends.
+    std::int64_t window_end_ms = 0;
+
     /// Evaluated and counted, but never denies the store's verdict (Policy::shadow, or quota).
     [[nodiscard]] bool shadow() const noexcept { return policy->shadow || quota; }
     /// A store failure denies rather than allows (on_store_error: deny).
