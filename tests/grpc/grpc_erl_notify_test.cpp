@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -148,6 +149,33 @@ TEST_F(ErlNotify, ACrossingCallIsStillOneScriptCall) {
     EXPECT_EQ(command_calls(redis_, "set") - sets, 1) << "the 80 % marker";
     ASSERT_TRUE(wait_until([&] { return receiver.count() == 1; }, 20s));
     EXPECT_EQ(events_of(receiver.requests(), "cal").size(), 1u);
+}
+
+// SIGHUP reloads the file with the runtime directory; a bad one is refused and the one in force
+// stays.
+TEST_F(ErlNotify, SighupRereadsTheFileAndABadOneLeavesTheThresholdsInForce) {
+    WebhookReceiver receiver;
+    write_notify(notify_section(receiver.url()));
+    serve();
+    std::string section = notify_section(receiver.url());
+    section.replace(section.find("[0.8, 1.0]"), 10, "[0.5]");
+    write_notify(section);
+    process_.signal(SIGHUP);
+    ASSERT_FALSE(process_.wait_for_log("reloaded ", process_start_bound).empty()) << process_.log();
+    EXPECT_EQ(call("erl", {{{"user", "half"}}}, {11}).overall_code(), RlsResponse::OK);
+    ASSERT_TRUE(wait_until([&] { return receiver.count() == 1; }, 20s));
+    ASSERT_EQ(events_of(receiver.requests(), "half").size(), 1u);
+    EXPECT_EQ(events_of(receiver.requests(), "half")[0]["threshold"], 0.5);
+
+    write_notify(notify_section(receiver.url(), "tiny-secret"));
+    process_.signal(SIGHUP);
+    ASSERT_FALSE(process_.wait_for_log("reload refused", process_start_bound).empty()) << process_.log();
+    EXPECT_NE(process_.log().find("notify.targets.ops.secret: expected at least 16 bytes, got 11"), std::string::npos)
+        << process_.log();
+    EXPECT_EQ(call("erl", {{{"user", "still"}}}, {11}).overall_code(), RlsResponse::OK);
+    ASSERT_TRUE(wait_until([&] { return receiver.count() == 2; }, 20s));
+    ASSERT_EQ(events_of(receiver.requests(), "still").size(), 1u);
+    EXPECT_EQ(events_of(receiver.requests(), "still")[0]["threshold"], 0.5) << "the file in force before";
 }
 
 TEST_F(ErlNotify, ABadFileStopsTheStartNamingTheFileAndWhatIsWrongButNoSecret) {

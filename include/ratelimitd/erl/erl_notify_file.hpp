@@ -21,7 +21,7 @@ inline constexpr std::string_view notify_file_variable = "RATELIMITD_ERL_NOTIFY_
 inline constexpr std::size_t max_notify_file_bytes = 1024 * 1024;
 
 /// `config_text` (ERL mode's config tree, JSON without a `notify` key) with the `notify:`
-/// section of the file at `path` added. The file (YAML, or JSON by its .json extension) must be
+/// section of the file at `path` added. The file (.yaml, .yml or .json, as a native one) must be
 /// a map whose one key is `notify`. Throws policy::ConfigError naming the variable and the file
 /// (unreadable, too large, not YAML, another key); never echoes a value of the section.
 [[nodiscard]] std::string with_notify_file(const std::string& config_text, const std::string& path);
