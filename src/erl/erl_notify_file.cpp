@@ -22,16 +22,23 @@ std::string named(const std::string& path) { return std::string(notify_file_vari
 std::string with_notify_file(const std::string& config_text, const std::string& path) {
     std::string text;
     policy::ConfigTree file;
+    // The reader's own messages name the path already (what it could not read, or where the
+    // syntax broke): said of the variable too.
+    const auto of_variable = [](const policy::ConfigError& e) {
+        return policy::ConfigError(std::string(notify_file_variable) + ": " + e.what());
+    };
     try {
         text = policy::read_config_file(path);
-        if (text.size() > max_notify_file_bytes) {
-            refuse(path, "larger than " + std::to_string(max_notify_file_bytes / 1024) + " KiB");
-        }
+    } catch (const policy::ConfigError& e) {
+        throw of_variable(e);
+    }
+    if (text.size() > max_notify_file_bytes) {
+        refuse(path, "larger than " + std::to_string(max_notify_file_bytes / 1024) + " KiB");
+    }
+    try {
         file = policy::read_config_tree(text, path);
     } catch (const policy::ConfigError& e) {
-        // The reader's own message names the path already (what it could not read, or where
-        // the syntax broke): said of the variable too.
-        throw policy::ConfigError(std::string(notify_file_variable) + ": " + e.what());
+        throw of_variable(e);
     }
     if (!file.is_object() || file.size() != 1 || !file.contains("notify")) {
         // Only the shape is named, never a value: the section holds the targets' secrets.
