@@ -458,16 +458,6 @@ void map_config_source(const ErlReader& r, const std::string& cwd, ErlMode& out)
     out.healthcheck_needs_domain = r.flag("HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED");
 }
 
-/// RATELIMITD_ERL_NOTIFY_FILE: only its path here; the file is read with the config, at start
-/// and at each reload (runtime_directory.cpp).
-void map_notify_file(const ErlReader& r, const std::string& cwd, ErlMode& out) {
-    const auto path = r.own(notify_file_variable);
-    if (!path) return;
-    if (path->empty()) refuse(notify_file_variable, "expected a file holding a notify: section, got an empty value");
-    const fs::path p(*path);
-    out.notify_file = (p.is_relative() ? fs::path(cwd) / p : p).lexically_normal().string();
-}
-
 }  // namespace
 
 std::string RuntimeLayout::config_directory() const {
@@ -486,7 +476,7 @@ result<ErlMode> map_erl_environment(const config::EnvLookup& env, const std::str
         map_keys(reader, out);
         map_store_error(reader, out);
         map_config_source(reader, cwd, out);
-        map_notify_file(reader, cwd, out);
+        if (auto file = notify_file_path(env, cwd)) out.notify_file = std::move(*file); else return file.error();
         return out;
     } catch (const Refusal& e) {
         return Problem{errc::invalid_request, e.what()};

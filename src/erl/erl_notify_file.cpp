@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+
 namespace ratelimitd::erl {
 namespace {
 
@@ -18,6 +20,17 @@ std::string named(const std::string& path) { return std::string(notify_file_vari
 }
 
 }  // namespace
+
+result<std::string> notify_file_path(const config::EnvLookup& env, const std::string& cwd) {
+    const char* value = env(std::string(notify_file_variable).c_str());
+    if (value == nullptr) return std::string();
+    if (*value == '\0') {
+        return Problem{errc::invalid_request, std::string(notify_file_variable) +
+                                                  ": expected a file holding a notify: section, got an empty value"};
+    }
+    const std::filesystem::path p(value);
+    return (p.is_relative() ? std::filesystem::path(cwd) / p : p).lexically_normal().string();
+}
 
 std::string with_notify_file(const std::string& config_text, const std::string& path) {
     std::string text;

@@ -436,10 +436,8 @@ void CheckService::offer_crossings(const Decision& d, const policy::CheckPlan& p
         const auto& rule = limit.policy->notify;
         if (!rule) continue;
         const std::string plan_of_tenant = plan_name(plan, limit);
-        // A key that names its window (an aligned Envoy domain rule's) outranks the reply: the
-        // counter's own TTL runs from its first charge, the window from the unit's boundary.
-        const std::int64_t window_end_ms =
-            limit.window_end_s != 0 ? std::int64_t{limit.window_end_s} * 1000 : w.window_end_ms;
+        // An aligned Envoy rule's key names its window; its counter's TTL runs from the first charge.
+        const std::int64_t window_end_ms = limit.window_end_s ? limit.window_end_s * 1000LL : w.window_end_ms;
         if (w.debt_passed > 0) {
             Crossing c{rule, 0, limit.tenant, plan.scope, w.limit, 0, window_end_ms};
             c.debt = w.debt_passed;

@@ -5,6 +5,8 @@
 // domain rules are read and refused by the very code that reads a native file's.
 #pragma once
 
+#include "ratelimitd/config/resolve.hpp"
+#include "ratelimitd/core/error.hpp"
 #include "ratelimitd/policy/policy.hpp"
 
 #include <cstddef>
@@ -19,6 +21,11 @@ inline constexpr std::string_view notify_file_variable = "RATELIMITD_ERL_NOTIFY_
 
 /// The file's bound: a notify section of even a thousand targets and rules is far smaller.
 inline constexpr std::size_t max_notify_file_bytes = 1024 * 1024;
+
+/// RATELIMITD_ERL_NOTIFY_FILE's path, absolute (a relative one from `cwd`); "" when unset. An
+/// empty value is refused (invalid_request) by name. Only the path: the file is read with the
+/// config, at start and at each reload (runtime_directory.cpp).
+[[nodiscard]] result<std::string> notify_file_path(const config::EnvLookup& env, const std::string& cwd);
 
 /// `config_text` (ERL mode's config tree, JSON without a `notify` key) with the `notify:`
 /// section of the file at `path` added. The file (.yaml, .yml or .json, as a native one) must be
