@@ -6,6 +6,7 @@
 #include "ratelimitd/core/percent.hpp"
 #include "ratelimitd/core/quote.hpp"
 #include "ratelimitd/erl/erl_tracing.hpp"
+#include "ratelimitd/erl/erl_notify_file.hpp"
 #include "ratelimitd/erl/erl_variables.hpp"
 #include "ratelimitd/erl/go_values.hpp"
 
@@ -475,6 +476,7 @@ result<ErlMode> map_erl_environment(const config::EnvLookup& env, const std::str
         map_keys(reader, out);
         map_store_error(reader, out);
         map_config_source(reader, cwd, out);
+        if (auto file = notify_file_path(env, cwd)) out.notify_file = std::move(*file); else return file.error();
         return out;
     } catch (const Refusal& e) {
         return Problem{errc::invalid_request, e.what()};

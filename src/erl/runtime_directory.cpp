@@ -4,6 +4,7 @@
 
 #include "ratelimitd/core/log_value.hpp"
 #include "ratelimitd/core/quote.hpp"
+#include "ratelimitd/erl/erl_notify_file.hpp"
 #include "ratelimitd/policy/config_error.hpp"
 #include "ratelimitd/policy/envoy_config_section.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
@@ -92,8 +93,15 @@ std::string erl_config_text(const ErlMode& mode, const std::vector<std::string>&
 
 policy::Config load_erl_config(const ErlMode& mode) {
     const auto files = mode.runtime ? runtime_config_files(*mode.runtime) : std::vector<std::string>{};
-    auto config = policy::parse_config(erl_config_text(mode, files), erl_config_name,
-                                       policy::LoadOptions{.envoy_rules_from_xds = !mode.runtime.has_value()});
+    const policy::LoadOptions options{.envoy_rules_from_xds = !mode.runtime.has_value()};
+    auto config = mode.notify_file.empty()
+                      ? policy::parse_config(erl_config_text(mode, files), erl_config_name, options)
+                      : said_of_notify_file(
+                            [&] {
+                                return policy::parse_config(with_notify_file(erl_config_text(mode, files), mode.notify_file),
+                                                            erl_config_name, options);
+                            },
+                            mode.notify_file, erl_config_name);
     if (mode.runtime) log_loaded(files, config.registry);
     return config;
 }

@@ -169,6 +169,7 @@ void add_limit(RlsPlan& out, RlsDescriptorPlan& dp, Counter counter, std::uint32
         }
     }
     PlannedLimit limit{counter.policy, std::move(counter.values), {}, cost, cost == 0};
+    if (counter.aligned) limit.window_end_s = static_cast<std::uint32_t>(dp.window_end_s);
     limit.windows.push_back(KeyedWindow{counter.policy, std::move(key)});
     dp.limit = out.check.limits.size();
     out.check.limits.push_back(std::move(limit));
@@ -195,6 +196,7 @@ void add_erl_limit(RlsPlan& out, RlsDescriptorPlan& dp, const Counter& counter, 
         std::make_unique<const Policy>(erl_policy(*counter.policy, dp.requests_per_unit, dp.unit, keys.jitter)));
     const Policy* policy = out.override_policies.back().get();
     PlannedLimit limit{policy, counter.values, {}, cost, cost == 0};
+    limit.window_end_s = static_cast<std::uint32_t>(dp.window_end_s);
     limit.windows.push_back(KeyedWindow{policy, std::move(key)});
     dp.limit = out.check.limits.size();
     out.check.limits.push_back(std::move(limit));

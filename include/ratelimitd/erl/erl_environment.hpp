@@ -64,6 +64,9 @@ struct ErlMode {
     bool healthcheck_needs_domain = false;         ///< HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED
     bool healthcheck_pings_store = false;          ///< REDIS_HEALTH_CHECK_ACTIVE_CONNECTION
     std::vector<std::string> warnings;             ///< said at start (DogStatsD, tracing, ...)
+    /// RATELIMITD_ERL_NOTIFY_FILE (erl_notify_file.hpp), absolute: its `notify:` section joins the
+    /// config each time it is loaded; empty: no quota webhooks, as envoyproxy/ratelimit has none.
+    std::string notify_file;
     ErlStatsSetup stats;
 };
 

@@ -24,7 +24,7 @@ struct KeyedWindow {
 using KeyedWindows = boost::container::small_vector<KeyedWindow, 1>;
 
 /// How one limit takes part in a decision of several (Store::apply_all).
-enum class Part {
+enum class Part : std::uint8_t {
     /// Admits its cost or denies; charged only when every `decide` and `ask` limit admits.
     decide,
     /// Cost 0: admits while at least one unit is left, never charged (an Envoy descriptor's own
@@ -57,6 +57,15 @@ struct PlannedLimit {
     /// enforced limit, but the store's verdict never denies on it; whether the call is over
     /// is the answer's to say (every quota descriptor over, rls::build_response).
     bool quota = false;
+
+    /// The window its key names, when the key carries one (an Envoy domain rule's fixed window
+    /// aligned to its unit, with either key layout): its end in epoch ms, by the clock the key
+    /// was cut from. The counter lives in that key only while the window lasts, so a quota
+    /// webhook event names this window, not the counter's TTL (which runs from its first
+    /// charge). 0: the store's reply says where the window ends. Epoch seconds in 32 bits (they
+    /// last to 2106): with Part in a byte the limit stays the size it was, so the frame of a
+    /// waiting call still fits Asio's recycling cache (road.hpp).
+    std::uint32_t window_end_s = 0;
 
     /// Evaluated and counted, but never denies the store's verdict (Policy::shadow, or quota).
     [[nodiscard]] bool shadow() const noexcept { return policy->shadow || quota; }
