@@ -102,5 +102,15 @@ target_link_libraries(rl_xds PUBLIC rl_policy rl_grpc_proto PRIVATE spdlog::spdl
 
 # Trace export (src/otlp/): spans queued by the doors (rl_trace), batched and sent as OTLP/HTTP
 # protobuf or OTLP/gRPC from a thread of its own (docs/tracing.md).
-rl_module(rl_otlp otlp)
-target_link_libraries(rl_otlp PUBLIC rl_trace rl_grpc_proto rl_boost PRIVATE OpenSSL::SSL OpenSSL::Crypto spdlog::spdlog)
+# Two libraries: a traced check pays the spans' encoding and queueing on its own thread
+# (rl_otlp, optimised like the rest); the batching and sending (rl_otlp_send: the exporter, its
+# target, the HTTP/TLS and gRPC transports) run on the exporter's thread, off every check's path,
+# and compile at -O1 (rl_off_check_path in CMakeLists.txt).
+set(otlp_send_sources exporter exporter_target http_transport grpc_transport span_queue)
+list(TRANSFORM otlp_send_sources PREPEND ${PROJECT_SOURCE_DIR}/src/otlp/)
+list(TRANSFORM otlp_send_sources APPEND .cpp)
+rl_module(rl_otlp otlp EXCLUDING ${otlp_send_sources})
+target_link_libraries(rl_otlp PUBLIC rl_trace rl_grpc_proto rl_boost)
+add_library(rl_otlp_send STATIC ${otlp_send_sources})
+rl_unity_batches(rl_otlp_send)
+target_link_libraries(rl_otlp_send PUBLIC rl_otlp PRIVATE rl_warnings OpenSSL::SSL OpenSSL::Crypto spdlog::spdlog)
