@@ -6,6 +6,7 @@
 // sized for them: no bounds check or reallocation per byte.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -53,8 +54,7 @@ public:
     }
     [[gnu::always_inline]] void bytes_field(std::uint32_t field, std::string_view bytes) noexcept {
         open(field, bytes.size());
-        std::memcpy(at_, bytes.data(), bytes.size());
-        at_ += bytes.size();
+        copy(bytes.data(), bytes.size());
     }
     /// A nested message's tag and length; its `length` bytes of fields follow.
     [[gnu::always_inline]] void open(std::uint32_t field, std::size_t length) noexcept {
@@ -88,10 +88,7 @@ public:
 
     /// One byte, or bytes, as they are: for a caller that knows a tag or a length fits one byte.
     [[gnu::always_inline]] void byte(std::uint8_t b) noexcept { *at_++ = static_cast<char>(b); }
-    [[gnu::always_inline]] void raw(std::string_view bytes) noexcept {
-        std::memcpy(at_, bytes.data(), bytes.size());
-        at_ += bytes.size();
-    }
+    [[gnu::always_inline]] void raw(std::string_view bytes) noexcept { copy(bytes.data(), bytes.size()); }
 
     [[nodiscard]] char* position() const noexcept { return at_; }
 
@@ -107,7 +104,35 @@ private:
         *at_++ = static_cast<char>(value);
     }
     [[gnu::always_inline]] void little_endian(std::uint64_t value, int bytes) noexcept {
-        for (int i = 0; i < bytes; ++i) *at_++ = static_cast<char>(value >> (8 * i));
+        if constexpr (std::endian::native == std::endian::little) {
+            std::memcpy(at_, &value, static_cast<std::size_t>(bytes));  // one store: `bytes` is a constant here
+            at_ += bytes;
+        } else {
+            for (int i = 0; i < bytes; ++i) *at_++ = static_cast<char>(value >> (8 * i));
+        }
+    }
+    // A span's keys, names and values are mostly 4 to 64 bytes: copied by two overlapping
+    // loads and stores of a fixed width, inline, where a memcpy call (its PLT stub and its size
+    // dispatch) cost about as much again. Longer ones go to memcpy.
+    [[gnu::always_inline]] void copy(const char* from, std::size_t n) noexcept {
+        if (n > 64) std::memcpy(at_, from, n);
+        else if (n >= 32) overlapping<32>(from, n);
+        else if (n >= 16) overlapping<16>(from, n);
+        else if (n >= 8) overlapping<8>(from, n);
+        else if (n >= 4) overlapping<4>(from, n);
+        else
+            for (std::size_t i = 0; i < n; ++i) at_[i] = from[i];
+        at_ += n;
+    }
+    // Bytes [0, width) and [n - width, n) of `from` (width <= n <= 2 * width): all of it.
+    template <std::size_t width>
+    [[gnu::always_inline]] void overlapping(const char* from, std::size_t n) noexcept {
+        char head[width];
+        char tail[width];
+        std::memcpy(head, from, width);
+        std::memcpy(tail, from + n - width, width);
+        std::memcpy(at_, head, width);
+        std::memcpy(at_ + n - width, tail, width);
     }
 
     char* at_;

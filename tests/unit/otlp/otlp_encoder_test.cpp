@@ -104,6 +104,29 @@ TEST(OtlpEncoder, TheBytesAreTheGeneratedClassesOwnSerialization) {
     EXPECT_EQ(decoded.resource_spans(0).resource().attributes(2).value().string_value(), "pod-1");
 }
 
+TEST(OtlpEncoder, KeysAndValuesOfEveryLengthUpToPastTheInlineCopiesComeBackWhole) {
+    // WireWriter copies up to 64 bytes inline, as two overlapping stores of 4, 8, 16 or 32
+    // bytes, and longer ones with memcpy: every length across each boundary, no two bytes alike
+    // in a row, so a store at a wrong offset shows.
+    std::vector<std::string> texts;
+    for (std::size_t n = 0; n <= 130; ++n) {
+        std::string text(n, ' ');
+        for (std::size_t i = 0; i < n; ++i) text[i] = static_cast<char>('a' + (n + i) % 26);
+        texts.push_back(text);
+    }
+    trace::Span span;
+    for (const auto& text : texts) span.add(text, std::string(text));
+    std::string bytes;
+    otlp::encode_export_request({}, std::vector<trace::Span>{span}, bytes);
+    const auto decoded = decode(bytes).resource_spans(0).scope_spans(0).spans(0);
+    ASSERT_EQ(static_cast<std::size_t>(decoded.attributes_size()), texts.size());
+    for (std::size_t n = 0; n < texts.size(); ++n) {
+        const auto& attribute = decoded.attributes(static_cast<int>(n));
+        EXPECT_EQ(attribute.key(), texts[n]) << n;
+        EXPECT_EQ(attribute.value().string_value(), texts[n]) << n;
+    }
+}
+
 TEST(OtlpEncoder, TheBufferIsReusedAndHoldsOnlyTheLastBatch) {
     const std::vector<trace::Span> two{full_span(), full_span()};
     const std::vector<trace::Span> one{full_span()};
