@@ -29,7 +29,8 @@ const check::WindowState* Decision::window_of(std::size_t limit) const {
 
 namespace {
 
-void append_listed(std::string& list, std::string_view item) {
+template <typename Text>
+void append_listed(Text& list, std::string_view item) {
     if (!list.empty()) list += ',';
     list += item;
 }
@@ -439,14 +440,14 @@ void CheckService::offer_crossings(const Decision& d, const policy::CheckPlan& p
         // An aligned Envoy rule's key names its window; its counter's TTL runs from the first charge.
         const std::int64_t window_end_ms = limit.window_end_s ? limit.window_end_s * 1000LL : w.window_end_ms;
         if (w.debt_passed > 0) {
-            Crossing c{rule, 0, limit.tenant, plan.scope, w.limit, 0, window_end_ms};
+            Crossing c{rule, 0, limit.tenant.str(), plan.scope, w.limit, 0, window_end_ms};
             c.debt = w.debt_passed;
             describe_window(c, w, plan_of_tenant);
             sink_->offer(std::move(c));
         }
         for (std::size_t bit = 0; bit < rule->at.size() && bit < policy::max_notify_thresholds; ++bit) {
             if ((w.crossed & (1u << bit)) == 0) continue;
-            Crossing c{rule, rule->at[bit], limit.tenant, plan.scope, w.limit,
+            Crossing c{rule, rule->at[bit], limit.tenant.str(), plan.scope, w.limit,
                        std::max<std::int64_t>(0, w.limit - w.remaining), window_end_ms};
             describe_window(c, w, plan_of_tenant);
             sink_->offer(std::move(c));
