@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 namespace ratelimitd::policy {
@@ -73,6 +74,14 @@ bool is_canonical_ipv4(std::string_view s) noexcept {
     }
 }
 
+/// The two lower-case hex digits of every byte value.
+constexpr auto hex_pairs = [] {
+    constexpr std::string_view digits = "0123456789abcdef";
+    std::array<std::array<char, 2>, 256> pairs{};
+    for (std::size_t b = 0; b < pairs.size(); ++b) pairs[b] = {digits[b >> 4], digits[b & 0x0f]};
+    return pairs;
+}();
+
 bool is_trusted(const std::vector<Cidr>& trusted, std::string_view ip) noexcept {
     return std::any_of(trusted.begin(), trusted.end(),
                        [&](const Cidr& net) { return cidr_contains(net, ip); });
@@ -129,16 +138,12 @@ TenantText hash_identity(std::string_view secret, std::string_view value) {
     const HmacSha256::Digest digest = keyed->digest(value);
     constexpr std::string_view prefix = "key:";
     static_assert(prefix.size() + 2 * hashed_identity_bytes <= TenantText::inline_capacity);
-    // Digits written straight into the answer, held in place: no allocation, no call per digit.
-    constexpr std::string_view digits = "0123456789abcdef";
+    // Digits written straight into the answer, held in place, two per byte from a table: no
+    // allocation, no call per digit.
     TenantText out;
     out.resize(prefix.size() + 2 * hashed_identity_bytes);
-    char* p = out.data();
-    p = std::copy(prefix.begin(), prefix.end(), p);
-    for (std::size_t i = 0; i < hashed_identity_bytes; ++i) {
-        *p++ = digits[digest[i] >> 4];
-        *p++ = digits[digest[i] & 0x0f];
-    }
+    char* p = std::copy(prefix.begin(), prefix.end(), out.data());
+    for (std::size_t i = 0; i < hashed_identity_bytes; ++i, p += 2) std::memcpy(p, hex_pairs[digest[i]].data(), 2);
     return out;
 }
 

@@ -159,11 +159,15 @@ result<check::Verdict> CheckService::timed(std::chrono::steady_clock::time_point
 }
 
 result<check::Verdict> CheckService::at_once(result<check::Verdict>&& verdict) {
+    count_at_once(verdict);
+    return std::move(verdict);
+}
+
+void CheckService::count_at_once(const result<check::Verdict>& verdict) {
     // A function call of well under a microsecond: timing it took two clock reads per check,
     // the most of what the embedded road read (docs/operations.md, the store latency row).
     metrics_.observe_store_latency(std::chrono::nanoseconds::zero());
     if (!verdict) metrics_.count_store_error(verdict.error().code);
-    return std::move(verdict);
 }
 
 // Not a coroutine: it takes what it needs from `checks` and hands back the store call's own
@@ -212,12 +216,15 @@ bool CheckService::decide_now(policy::CheckPlan& plan, std::chrono::steady_clock
     if (!answer) return false;
     // What decide() makes of the same answer (its one enforced group, no shadow one).
     d = opening(plan);
-    auto verdict = at_once(std::move(*answer));
-    if (!verdict) {
-        d = degrade(std::move(d), plan, plan.limits.front().fail_closed(), verdict.error());
+    // Counted where it lies and moved once, into the decision: a verdict's windows are inline
+    // (small_vector), so each move copies them (at_once's return was one more, ~250
+    // instructions a check).
+    count_at_once(*answer);
+    if (!*answer) {
+        d = degrade(std::move(d), plan, plan.limits.front().fail_closed(), answer->error());
         return true;
     }
-    d.verdict = std::move(*verdict);
+    d.verdict = std::move(**answer);
     d.owner.push_back(0);
     settle(d, plan, &now);
     return true;
