@@ -68,7 +68,7 @@ policy::CheckPlan plan_for(const Request& req, std::string_view peer = "127.0.0.
 
 std::string names(const policy::CheckPlan& p) {
     std::string out;
-    for (const auto& l : p.limits) out += (out.empty() ? "" : ",") + l.policy->name + "@" + l.tenant;
+    for (const auto& l : p.limits) out += (out.empty() ? "" : ",") + l.policy->name + "@" + l.tenant.str();
     return out;
 }
 
