@@ -28,9 +28,7 @@ const check::WindowState* Decision::window_of(std::size_t limit) const {
 }
 
 namespace {
-
-template <typename Text>
-void append_listed(Text& list, std::string_view item) {
+template <typename Text> void append_listed(Text& list, std::string_view item) {
     if (!list.empty()) list += ',';
     list += item;
 }
@@ -162,10 +160,8 @@ result<check::Verdict> CheckService::at_once(result<check::Verdict>&& verdict) {
     count_at_once(verdict);
     return std::move(verdict);
 }
-
 void CheckService::count_at_once(const result<check::Verdict>& verdict) {
-    // A function call of well under a microsecond: timing it took two clock reads per check,
-    // the most of what the embedded road read (docs/operations.md, the store latency row).
+    // Well under a microsecond: timing it took two clock reads a check (docs/operations.md).
     metrics_.observe_store_latency(std::chrono::nanoseconds::zero());
     if (!verdict) metrics_.count_store_error(verdict.error().code);
 }
@@ -214,11 +210,8 @@ bool CheckService::decide_now(policy::CheckPlan& plan, std::chrono::steady_clock
     if (w == nullptr) return false;
     auto answer = store_.try_apply_now(*w->limit, w->key, cost, now);
     if (!answer) return false;
-    // What decide() makes of the same answer (its one enforced group, no shadow one).
+    // decide()'s answer (one enforced group); counted in place, moved once (a move copies its windows).
     d = opening(plan);
-    // Counted where it lies and moved once, into the decision: a verdict's windows are inline
-    // (small_vector), so each move copies them (at_once's return was one more, ~250
-    // instructions a check).
     count_at_once(*answer);
     if (!*answer) {
         d = degrade(std::move(d), plan, plan.limits.front().fail_closed(), answer->error());
