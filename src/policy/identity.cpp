@@ -2,13 +2,13 @@
 #include "ratelimitd/policy/identity.hpp"
 
 #include "ratelimitd/policy/validate.hpp"
-#include "ratelimitd/core/hex.hpp"
 #include "ratelimitd/core/hmac_sha256.hpp"
 #include "ratelimitd/policy/cidr.hpp"
 
 #include <arpa/inet.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 namespace ratelimitd::policy {
@@ -74,6 +74,14 @@ bool is_canonical_ipv4(std::string_view s) noexcept {
     }
 }
 
+/// The two lower-case hex digits of every byte value.
+constexpr auto hex_pairs = [] {
+    constexpr std::string_view digits = "0123456789abcdef";
+    std::array<std::array<char, 2>, 256> pairs{};
+    for (std::size_t b = 0; b < pairs.size(); ++b) pairs[b] = {digits[b >> 4], digits[b & 0x0f]};
+    return pairs;
+}();
+
 bool is_trusted(const std::vector<Cidr>& trusted, std::string_view ip) noexcept {
     return std::any_of(trusted.begin(), trusted.end(),
                        [&](const Cidr& net) { return cidr_contains(net, ip); });
@@ -118,7 +126,7 @@ std::optional<std::string> from_forwarded_for(const std::vector<Cidr>& trusted, 
 
 }  // namespace
 
-std::string hash_identity(std::string_view secret, std::string_view value) {
+TenantText hash_identity(std::string_view secret, std::string_view value) {
     // The secret changes only on a reload: each thread keeps the keyed state of the last one
     // it hashed under, so a call costs two SHA-256 blocks and no allocation for the HMAC.
     thread_local std::string keyed_secret;
@@ -129,12 +137,13 @@ std::string hash_identity(std::string_view secret, std::string_view value) {
     }
     const HmacSha256::Digest digest = keyed->digest(value);
     constexpr std::string_view prefix = "key:";
-    std::string out(prefix.size() + 2 * hashed_identity_bytes, '\0');  // one allocation: the answer
-    prefix.copy(out.data(), prefix.size());
-    for (std::size_t i = 0; i < hashed_identity_bytes; ++i) {
-        out[prefix.size() + 2 * i] = hex_digit(digest[i] >> 4);
-        out[prefix.size() + 2 * i + 1] = hex_digit(digest[i]);
-    }
+    static_assert(prefix.size() + 2 * hashed_identity_bytes <= TenantText::inline_capacity);
+    // Digits written straight into the answer, held in place, two per byte from a table: no
+    // allocation, no call per digit.
+    TenantText out;
+    out.resize(prefix.size() + 2 * hashed_identity_bytes);
+    char* p = std::copy(prefix.begin(), prefix.end(), out.data());
+    for (std::size_t i = 0; i < hashed_identity_bytes; ++i, p += 2) std::memcpy(p, hex_pairs[digest[i]].data(), 2);
     return out;
 }
 
@@ -209,8 +218,8 @@ std::string client_ip_tenant(const std::vector<Cidr>& trusted, const IdentityInp
     return tenant_of(peer);
 }
 
-std::optional<std::string> identify_with(const IdentitySource& source, const Registry& reg,
-                                         const IdentityInput& in, std::string_view secret) {
+std::optional<TenantText> identify_with(const IdentitySource& source, const Registry& reg,
+                                        const IdentityInput& in, std::string_view secret) {
     if (source.kind == IdentitySource::Kind::client_ip) {
         return client_ip_tenant(reg.trusted_proxies, in, source.prefixes);
     }
@@ -231,11 +240,11 @@ std::optional<std::string> identify_with(const IdentitySource& source, const Reg
     // and may not pose as an address or a hashed secret.
     if (!policy::validate_tenant(*value)) return std::nullopt;
     if (value->starts_with("ip:") || value->starts_with("key:")) return std::nullopt;
-    return std::string(*value);
+    return TenantText(*value);
 }
 
-std::string identify(const Registry& reg, const std::optional<std::string>& source_name,
-                     const IdentityInput& in, std::string_view secret) {
+TenantText identify(const Registry& reg, const std::optional<std::string>& source_name,
+                    const IdentityInput& in, std::string_view secret) {
     if (source_name) {
         if (*source_name != client_ip_identity) {
             for (const auto& src : reg.identity) {

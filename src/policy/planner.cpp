@@ -50,7 +50,7 @@ enum class CostCheck { ceiling, none };
 
 /// Adds `base` for `tenant` to the plan: with the tenant's override or plan applied, its
 /// cost ceiling checked, its keys built.
-result<void> add_limit(CheckPlan& out, const Policy& base, std::string tenant,
+result<void> add_limit(CheckPlan& out, const Policy& base, std::string_view tenant,
                        const std::optional<std::string>& requested_plan, CostCheck cost_check) {
     auto own = limits_for(*out.registry, base, tenant, requested_plan);
     if (!own) return own.error();
@@ -62,7 +62,7 @@ result<void> add_limit(CheckPlan& out, const Policy& base, std::string tenant,
     // Built where it stays: its tenant and keys are not moved again.
     PlannedLimit& limit = out.limits.emplace_back();
     limit.policy = &p;
-    limit.tenant = std::move(tenant);
+    limit.tenant = tenant;
     keyed_windows(limit.windows, p, out.registry->prefix, limit.tenant, out.scope);
     return {};
 }
@@ -108,16 +108,15 @@ result<CheckPlan> plan_matched(std::shared_ptr<const Registry> registry, const R
     if (route != nullptr && route->scope) out.scope = *route->scope;
     if (route != nullptr) {
         for (const auto& l : route->limits) {  // empty for policy: none
-            std::string tenant = identify(reg, l.identity, req.identity, req.hash_secret);
-            if (auto ok = add_limit(out, *reg.find(l.policy), std::move(tenant), std::nullopt, CostCheck::ceiling); !ok) {
+            const TenantText tenant = identify(reg, l.identity, req.identity, req.hash_secret);
+            if (auto ok = add_limit(out, *reg.find(l.policy), tenant, std::nullopt, CostCheck::ceiling); !ok) {
                 planned = ok.error();
                 return planned;
             }
         }
     } else if (reg.default_policy) {
-        std::string tenant = identify(reg, std::nullopt, req.identity, req.hash_secret);
-        if (auto ok = add_limit(out, *reg.find(*reg.default_policy), std::move(tenant), std::nullopt, CostCheck::ceiling);
-            !ok) {
+        const TenantText tenant = identify(reg, std::nullopt, req.identity, req.hash_secret);
+        if (auto ok = add_limit(out, *reg.find(*reg.default_policy), tenant, std::nullopt, CostCheck::ceiling); !ok) {
             planned = ok.error();
             return planned;
         }

@@ -28,8 +28,7 @@ const check::WindowState* Decision::window_of(std::size_t limit) const {
 }
 
 namespace {
-
-void append_listed(std::string& list, std::string_view item) {
+template <typename Text> void append_listed(Text& list, std::string_view item) {
     if (!list.empty()) list += ',';
     list += item;
 }
@@ -158,11 +157,13 @@ result<check::Verdict> CheckService::timed(std::chrono::steady_clock::time_point
 }
 
 result<check::Verdict> CheckService::at_once(result<check::Verdict>&& verdict) {
-    // A function call of well under a microsecond: timing it took two clock reads per check,
-    // the most of what the embedded road read (docs/operations.md, the store latency row).
+    count_at_once(verdict);
+    return std::move(verdict);
+}
+void CheckService::count_at_once(const result<check::Verdict>& verdict) {
+    // Well under a microsecond: timing it took two clock reads a check (docs/operations.md).
     metrics_.observe_store_latency(std::chrono::nanoseconds::zero());
     if (!verdict) metrics_.count_store_error(verdict.error().code);
-    return std::move(verdict);
 }
 
 // Not a coroutine: it takes what it needs from `checks` and hands back the store call's own
@@ -209,14 +210,14 @@ bool CheckService::decide_now(policy::CheckPlan& plan, std::chrono::steady_clock
     if (w == nullptr) return false;
     auto answer = store_.try_apply_now(*w->limit, w->key, cost, now);
     if (!answer) return false;
-    // What decide() makes of the same answer (its one enforced group, no shadow one).
+    // decide()'s answer (one enforced group); counted in place, moved once (a move copies its windows).
     d = opening(plan);
-    auto verdict = at_once(std::move(*answer));
-    if (!verdict) {
-        d = degrade(std::move(d), plan, plan.limits.front().fail_closed(), verdict.error());
+    count_at_once(*answer);
+    if (!*answer) {
+        d = degrade(std::move(d), plan, plan.limits.front().fail_closed(), answer->error());
         return true;
     }
-    d.verdict = std::move(*verdict);
+    d.verdict = std::move(**answer);
     d.owner.push_back(0);
     settle(d, plan, &now);
     return true;
@@ -439,14 +440,14 @@ void CheckService::offer_crossings(const Decision& d, const policy::CheckPlan& p
         // An aligned Envoy rule's key names its window; its counter's TTL runs from the first charge.
         const std::int64_t window_end_ms = limit.window_end_s ? limit.window_end_s * 1000LL : w.window_end_ms;
         if (w.debt_passed > 0) {
-            Crossing c{rule, 0, limit.tenant, plan.scope, w.limit, 0, window_end_ms};
+            Crossing c{rule, 0, limit.tenant.str(), plan.scope, w.limit, 0, window_end_ms};
             c.debt = w.debt_passed;
             describe_window(c, w, plan_of_tenant);
             sink_->offer(std::move(c));
         }
         for (std::size_t bit = 0; bit < rule->at.size() && bit < policy::max_notify_thresholds; ++bit) {
             if ((w.crossed & (1u << bit)) == 0) continue;
-            Crossing c{rule, rule->at[bit], limit.tenant, plan.scope, w.limit,
+            Crossing c{rule, rule->at[bit], limit.tenant.str(), plan.scope, w.limit,
                        std::max<std::int64_t>(0, w.limit - w.remaining), window_end_ms};
             describe_window(c, w, plan_of_tenant);
             sink_->offer(std::move(c));

@@ -47,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     };
 
     // Whatever comes in, a tenant comes out that is valid as part of a Redis key.
-    const std::string tenant = identify(reg, std::nullopt, in, "fuzz-secret-0123456789");
+    const std::string tenant = identify(reg, std::nullopt, in, "fuzz-secret-0123456789").str();
     if (!ratelimitd::policy::validate_tenant(tenant)) std::abort();
     if (!ratelimitd::policy::validate_tenant(client_ip_tenant(reg.trusted_proxies, in))) std::abort();
     if (auto ip = canonical_ip(f[1])) {

@@ -56,7 +56,7 @@ TEST(NginxUpstreamReuse, KeepAliveClientsCostAtMostOneRatelimitdConnectionPerHun
     EXPECT_EQ(tally.allowed, limit);
     EXPECT_EQ(tally.denied, total - limit);
     EXPECT_EQ(tally.other, 0);
-    EXPECT_EQ(redis.command({"GET", "rl:reuse:" + policy::hash_identity(hash_secret, "sk_live_reuse") + ":global"}),
+    EXPECT_EQ(redis.command({"GET", "rl:reuse:" + policy::hash_identity(hash_secret, "sk_live_reuse").str() + ":global"}),
               std::to_string(limit));
 
     const double accepted = sample(scrape.get("/metrics").body, accepted_series) - before;

@@ -57,7 +57,7 @@ std::string key_of(const std::string& policy, const std::string& tenant) {
     return "rl:" + policy + ":" + tenant + ":global";
 }
 
-std::string hashed(const std::string& api_key) { return policy::hash_identity(hash_secret, api_key); }
+std::string hashed(const std::string& api_key) { return policy::hash_identity(hash_secret, api_key).str(); }
 
 class ReverseProxy : public ::testing::Test {
 protected:

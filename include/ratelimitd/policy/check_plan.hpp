@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ratelimitd/policy/policy.hpp"
+#include "ratelimitd/policy/tenant_text.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -39,7 +40,7 @@ enum class Part : std::uint8_t {
 /// tenant whose budget it spends.
 struct PlannedLimit {
     const Policy* policy = nullptr;    ///< points into CheckPlan::registry
-    std::string tenant;                ///< valid for /v1/check; as identified for /v1/auth
+    TenantText tenant;                 ///< valid for /v1/check; as identified for /v1/auth
     KeyedWindows windows;              ///< one per window of `policy`, in its order
     /// Units this limit spends when it is not the check's (an Envoy descriptor's own
     /// hits_addend); 0: CheckPlan::cost.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ratelimitd/policy/policy.hpp"
+#include "ratelimitd/policy/tenant_text.hpp"
 
 #include <boost/container/small_vector.hpp>
 
@@ -32,7 +33,7 @@ inline constexpr std::size_t hashed_identity_bytes = 16;
 
 /// "key:" + the first 32 hex digits of HMAC-SHA-256(secret, value). The secret never leaves
 /// this function in any form, and the result is a valid tenant.
-[[nodiscard]] std::string hash_identity(std::string_view secret, std::string_view value);
+[[nodiscard]] TenantText hash_identity(std::string_view secret, std::string_view value);
 
 /// The canonical text of an IP address, or nullopt when `text` is not one: IPv6 compressed
 /// and lower-case, an IPv4-mapped IPv6 address as plain IPv4. Accepts an optional port
@@ -61,16 +62,16 @@ inline constexpr std::size_t hashed_identity_bytes = 16;
 /// addresses and hashed secrets); a hashed header gives hash_identity(secret, value), where
 /// for `Authorization` a "Bearer <token>" value (scheme in any case) contributes only the
 /// token. A client_ip source always names the client address, grouped by its own prefixes.
-[[nodiscard]] std::optional<std::string> identify_with(const IdentitySource& source,
-                                                       const Registry& reg,
-                                                       const IdentityInput& in,
-                                                       std::string_view secret);
+[[nodiscard]] std::optional<TenantText> identify_with(const IdentitySource& source,
+                                                      const Registry& reg,
+                                                      const IdentityInput& in,
+                                                      std::string_view secret);
 
 /// The tenant for one route limit: the named source (`client_ip` is always the client
 /// address), or with no name the registry's identity sources in order; when none names the
 /// request, the client address grouped by the registry's `client_ip` prefixes. Never fails.
-[[nodiscard]] std::string identify(const Registry& reg, const std::optional<std::string>& source_name,
-                                   const IdentityInput& in, std::string_view secret);
+[[nodiscard]] TenantText identify(const Registry& reg, const std::optional<std::string>& source_name,
+                                  const IdentityInput& in, std::string_view secret);
 
 /// True when some identity source hashes its value (so a hash secret matters).
 [[nodiscard]] bool uses_hashed_identity(const Registry& reg) noexcept;

@@ -68,12 +68,14 @@ public:
     static std::string key_hash(std::string_view key);
 
 private:
-    /// A frame Asio's recycling cache keeps is at most 1,020 bytes (Boost 1.81 records a block's
-    /// size in 4-byte chunks in one byte); wait()'s holds the call, `finish` and some 250 bytes
-    /// of its own (GCC 12: 984 bytes with /v1/check's 16-byte finish, 992 with /v1/report's
-    /// 24, read from -fdump-tree-gimple's .CO_FRAME). Over it, every waiting check would be a
-    /// malloc (perf.redis_session counts them).
-    static constexpr std::size_t wait_frame_room = 760;
+    /// A waiting call's frame must stay a block the thread's FramePool recycles (size classes
+    /// up to 4 KiB, core/frame_pool.hpp; over it, every waiting check would be a malloc, which
+    /// perf.redis_session counts). wait()'s frame holds the call, `finish` and some 250 bytes of
+    /// its own (GCC 12, read from -fdump-tree-gimple's .CO_FRAME). The bound was 760 while
+    /// Asio's own cache (1,020-byte blocks) held the frames; the pool replaced it, and the
+    /// plan's and the decision's tenants kept in place (policy::TenantText) made the call
+    /// about 110 bytes larger.
+    static constexpr std::size_t wait_frame_room = 3584;
 
     static const std::optional<std::string>& no_secret() noexcept;
 

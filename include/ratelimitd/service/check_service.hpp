@@ -37,7 +37,9 @@ using LimitChecks = boost::container::small_vector<store::LimitCheck, 2>;
 /// What the HTTP layer renders for a planned check.
 struct Decision {
     std::string policy;   ///< resolved policy name ("none" when not limited)
-    std::string tenant;
+    /// Every limit's tenant, joined by ','; in place for one tenant of up to 48 bytes (a
+    /// hashed identity among them), so deciding copies it without an allocation.
+    policy::TenantText tenant;
     std::string scope;
     bool limited = true;  ///< false for routes with `policy: none`: allowed, no limit headers
     /// The store failed or timed out and the policy's on_store_error answered:
@@ -151,6 +153,8 @@ private:
     /// A store's answer given at once (try_apply_now): counted in the latency histogram as 0 s,
     /// and when it failed.
     result<check::Verdict> at_once(result<check::Verdict>&& verdict);
+    /// at_once's counting alone, for a caller that moves the answer once, to where it stays.
+    void count_at_once(const result<check::Verdict>& verdict);
 
     /// CheckPlan::single_call: every limit in one store call; only enforced ones deny. Fills
     /// `d`, which holds the plan's names.

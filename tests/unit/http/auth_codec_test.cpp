@@ -68,7 +68,7 @@ policy::CheckPlan plan_for(const Request& req, std::string_view peer = "127.0.0.
 
 std::string names(const policy::CheckPlan& p) {
     std::string out;
-    for (const auto& l : p.limits) out += (out.empty() ? "" : ",") + l.policy->name + "@" + l.tenant;
+    for (const auto& l : p.limits) out += (out.empty() ? "" : ",") + l.policy->name + "@" + l.tenant.str();
     return out;
 }
 
@@ -194,7 +194,7 @@ TEST(PlanAuth, LayeredRouteGivesEachLimitItsIdentity) {
     const auto plan = plan_for(
         make_request(bhttp::verb::get, "/v1/auth",
                      {{"X-Original-URI", "/api/orders?page=2"}, {"X-Api-Key", "sk_alice"}, {"X-Real-IP", "203.0.113.7"}}));
-    EXPECT_EQ(names(plan), "per-key@" + policy::hash_identity(secret, "sk_alice") + ",per-ip@ip:203.0.113.7");
+    EXPECT_EQ(names(plan), "per-key@" + policy::hash_identity(secret, "sk_alice").str() + ",per-ip@ip:203.0.113.7");
 }
 
 TEST(PlanAuth, ANamedIdentityThatIsMissingFallsBackToTheClientAddress) {

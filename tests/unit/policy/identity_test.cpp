@@ -81,7 +81,7 @@ TEST(HashIdentity, DependsOnTheSecretAndTheValue) {
     EXPECT_NE(a, hash_identity("another-secret-of-16", "sk_live_alice"));
     EXPECT_EQ(a.size(), 4u + 32u);
     EXPECT_TRUE(ratelimitd::policy::validate_tenant(a));
-    EXPECT_EQ(a.find("sk_live_alice"), std::string::npos);
+    EXPECT_EQ(a.view().find("sk_live_alice"), std::string::npos);
 }
 
 //------------------------------------------------------------------------------

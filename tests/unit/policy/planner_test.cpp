@@ -76,7 +76,7 @@ std::string summary(const CheckPlan& plan) {
     std::string out;
     for (const auto& l : plan.limits) {
         if (!out.empty()) out += ';';
-        out += l.policy->name + "@" + l.policy->plan + "/" + l.tenant + "=";
+        out += l.policy->name + "@" + l.policy->plan + "/" + l.tenant.str() + "=";
         for (std::size_t i = 0; i < l.windows.size(); ++i) out += (i ? "|" : "") + l.windows[i].key;
     }
     return out;
