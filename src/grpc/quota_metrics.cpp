@@ -31,6 +31,15 @@ std::string QuotaMetrics::render() const {
             load(buckets_left_out_));
     counter(out, "ratelimitd_rlqs_assignments_total", "quota_assignment_action sent.", load(assignments_));
     counter(out, "ratelimitd_rlqs_abandons_total", "abandon_action sent (no rule names the bucket).", load(abandons_));
+    counter(out, "ratelimitd_rlqs_shares_asked_total", "Bucket reports sent to the fleet's share ledger.",
+            load(shares_asked_));
+    counter(out, "ratelimitd_rlqs_share_fallbacks_total",
+            "Bucket reports the share ledger did not answer in time: Envoy keeps its last assignment.",
+            load(fallbacks_));
+    fmt::format_to(std::back_inserter(out),
+                   "# HELP ratelimitd_rlqs_global_usage The window's global usage the share ledger last reported.\n"
+                   "# TYPE ratelimitd_rlqs_global_usage gauge\nratelimitd_rlqs_global_usage {}\n",
+                   load(global_used_));
     return out;
 }
 

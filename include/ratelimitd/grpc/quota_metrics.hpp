@@ -23,6 +23,14 @@ public:
     }
     void count_assignment() noexcept { add(assignments_); }
     void count_abandon() noexcept { add(abandons_); }
+    /// `buckets` asked of the share ledger in one report; `answered` false: none got a share
+    /// (the fallback: Envoy keeps its last assignment).
+    void count_shares(std::uint64_t buckets, bool answered) noexcept {
+        shares_asked_.fetch_add(buckets, std::memory_order_relaxed);
+        if (!answered) fallbacks_.fetch_add(buckets, std::memory_order_relaxed);
+    }
+    /// The last global usage the ledger reported for a bucket's window.
+    void count_global_usage(std::uint64_t used) noexcept { global_used_.store(used, std::memory_order_relaxed); }
 
     /// Prometheus text of every series (appended to /metrics with the gRPC series).
     [[nodiscard]] std::string render() const;
@@ -37,6 +45,9 @@ private:
     std::atomic<std::uint64_t> buckets_left_out_{0};
     std::atomic<std::uint64_t> assignments_{0};
     std::atomic<std::uint64_t> abandons_{0};
+    std::atomic<std::uint64_t> shares_asked_{0};
+    std::atomic<std::uint64_t> fallbacks_{0};
+    std::atomic<std::uint64_t> global_used_{0};
 };
 
 }  // namespace ratelimitd::rls
