@@ -6,6 +6,8 @@
 #include "ratelimitd/grpc/share_ask.hpp"
 #include "ratelimitd/policy/policy.hpp"
 
+#include <algorithm>
+
 namespace ratelimitd::rls {
 
 namespace {
@@ -19,6 +21,22 @@ struct Decided {
     const policy::RlqsRule* rule;  ///< null: abandoned
     bool shared = false;           ///< its share comes from the ledger's answer, in ask order
 };
+
+/// The rule's fallback while the ledger does not answer (never an error on the stream: that
+/// would be Envoy's to admit).
+void answer_fallback(const policy::RlqsRule& rule, const envoy::service::rate_limit_quota::v3::BucketId& id,
+                     envoy::service::rate_limit_quota::v3::RateLimitQuotaResponse& out) {
+    switch (rule.fallback) {
+    case policy::RlqsFallback::keep_last: return;  // no action: Envoy keeps its last assignment
+    case policy::RlqsFallback::deny:
+        assign_quota(rule, 0, id, *out.add_bucket_action(), QuotaGrant::fleet_share);  // a share of 0: DENY_ALL
+        return;
+    case policy::RlqsFallback::local_share:
+        assign_quota(rule, static_cast<std::uint64_t>(std::max<std::int64_t>(1, rule.limit / rule.expected_envoys)), id,
+                     *out.add_bucket_action());
+        return;
+    }
+}
 
 }  // namespace
 
@@ -64,8 +82,7 @@ void QuotaAnswerer::answer(const envoy::service::rate_limit_quota::v3::RateLimit
         }
         const std::size_t at = next_grant++;
         if (!grants) {
-            // The ledger did not answer: no action, so Envoy keeps its last assignment until
-            // its TTL (never an error: that would be Envoy's to admit).
+            answer_fallback(*d.rule, *d.bucket->wire_id, out);
             continue;
         }
         const store::ShareGrant& grant = (*grants)[at];

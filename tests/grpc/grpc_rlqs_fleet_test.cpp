@@ -4,7 +4,8 @@
 // stated bound (limit + 2 per Envoy stream that first reported in it), light clients are not
 // starved, a client that leaves is reclaimed from the ledger, a replica killed mid-window moves
 // its clients to another within the bound, and with Redis stopped the streams stay up (the
-// fallback: Envoy keeps its last assignment) and come back to shares when it returns.
+// fallback: Envoy keeps its last assignment, or the rule's deny or local share) and come back
+// to shares when it returns, and a reload changes the fleet's limit.
 #include "support/http_client.hpp"
 #include "support/metrics_text.hpp"
 #include "support/processes.hpp"
@@ -27,16 +28,31 @@ namespace {
 constexpr std::int64_t limit = 200;
 constexpr std::int64_t window_ms = 2'000;
 
-const std::string config = R"(rlqs:
+std::string fleet_config(std::int64_t api_limit) {
+    return R"(rlqs:
   web:
     shared:
       match: {kind: api}
-      limit: 200
+      limit: )" + std::to_string(api_limit) + R"(
       window: 2s
       reporting_interval: 200ms
       assignment_ttl: 600ms
       idle_after: 60s
+    strict:
+      match: {kind: strict}
+      limit: 200
+      window: 2s
+      reporting_interval: 200ms
+      fallback: deny
+    local:
+      match: {kind: local}
+      limit: 200
+      window: 2s
+      reporting_interval: 200ms
+      fallback: local_share
+      expected_envoys: 4
 )";
+}
 
 const QuotaBucket bucket{{"kind", "api"}};
 
@@ -44,7 +60,7 @@ class RlqsFleet : public ::testing::Test {
 protected:
     void start_replicas(std::size_t n) {
         for (std::size_t i = 0; i < n; ++i) {
-            replicas_.push_back(std::make_unique<Ratelimitd>(config, redis_.url(),
+            replicas_.push_back(std::make_unique<Ratelimitd>(fleet_config(limit), redis_.url(),
                                                              std::vector<std::string>{"--grpc-listen", "127.0.0.1:0"}));
             ports_.push_back(
                 grpc_port_from_log(replicas_.back()->process().wait_for_log("grpc listening on", process_start_bound)));
@@ -111,9 +127,10 @@ std::map<std::int64_t, Window> windows_of(const std::vector<const QuotaFilter*>&
 }
 
 /// Every whole window within the bound; prints the figures.
-void expect_within_bound(const std::map<std::int64_t, Window>& windows, const char* phase) {
+void expect_within_bound(const std::map<std::int64_t, Window>& windows, const char* phase,
+                         std::int64_t global_limit = limit) {
     for (const auto& [k, w] : windows) {
-        const std::int64_t bound = limit + 2 * w.new_streams;
+        const std::int64_t bound = global_limit + 2 * w.new_streams;
         std::string per;
         for (const auto n : w.per_client) per += " " + std::to_string(n);
         std::printf("%s window %lld: admitted %lld (bound %lld; per client%s)\n", phase, static_cast<long long>(k),
@@ -184,6 +201,53 @@ TEST_F(RlqsFleet, WithRedisStoppedStreamsStayUpAndEnvoyKeepsItsLastAssignment) {
     EXPECT_EQ(light->streams(), 1U);  // never ended
     light->leave();
     EXPECT_FALSE(light->saw_stream_error());
+}
+
+TEST_F(RlqsFleet, WithRedisDownEachRuleAppliesItsFallback) {
+    start_replicas(1);
+    redis_.kill_hard();
+    QuotaStreamClient stream(ports_[0]);
+    ASSERT_TRUE(stream.send(quota_report(
+        "web", {{{{"kind", "api"}}, 1, 0}, {{{"kind", "strict"}}, 1, 0}, {{{"kind", "local"}}, 1, 0}})));
+    const auto response = stream.read();
+    ASSERT_TRUE(response.has_value());
+    // keep_last (api): no action; deny (strict): DENY_ALL; local_share: 200 / 4 per window.
+    ASSERT_EQ(response->bucket_action_size(), 2);
+    EXPECT_EQ(bucket_of(response->bucket_action(0)), (QuotaBucket{{"kind", "strict"}}));
+    EXPECT_EQ(response->bucket_action(0).quota_assignment_action().rate_limit_strategy().blanket_rule(),
+              envoy::type::v3::RateLimitStrategy::DENY_ALL);
+    EXPECT_EQ(bucket_of(response->bucket_action(1)), (QuotaBucket{{"kind", "local"}}));
+    const auto& local = response->bucket_action(1).quota_assignment_action().rate_limit_strategy().token_bucket();
+    EXPECT_EQ(local.max_tokens(), 50U);
+    EXPECT_EQ(local.fill_interval().seconds(), 2);
+    EXPECT_TRUE(stream.finish().ok());
+}
+
+TEST_F(RlqsFleet, AReloadChangesTheFleetsLimit) {
+    start_replicas(2);
+    std::vector<std::unique_ptr<QuotaFilter>> clients;
+    const std::vector<double> demand{100, 40, 10};
+    for (std::size_t i = 0; i < demand.size(); ++i) clients.push_back(client(demand[i], i % 2));
+    std::vector<const QuotaFilter*> all;
+    for (const auto& c : clients) all.push_back(c.get());
+    const std::int64_t started = now_ms();
+    run_windows(2);
+    expect_within_bound(windows_of(all, started, now_ms()), "before reload");
+
+    constexpr std::int64_t lower = 80;
+    for (auto& replica : replicas_) {
+        replica->write_config(fleet_config(lower));
+        replica->process().signal(SIGHUP);
+    }
+    for (auto& replica : replicas_) {
+        ASSERT_FALSE(replica->process().wait_for_log("reloaded", process_start_bound).empty());
+    }
+    const std::int64_t reloaded = now_ms();
+    run_windows(2);
+    const auto after = windows_of(all, reloaded, now_ms());
+    expect_within_bound(after, "after reload", lower);
+    for (const auto& [k, w] : after) EXPECT_GE(w.admitted, lower / 2) << "window " << k;
+    for (auto& c : clients) c->leave();
 }
 
 }  // namespace
