@@ -82,11 +82,12 @@ void QuotaAnswerer::answer(const envoy::service::rate_limit_quota::v3::RateLimit
         }
         const std::size_t at = next_grant++;
         if (!grants) {
+            metrics_.count_rule_share(report.domain, d.rule->name, nullptr);
             answer_fallback(*d.rule, *d.bucket->wire_id, out);
             continue;
         }
         const store::ShareGrant& grant = (*grants)[at];
-        metrics_.count_global_usage(grant.used);
+        metrics_.count_rule_share(report.domain, d.rule->name, &grant.used);
         assign_quota(*d.rule, grant.grant, *d.bucket->wire_id, *out.add_bucket_action(), QuotaGrant::fleet_share);
         metrics_.count_assignment();
     }

@@ -161,6 +161,10 @@ TEST_F(RlqsFleet, FiveClientsOnThreeReplicasStayWithinTheBoundInEveryWindow) {
         EXPECT_GE(w.admitted, limit / 2) << "window " << k;
     }
     EXPECT_EQ(ledger_envoys(), 5);
+    // Per rule: the shares asked and the global usage the ledger last reported.
+    const auto metrics = HttpClient(replicas_[0]->port()).get("/metrics").body;
+    EXPECT_GT(sample(metrics, "ratelimitd_rlqs_rule_shares_total{domain=\"web\",rule=\"shared\"}"), 0);
+    EXPECT_GE(sample(metrics, "ratelimitd_rlqs_rule_global_usage{domain=\"web\",rule=\"shared\"}"), 0);
 
     // The heaviest leaves: its share is reclaimed once its TTL passes (a report of another).
     clients[0]->leave();
@@ -221,6 +225,13 @@ TEST_F(RlqsFleet, WithRedisDownEachRuleAppliesItsFallback) {
     EXPECT_EQ(local.max_tokens(), 50U);
     EXPECT_EQ(local.fill_interval().seconds(), 2);
     EXPECT_TRUE(stream.finish().ok());
+    // Counted per rule: each bucket's fallback.
+    const auto metrics = HttpClient(replicas_[0]->port()).get("/metrics").body;
+    for (const char* rule : {"shared", "strict", "local"}) {
+        const std::string series =
+            std::string("ratelimitd_rlqs_rule_fallbacks_total{domain=\"web\",rule=\"") + rule + "\"}";
+        EXPECT_EQ(sample(metrics, series), 1) << rule;
+    }
 }
 
 TEST_F(RlqsFleet, AReloadChangesTheFleetsLimit) {
