@@ -7,6 +7,7 @@
 #include "ratelimitd/app/erl_stats_outputs.hpp"
 #include "ratelimitd/app/fd_limit.hpp"
 #include "ratelimitd/app/reload.hpp"
+#include "ratelimitd/app/rlqs_shares.hpp"
 #include "ratelimitd/app/server_threads.hpp"
 #include "ratelimitd/app/signals.hpp"
 #include "ratelimitd/app/status_sampler.hpp"
@@ -259,6 +260,7 @@ bool start_grpc(net::io_context& main, const Settings& settings, const RunOption
     options.erl_stats = run.erl_stats.stats;
     options.tracer = tracer;
     options.trace_store_name = std::string(threads.backend().kind());
+    options.rlqs_shares = open_rlqs_shares(settings);
     auto server = rls::GrpcServer::start(main.get_executor(), host_port->first, host_port->second,
                                          threads.service_lanes(), metrics, options);
     if (!server) {

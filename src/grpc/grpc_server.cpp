@@ -50,7 +50,7 @@ result<std::unique_ptr<GrpcServer>> GrpcServer::start(boost::asio::any_io_execut
     s->rls_ = std::make_unique<RateLimitService>(*s->lanes_, metrics, RequestLimits{}, options.headers,
                                                  options.erl_stats, options.tracer, options.trace_store_name);
     s->health_ = std::make_unique<HealthService>(*s->lanes_, metrics, options.health_needs_domain);
-    s->quota_ = std::make_unique<QuotaService>(*s->lanes_, metrics.quota());
+    s->quota_ = std::make_unique<QuotaService>(*s->lanes_, metrics.quota(), options.rlqs_shares);
     // The socket is ours (GrpcListener): bound before the server is built, so a taken port
     // fails at start naming the address, as the HTTP listener does.
     auto listener = GrpcListener::bind(std::move(accept_executor), host, port, options.max_connections, metrics);

@@ -25,7 +25,8 @@ envoy::type::v3::RateLimitUnit time_unit(std::chrono::milliseconds window) {
     return envoy::type::v3::DAY;
 }
 
-void set_budget(const policy::RlqsRule& rule, std::uint64_t share, RateLimitStrategy& strategy) {
+void set_budget(const policy::RlqsRule& rule, std::uint64_t share, std::chrono::milliseconds fill_interval,
+                RateLimitStrategy& strategy) {
     if (rule.strategy == policy::RlqsStrategy::requests_per_time_unit) {
         auto& rptu = *strategy.mutable_requests_per_time_unit();
         rptu.set_requests_per_time_unit(share);
@@ -41,13 +42,14 @@ void set_budget(const policy::RlqsRule& rule, std::uint64_t share, RateLimitStra
     auto& bucket = *strategy.mutable_token_bucket();
     bucket.set_max_tokens(tokens);
     bucket.mutable_tokens_per_fill()->set_value(tokens);
-    set_duration(rule.window, *bucket.mutable_fill_interval());
+    set_duration(fill_interval, *bucket.mutable_fill_interval());
 }
 
 }  // namespace
 
 void assign_quota(const policy::RlqsRule& rule, std::uint64_t share,
-                  const envoy::service::rate_limit_quota::v3::BucketId& id, QuotaBucketAction& action) {
+                  const envoy::service::rate_limit_quota::v3::BucketId& id, QuotaBucketAction& action,
+                  QuotaGrant grant) {
     *action.mutable_bucket_id() = id;
     auto& assignment = *action.mutable_quota_assignment_action();
     set_duration(rule.assignment_ttl, *assignment.mutable_assignment_time_to_live());
@@ -57,7 +59,9 @@ void assign_quota(const policy::RlqsRule& rule, std::uint64_t share,
     } else if (rule.blanket == policy::RlqsBlanket::deny_all) {
         strategy.set_blanket_rule(RateLimitStrategy::DENY_ALL);
     } else {
-        set_budget(rule, share, strategy);
+        // A fleet share is refilled by itself once per TTL: whatever Envoy does with a new
+        // assignment, it admits at most 2 x share before the next one (docs/rlqs.md, "The bound").
+        set_budget(rule, share, grant == QuotaGrant::fleet_share ? rule.assignment_ttl : rule.window, strategy);
     }
 }
 

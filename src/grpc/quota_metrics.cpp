@@ -9,6 +9,21 @@ namespace ratelimitd::rls {
 
 namespace {
 
+/// A label value as the exposition format writes it: backslash, quote and newline escaped.
+std::string label(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        if (c == '\\' || c == '"') out += '\\';
+        if (c == '\n') {
+            out += "\\n";
+            continue;
+        }
+        out += c;
+    }
+    return out;
+}
+
 void counter(std::string& out, const char* name, const char* help, std::uint64_t value) {
     fmt::format_to(std::back_inserter(out), "# HELP {0} {1}\n# TYPE {0} counter\n{0} {2}\n", name, help, value);
 }
@@ -31,7 +46,48 @@ std::string QuotaMetrics::render() const {
             load(buckets_left_out_));
     counter(out, "ratelimitd_rlqs_assignments_total", "quota_assignment_action sent.", load(assignments_));
     counter(out, "ratelimitd_rlqs_abandons_total", "abandon_action sent (no rule names the bucket).", load(abandons_));
+    counter(out, "ratelimitd_rlqs_shares_asked_total", "Bucket reports sent to the fleet's share ledger.",
+            load(shares_asked_));
+    counter(out, "ratelimitd_rlqs_share_fallbacks_total",
+            "Bucket reports the share ledger did not answer in time: Envoy keeps its last assignment.",
+            load(fallbacks_));
+    render_rules(out);
     return out;
+}
+
+void QuotaMetrics::count_rule_share(std::string_view domain, std::string_view rule, const std::uint64_t* used) {
+    const std::lock_guard lock(rules_mutex_);
+    std::string key;
+    key.reserve(domain.size() + 1 + rule.size());
+    key.append(domain).append(1, '\0').append(rule);
+    auto it = rules_.find(key);
+    if (it == rules_.end()) it = rules_.emplace(std::move(key), RuleShares{std::string(domain), std::string(rule)}).first;
+    ++it->second.shares;
+    if (used == nullptr) {
+        ++it->second.fallbacks;
+    } else {
+        it->second.global_usage = *used;
+    }
+}
+
+void QuotaMetrics::render_rules(std::string& out) const {
+    const std::lock_guard lock(rules_mutex_);
+    if (rules_.empty()) return;
+    const auto family = [&](const char* name, const char* type, const char* help, auto value) {
+        fmt::format_to(std::back_inserter(out), "# HELP {0} {1}\n# TYPE {0} {2}\n", name, help, type);
+        for (const auto& [key, r] : rules_) {
+            fmt::format_to(std::back_inserter(out), "{}{{domain=\"{}\",rule=\"{}\"}} {}\n", name, label(r.domain),
+                           r.rule, value(r));
+        }
+    };
+    family("ratelimitd_rlqs_rule_shares_total", "counter", "Bucket reports of the rule sent to the share ledger.",
+           [](const RuleShares& r) { return r.shares; });
+    family("ratelimitd_rlqs_rule_fallbacks_total", "counter",
+           "Bucket reports of the rule the share ledger did not answer in time: the rule's fallback.",
+           [](const RuleShares& r) { return r.fallbacks; });
+    family("ratelimitd_rlqs_rule_global_usage", "gauge",
+           "The window's global usage the share ledger last reported for a bucket of the rule.",
+           [](const RuleShares& r) { return r.global_usage; });
 }
 
 }  // namespace ratelimitd::rls

@@ -1,15 +1,33 @@
 // QuotaStream: the read/answer/write loop of one quota stream.
 #include "ratelimitd/grpc/quota_stream.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <exception>
+#include <random>
 
 namespace ratelimitd::rls {
 
+namespace {
+
+/// 128 random bits in hex: the stream's Envoy in the share ledger, unique across replicas.
+std::string new_envoy_id() {
+    std::random_device random;
+    const auto word = [&random] { return (static_cast<std::uint64_t>(random()) << 32) | random(); };
+    return fmt::format("{:016x}{:016x}", word(), word());
+}
+
+}  // namespace
+
 QuotaStream::QuotaStream(const QuotaAnswerer& answerer, PeerStreams& peers, QuotaMetrics& metrics,
                          StreamRoster& roster, std::string peer)
-    : answerer_(answerer), peers_(peers), metrics_(metrics), roster_(roster), peer_(std::move(peer)) {
+    : answerer_(answerer),
+      peers_(peers),
+      metrics_(metrics),
+      roster_(roster),
+      peer_(std::move(peer)),
+      envoy_id_(new_envoy_id()) {
     const bool listed = roster_.enter(this);
     admitted_ = peers_.admit(peer_);
     if (admitted_) {
@@ -36,7 +54,7 @@ void QuotaStream::OnReadDone(bool ok) {
     Answer answer;
     if (ok) {
         try {
-            answerer_.answer(report_, answer, idle_);
+            answerer_.answer(report_, answer, idle_, envoy_id_);
         } catch (const std::exception& e) {
             // An allocation failure at most: the report goes unanswered, the stream stays.
             spdlog::error("grpc StreamRateLimitQuotas: {}", e.what());

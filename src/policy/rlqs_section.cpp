@@ -48,13 +48,14 @@ void RlqsSection::read(const ConfigTree& v, Registry& reg) const {
 RlqsRule RlqsSection::read_rule(const ConfigTree& v, const std::string& path, const std::string& name) const {
     if (!v.is_object()) fail(path, "expected a rule {match, limit, window, ...}, got " + describe(v));
     check_keys(v, path, {"match", "limit", "window", "strategy", "blanket", "shadow", "assignment_ttl",
-                         "reporting_interval", "idle_after"});
+                         "reporting_interval", "idle_after", "fallback", "expected_envoys"});
     RlqsRule rule;
     rule.name = name;
     if (const ConfigTree* m = find(v, "match")) read_match(*m, join(path, "match"), rule);
     read_budget(v, path, rule);
     if (const ConfigTree* s = find(v, "shadow")) rule.shadow = need_bool(*s, join(path, "shadow"));
     read_timing(v, path, rule);
+    read_fallback(v, path, rule);
     return rule;
 }
 
@@ -99,6 +100,18 @@ void RlqsSection::read_budget(const ConfigTree& v, const std::string& path, Rlqs
     }
     if (rule.strategy == RlqsStrategy::requests_per_time_unit && !is_envoy_time_unit(rule.window)) {
         fail(join(path, "window"), "expected 1s, 1m, 1h or 1d with requests_per_time_unit (Envoy's time units)");
+    }
+}
+
+void RlqsSection::read_fallback(const ConfigTree& v, const std::string& path, RlqsRule& rule) const {
+    if (const ConfigTree* f = find(v, "fallback")) {
+        const auto which = need_one_of(*f, join(path, "fallback"), {"keep_last", "local_share", "deny"});
+        rule.fallback = which == "keep_last"     ? RlqsFallback::keep_last
+                        : which == "local_share" ? RlqsFallback::local_share
+                                                 : RlqsFallback::deny;
+    }
+    if (const ConfigTree* e = find(v, "expected_envoys")) {
+        rule.expected_envoys = need_int(*e, join(path, "expected_envoys"), 1, 1'000'000);
     }
 }
 

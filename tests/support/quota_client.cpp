@@ -56,4 +56,8 @@ grpc::Status QuotaStreamClient::finish() {
     return stream_->Finish();
 }
 
+void QuotaStreamClient::close_writes() { stream_->WritesDone(); }
+
+grpc::Status QuotaStreamClient::status() { return stream_->Finish(); }
+
 }  // namespace ratelimitd::test

@@ -49,6 +49,10 @@ public:
     std::optional<QuotaResponse> read();
     /// Half-closes and returns the stream's status.
     grpc::Status finish();
+    /// Half-closes only (another thread may be reading); then status() once reads end.
+    void close_writes();
+    /// The stream's status, after read() has returned nullopt.
+    grpc::Status status();
 
     /// A channel with a connection of its own.
     static std::shared_ptr<grpc::Channel> channel_to(unsigned short port);

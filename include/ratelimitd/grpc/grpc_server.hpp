@@ -9,6 +9,7 @@
 #include "ratelimitd/grpc/response_headers.hpp"
 #include "ratelimitd/grpc/service_lane.hpp"
 #include "ratelimitd/grpc/tls_options.hpp"
+#include "ratelimitd/store/share_ledger.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 
@@ -69,6 +70,8 @@ struct GrpcServerOptions {
     /// metadata; null: off.
     const trace::Tracer* tracer = nullptr;
     std::string trace_store_name;  ///< what the span's ratelimit.store names
+    /// RLQS budgets split across the fleet (a Redis store); null: each replica its own.
+    std::shared_ptr<store::ShareLedger> rlqs_shares;
 };
 
 /// Envoy's rate limit service, its rate limit quota service and grpc.health.v1 on one address, with every connection's

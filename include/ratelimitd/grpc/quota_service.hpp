@@ -10,6 +10,7 @@
 #include "envoy/service/rate_limit_quota/v3/rlqs.grpc.pb.h"
 
 #include <cstddef>
+#include <memory>
 
 namespace ratelimitd::rls {
 
@@ -19,8 +20,10 @@ public:
     /// Envoy opens one stream per filter config and cluster; 16 leave room for many.
     static constexpr std::size_t max_streams_per_connection = 16;
 
-    QuotaService(LaneRing& lanes, QuotaMetrics& metrics, QuotaReportBounds bounds = {})
-        : metrics_(metrics), answerer_(lanes, metrics, bounds), peers_(max_streams_per_connection) {}
+    /// `shares`: the fleet's share ledger (a Redis store), or null (each replica its own budget).
+    QuotaService(LaneRing& lanes, QuotaMetrics& metrics, std::shared_ptr<store::ShareLedger> shares = nullptr,
+                 QuotaReportBounds bounds = {})
+        : metrics_(metrics), answerer_(lanes, metrics, bounds, std::move(shares)), peers_(max_streams_per_connection) {}
 
     grpc::ServerBidiReactor<envoy::service::rate_limit_quota::v3::RateLimitQuotaUsageReports,
                             envoy::service::rate_limit_quota::v3::RateLimitQuotaResponse>*

@@ -52,6 +52,7 @@ private:
     QuotaMetrics& metrics_;
     StreamRoster& roster_;
     std::string peer_;
+    const std::string envoy_id_;  ///< this stream's Envoy in the share ledger: a reconnect is a new one
     bool admitted_ = false;
     envoy::service::rate_limit_quota::v3::RateLimitQuotaUsageReports report_;
     IdleBuckets idle_;  ///< touched only in OnReadDone, one read at a time

@@ -36,6 +36,13 @@ enum class RlqsStrategy {
     requests_per_time_unit,  ///< the share per window; the window is 1s, 1m, 1h or 1d
 };
 
+/// What a budget's Envoys are assigned when the fleet's share ledger (Redis) does not answer.
+enum class RlqsFallback {
+    keep_last,    ///< no action: Envoy keeps its last assignment until its TTL
+    local_share,  ///< limit / expected_envoys per window, each Envoy alone
+    deny,         ///< DENY_ALL until the ledger answers again
+};
+
 /// A rule with no budget: Envoy admits (allow_all) or denies (deny_all) every request itself.
 enum class RlqsBlanket { none, allow_all, deny_all };
 
@@ -57,6 +64,9 @@ struct RlqsRule {
     /// Reported this long (time_elapsed added up) without a request: the bucket is abandoned,
     /// so Envoy frees it until its next request.
     std::chrono::milliseconds idle_after{0};
+    RlqsFallback fallback = RlqsFallback::keep_last;
+    /// How many Envoys share the budget, for the local_share fallback.
+    std::int64_t expected_envoys = 1;
 
     [[nodiscard]] bool matches(const RlqsBucketId& bucket) const;
 };

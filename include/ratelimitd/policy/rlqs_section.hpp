@@ -24,6 +24,8 @@ private:
     void read_match(const ConfigTree& v, const std::string& path, RlqsRule& rule) const;
     void read_budget(const ConfigTree& v, const std::string& path, RlqsRule& rule) const;
     void read_timing(const ConfigTree& v, const std::string& path, RlqsRule& rule) const;
+    /// fallback and expected_envoys: what a budget's Envoys get while Redis does not answer.
+    void read_fallback(const ConfigTree& v, const std::string& path, RlqsRule& rule) const;
 };
 
 }  // namespace ratelimitd::policy

@@ -50,23 +50,40 @@ std::string BlockingClient::connect() {
 }
 
 std::optional<Value> BlockingClient::command(const std::vector<std::string>& argv, std::string& why) {
+    auto replies = pipeline({argv}, why);
+    if (!replies) return std::nullopt;
+    return std::move(replies->front());
+}
+
+std::optional<std::vector<Value>> BlockingClient::pipeline(const std::vector<std::vector<std::string>>& argvs,
+                                                           std::string& why) {
     if (!transport_ || reader_ == nullptr) {
         why = "not connected";
         return std::nullopt;
     }
     out_.clear();
-    append_command(out_, {}, argv);
+    for (const auto& argv : argvs) append_command(out_, {}, argv);
 
     bool done = false;
     boost::system::error_code failed;
-    Value reply;
+    std::vector<Value> replies;
+    replies.reserve(argvs.size());
+    // Every reply the reader holds, then more bytes until each command has its own.
     std::function<void()> read_more;
     read_more = [&] {
         transport_->async_read_some(net::buffer(in_), [&](boost::system::error_code ec, std::size_t got) {
             if (!ec && reader_->feed(in_.data(), got)) {
-                const auto status = reader_->next(reply);
-                if (status == ValueReader::Status::incomplete) return read_more();
-                if (status == ValueReader::Status::malformed) ec = net::error::invalid_argument;
+                for (;;) {
+                    Value reply;
+                    const auto status = reader_->next(reply);
+                    if (status == ValueReader::Status::malformed) {
+                        ec = net::error::invalid_argument;
+                        break;
+                    }
+                    if (status == ValueReader::Status::incomplete) return read_more();
+                    replies.push_back(std::move(reply));
+                    if (replies.size() == argvs.size()) break;
+                }
             } else if (!ec) {
                 ec = net::error::invalid_argument;  // not the Redis protocol
             }
@@ -86,7 +103,7 @@ std::optional<Value> BlockingClient::command(const std::vector<std::string>& arg
         transport_.reset();
         return std::nullopt;
     }
-    return reply;
+    return replies;
 }
 
 std::optional<Value> BlockingClient::take_parsed(std::string& why) {

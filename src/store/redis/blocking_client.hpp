@@ -33,6 +33,9 @@ public:
     /// Sends `argv` and waits for its reply; nullopt with `why` set when there is none in time
     /// or the connection failed (it is then closed: connect() again to use it).
     std::optional<Value> command(const std::vector<std::string>& argv, std::string& why);
+    /// Sends every command of `argvs` at once and waits for all their replies, in order, within
+    /// one timeout; nullopt as command() does.
+    std::optional<std::vector<Value>> pipeline(const std::vector<std::vector<std::string>>& argvs, std::string& why);
     /// The next message the server pushes (a subscription's), waiting at most `wait`: nullopt
     /// with `why` empty when none came, with `why` set when the connection failed. Once this
     /// is called, command() is not called again (a read may stay in flight between calls).

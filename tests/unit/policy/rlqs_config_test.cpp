@@ -20,7 +20,8 @@ const std::string rules = R"(rlqs:
   web:
     blocked: {match: {kind: blocked}, blanket: deny_all}
     tenants: {match: {kind: api, tenant: "t-*"}, limit: 50, window: 1m, strategy: requests_per_time_unit}
-    rest: {limit: 1000, window: 10s, shadow: true, reporting_interval: 2s, assignment_ttl: 9s}
+    rest: {limit: 1000, window: 10s, shadow: true, reporting_interval: 2s, assignment_ttl: 9s,
+           fallback: local_share, expected_envoys: 4}
 )";
 
 TEST(RlqsConfig, RulesAreReadInFileOrderWithTheirDefaults) {
@@ -40,6 +41,10 @@ TEST(RlqsConfig, RulesAreReadInFileOrderWithTheirDefaults) {
     EXPECT_TRUE(web[2].shadow);
     EXPECT_EQ(web[2].reporting_interval, 2s);
     EXPECT_EQ(web[2].assignment_ttl, 9s);
+    EXPECT_EQ(web[1].fallback, RlqsFallback::keep_last);  // the default
+    EXPECT_EQ(web[1].expected_envoys, 1);
+    EXPECT_EQ(web[2].fallback, RlqsFallback::local_share);
+    EXPECT_EQ(web[2].expected_envoys, 4);
 }
 
 TEST(RlqsConfig, TheFirstRuleWhoseMatchesAllHoldNamesTheBucket) {
@@ -73,6 +78,9 @@ TEST(RlqsConfig, RefusalsNameTheField) {
               "rlqs.yaml: rlqs.web.r.idle_after: expected at least reporting_interval (5000ms)");
     EXPECT_NE(refused("{limit: 0, window: 1m}").find("rlqs.web.r.limit"), std::string::npos);
     EXPECT_NE(refused("{limit: 5, window: 1m, colour: red}").find("colour"), std::string::npos);
+    EXPECT_NE(refused("{limit: 5, window: 1m, fallback: allow}").find("rlqs.web.r.fallback"), std::string::npos);
+    EXPECT_NE(refused("{limit: 5, window: 1m, expected_envoys: 0}").find("rlqs.web.r.expected_envoys"),
+              std::string::npos);
 }
 
 }  // namespace
