@@ -2,6 +2,7 @@
 #include "ratelimitd/http/check_codec.hpp"
 
 #include "ratelimitd/headers/rate_limit_fields.hpp"
+#include "ratelimitd/http/check_answer_body.hpp"
 #include "ratelimitd/http/json_response.hpp"
 #include "ratelimitd/http/json_writer.hpp"
 #include "ratelimitd/http/rate_limit_headers.hpp"
@@ -75,6 +76,19 @@ RenderedAnswer make_degraded_answer(const service::Decision& d, unsigned version
     return res;
 }
 
+// A decided check's status and header lines around its written body.
+RenderedAnswer check_answer_framed(const service::Decision& d, PooledString body, unsigned version, bool keep_alive) {
+    const check::Verdict& v = d.verdict;
+    RenderedAnswer res =
+        json_answer(v.allowed ? bhttp::status::ok : bhttp::status::too_many_requests, std::move(body), version, keep_alive);
+    set_rate_limit_headers(v, res);
+    if (const std::int64_t delay_ms = v.delay_ms(); delay_ms > 0) {
+        res.add_field("X-RateLimit-Delay-Ms", std::to_string(delay_ms));
+    }
+    if (d.shadow_denied) res.add_field("X-RateLimit-Shadow", "deny");
+    return res;
+}
+
 }  // namespace
 
 bhttp::status status_for(errc code) noexcept {
@@ -122,6 +136,9 @@ Answer make_check_answer(const service::Decision& d, unsigned version, bool keep
             keep_alive);
     }
 
+    PooledString body;
+    if (write_one_window_check_body(d, body)) return check_answer_framed(d, std::move(body), version, keep_alive);
+
     const check::WindowState& r = v.reported();
     JsonWriter w;
     write_identity(w, d, v.allowed, d.policy);
@@ -153,12 +170,7 @@ Answer make_check_answer(const service::Decision& d, unsigned version, bool keep
     write_failure_mode(w, d);
     w.end_object();
 
-    RenderedAnswer res =
-        json_answer(v.allowed ? bhttp::status::ok : bhttp::status::too_many_requests, w.take(), version, keep_alive);
-    set_rate_limit_headers(v, res);
-    if (delay_ms > 0) res.add_field("X-RateLimit-Delay-Ms", std::to_string(delay_ms));
-    if (d.shadow_denied) res.add_field("X-RateLimit-Shadow", "deny");
-    return res;
+    return check_answer_framed(d, w.take(), version, keep_alive);
 }
 
 }  // namespace ratelimitd::http

@@ -159,6 +159,13 @@ public:
         return out;
     }
 
+    // finish() of a check's fields, the request moved once into the caller's `out`.
+    result<void> finish_check(CheckRequest& out) && {
+        if (!seen(Field::tenant)) return invalid(Field::tenant, "required");
+        out = std::move(req_);
+        return {};
+    }
+
 private:
     [[nodiscard]] bool seen(Field f) const noexcept { return (seen_ & (1u << static_cast<unsigned>(f))) != 0; }
 
@@ -384,9 +391,21 @@ result<BodyFields> parse_body_json(std::string_view body, BodyKind kind) {
 }
 
 result<CheckRequest> parse_check_json(std::string_view body) {
-    auto fields = parse_body_json(body, BodyKind::check);
-    if (!fields) return std::move(fields.error());
-    return std::move(fields->check);
+    CheckRequest out;
+    if (auto ok = parse_check_json_into(body, out); !ok) return std::move(ok.error());
+    return out;
+}
+
+result<void> parse_check_json_into(std::string_view body, CheckRequest& out) {
+    {
+        FieldSet fields(BodyKind::check);
+        if (read_flat_body(body, fields, BodyKind::check) && std::move(fields).finish_check(out)) return {};
+    }
+    // As parse_body_json: anything the flat reader did not take, every error among it.
+    auto general = parse_check_json_general(body);
+    if (!general) return std::move(general.error());
+    out = std::move(*general);
+    return {};
 }
 
 result<CheckRequest> parse_check_json_general(std::string_view body) {

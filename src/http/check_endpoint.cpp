@@ -24,22 +24,29 @@ Answer check_answer(EndpointServices& s, const road::Call& c, const EndpointCall
     return res;
 }
 
+// The query or the JSON body into the call's own request (a body's is moved once).
+result<void> parse_into(const Request& req, check::CheckRequest& out) {
+    if (req.method() == bhttp::verb::post) return parse_check_json_into(req.body(), out);
+    const std::string_view target = req.target();
+    const auto q = target.find('?');
+    auto parsed = parse_check_query(q == std::string_view::npos ? std::string_view{} : target.substr(q + 1));
+    if (!parsed) return std::move(parsed.error());
+    out = std::move(*parsed);
+    return {};
+}
+
 }  // namespace
 
 // Not a coroutine: road::Road::decide answers at once when it can, and keeps the call in a
 // frame of its own only when the store is to be waited for.
 net::awaitable<Answer> check(EndpointServices& s, const EndpointCall& call) {
     const Request& req = call.req;
-    const std::string_view target = req.target();
-    const auto q = target.find('?');
-    // Initialised, not assigned: the request is not moved once more into an empty result.
-    result<check::CheckRequest> parsed =
-        req.method() == bhttp::verb::post
-            ? parse_check_json(req.body())
-            : parse_check_query(q == std::string_view::npos ? std::string_view{} : target.substr(q + 1));
-    if (!parsed) return answered(make_error_response(parsed.error(), req.version(), req.keep_alive()));
+    check::CheckRequest request;
+    if (auto parsed = parse_into(req, request); !parsed) {
+        return answered(make_error_response(parsed.error(), req.version(), req.keep_alive()));
+    }
     road::Call asked(road::Ask::check);
-    asked.check = &*parsed;
+    asked.check = &request;
     asked.now = call.ctx.arrived;
     const auto handed = s.handed_to_road();
     return s.road.decide(std::move(asked),

@@ -3,19 +3,24 @@
 #include "ratelimitd/http/crlf.hpp"
 
 #include <charconv>
+#include <cstring>
+#include <string_view>
 
 namespace ratelimitd::http {
 
 namespace {
 
-void append_status_line(bhttp::status status, unsigned version, std::string& out) {
+// "HTTP/1.1 200 " : the status line up to its reason phrase.
+constexpr std::size_t status_line_size = 13;
+
+char* write_status_line(bhttp::status status, unsigned version, char* at) noexcept {
     const unsigned code = static_cast<unsigned>(status);
-    const char line[] = {'H', 'T', 'T', 'P', '/', static_cast<char>('0' + version / 10 % 10), '.',
-                         static_cast<char>('0' + version % 10), ' ', static_cast<char>('0' + code / 100 % 10),
-                         static_cast<char>('0' + code / 10 % 10), static_cast<char>('0' + code % 10), ' '};
-    out.append(line, sizeof line);
-    out.append(std::string_view(bhttp::obsolete_reason(status)));
-    out.append(crlf);
+    const char line[status_line_size] = {'H', 'T', 'T', 'P', '/', static_cast<char>('0' + version / 10 % 10), '.',
+                                         static_cast<char>('0' + version % 10), ' ',
+                                         static_cast<char>('0' + code / 100 % 10),
+                                         static_cast<char>('0' + code / 10 % 10), static_cast<char>('0' + code % 10), ' '};
+    std::memcpy(at, line, status_line_size);
+    return at + status_line_size;
 }
 
 }  // namespace
@@ -28,19 +33,25 @@ void RenderedAnswer::add_field(std::string_view name, std::string_view value) {
 }
 
 void RenderedAnswer::render(std::string& out) const {
-    out.reserve(out.size() + 64 + fields_.size() + body_.size());
-    append_status_line(status_, version_, out);
-    out.append(fields_);
-    char digits[24];
-    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, body_.size());
-    out.append("Content-Length: ");
-    out.append(digits, static_cast<std::size_t>(end - digits));
-    out.append(crlf);
+    char length[24];
+    const auto [end, ec] = std::to_chars(length, length + sizeof length, body_.size());
     // As Beast's keep_alive(): HTTP/1.1 keeps connections unless told, 1.0 closes unless told.
-    if (version_ >= 11 && !keep_alive_) out.append("Connection: close\r\n");
-    if (version_ < 11 && keep_alive_) out.append("Connection: keep-alive\r\n");
-    out.append(crlf);
-    out.append(body_);
+    std::string_view connection = "";  // not null: copied from below
+    if (version_ >= 11 && !keep_alive_) connection = "Connection: close\r\n";
+    if (version_ < 11 && keep_alive_) connection = "Connection: keep-alive\r\n";
+    // One growth of `out`, then copies into it: its capacity is not checked per piece.
+    const std::string_view reason(bhttp::obsolete_reason(status_));
+    const std::string_view content_length = "Content-Length: ";
+    const std::size_t start = out.size();
+    out.resize(start + status_line_size + reason.size() + crlf.size() + fields_.size() + content_length.size() +
+               static_cast<std::size_t>(end - length) + crlf.size() + connection.size() + crlf.size() + body_.size());
+    char* at = write_status_line(status_, version_, out.data() + start);
+    for (const std::string_view part : {reason, crlf, std::string_view(fields_), content_length,
+                                        std::string_view(length, static_cast<std::size_t>(end - length)), crlf,
+                                        connection, crlf, std::string_view(body_)}) {
+        std::memcpy(at, part.data(), part.size());
+        at += part.size();
+    }
 }
 
 }  // namespace ratelimitd::http

@@ -70,12 +70,24 @@ result<void> add_limit(CheckPlan& out, const Policy& base, std::string_view tena
 }  // namespace
 
 result<CheckPlan> plan(std::shared_ptr<const Registry> registry, const check::CheckRequest& req) {
+    CheckPlan out;
+    if (auto ok = plan_into(std::move(registry), req, out); !ok) return ok.error();
+    return out;
+}
+
+result<void> plan_into(std::shared_ptr<const Registry> registry, const check::CheckRequest& req, CheckPlan& out) {
     if (auto ok = validate_key_parts(req); !ok) return ok.error();
     if (auto ok = policy::validate_cost(req.cost); !ok) return ok.error();
     auto resolved = resolve(*registry, req);
     if (!resolved) return resolved.error();
 
-    CheckPlan out{std::move(registry), {}, req.tenant, std::move(resolved->scope), req.cost};
+    // Written into the caller's plan, field by field: a plan is a few hundred bytes, and
+    // building it apart cost two moves of it per check (into the result, out of it).
+    out.registry = std::move(registry);
+    out.limits.clear();
+    out.tenant = req.tenant;
+    out.scope = std::move(resolved->scope);
+    out.cost = req.cost;
     const Registry& reg = *out.registry;
     if (resolved->route != nullptr && resolved->route->limits.size() > 1) {
         // A layered route: each of its limits spends this tenant's budget, decided as one.
@@ -89,7 +101,7 @@ result<CheckPlan> plan(std::shared_ptr<const Registry> registry, const check::Ch
             return ok.error();
         }
     }
-    return out;
+    return {};
 }
 
 result<CheckPlan> plan(std::shared_ptr<const Registry> registry, const AuthRequest& req) {

@@ -104,7 +104,11 @@ bool Road::try_now(Call& call) const {
 }
 
 bool Road::plan_check(Call& call) const {
-    if (!planned(call, policy::plan(registry_.current(), *call.check))) return true;
+    if (auto ok = policy::plan_into(registry_.current(), *call.check, call.plan); !ok) {
+        call.problem = std::move(ok.error());
+        call.plan = {};  // as planned(): no plan beside a problem
+        return true;
+    }
     return try_now(call);
 }
 

@@ -54,9 +54,10 @@ struct CheckGroup {
     }
 };
 
-/// The decision's names before the store answers: every limit's policy, each distinct tenant.
-Decision named_decision(const policy::CheckPlan& plan) {
-    Decision d;
+/// The decision's names and mode before the store answers, written into `d` (a fresh one:
+/// nothing moved): every limit's policy, each distinct tenant.
+void open_into(const policy::CheckPlan& plan, Decision& d) {
+    d.report = plan.mode == policy::Mode::report;
     d.scope = plan.scope;
     boost::container::small_vector<std::string_view, 4> tenants;  // distinct, in order
     for (const auto& l : plan.limits) {
@@ -67,7 +68,6 @@ Decision named_decision(const policy::CheckPlan& plan) {
             append_listed(d.tenant, l.tenant);
         }
     }
-    return d;
 }
 
 /// The keys an admin reset forgets. A calendar window's planned key is the prefix its script
@@ -126,10 +126,10 @@ bool plain_single_check(const LimitChecks& checks) {
     return c.mode == policy::Mode::check && c.part == policy::Part::decide && c.cost >= 1;
 }
 
-/// The decision's names and mode, before any store answers.
+/// open_into, as a value.
 Decision opening(const policy::CheckPlan& plan) {
-    Decision d = named_decision(plan);
-    d.report = plan.mode == policy::Mode::report;
+    Decision d;
+    open_into(plan, d);
     return d;
 }
 
@@ -210,8 +210,8 @@ bool CheckService::decide_now(policy::CheckPlan& plan, std::chrono::steady_clock
     if (w == nullptr) return false;
     auto answer = store_.try_apply_now(*w->limit, w->key, cost, now);
     if (!answer) return false;
-    // decide()'s answer (one enforced group); counted in place, moved once (a move copies its windows).
-    d = opening(plan);
+    // decide()'s answer (one enforced group); named and counted in place, the verdict moved once.
+    open_into(plan, d);
     count_at_once(*answer);
     if (!*answer) {
         d = degrade(std::move(d), plan, plan.limits.front().fail_closed(), answer->error());

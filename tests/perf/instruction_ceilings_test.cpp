@@ -23,6 +23,11 @@
 //     its first round (JSON writer runs, one-pass header scan, per-policy RateLimit-Policy
 //     members), about 29,500 before both. 22,392 to 22,431 after the fourth round (its verdict
 //     moved once into the decision, its tenant and the decision's in a larger inline type).
+//     17,741 to 17,949 after the fifth round (22,227 before it): the one-window answer body
+//     written in one pass and the constant field lines in one run (-> 19,850), the plan and the
+//     decision's names written into the road's call rather than moved into it (-> 18,816), the
+//     body parsed into the door's own request (-> 18,161), request ids from a byte-pair table
+//     and the answer framed in one growth (-> 18,015), the router's label looked up once.
 //   GET /v1/auth, hashed X-Api-Key: 24,760 to 24,900 instructions, 1.00 allocations (the key
 //     string), after the fourth round: the tenant kept in place (policy::TenantText, 48 bytes
 //     inline: the hashed identity and the decision's copy of it no longer allocate; 27,446 ->
@@ -31,7 +36,8 @@
 //     from a table (-> 25,289), the original-request headers read as views (-> 24,784). 27,081
 //     to 27,446 and 3.00 before it (the hashed identity's string, the decision's copy of it,
 //     the key string); 35,811 and 8.00 after the first round. The goal, <= 25,000
-//     instructions and <= 2 allocations, is reached.
+//     instructions and <= 2 allocations, is reached. 23,413 to 23,641 after the fifth round
+//     (the answer's framing is the check's).
 #include "perf/callgrind_server.hpp"
 #include "support/http_client.hpp"
 
@@ -58,9 +64,9 @@ constexpr int measured = 2000;
 constexpr int tenants = 8;
 
 // The ceilings (per request). See the head comment for how to move one.
-constexpr double check_instruction_ceiling = 23200;
+constexpr double check_instruction_ceiling = 18900;
 constexpr double check_allocation_ceiling = 1.5;
-constexpr double auth_instruction_ceiling = 26000;
+constexpr double auth_instruction_ceiling = 24800;
 constexpr double auth_allocation_ceiling = 1.5;
 
 struct PerRequest {

@@ -41,6 +41,11 @@ result<BodyFields> parse_body_json(std::string_view body, BodyKind kind);
 /// JSON parser; everything else, and every error, goes through parse_check_json_general.
 result<check::CheckRequest> parse_check_json(std::string_view body);
 
+/// parse_check_json into the caller's `out` (a fresh CheckRequest): the request is moved once,
+/// where returning it moved it through every layer of the reader. On a Problem `out` holds
+/// nothing the caller may use.
+result<void> parse_check_json_into(std::string_view body, check::CheckRequest& out);
+
 /// parse_check_json with the general parser alone: the same result for every body (the
 /// check_request fuzz target compares the two).
 result<check::CheckRequest> parse_check_json_general(std::string_view body);

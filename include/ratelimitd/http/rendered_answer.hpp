@@ -27,6 +27,8 @@ public:
     void add_field(std::string_view name, std::string_view value);
     /// Appends whole field lines ("Name: value" CRLF each), of the same kind as add_field's.
     void add_field_lines(std::string_view lines) { fields_.append(lines); }
+    /// Room for `bytes` of field lines at once: appending them then never grows the text.
+    void reserve_fields(std::size_t bytes) { fields_.reserve(bytes); }
 
     void body(PooledString text) noexcept { body_ = std::move(text); }
     [[nodiscard]] std::string_view body() const noexcept { return body_; }

@@ -28,6 +28,11 @@ struct AuthRequest {
 /// Client mistakes come back as Problems, in that order. Never throws but for bad_alloc.
 result<CheckPlan> plan(std::shared_ptr<const Registry> registry, const check::CheckRequest& req);
 
+/// plan(CheckRequest) written into `out`, a fresh CheckPlan (default-constructed), rather
+/// than returned: the road's call owns its plan, and the check's hot path moves none. On a
+/// Problem `out` may hold part of a plan: the caller drops it.
+result<void> plan_into(std::shared_ptr<const Registry> registry, const check::CheckRequest& req, CheckPlan& out);
+
 /// Plans a /v1/auth subrequest for cost 1: the first route matching the original method and
 /// URI (its `limits`, each with the tenant its identity source names), else default_policy
 /// for the identity sources in order, else no limit. A `policy: none` route plans no limit.

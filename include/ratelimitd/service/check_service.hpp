@@ -97,6 +97,7 @@ public:
     /// hitters' slice), and the store's answer is counted in the latency histogram untimed
     /// (at_once): true, with the decision in `out` (the caller's: no decision is moved). False
     /// otherwise, with `plan` and `out` untouched: decide it with decide_into (or decide).
+    /// `out` is a fresh Decision (default-constructed): its names are written in place.
     /// Reads no clock. Never throws but for bad_alloc.
     bool decide_now(policy::CheckPlan& plan, std::chrono::steady_clock::time_point now, Decision& out);
 

@@ -1,0 +1,94 @@
+// The common check answer's body in one pass (check_answer_body.hpp).
+#include "ratelimitd/http/check_answer_body.hpp"
+
+#include "ratelimitd/headers/rate_limit_fields.hpp"
+
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace ratelimitd::http {
+
+namespace {
+
+// The longest text the three strings may add up to here; longer ones (rare: a tenant is at
+// most 128 bytes) take the JsonWriter path, so the buffer below has a fixed bound.
+constexpr std::size_t max_text = 320;
+// Keys, punctuation and eight numbers of at most 20 characters each.
+constexpr std::size_t max_rest = 320;
+
+// True when JsonWriter would copy `s` as it is between its quotes: no quote, backslash,
+// control byte, or byte of 0x80 and above.
+bool plain(std::string_view s) noexcept {
+    for (const char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u >= 0x80 || c == '"' || c == '\\') return false;
+    }
+    return true;
+}
+
+// Appends to a buffer sized for the whole body beforehand: no capacity check per piece.
+class BodyWriter {
+public:
+    explicit BodyWriter(char* at) noexcept : at_(at) {}
+    template <std::size_t N>
+    void put(const char (&text)[N]) noexcept {
+        put(std::string_view(text, N - 1));
+    }
+    void put(std::string_view s) noexcept {
+        std::memcpy(at_, s.data(), s.size());
+        at_ += s.size();
+    }
+    void quoted(std::string_view s) noexcept {
+        *at_++ = '"';
+        put(s);
+        *at_++ = '"';
+    }
+    void number(std::int64_t n) noexcept { at_ = std::to_chars(at_, at_ + 24, n).ptr; }
+    [[nodiscard]] char* at() const noexcept { return at_; }
+
+private:
+    char* at_;
+};
+
+}  // namespace
+
+bool write_one_window_check_body(const service::Decision& d, PooledString& out) {
+    const check::Verdict& v = d.verdict;
+    if (v.windows.size() != 1 || v.lease() != nullptr) return false;
+    const std::string_view tenant = d.tenant;
+    if (d.policy.size() + tenant.size() + d.scope.size() > max_text) return false;
+    if (!plain(d.policy) || !plain(tenant) || !plain(d.scope)) return false;
+
+    const check::WindowState& r = v.windows.front();
+    char buffer[max_text + max_rest];
+    BodyWriter w(buffer);
+    w.put(v.allowed ? R"({"allowed":true,"policy":)" : R"({"allowed":false,"policy":)");
+    w.quoted(d.policy);
+    w.put(R"(,"tenant":)");
+    w.quoted(tenant);
+    w.put(R"(,"scope":)");
+    w.quoted(d.scope);
+    w.put(R"(,"limit":)");
+    w.number(headers::shown_count(r.limit));
+    w.put(R"(,"remaining":)");
+    w.number(headers::shown_count(r.remaining));
+    w.put(R"(,"reset":)");
+    w.number(headers::shown_count(r.reset_epoch_s));
+    w.put(R"(,"retry_after":)");
+    // As the JsonWriter path: 0 when it admitted, the Retry-After header's value when it denied.
+    w.number(v.allowed ? 0 : headers::retry_after_of(r));
+    if (const std::int64_t delay_ms = v.delay_ms(); delay_ms > 0) {
+        w.put(R"(,"delay_ms":)");
+        w.number(delay_ms);
+    }
+    if (d.shadow_denied) w.put(R"(,"shadow_denied":true)");
+    if (d.fail_closed) w.put(R"(,"on_store_error":"deny")");
+    w.put("}");
+    out.assign(buffer, static_cast<std::size_t>(w.at() - buffer));
+    return true;
+}
+
+}  // namespace ratelimitd::http
