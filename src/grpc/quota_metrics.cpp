@@ -1,6 +1,8 @@
 // QuotaMetrics: the quota service's counters as Prometheus text.
 #include "ratelimitd/grpc/quota_metrics.hpp"
 
+#include "ratelimitd/core/label_value.hpp"
+
 #include <fmt/format.h>
 
 #include <iterator>
@@ -8,21 +10,6 @@
 namespace ratelimitd::rls {
 
 namespace {
-
-/// A label value as the exposition format writes it: backslash, quote and newline escaped.
-std::string label(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    for (const char c : text) {
-        if (c == '\\' || c == '"') out += '\\';
-        if (c == '\n') {
-            out += "\\n";
-            continue;
-        }
-        out += c;
-    }
-    return out;
-}
 
 void counter(std::string& out, const char* name, const char* help, std::uint64_t value) {
     fmt::format_to(std::back_inserter(out), "# HELP {0} {1}\n# TYPE {0} counter\n{0} {2}\n", name, help, value);
@@ -76,7 +63,7 @@ void QuotaMetrics::render_rules(std::string& out) const {
     const auto family = [&](const char* name, const char* type, const char* help, auto value) {
         fmt::format_to(std::back_inserter(out), "# HELP {0} {1}\n# TYPE {0} {2}\n", name, help, type);
         for (const auto& [key, r] : rules_) {
-            fmt::format_to(std::back_inserter(out), "{}{{domain=\"{}\",rule=\"{}\"}} {}\n", name, label(r.domain),
+            fmt::format_to(std::back_inserter(out), "{}{{domain=\"{}\",rule=\"{}\"}} {}\n", name, escape_label_value(r.domain),
                            r.rule, value(r));
         }
     };

@@ -2,6 +2,8 @@
 // each scrape.
 #include "ratelimitd/stats/erl_prometheus.hpp"
 
+#include "ratelimitd/core/label_value.hpp"
+
 #include <fmt/format.h>
 
 #include <map>
@@ -9,19 +11,6 @@
 namespace ratelimitd::stats {
 
 namespace {
-
-std::string escape_label_value(std::string_view v) {
-    std::string out;
-    for (char c : v) {
-        if (c == '\\' || c == '"') out += '\\';
-        if (c == '\n') {
-            out += "\\n";
-            continue;
-        }
-        out += c;
-    }
-    return out;
-}
 
 std::pair<std::string, std::string> series_of(const StatsdMapper& mapper, std::string_view name) {
     auto mapped = mapper.map(name);
