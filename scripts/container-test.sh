@@ -171,6 +171,16 @@ test_readme() {
   fi
   "${engine[@]}" logs "$name" 2>&1 | grep '^start.sh: .*([0-9]* s)' || true
   took "README's first command: first check answered $(( $(date +%s) - started )) s after the container started"
+  build_figures "$work/tree/build-release/.ninja_log"
+}
+
+# build_figures NINJA_LOG: what the build in it cost, so that a slower first check can be told
+# apart from a slower machine: its steps' summed time (the compiler's work, both cores) against
+# the time from its first step's start to its last one's end.
+build_figures() {
+  [ -f "$1" ] || return 0
+  awk -F'\t' '!/^#/ { n++; sum += $2 - $1; if ($2 > end) end = $2 }
+    END { printf "ok    the build: %d steps, %.0f s of step time over %.0f s (%.2f steps at once)\n", n, sum / 1000, end / 1000, sum / end }' "$1"
 }
 
 # readme_wait CONTAINER BOUND: waits until README's check answers allowed, BOUND seconds at
