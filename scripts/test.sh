@@ -6,13 +6,15 @@
 #   1. Release build with the tests (warnings are errors), the whole suite on it, the Debian
 #      package (cpack -G DEB) from the same build;
 #   2. the container image, built with README.md's container command exactly as printed and
-#      run as users run it; README.md's first command, exactly as printed, in a fresh Debian 12
-#      container until it answers a check; the package installed in a fresh container
-#      (scripts/container-test.sh);
+#      run as users run it (beside stage 1's suite); README.md's first command, exactly as
+#      printed, in a fresh Debian 12 container until it answers a check (alone: it is timed);
+#      the package installed in a fresh container (scripts/container-test.sh);
 #   3. an AddressSanitizer + UndefinedBehaviorSanitizer build (RelWithDebInfo: the other build
-#      type) and the whole suite again on it; every spawned ratelimitd must exit 0 on SIGTERM
-#      with no sanitizer report in its log;
+#      type) and the whole suite again on it, the libFuzzer targets built beside it; every
+#      spawned ratelimitd must exit 0 on SIGTERM with no sanitizer report in its log;
 #   4. every libFuzzer target for FUZZ_SECONDS each (default 20; scripts/fuzz.sh), two at a time.
+# A stage that computes (a compile) runs beside one that mostly waits (a suite): the suite holds
+# (it passes with every core busy: --under-load), and the run is shorter by the compile.
 # ccache, when installed, makes a second run recompile only what changed.
 #   scripts/test.sh              everything
 #   scripts/test.sh --plain      stage 1's build and tests only (quicker while developing)
@@ -50,7 +52,6 @@ if [ "$under_load" = 1 ]; then
     timeout 3h bash -c 'while :; do :; done' &
     busy_pids+=($!)
   done
-  trap 'kill "${busy_pids[@]}" 2>/dev/null || true' EXIT
   echo "=== under load: ${#busy_pids[@]} busy loops (pids ${busy_pids[*]})"
 fi
 
@@ -80,7 +81,36 @@ run_tests() {  # build-dir [ctest args...]
 
 passed_in() { sed -n 's/.*tests passed, 0 tests failed out of \([0-9]*\).*/\1/p' "$1/ctest.log"; }
 
+# beside NAME COMMAND...: runs a stage in the background while the next one runs in the
+# foreground; its output is kept and printed by join_beside, which waits for it, prints its
+# time and fails the run if it failed.
+side_pid="" side_name="" side_log="" side_started=0
+beside() {
+  side_name=$1; shift
+  side_log=$(mktemp); side_started=$SECONDS
+  echo "=== $side_name: beside the next stage (its output follows when it ends)"
+  "$@" >"$side_log" 2>&1 &
+  side_pid=$!
+}
+join_beside() {
+  local rc=0
+  wait "$side_pid" || rc=$?
+  side_pid=""
+  cat "$side_log"; rm -f "$side_log"
+  echo "=== $side_name took $(( SECONDS - side_started )) s (beside)"
+  [ "$rc" -eq 0 ] || { echo "=== $side_name failed (exit $rc)" >&2; exit "$rc"; }
+}
+# Nothing outlives the run: the busy loops and a stage still beside one that failed.
+stop_background() {
+  [ -z "$side_pid" ] || kill "$side_pid" 2>/dev/null || true
+  [ "${#busy_pids[@]}" -eq 0 ] || kill "${busy_pids[@]}" 2>/dev/null || true
+}
+trap stop_background EXIT
+
 build build -DCMAKE_BUILD_TYPE=Release
+if [ "$mode" = all ]; then
+  beside "container image (README's command) and run" $SUDO bash scripts/container-test.sh image
+fi
 if [ "$repeat" -gt 1 ]; then
   run_tests build --repeat until-fail:"$repeat"
 else
@@ -90,12 +120,11 @@ total=$(passed_in build)
 if [ "$mode" = all ]; then
   rm -f build/ratelimitd_*.deb
   (cd build && cpack -G DEB >/dev/null)
+  join_beside
 fi
-stage_done "Release build, tests and package"
+stage_done "Release build, tests and package (and the image beside)"
 
 if [ "$mode" = all ]; then
-  $SUDO bash scripts/container-test.sh image
-  stage_done "container image (README's command) and run"
   $SUDO bash scripts/container-test.sh readme
   stage_done "README's first command in a fresh Debian 12 container"
   $SUDO bash scripts/container-test.sh deb build/ratelimitd_*.deb
@@ -104,9 +133,11 @@ if [ "$mode" = all ]; then
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRATELIMITD_SANITIZE=ON
+  beside "fuzz targets' build" bash scripts/fuzz.sh --build
   run_tests build-asan
   total=$(( total + $(passed_in build-asan) ))
-  stage_done "ASan+UBSan build and tests"
+  join_beside
+  stage_done "ASan+UBSan build and tests (and the fuzz targets' build beside)"
   echo "=== fuzz targets"
   FUZZ_JOBS=2 bash scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
   stage_done "fuzz targets"
