@@ -1,8 +1,9 @@
 // RLQS shares of one global budget on the other Redis deployments (docs/rlqs.md, "Shares
 // across the fleet"): filter-shaped clients on two ratelimitd replicas sharing a real Redis
 // Cluster (each bucket's ledger on the primary owning its slot; a slot moved mid-test is
-// followed through MOVED), and a real primary named by a real sentinel. In every whole window
-// each bucket's clients admit at most the stated bound.
+// followed through ASK while it migrates and MOVED after), and a real primary named by a real
+// sentinel, followed when it fails over to its replica. In every whole window each bucket's
+// clients admit at most the stated bound.
 #include "ratelimitd/grpc/share_ask.hpp"
 #include "ratelimitd/store/redis/cluster/key_slot.hpp"
 
@@ -71,6 +72,8 @@ public:
         return out;
     }
 
+    Ratelimitd& replica(std::size_t i) { return *replicas_[i]; }
+
     void leave() {
         for (auto& c : clients_) {
             c->leave();
@@ -101,7 +104,7 @@ QuotaBucket bucket_on_another_primary(const RedisCluster& cluster, const QuotaBu
     }
 }
 
-TEST(RlqsStoreKinds, OnARedisClusterEachBucketStaysWithinTheBoundAndFollowsAMovedSlot) {
+TEST(RlqsStoreKinds, OnARedisClusterEachBucketStaysWithinTheBoundAndFollowsAMigratingSlot) {
     RedisCluster cluster(3);
     const QuotaBucket a{{"kind", "api"}, {"tenant", "a"}};
     const QuotaBucket b = bucket_on_another_primary(cluster, a);
@@ -120,10 +123,17 @@ TEST(RlqsStoreKinds, OnARedisClusterEachBucketStaysWithinTheBoundAndFollowsAMove
     const int owner_b = cluster.owner_of(store::redis::cluster::key_slot(ledger_key(b)));
     EXPECT_EQ(cluster.integer(owner_b, {"HLEN", ledger_key(b)}), 2 + 2);
 
-    // a's slot moved as an operator does it: the next reports meet MOVED and follow it.
+    // a's slot moved as an operator does it. While it migrates (its hash already on the new
+    // node, the slot still the old one's) every report of a meets ASK and is sent again behind
+    // ASKING; once the move is finished, MOVED, and the slot's calls go to the new owner.
     const int to = (owner_a + 1) % 3;
     cluster.begin_migration(slot_a, owner_a, to);
     cluster.migrate_keys(slot_a, owner_a, to);
+    const std::int64_t migrating = now_ms();
+    run_windows(1, window_ms);
+    // Not made again at the old owner (which answers ASK, not 0, to EXISTS of it now).
+    EXPECT_EQ(cluster.integer(owner_a, {"CLUSTER", "COUNTKEYSINSLOT", std::to_string(slot_a)}), 0);
+    expect_shared(on_a, migrating - window_ms, "bucket a, slot migrating (ASK)");
     cluster.finish_migration(slot_a, to);
     const std::int64_t moved = now_ms();
     EXPECT_TRUE(wait_until([&] { return cluster.integer(to, {"HLEN", ledger_key(a)}) == 2 + 3; },
@@ -136,9 +146,20 @@ TEST(RlqsStoreKinds, OnARedisClusterEachBucketStaysWithinTheBoundAndFollowsAMove
     fleet.leave();
 }
 
-TEST(RlqsStoreKinds, ThroughSentinelTheFleetSharesThePrimarysLedger) {
-    RedisServer primary;
+TEST(RlqsStoreKinds, ThroughSentinelTheFleetSharesThePrimarysLedgerAndFollowsAFailover) {
+    // No diskless-sync delay (5 s by default): the replica syncs at once.
+    RedisServer primary("", {"--repl-diskless-sync-delay", "0"});
+    RedisServer standby("", {"--replicaof", "127.0.0.1", std::to_string(primary.port())});
+    ASSERT_TRUE(wait_until([&] {
+        return standby.command({"INFO", "replication"}).find("master_link_status:up") != std::string::npos;
+    }, std::chrono::milliseconds(10'000))) << "the replica never synced";
     RedisSentinel sentinel("rlqs", primary.port());
+    // The sentinel learns of the replica from the primary's INFO; it can only promote a known one.
+    ASSERT_TRUE(wait_until([&] {
+        return sentinel.command({"SENTINEL", "replicas", "rlqs"}).find(std::to_string(standby.port())) !=
+               std::string::npos;
+    }, std::chrono::milliseconds(15'000))) << "the sentinel never saw the replica";
+
     const QuotaBucket a{{"kind", "api"}, {"tenant", "a"}};
     Fleet fleet(sentinel.url());
     const auto on_a = fleet.clients(a, {60, 30, 10});
@@ -146,6 +167,21 @@ TEST(RlqsStoreKinds, ThroughSentinelTheFleetSharesThePrimarysLedger) {
     run_windows(2, window_ms);
     expect_shared(on_a, started, "sentinel");
     EXPECT_EQ(primary.integer({"HLEN", ledger_key(a)}), 2 + 3);
+
+    // The primary dies; once the sentinel has promoted the standby, both replicas' ledgers
+    // follow it (each logs that its Redis answers again) and the fleet shares as before.
+    primary.kill_hard();
+    const std::string promoted = "127.0.0.1:" + std::to_string(standby.port());
+    ASSERT_TRUE(wait_until([&] { return sentinel.master_address() == promoted; }, std::chrono::milliseconds(25'000)))
+        << "the sentinel never promoted the replica";
+    for (std::size_t i = 0; i < 2; ++i) {
+        EXPECT_FALSE(fleet.replica(i).process().wait_for_log("answers again", std::chrono::milliseconds(10'000)).empty())
+            << fleet.replica(i).process().log();
+    }
+    const std::int64_t followed = now_ms();
+    run_windows(2, window_ms);
+    expect_shared(on_a, followed, "sentinel, after the failover");
+    EXPECT_EQ(standby.integer({"HLEN", ledger_key(a)}), 2 + 3);
     fleet.leave();
 }
 
