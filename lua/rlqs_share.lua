@@ -15,10 +15,14 @@
 -- holds 2 × grant for it until then, so used + everything held never passes the limit
 -- except by 2 for each Envoy first seen when nothing was left (the newcomer's floor).
 local id = ARGV[1]
-local allowed = tonumber(ARGV[2])
-local denied = tonumber(ARGV[3])
-local elapsed = tonumber(ARGV[4])
 local limit = tonumber(ARGV[5])
+-- The counts are taken up to the limit and the time within [0, 1 day] (the caller does so
+-- too): a hostile report changes nothing more than a report of the whole limit, and every
+-- figure below stays an exact integer in Lua's doubles.
+local function bounded(v, low, high) return math.min(math.max(tonumber(v) or 0, low), high) end
+local allowed = bounded(ARGV[2], 0, limit)
+local denied = bounded(ARGV[3], 0, limit)
+local elapsed = bounded(ARGV[4], 0, 86400000)
 local window = tonumber(ARGV[6])
 local ttl = tonumber(ARGV[7])
 local interval = tonumber(ARGV[8])
@@ -54,7 +58,8 @@ for i = 1, #flat, 2 do
   end
 end
 if stored_w ~= wstart then used = 0 end
-used = used + allowed + reclaimed
+-- Saturates at the limit: a spent window is spent, and the reply stays a small integer.
+used = math.min(used + allowed + reclaimed, limit)
 
 local me = envoys[id]
 local held, weight = 0, 0

@@ -28,6 +28,8 @@ test_packages=(
   chromium
   # bench/run.sh draws its latency plot with gnuplot.
   gnuplot-nox
+  # tests/grpc/grpc_rlqs_clock_skew_test.cpp starts a replica with its clock shifted (libfaketime).
+  faketime
   # bench/simulate.sh times the replay's CPU with /usr/bin/time.
   time
   # clients/php and its tests: php-cli with curl, Symfony HttpKernel + Routing for the

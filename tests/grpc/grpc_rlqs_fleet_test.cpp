@@ -10,6 +10,7 @@
 #include "support/metrics_text.hpp"
 #include "support/processes.hpp"
 #include "support/quota_filter.hpp"
+#include "support/quota_windows.hpp"
 #include "support/rls_client.hpp"
 #include "support/wait.hpp"
 
@@ -88,57 +89,6 @@ protected:
     std::vector<unsigned short> ports_;
 };
 
-std::int64_t now_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
-/// Waits until the next window has begun and `windows` whole windows have passed after it.
-void run_windows(int windows) {
-    const std::int64_t until = (now_ms() / window_ms + 1 + windows) * window_ms + 50;
-    std::this_thread::sleep_for(std::chrono::milliseconds(until - now_ms()));
-}
-
-struct Window {
-    std::int64_t admitted = 0;
-    std::int64_t new_streams = 0;
-    std::vector<std::int64_t> per_client;
-};
-
-/// The whole windows in [from, to), each with what every client admitted in it.
-std::map<std::int64_t, Window> windows_of(const std::vector<const QuotaFilter*>& clients, std::int64_t from,
-                                          std::int64_t to) {
-    std::map<std::int64_t, Window> out;
-    const std::int64_t first = (from + window_ms - 1) / window_ms;
-    const std::int64_t last = to / window_ms;  // exclusive
-    for (std::int64_t k = first; k < last; ++k) out[k].per_client.assign(clients.size(), 0);
-    for (std::size_t c = 0; c < clients.size(); ++c) {
-        for (const std::int64_t t : clients[c]->admitted()) {
-            if (auto it = out.find(t / window_ms); it != out.end()) {
-                ++it->second.admitted;
-                ++it->second.per_client[c];
-            }
-        }
-        for (const std::int64_t t : clients[c]->stream_starts()) {
-            if (auto it = out.find(t / window_ms); it != out.end()) ++it->second.new_streams;
-        }
-    }
-    return out;
-}
-
-/// Every whole window within the bound; prints the figures.
-void expect_within_bound(const std::map<std::int64_t, Window>& windows, const char* phase,
-                         std::int64_t global_limit = limit) {
-    for (const auto& [k, w] : windows) {
-        const std::int64_t bound = global_limit + 2 * w.new_streams;
-        std::string per;
-        for (const auto n : w.per_client) per += " " + std::to_string(n);
-        std::printf("%s window %lld: admitted %lld (bound %lld; per client%s)\n", phase, static_cast<long long>(k),
-                    static_cast<long long>(w.admitted), static_cast<long long>(bound), per.c_str());
-        EXPECT_LE(w.admitted, bound) << phase << " window " << k;
-    }
-}
-
 TEST_F(RlqsFleet, FiveClientsOnThreeReplicasStayWithinTheBoundInEveryWindow) {
     start_replicas(3);
     // 285 requests/s of demand against a budget of 100/s.
@@ -149,11 +99,11 @@ TEST_F(RlqsFleet, FiveClientsOnThreeReplicasStayWithinTheBoundInEveryWindow) {
     for (const auto& c : clients) all.push_back(c.get());
 
     const std::int64_t started = now_ms();
-    run_windows(4);
+    run_windows(4, window_ms);
     const std::int64_t steady_end = now_ms();
-    const auto steady = windows_of(all, started, steady_end);
+    const auto steady = windows_of(all, started, steady_end, window_ms);
     ASSERT_GE(steady.size(), 4U);
-    expect_within_bound(steady, "steady");
+    expect_within_bound(steady, "steady", limit);
     for (const auto& [k, w] : steady) {
         // Light clients are not starved, and the budget is used, not merely withheld.
         EXPECT_GE(w.per_client[3], 1) << "window " << k;
@@ -176,9 +126,9 @@ TEST_F(RlqsFleet, FiveClientsOnThreeReplicasStayWithinTheBoundInEveryWindow) {
     replicas_[1]->process().signal(SIGKILL);
     EXPECT_TRUE(wait_until([&] { return clients[1]->streams() == 2 && clients[4]->streams() == 2; },
                            std::chrono::milliseconds(10'000)));
-    run_windows(3);
-    const auto after = windows_of(all, killed_at - window_ms, now_ms());
-    expect_within_bound(after, "after kill");
+    run_windows(3, window_ms);
+    const auto after = windows_of(all, killed_at - window_ms, now_ms(), window_ms);
+    expect_within_bound(after, "after kill", limit);
     for (const auto& [k, w] : after) EXPECT_GE(w.per_client[4], 1) << "window " << k;
 
     for (std::size_t i = 1; i < clients.size(); ++i) {
@@ -242,8 +192,8 @@ TEST_F(RlqsFleet, AReloadChangesTheFleetsLimit) {
     std::vector<const QuotaFilter*> all;
     for (const auto& c : clients) all.push_back(c.get());
     const std::int64_t started = now_ms();
-    run_windows(2);
-    expect_within_bound(windows_of(all, started, now_ms()), "before reload");
+    run_windows(2, window_ms);
+    expect_within_bound(windows_of(all, started, now_ms(), window_ms), "before reload", limit);
 
     constexpr std::int64_t lower = 80;
     for (auto& replica : replicas_) {
@@ -254,8 +204,8 @@ TEST_F(RlqsFleet, AReloadChangesTheFleetsLimit) {
         ASSERT_FALSE(replica->process().wait_for_log("reloaded", process_start_bound).empty());
     }
     const std::int64_t reloaded = now_ms();
-    run_windows(2);
-    const auto after = windows_of(all, reloaded, now_ms());
+    run_windows(2, window_ms);
+    const auto after = windows_of(all, reloaded, now_ms(), window_ms);
     expect_within_bound(after, "after reload", lower);
     for (const auto& [k, w] : after) EXPECT_GE(w.admitted, lower / 2) << "window " << k;
     for (auto& c : clients) c->leave();

@@ -8,9 +8,10 @@
 
 namespace ratelimitd::app {
 
-/// A Redis ledger on the store's Redis (redis:// or rediss://, the store's deadline per report);
-/// null for the embedded store and for Cluster and Sentinel URLs, whose budgets stay each
-/// replica's own (docs/rlqs.md, said in a log line).
+/// A ledger on the store's Redis, with the store's deadline per report: one Redis (redis://,
+/// rediss://), the primary its sentinels name (redis-sentinel://), or a Redis Cluster
+/// (redis-cluster://, each bucket on its slot's primary); null for the embedded store, whose
+/// budgets stay each replica's own (docs/rlqs.md, said in a log line).
 std::shared_ptr<store::ShareLedger> open_rlqs_shares(const Settings& settings);
 
 }  // namespace ratelimitd::app
