@@ -65,7 +65,7 @@ struct PlannedLimit {
     /// webhook event names this window, not the counter's TTL (which runs from its first
     /// charge). 0: the store's reply says where the window ends. Epoch seconds in 32 bits (they
     /// last to 2106): with Part in a byte the limit stays the size it was, so the frame of a
-    /// waiting call still fits Asio's recycling cache (road.hpp).
+    /// waiting call stays in the size class the thread's FramePool recycles (road.hpp).
     std::uint32_t window_end_s = 0;
 
     /// Evaluated and counted, but never denies the store's verdict (Policy::shadow, or quota).
