@@ -3,6 +3,7 @@
 
 #include "ratelimitd/http/endpoint_services.hpp"
 #include "ratelimitd/http/endpoints.hpp"
+#include "ratelimitd/http/routed_call.hpp"
 #include "ratelimitd/http/router_options.hpp"
 #include "ratelimitd/http/types.hpp"
 #include "ratelimitd/service/check_service.hpp"
@@ -10,6 +11,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <exception>
 #include <optional>
 
 namespace ratelimitd::http {
@@ -43,9 +45,19 @@ public:
     /// Answers one request. Never throws; completes on the caller's executor.
     boost::asio::awaitable<Answer> handle(Request req, RequestContext ctx = {});
 
-private:
-    /// The endpoint's handler for `call`, or the 404/405/refusal answer (not a coroutine).
+    // handle()'s steps, for a caller that awaits the handler in its own frame (run_session:
+    // a coroutine frame fewer per request). In order, with `call` from one RoutedCall: the
+    // answer of co_await route(call), or failed(call, e) when that threw; finish(answer, call).
+
+    /// Counts the request in; the endpoint's handler for `call`, or the 404/405/refusal answer
+    /// (not a coroutine).
     boost::asio::awaitable<Answer> route(const EndpointCall& call);
+    /// The 500 for a handler that threw `e`, logged.
+    Answer failed(const EndpointCall& call, const std::exception& e);
+    /// Counts the answer by route and status, ends its answer time and gives it X-Request-Id.
+    void finish(Answer& res, const EndpointCall& call);
+
+private:
 
     /// The refusal a door's `who` gives this caller before its handler runs, or nothing.
     std::optional<Response> door_refusal(Access who, const EndpointCall& call) const;
