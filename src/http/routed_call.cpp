@@ -18,7 +18,7 @@ std::string_view path_of(const Request& req) noexcept {
 }  // namespace
 
 RoutedCall::RoutedCall(const Request& req, RequestContext& ctx)
-    : call_{req, path_of(req), ctx, req["X-Request-Id"]} {
+    : call_{req, path_of(req), ctx, req["X-Request-Id"]}, endpoint_(find_endpoint(call_.path)) {
     // The id lives here (the caller's in the request, a new one in fresh_id_): no string is
     // made for it.
     if (!is_sane_request_id(call_.request_id)) {

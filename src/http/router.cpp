@@ -54,40 +54,38 @@ net::awaitable<Answer> Router::handle(Request req, RequestContext ctx) {
     const RoutedCall routed(req, ctx);
     std::optional<Answer> answer;
     try {
-        answer.emplace(co_await route(routed.call()));
+        answer.emplace(co_await route(routed));
     } catch (const std::exception& e) {
-        answer.emplace(failed(routed.call(), e));
+        answer.emplace(failed(routed, e));
     }
-    finish(*answer, routed.call());
+    finish(*answer, routed);
     co_return std::move(*answer);
 }
 
-Answer Router::failed(const EndpointCall& call, const std::exception& e) {
+Answer Router::failed(const RoutedCall& routed, const std::exception& e) {
     // The unit of work is one request: a library call that threw (out of memory, a bug)
     // answers 500 and is logged; it never ends the session or the process.
-    spdlog::error("answered 500 after an unexpected exception request_id={} path={} error={}", call.request_id,
-                  route_label(call.path), log_value(e.what()));
-    return json_response(call.req, bhttp::status::internal_server_error,
+    spdlog::error("answered 500 after an unexpected exception request_id={} path={} error={}",
+                  routed.call().request_id, routed.label(), log_value(e.what()));
+    return json_response(routed.call().req, bhttp::status::internal_server_error,
                          R"({"error":"internal_error","detail":"the request could not be handled"})");
 }
 
-void Router::finish(Answer& res, const EndpointCall& call) {
-    services_.metrics.request_finished();
-    const std::string_view label = route_label(call.path);
-    services_.metrics.count_http(label, res.status());
+void Router::finish(Answer& res, const RoutedCall& routed) {
     // The request's second and last clock read: the answer time's end, and where the session
     // counts the keep-alive idle time from.
     const auto ready = std::chrono::steady_clock::now();
-    services_.metrics.observe_answer_time(label, ready - call.ctx.arrived);
-    res.add_field("X-Request-Id", call.request_id);
+    services_.metrics.count_answer(routed.label(), res.status(), ready - routed.call().ctx.arrived);
+    res.add_field("X-Request-Id", routed.call().request_id);
     res.ready_at(ready);
 }
 
 // Not a coroutine: the handler's own awaitable is handed back, so a check runs in one frame
 // fewer (a frame is an allocation and a resume on every request).
-net::awaitable<Answer> Router::route(const EndpointCall& call) {
+net::awaitable<Answer> Router::route(const RoutedCall& routed) {
     services_.metrics.request_started();
-    const Endpoint* endpoint = find_endpoint(call.path);
+    const EndpointCall& call = routed.call();
+    const Endpoint* endpoint = routed.endpoint();
     if (endpoint == nullptr || !served_here(*endpoint, call.ctx)) return answered(not_found(call.req, call.path));
     // Access first: a caller without the token learns nothing about an admin endpoint's methods.
     const bool admin_door = endpoint->door.who == Access::admin;

@@ -301,12 +301,12 @@ net::awaitable<void> run_session(tcp::socket socket, Lane& lane, const ServerLim
         const RoutedCall routed(parser.get(), ctx);
         std::optional<Answer> answered;
         try {
-            answered.emplace(co_await lane.router.route(routed.call()));
+            answered.emplace(co_await lane.router.route(routed));
         } catch (const std::exception& e) {
-            answered.emplace(lane.router.failed(routed.call(), e));
+            answered.emplace(lane.router.failed(routed, e));
         }
         Answer& res = *answered;
-        lane.router.finish(res, routed.call());
+        lane.router.finish(res, routed);
         if (res.hold().count() > 0) co_await hold_answer(res, deadline, limits, guard.slot(), lane);
         close_when_due(res, lane, ++served, limits);
         const bool keep_alive = res.keep_alive();

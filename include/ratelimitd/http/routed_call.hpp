@@ -10,7 +10,7 @@
 
 namespace ratelimitd::http {
 
-/// The call a handler is given, and the room its new request id is written in. Neither
+/// The call a handler is given, its endpoint, and the room its new request id is written in. Neither
 /// copied nor moved: `call` refers to the request, the context and `fresh_id_`.
 class RoutedCall {
 public:
@@ -22,10 +22,15 @@ public:
     /// The target without its query, the caller's X-Request-Id (when it is a sane token) or a
     /// new one.
     [[nodiscard]] const EndpointCall& call() const noexcept { return call_; }
+    /// The endpoint the path names, or nullptr (404); found once for the route and its label.
+    [[nodiscard]] const Endpoint* endpoint() const noexcept { return endpoint_; }
+    /// The route label its request is counted under: the endpoint's path, or "other".
+    [[nodiscard]] std::string_view label() const noexcept { return endpoint_ != nullptr ? endpoint_->path : "other"; }
 
 private:
     std::array<char, request_id_length> fresh_id_;
     EndpointCall call_;
+    const Endpoint* endpoint_;
 };
 
 }  // namespace ratelimitd::http

@@ -46,16 +46,16 @@ public:
     boost::asio::awaitable<Answer> handle(Request req, RequestContext ctx = {});
 
     // handle()'s steps, for a caller that awaits the handler in its own frame (run_session:
-    // a coroutine frame fewer per request). In order, with `call` from one RoutedCall: the
-    // answer of co_await route(call), or failed(call, e) when that threw; finish(answer, call).
+    // a coroutine frame fewer per request). In order, for one RoutedCall: the answer of
+    // co_await route(routed), or failed(routed, e) when that threw; finish(answer, routed).
 
     /// Counts the request in; the endpoint's handler for `call`, or the 404/405/refusal answer
-    /// (not a coroutine).
-    boost::asio::awaitable<Answer> route(const EndpointCall& call);
+    /// (not a coroutine). `routed` outlives the awaitable.
+    boost::asio::awaitable<Answer> route(const RoutedCall& routed);
     /// The 500 for a handler that threw `e`, logged.
-    Answer failed(const EndpointCall& call, const std::exception& e);
+    Answer failed(const RoutedCall& routed, const std::exception& e);
     /// Counts the answer by route and status, ends its answer time and gives it X-Request-Id.
-    void finish(Answer& res, const EndpointCall& call);
+    void finish(Answer& res, const RoutedCall& routed);
 
 private:
 
