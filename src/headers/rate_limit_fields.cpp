@@ -173,9 +173,9 @@ public:
         at_ += s.size();
     }
     void number(std::int64_t n) noexcept { at_ = std::to_chars(at_, at_ + int_buffer_size, shown_count(n)).ptr; }
-    void line(RateLimitHeader h, std::int64_t n) noexcept {
+    void line(RateLimitHeader h, std::string_view text) noexcept {
         open(h);
-        number(n);
+        put(text);
         put("\r\n");
     }
     void open(RateLimitHeader h) noexcept {
@@ -200,11 +200,36 @@ std::size_t field_lines_bound(const check::Verdict& v) {
     return n;
 }
 
-void write_line(const check::Verdict& v, const check::WindowState& r, RateLimitHeader h, LineWriter& out) {
+// The RateLimit line: the reported window's numbers from `shown`, the others' formatted here.
+void write_rate_limit_line(const check::Verdict& v, const ShownCounts& shown, LineWriter& out) {
+    const check::WindowState& r = v.reported();
+    const check::WindowState* reported_denied = denied_reported(v);
+    out.open(RateLimitHeader::rate_limit);
+    for (std::size_t i = 0; i < v.windows.size(); ++i) {
+        const check::WindowState& w = v.windows[i];
+        if (i > 0) out.put(", ");
+        out.put(rendered_policy(w).quoted);
+        out.put(";r=");
+        if (&w == &r) {
+            out.put(shown.remaining());
+            out.put(";t=");
+            out.put(shown.t());
+            continue;
+        }
+        out.number(w.remaining);
+        out.put(";t=");
+        // As append_rate_limit_field: a denied window's t is its Retry-After.
+        const bool denied = !w.allowed || &w == reported_denied;
+        out.number(denied ? retry_after_of(w) : w.reset_after_s);
+    }
+    out.put("\r\n");
+}
+
+void write_line(const check::Verdict& v, const ShownCounts& shown, RateLimitHeader h, LineWriter& out) {
     switch (h) {
-    case RateLimitHeader::x_limit: return out.line(h, r.limit);
-    case RateLimitHeader::x_remaining: return out.line(h, r.remaining);
-    case RateLimitHeader::x_reset: return out.line(h, r.reset_epoch_s);
+    case RateLimitHeader::x_limit: return out.line(h, shown.limit());
+    case RateLimitHeader::x_remaining: return out.line(h, shown.remaining());
+    case RateLimitHeader::x_reset: return out.line(h, shown.reset());
     case RateLimitHeader::policy:
         out.open(h);
         for (std::size_t i = 0; i < v.windows.size(); ++i) {
@@ -212,22 +237,7 @@ void write_line(const check::Verdict& v, const check::WindowState& r, RateLimitH
             out.put(rendered_policy(v.windows[i]).member);
         }
         return out.put("\r\n");
-    case RateLimitHeader::rate_limit: {
-        const check::WindowState* reported_denied = denied_reported(v);
-        out.open(h);
-        for (std::size_t i = 0; i < v.windows.size(); ++i) {
-            const check::WindowState& w = v.windows[i];
-            if (i > 0) out.put(", ");
-            out.put(rendered_policy(w).quoted);
-            out.put(";r=");
-            out.number(w.remaining);
-            out.put(";t=");
-            // As append_rate_limit_field: a denied window's t is its Retry-After.
-            const bool denied = !w.allowed || &w == reported_denied;
-            out.number(denied ? retry_after_of(w) : w.reset_after_s);
-        }
-        return out.put("\r\n");
-    }
+    case RateLimitHeader::rate_limit: return write_rate_limit_line(v, shown, out);
     case RateLimitHeader::lease:
         if (const std::string* lease = v.lease()) {
             out.open(h);
@@ -236,13 +246,10 @@ void write_line(const check::Verdict& v, const check::WindowState& r, RateLimitH
         }
         return;
     case RateLimitHeader::retry_after:
-        if (!v.allowed) out.line(h, retry_after_of(r));
+        if (!v.allowed) out.line(h, shown.retry_after());
         return;
     case RateLimitHeader::no_store:
-        if (!v.allowed) {
-            out.open(h);
-            out.put("no-store\r\n");
-        }
+        if (!v.allowed) out.line(h, "no-store");
         return;
     }
 }
@@ -251,12 +258,17 @@ void write_line(const check::Verdict& v, const check::WindowState& r, RateLimitH
 
 std::string_view http_field_lines(const check::Verdict& v, std::span<const RateLimitHeader> which) {
     if (v.windows.empty()) return {};
+    return http_field_lines(v, which, ShownCounts(v));
+}
+
+std::string_view http_field_lines(const check::Verdict& v, std::span<const RateLimitHeader> which,
+                                  const ShownCounts& shown) {
+    if (v.windows.empty()) return {};
     static thread_local std::string buffer;
     const std::size_t bound = field_lines_bound(v);
     if (buffer.size() < bound) buffer.resize(bound);
     LineWriter out(buffer.data());
-    const check::WindowState& r = v.reported();
-    for (const RateLimitHeader h : which) write_line(v, r, h, out);
+    for (const RateLimitHeader h : which) write_line(v, shown, h, out);
     return {buffer.data(), static_cast<std::size_t>(out.at() - buffer.data())};
 }
 

@@ -77,11 +77,12 @@ RenderedAnswer make_degraded_answer(const service::Decision& d, unsigned version
 }
 
 // A decided check's status and header lines around its written body.
-RenderedAnswer check_answer_framed(const service::Decision& d, PooledString body, unsigned version, bool keep_alive) {
+RenderedAnswer check_answer_framed(const service::Decision& d, const headers::ShownCounts& shown, PooledString body,
+                                   unsigned version, bool keep_alive) {
     const check::Verdict& v = d.verdict;
     RenderedAnswer res =
         json_answer(v.allowed ? bhttp::status::ok : bhttp::status::too_many_requests, std::move(body), version, keep_alive);
-    set_rate_limit_headers(v, res);
+    set_rate_limit_headers(v, shown, res);
     if (const std::int64_t delay_ms = v.delay_ms(); delay_ms > 0) {
         res.add_field("X-RateLimit-Delay-Ms", std::to_string(delay_ms));
     }
@@ -136,8 +137,12 @@ Answer make_check_answer(const service::Decision& d, unsigned version, bool keep
             keep_alive);
     }
 
+    // The reported window's numbers, formatted once for the body and the header lines.
+    const headers::ShownCounts shown(v);
     PooledString body;
-    if (write_one_window_check_body(d, body)) return check_answer_framed(d, std::move(body), version, keep_alive);
+    if (write_one_window_check_body(d, shown, body)) {
+        return check_answer_framed(d, shown, std::move(body), version, keep_alive);
+    }
 
     const check::WindowState& r = v.reported();
     JsonWriter w;
@@ -170,7 +175,7 @@ Answer make_check_answer(const service::Decision& d, unsigned version, bool keep
     write_failure_mode(w, d);
     w.end_object();
 
-    return check_answer_framed(d, w.take(), version, keep_alive);
+    return check_answer_framed(d, shown, w.take(), version, keep_alive);
 }
 
 }  // namespace ratelimitd::http

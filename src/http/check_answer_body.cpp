@@ -16,7 +16,7 @@ namespace {
 // The longest text the three strings may add up to here; longer ones (rare: a tenant is at
 // most 128 bytes) take the JsonWriter path, so the buffer below has a fixed bound.
 constexpr std::size_t max_text = 320;
-// Keys, punctuation and eight numbers of at most 20 characters each.
+// Keys, punctuation and up to five numbers of at most 20 characters each.
 constexpr std::size_t max_rest = 320;
 
 // True when JsonWriter would copy `s` as it is between its quotes: no quote, backslash,
@@ -55,14 +55,13 @@ private:
 
 }  // namespace
 
-bool write_one_window_check_body(const service::Decision& d, PooledString& out) {
+bool write_one_window_check_body(const service::Decision& d, const headers::ShownCounts& shown, PooledString& out) {
     const check::Verdict& v = d.verdict;
     if (v.windows.size() != 1 || v.lease() != nullptr) return false;
     const std::string_view tenant = d.tenant;
     if (d.policy.size() + tenant.size() + d.scope.size() > max_text) return false;
     if (!plain(d.policy) || !plain(tenant) || !plain(d.scope)) return false;
 
-    const check::WindowState& r = v.windows.front();
     char buffer[max_text + max_rest];
     BodyWriter w(buffer);
     w.put(v.allowed ? R"({"allowed":true,"policy":)" : R"({"allowed":false,"policy":)");
@@ -72,14 +71,14 @@ bool write_one_window_check_body(const service::Decision& d, PooledString& out) 
     w.put(R"(,"scope":)");
     w.quoted(d.scope);
     w.put(R"(,"limit":)");
-    w.number(headers::shown_count(r.limit));
+    w.put(shown.limit());
     w.put(R"(,"remaining":)");
-    w.number(headers::shown_count(r.remaining));
+    w.put(shown.remaining());
     w.put(R"(,"reset":)");
-    w.number(headers::shown_count(r.reset_epoch_s));
+    w.put(shown.reset());
     w.put(R"(,"retry_after":)");
     // As the JsonWriter path: 0 when it admitted, the Retry-After header's value when it denied.
-    w.number(v.allowed ? 0 : headers::retry_after_of(r));
+    w.put(shown.retry_after());
     if (const std::int64_t delay_ms = v.delay_ms(); delay_ms > 0) {
         w.put(R"(,"delay_ms":)");
         w.number(delay_ms);

@@ -53,4 +53,8 @@ void set_rate_limit_headers(const check::Verdict& v, RenderedAnswer& out) {
     out.add_field_lines(headers::http_field_lines(v, rendered_lines));
 }
 
+void set_rate_limit_headers(const check::Verdict& v, const headers::ShownCounts& shown, RenderedAnswer& out) {
+    out.add_field_lines(headers::http_field_lines(v, rendered_lines, shown));
+}
+
 }  // namespace ratelimitd::http

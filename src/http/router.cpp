@@ -6,11 +6,9 @@
 #include "ratelimitd/http/admin_endpoints.hpp"
 #include "ratelimitd/http/check_codec.hpp"
 #include "ratelimitd/http/json_response.hpp"
-#include "ratelimitd/http/request_id.hpp"
 
 #include <spdlog/spdlog.h>
 
-#include <array>
 #include <chrono>
 #include <optional>
 
@@ -50,49 +48,44 @@ bool served_here(const Endpoint& e, const RequestContext& ctx) {
 
 }  // namespace
 
+// The session runs the same steps in its own frame (run_session); this frame is for callers
+// that hand a request over whole (tests, the simulator).
 net::awaitable<Answer> Router::handle(Request req, RequestContext ctx) {
-    const std::string_view target = req.target();
-    const std::string_view path = target.substr(0, target.find('?'));
-    // The id lives in this frame (the caller's in the request, a new one in fresh_id): no
-    // string is made for it.
-    std::string_view request_id = req["X-Request-Id"];
-    std::array<char, request_id_length> fresh_id;
-    if (!is_sane_request_id(request_id)) {
-        next_request_id(fresh_id);
-        request_id = std::string_view(fresh_id.data(), fresh_id.size());
-    }
-
-    services_.metrics.request_started();
-    // ratelimitd's own answer time, from the request read (the session's reading of the clock).
-    if (ctx.arrived == std::chrono::steady_clock::time_point{}) ctx.arrived = std::chrono::steady_clock::now();
-    std::optional<Answer> routed;
+    const RoutedCall routed(req, ctx);
+    std::optional<Answer> answer;
     try {
-        routed = co_await route(EndpointCall{req, path, ctx, request_id});
+        answer.emplace(co_await route(routed));
     } catch (const std::exception& e) {
-        // The unit of work is one request: a library call that threw (out of memory, a bug)
-        // answers 500 and is logged; it never ends the session or the process.
-        spdlog::error("answered 500 after an unexpected exception request_id={} path={} error={}", request_id,
-                      route_label(path), log_value(e.what()));
-        routed = json_response(req, bhttp::status::internal_server_error,
-                               R"({"error":"internal_error","detail":"the request could not be handled"})");
+        answer.emplace(failed(routed, e));
     }
-    Answer& res = *routed;  // finished in place: moved once, into the awaiting session
-    services_.metrics.request_finished();
-    const std::string_view label = route_label(path);
-    services_.metrics.count_http(label, res.status());
+    finish(*answer, routed);
+    co_return std::move(*answer);
+}
+
+Answer Router::failed(const RoutedCall& routed, const std::exception& e) {
+    // The unit of work is one request: a library call that threw (out of memory, a bug)
+    // answers 500 and is logged; it never ends the session or the process.
+    spdlog::error("answered 500 after an unexpected exception request_id={} path={} error={}",
+                  routed.call().request_id, routed.label(), log_value(e.what()));
+    return json_response(routed.call().req, bhttp::status::internal_server_error,
+                         R"({"error":"internal_error","detail":"the request could not be handled"})");
+}
+
+void Router::finish(Answer& res, const RoutedCall& routed) {
     // The request's second and last clock read: the answer time's end, and where the session
     // counts the keep-alive idle time from.
     const auto ready = std::chrono::steady_clock::now();
-    services_.metrics.observe_answer_time(label, ready - ctx.arrived);
-    res.add_field("X-Request-Id", request_id);
+    services_.metrics.count_answer(routed.label(), res.status(), ready - routed.call().ctx.arrived);
+    res.add_field("X-Request-Id", routed.call().request_id);
     res.ready_at(ready);
-    co_return std::move(res);
 }
 
 // Not a coroutine: the handler's own awaitable is handed back, so a check runs in one frame
 // fewer (a frame is an allocation and a resume on every request).
-net::awaitable<Answer> Router::route(const EndpointCall& call) {
-    const Endpoint* endpoint = find_endpoint(call.path);
+net::awaitable<Answer> Router::route(const RoutedCall& routed) {
+    services_.metrics.request_started();
+    const EndpointCall& call = routed.call();
+    const Endpoint* endpoint = routed.endpoint();
     if (endpoint == nullptr || !served_here(*endpoint, call.ctx)) return answered(not_found(call.req, call.path));
     // Access first: a caller without the token learns nothing about an admin endpoint's methods.
     const bool admin_door = endpoint->door.who == Access::admin;

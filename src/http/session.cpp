@@ -244,6 +244,14 @@ net::awaitable<void> end_on_read_error(tcp::socket& socket, beast::error_code ec
     }
 }
 
+/// Holds a delayed answer out; a held answer is not a slow request: the deadline waits for
+/// the hold too.
+net::awaitable<void> hold_answer(Answer& res, Deadline& deadline, const ServerLimits& limits, SessionSlot& slot,
+                                 const Lane& lane) {
+    deadline.expires_after(res.hold() + limits.request_timeout);
+    co_await wait_out_hold(res, slot, lane);
+}
+
 /// The shortest deadline a session sets per request: its deadline watcher wakes that often.
 std::chrono::milliseconds shortest_deadline(const ServerLimits& limits) {
     return std::min({limits.idle_timeout, limits.request_timeout, limits.write_timeout});
@@ -288,20 +296,24 @@ net::awaitable<void> run_session(tcp::socket socket, Lane& lane, const ServerLim
         }
         ctx.arrived = waited ? Deadline::clock::now() : first_bytes;
 
-        Answer res = co_await lane.router.handle(parser.release(), ctx);
-        if (res.hold().count() > 0) {
-            // A held answer is not a slow request: the deadline waits for the hold too.
-            deadline.expires_after(res.hold() + limits.request_timeout);
-            co_await wait_out_hold(res, guard.slot(), lane);
+        // Router::handle's steps, awaited in this frame: the request stays in the parser and
+        // the answer is made here, with no router frame between (a frame and a resume less).
+        const RoutedCall routed(parser.get(), ctx);
+        std::optional<Answer> answered;
+        try {
+            answered.emplace(co_await lane.router.route(routed));
+        } catch (const std::exception& e) {
+            answered.emplace(lane.router.failed(routed, e));
         }
+        Answer& res = *answered;
+        lane.router.finish(res, routed);
+        if (res.hold().count() > 0) co_await hold_answer(res, deadline, limits, guard.slot(), lane);
         close_when_due(res, lane, ++served, limits);
         const bool keep_alive = res.keep_alive();
         // The keep-alive idle time counts from the answer: when it was ready (the router's
         // reading), or all sent when the send had to wait.
         idle_from = res.ready_at() != Deadline::clock::time_point{} ? res.ready_at() : Deadline::clock::now();
-        if (co_await write_answer(socket, res, wire, &deadline, limits.write_timeout, &idle_from) || !keep_alive) {
-            break;
-        }
+        if (co_await write_answer(socket, res, wire, &deadline, limits.write_timeout, &idle_from) || !keep_alive) break;
     }
 
     beast::error_code ignored;

@@ -157,13 +157,13 @@ result<check::Verdict> CheckService::timed(std::chrono::steady_clock::time_point
 }
 
 result<check::Verdict> CheckService::at_once(result<check::Verdict>&& verdict) {
-    count_at_once(verdict);
+    count_at_once(verdict ? std::nullopt : std::optional<errc>(verdict.error().code));
     return std::move(verdict);
 }
-void CheckService::count_at_once(const result<check::Verdict>& verdict) {
+void CheckService::count_at_once(std::optional<errc> failure) {
     // Well under a microsecond: timing it took two clock reads a check (docs/operations.md).
     metrics_.observe_store_latency(std::chrono::nanoseconds::zero());
-    if (!verdict) metrics_.count_store_error(verdict.error().code);
+    if (failure) metrics_.count_store_error(*failure);
 }
 
 // Not a coroutine: it takes what it needs from `checks` and hands back the store call's own
@@ -208,16 +208,16 @@ bool CheckService::decide_now(policy::CheckPlan& plan, std::chrono::steady_clock
     std::uint32_t cost = 0;
     const policy::KeyedWindow* w = lone_plain_window(plan, cost);
     if (w == nullptr) return false;
-    auto answer = store_.try_apply_now(*w->limit, w->key, cost, now);
+    // The store writes its verdict into the decision's own: none is built and moved on the way.
+    const auto answer = store_.try_apply_now_into(*w->limit, w->key, cost, now, d.verdict);
     if (!answer) return false;
-    // decide()'s answer (one enforced group); named and counted in place, the verdict moved once.
+    // decide()'s answer (one enforced group); named and counted in place.
     open_into(plan, d);
-    count_at_once(*answer);
+    count_at_once(*answer ? std::nullopt : std::optional<errc>(answer->error().code));
     if (!*answer) {
         d = degrade(std::move(d), plan, plan.limits.front().fail_closed(), answer->error());
         return true;
     }
-    d.verdict = std::move(**answer);
     d.owner.push_back(0);
     settle(d, plan, &now);
     return true;

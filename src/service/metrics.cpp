@@ -99,19 +99,28 @@ Metrics::~Metrics() {
     }
 }
 
+namespace {
+
+// Keyed by the instance's id, not its address: a Metrics made where a destroyed one was
+// (tests) must not inherit its freed shard. Ids start at 1: 0 is no instance.
+struct Seen {
+    std::uint64_t id = 0;
+    ThreadCounters* shard = nullptr;
+};
+
+// The shard this thread used last: a check counts through it several times, and a process
+// has one Metrics, so the vector below is walked only on a thread's first count of each.
+thread_local Seen last_seen;
+
+}  // namespace
+
 ThreadCounters& Metrics::mine() {
-    // Keyed by the instance's id, not its address: a Metrics made where a destroyed one was
-    // (tests) must not inherit its freed shard.
-    struct Seen {
-        std::uint64_t id;
-        ThreadCounters* shard;
-    };
+    if (last_seen.id == id_) return *last_seen.shard;
     thread_local std::vector<Seen> seen;
-    if (!seen.empty() && seen.back().id == id_) return *seen.back().shard;
     for (auto& s : seen) {
         if (s.id == id_) {
-            std::swap(s, seen.back());  // the next call finds it first
-            return *seen.back().shard;
+            last_seen = s;
+            return *s.shard;
         }
     }
     auto* shard = new ThreadCounters;
@@ -119,6 +128,7 @@ ThreadCounters& Metrics::mine() {
     while (!shards_.compare_exchange_weak(shard->next, shard, std::memory_order_release, std::memory_order_relaxed)) {
     }
     seen.push_back({id_, shard});
+    last_seen = seen.back();
     return *shard;
 }
 
@@ -162,7 +172,17 @@ void Metrics::count_refund(std::string_view policy, std::uint64_t units) {
 }
 
 void Metrics::observe_answer_time(std::string_view route, std::chrono::nanoseconds d) {
+    observe_answer_time(mine(), route, d);
+}
+
+void Metrics::count_answer(std::string_view route, unsigned status, std::chrono::nanoseconds d) {
     ThreadCounters& t = mine();
+    t.requests_finished.add(1);
+    count_http(t, route, status);
+    observe_answer_time(t, route, d);
+}
+
+void Metrics::observe_answer_time(ThreadCounters& t, std::string_view route, std::chrono::nanoseconds d) {
     if (t.last_duration_cells == nullptr || t.last_duration_route != route) {
         t.scratch.clear();
         append_label(t.scratch, "route", route);
@@ -205,8 +225,9 @@ void Metrics::observe_store_latency(std::chrono::nanoseconds d) {
     c[store_latency_sum_cell].add(static_cast<std::uint64_t>(d.count() > 0 ? d.count() : 0));
 }
 
-void Metrics::count_http(std::string_view route, unsigned status) {
-    ThreadCounters& t = mine();
+void Metrics::count_http(std::string_view route, unsigned status) { count_http(mine(), route, status); }
+
+void Metrics::count_http(ThreadCounters& t, std::string_view route, unsigned status) {
     if (t.last_request_cells == nullptr || t.last_request_status != status || t.last_request_route != route) {
         t.scratch.clear();
         append_label(t.scratch, "route", route);

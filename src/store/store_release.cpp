@@ -1,5 +1,5 @@
 // The defaults of Store: a store that keeps no leases says so; one that cannot decide at once
-// (try_apply_now) says nothing, and is awaited.
+// (try_apply_now) says nothing, and is awaited; try_apply_now_into moves try_apply_now's verdict.
 #include "ratelimitd/store/store.hpp"
 
 namespace ratelimitd::store {
@@ -13,6 +13,16 @@ std::optional<result<check::Verdict>> Store::try_apply_now(const policy::Policy&
                                                           std::uint32_t /*cost*/,
                                                           std::chrono::steady_clock::time_point /*now*/) {
     return std::nullopt;
+}
+
+std::optional<result<void>> Store::try_apply_now_into(const policy::Policy& p, const std::string& key,
+                                                      std::uint32_t cost, std::chrono::steady_clock::time_point now,
+                                                      check::Verdict& out) {
+    auto answer = try_apply_now(p, key, cost, now);
+    if (!answer) return std::nullopt;
+    if (!*answer) return result<void>(answer->error());
+    out = std::move(**answer);
+    return result<void>();
 }
 
 }  // namespace ratelimitd::store

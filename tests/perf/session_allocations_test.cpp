@@ -17,8 +17,9 @@
 //   same per-thread recycling allocator as the header fields: 1.0 allowed, 1.0 denied.
 // Until then Asio's frames were not counted here. They are now, and none is made anew: the
 // embedded store answers at once (Store::try_apply_now), the road's at-once path
-// (road::Road::decide, src/road/road.cpp; Router::check and Doors::check_now then) makes no frame, and Router::handle's is recycled by Asio's cache (16 blocks, each frame
-// of ours under the 1,020 bytes it keeps): 1.0 allowed, 1.0 denied, with frames counted.
+// (road::Road::decide, src/road/road.cpp; Router::check and Doors::check_now then) makes no
+// frame, and the router makes none (the session awaits its handler: Router::route); frames of
+// ours are recycled per thread (core/frame_pool): 1.0 allowed, 1.0 denied, with frames counted.
 // The goal is <= 1. The one left: the key string (policy/key), longer than
 // std::string's inline 15 bytes.
 #include "perf/embedded_server_path.hpp"

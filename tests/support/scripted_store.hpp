@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <variant>
@@ -13,8 +14,9 @@
 
 namespace ratelimitd::test {
 
-/// What one outcome does to every window of a call.
-enum class Scripted { admit, deny };
+/// What one outcome does to every window of a call; `raise` throws std::runtime_error
+/// instead of answering (a bug or a library's failure, as the router's catch-all sees it).
+enum class Scripted { admit, deny, raise };
 
 /// One call the store received.
 struct StoreCall {
@@ -74,6 +76,7 @@ private:
         calls_.push_back(std::move(call));
         auto next = take();
         if (auto* failure = std::get_if<errc>(&next)) return Problem{*failure, "scripted failure"};
+        if (std::get<Scripted>(next) == Scripted::raise) throw std::runtime_error("scripted exception");
         const bool admit = std::get<Scripted>(next) == Scripted::admit;
         check::Verdict v;
         v.allowed = admit;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ratelimitd/check/verdict.hpp"
+#include "ratelimitd/headers/shown_counts.hpp"
 
 #include <cstdint>
 #include <span>
@@ -68,5 +69,10 @@ void set_rate_limit_headers(const check::Verdict& v, std::span<const RateLimitHe
 /// wire text appends them in one copy (the sink's call per line, and its appends per piece,
 /// were about 2,400 instructions of a check's).
 std::string_view http_field_lines(const check::Verdict& v, std::span<const RateLimitHeader> which);
+
+/// The same, with the reported window's numbers as `shown` formatted them (an answer whose
+/// body shows them too formats them once).
+std::string_view http_field_lines(const check::Verdict& v, std::span<const RateLimitHeader> which,
+                                  const ShownCounts& shown);
 
 }  // namespace ratelimitd::headers

@@ -32,7 +32,7 @@ public:
     /// tests and tools that read fields, never on the request path.
     [[nodiscard]] Response to_response() const;
 
-    /// When the answer was ready (Router::handle's answer-time reading; unset otherwise): the
+    /// When the answer was ready (Router::finish's answer-time reading; unset otherwise): the
     /// session counts the keep-alive idle time from it, without a clock read of its own.
     [[nodiscard]] std::chrono::steady_clock::time_point ready_at() const noexcept { return ready_at_; }
     void ready_at(std::chrono::steady_clock::time_point at) noexcept { ready_at_ = at; }

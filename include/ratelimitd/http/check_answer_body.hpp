@@ -3,6 +3,7 @@
 // instructions a check for a body whose keys are constants.
 #pragma once
 
+#include "ratelimitd/headers/shown_counts.hpp"
 #include "ratelimitd/http/types.hpp"
 #include "ratelimitd/service/check_service.hpp"
 
@@ -14,6 +15,7 @@ namespace ratelimitd::http {
 /// "on_store_error" where they apply. False, `out` untouched, for any other shape: several
 /// windows, a lease, or a policy, tenant or scope holding a byte JSON escapes or one of 0x80
 /// and above (UTF-8 to check): the caller writes those with the JsonWriter.
-bool write_one_window_check_body(const service::Decision& d, PooledString& out);
+/// The limit, remaining, reset and retry_after shown are `shown`'s (the header lines' too).
+bool write_one_window_check_body(const service::Decision& d, const headers::ShownCounts& shown, PooledString& out);
 
 }  // namespace ratelimitd::http

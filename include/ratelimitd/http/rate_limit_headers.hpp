@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ratelimitd/check/verdict.hpp"
+#include "ratelimitd/headers/shown_counts.hpp"
 #include "ratelimitd/http/rendered_answer.hpp"
 #include "ratelimitd/http/types.hpp"
 
@@ -21,5 +22,8 @@ void set_rate_limit_headers(const check::Verdict& v, Fields& out);
 
 /// The same, appended to a rendered answer (which carries Cache-Control: no-store already).
 void set_rate_limit_headers(const check::Verdict& v, RenderedAnswer& out);
+
+/// The same, with the reported window's numbers as `shown` formatted them for the body too.
+void set_rate_limit_headers(const check::Verdict& v, const headers::ShownCounts& shown, RenderedAnswer& out);
 
 }  // namespace ratelimitd::http

@@ -3,6 +3,7 @@
 
 #include "ratelimitd/http/endpoint_services.hpp"
 #include "ratelimitd/http/endpoints.hpp"
+#include "ratelimitd/http/routed_call.hpp"
 #include "ratelimitd/http/router_options.hpp"
 #include "ratelimitd/http/types.hpp"
 #include "ratelimitd/service/check_service.hpp"
@@ -10,6 +11,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <exception>
 #include <optional>
 
 namespace ratelimitd::http {
@@ -43,9 +45,19 @@ public:
     /// Answers one request. Never throws; completes on the caller's executor.
     boost::asio::awaitable<Answer> handle(Request req, RequestContext ctx = {});
 
+    // handle()'s steps, for a caller that awaits the handler in its own frame (run_session:
+    // a coroutine frame fewer per request). In order, for one RoutedCall: the answer of
+    // co_await route(routed), or failed(routed, e) when that threw; finish(answer, routed).
+
+    /// Counts the request in; the endpoint's handler for `call`, or the 404/405/refusal answer
+    /// (not a coroutine). `routed` outlives the awaitable.
+    boost::asio::awaitable<Answer> route(const RoutedCall& routed);
+    /// The 500 for a handler that threw `e`, logged.
+    Answer failed(const RoutedCall& routed, const std::exception& e);
+    /// Counts the answer by route and status, ends its answer time and gives it X-Request-Id.
+    void finish(Answer& res, const RoutedCall& routed);
+
 private:
-    /// The endpoint's handler for `call`, or the 404/405/refusal answer (not a coroutine).
-    boost::asio::awaitable<Answer> route(const EndpointCall& call);
 
     /// The refusal a door's `who` gives this caller before its handler runs, or nothing.
     std::optional<Response> door_refusal(Access who, const EndpointCall& call) const;

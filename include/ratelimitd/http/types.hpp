@@ -36,7 +36,7 @@ struct RequestContext {
     const std::vector<std::string>* routes = nullptr;
     /// When the request was read whole: the session's one clock read for it. The answer time
     /// is measured from it and a check is decided at it (heavy hitters, the embedded store's
-    /// time). Unset (the clock's epoch): Router::handle reads the clock itself.
+    /// time). Unset (the clock's epoch): RoutedCall reads the clock itself.
     std::chrono::steady_clock::time_point arrived{};
 };
 

@@ -154,8 +154,9 @@ private:
     /// A store's answer given at once (try_apply_now): counted in the latency histogram as 0 s,
     /// and when it failed.
     result<check::Verdict> at_once(result<check::Verdict>&& verdict);
-    /// at_once's counting alone, for a caller that moves the answer once, to where it stays.
-    void count_at_once(const result<check::Verdict>& verdict);
+    /// at_once's counting alone, for an answer written where it stays (`failure`: the
+    /// store's error, when it failed).
+    void count_at_once(std::optional<errc> failure);
 
     /// CheckPlan::single_call: every limit in one store call; only enforced ones deny. Fills
     /// `d`, which holds the plan's names.

@@ -62,6 +62,9 @@ public:
     void observe_store_latency(std::chrono::nanoseconds d);
     /// `route` is an endpoint path from the router's table, or "other".
     void count_http(std::string_view route, unsigned status);
+    /// A request answered: request_finished, count_http and observe_answer_time at once, with
+    /// this thread's counters found once.
+    void count_answer(std::string_view route, unsigned status, std::chrono::nanoseconds d);
     /// A connection accepted and served: ratelimitd_connections_open rises and
     /// ratelimitd_connections_accepted_total counts it (a proxy that reuses its connections
     /// keeps that total far below its request count).
@@ -104,6 +107,8 @@ public:
 private:
     /// This thread's counters, made and linked on its first use (lock-free).
     ThreadCounters& mine();
+    void count_http(ThreadCounters& t, std::string_view route, unsigned status);
+    void observe_answer_time(ThreadCounters& t, std::string_view route, std::chrono::nanoseconds d);
     /// This thread's counters of `policy`.
     OwnedFamily<policy_cell_count>::Cells& policy_cells(std::string_view policy);
 

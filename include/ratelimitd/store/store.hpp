@@ -62,6 +62,14 @@ public:
                                                                 std::uint32_t cost,
                                                                 std::chrono::steady_clock::time_point now);
 
+    /// try_apply_now, its verdict written into `out` (the caller's decision's: no verdict
+    /// built and moved on the way). Nothing: declined; an error: the store's failure. `out` is
+    /// written only when it answers a verdict. The default is try_apply_now's answer, moved.
+    virtual std::optional<result<void>> try_apply_now_into(const policy::Policy& p, const std::string& key,
+                                                           std::uint32_t cost,
+                                                           std::chrono::steady_clock::time_point now,
+                                                           check::Verdict& out);
+
     /// apply(), for a check whose try_apply_now at this instant just answered nothing: a store
     /// that looked something up there (a cached denial) need not look again. The default is
     /// apply(). Same preconditions, completion and verdict as apply().

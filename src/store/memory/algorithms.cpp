@@ -8,7 +8,15 @@
 namespace ratelimitd::store::memory::detail {
 
 check::Verdict to_verdict(const Policy& p, const Reply& r, std::int64_t now) {
-    check::WindowState w;
+    check::Verdict v;
+    to_verdict_into(p, r, now, v);
+    return v;
+}
+
+void to_verdict_into(const Policy& p, const Reply& r, std::int64_t now, check::Verdict& out) {
+    out.allowed = r.allowed;
+    out.windows.clear();
+    check::WindowState& w = out.windows.emplace_back();
     w.policy = p.name;
     w.allowed = r.allowed;
     w.limit = p.limit;
@@ -21,10 +29,6 @@ check::Verdict to_verdict(const Policy& p, const Reply& r, std::int64_t now) {
     w.retry_after_s = r.allowed ? 0 : std::max<std::int64_t>(1, w.reset_after_s);
     w.lease = r.lease;
     w.delay_ms = r.delay_ms;
-    check::Verdict v;
-    v.allowed = r.allowed;
-    v.windows.push_back(std::move(w));
-    return v;
 }
 
 Reply run_algorithm(Map& map, const Key& key, const Policy& p, std::int64_t cost, std::int64_t now) {

@@ -172,6 +172,13 @@ boost::asio::awaitable<result<check::Verdict>> MemoryStore::apply_all(std::vecto
 
 check::Verdict MemoryStore::decide(const policy::Policy& p, const std::string& key, std::uint32_t cost,
                                    const std::chrono::steady_clock::time_point* at) {
+    check::Verdict v;
+    decide_into(p, key, cost, at, v);
+    return v;
+}
+
+void MemoryStore::decide_into(const policy::Policy& p, const std::string& key, std::uint32_t cost,
+                              const std::chrono::steady_clock::time_point* at, check::Verdict& out) {
     const Key hashed(key);
     Shard& shard = impl_->shard_of(hashed);
     Reply r;
@@ -192,9 +199,8 @@ check::Verdict MemoryStore::decide(const policy::Policy& p, const std::string& k
             impl_->evictions.fetch_add(trim(shard, now, written), std::memory_order_relaxed);
         }
     }
-    auto v = to_verdict(p, r, now);
-    impl_->marks.claim_crossings(p, key, cost, now, v.windows.front());
-    return v;
+    to_verdict_into(p, r, now, out);
+    impl_->marks.claim_crossings(p, key, cost, now, out.windows.front());
 }
 
 // The scripts' "peek" mode: a check of cost 0 that writes nothing. It runs on a copy of the

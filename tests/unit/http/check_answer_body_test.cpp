@@ -56,7 +56,7 @@ std::string expected(const service::Decision& d) {
 
 std::string written(const service::Decision& d) {
     PooledString out;
-    EXPECT_TRUE(write_one_window_check_body(d, out));
+    EXPECT_TRUE(write_one_window_check_body(d, headers::ShownCounts(d.verdict), out));
     return std::string(out);
 }
 
@@ -91,7 +91,7 @@ TEST(OneWindowCheckBody, TextToEscapeOrCheckAsUtf8IsLeftToTheWriter) {
         service::Decision d = one_window(true);
         d.tenant = tenant;
         PooledString out("untouched");
-        EXPECT_FALSE(write_one_window_check_body(d, out)) << tenant;
+        EXPECT_FALSE(write_one_window_check_body(d, headers::ShownCounts(d.verdict), out)) << tenant;
         EXPECT_EQ(out, "untouched");
         // The answer is still the contract's document, from the JsonWriter path.
         const Response res = make_check_response(d, 11, true);
@@ -103,10 +103,10 @@ TEST(OneWindowCheckBody, SeveralWindowsOrALeaseAreLeftToTheWriter) {
     service::Decision two = one_window(true);
     two.verdict.windows.push_back(two.verdict.windows.front());
     PooledString out;
-    EXPECT_FALSE(write_one_window_check_body(two, out));
+    EXPECT_FALSE(write_one_window_check_body(two, headers::ShownCounts(two.verdict), out));
     service::Decision leased = one_window(true);
     leased.verdict.windows.front().lease = "lease-1";
-    EXPECT_FALSE(write_one_window_check_body(leased, out));
+    EXPECT_FALSE(write_one_window_check_body(leased, headers::ShownCounts(leased.verdict), out));
     EXPECT_TRUE(out.empty());
 }
 

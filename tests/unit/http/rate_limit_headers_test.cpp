@@ -1,5 +1,6 @@
 // Exact header strings rendered for allowed, denied, multi-window and out-of-range verdicts.
 #include "ratelimitd/headers/rate_limit_fields.hpp"
+#include "ratelimitd/http/answer.hpp"
 #include "ratelimitd/http/rate_limit_headers.hpp"
 #include "unit/http/support/window_state.hpp"
 
@@ -160,6 +161,36 @@ TEST(RateLimitHeaders, NoWindowsSetsNothing) {
     EXPECT_EQ(f.begin(), f.end());
     EXPECT_EQ(rate_limit_field(verdict(false, {})), "");
     EXPECT_EQ(rate_limit_policy_field(verdict(false, {})), "");
+}
+
+// The wire-text lines (their reported window's numbers formatted once, headers::ShownCounts)
+// show what the field-by-field path sets, for every shape of verdict.
+TEST(RateLimitHeaders, WireLinesShowWhatTheFieldPathSets) {
+    const std::vector<Verdict> verdicts{
+        allowed_one,
+        denied_one,
+        verdict(true, {window("daily", true, 1000, 86400, 917, 1764558674, 40213, 0),
+                       window("burst", true, 100, 60, 42, 1764518478, 18, 0)}),
+        verdict(false, {window("burst", true, 100, 60, 42, 1764518478, 18, 0),
+                        window("daily", false, 1000, 86400, 0, 1764558674, 40213, 40213)}),
+        verdict(false, {window("big", false, 1'000'000'000'000'000'000, 0, -5, -1, 9'000'000'000'000'000'000,
+                               1'000'000'000'000'000)}),
+        verdict(true, {window("p", true, 1, 1, 1, 1, -3, 0)}),
+        // Admitted, its one window flagged denied (a shadow's): t is that window's Retry-After.
+        verdict(true, {window("shadowed", false, 10, 60, 0, 1764518478, 50, 12)}),
+    };
+    for (const Verdict& v : verdicts) {
+        ratelimitd::http::RenderedAnswer rendered(bhttp::status::ok, 11, true);
+        set_rate_limit_headers(v, ratelimitd::headers::ShownCounts(v), rendered);
+        const auto wire = ratelimitd::http::Answer(std::move(rendered)).to_response();
+        bhttp::fields f;
+        set_rate_limit_headers(v, f);
+        for (const auto& field : f) {
+            if (field.name_string() == "Cache-Control") continue;  // every rendered answer's own
+            EXPECT_EQ(wire[field.name_string()], field.value()) << field.name_string();
+        }
+        EXPECT_EQ(wire.count("RateLimit"), 1u);
+    }
 }
 
 TEST(RateLimitHeaders, FieldsAreDeterministicAcrossCalls) {

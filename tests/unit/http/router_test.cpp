@@ -113,6 +113,18 @@ TEST_F(RouterTest, ASaneCallerRequestIdIsEchoedAndAnyOtherIsReplaced) {
     EXPECT_NE(std::string(other["X-Request-Id"]), id);  // a fresh one per request
 }
 
+TEST_F(RouterTest, AHandlerThatThrowsIsAnswered500WithItsRequestIdAndCounted) {
+    store_.push(test::Scripted::raise);
+    Request req{bhttp::verb::get, "/v1/check?policy=login&tenant=t1", 11};
+    req.set("X-Request-Id", "thrown-1");
+    auto failed = test::run_on_io(router_.handle(req, {})).to_response();
+    EXPECT_EQ(failed.result_int(), 500u);
+    EXPECT_NE(failed.body().find(R"("error":"internal_error")"), std::string::npos) << failed.body();
+    EXPECT_EQ(failed["X-Request-Id"], "thrown-1");
+    EXPECT_EQ(http_count("/v1/check", 500), "1");
+    EXPECT_EQ(send(bhttp::verb::get, "/v1/check?policy=login&tenant=t1").result_int(), 200u);
+}
+
 TEST_F(RouterTest, GetAndPostChecksReachTheStoreAndAnswerTheVerdict) {
     auto allowed = send(bhttp::verb::post, "/v1/check", R"({"policy":"login","tenant":"t1"})");
     EXPECT_EQ(allowed.result_int(), 200u);

@@ -1,5 +1,6 @@
 // The session's answers to a request it could not read whole: 431 and 413 name the limits the
-// server was given, not a fixed 16 KiB. A real Server on a loopback port, a blocking client.
+// server was given, not a fixed 16 KiB; and to one whose handler threw: 500, and the
+// connection serves on. A real Server on a loopback port, a blocking client.
 #include "ratelimitd/http/router.hpp"
 #include "ratelimitd/http/server.hpp"
 #include "ratelimitd/policy/registry_loader.hpp"
@@ -85,6 +86,26 @@ TEST_F(SessionLimits, A413NamesTheConfiguredBodyLimit) {
                                         "Content-Length: 1500\r\n\r\n" + body);
     EXPECT_TRUE(answer.starts_with("HTTP/1.1 413 Payload Too Large\r\n")) << answer;
     EXPECT_NE(answer.find(R"("detail":"body: larger than 1000 bytes")"), std::string::npos) << answer;
+}
+
+// The session awaits the handler in its own frame (Router::route): the router's catch-all is
+// there too. The store throws on the first check only.
+TEST_F(SessionLimits, AHandlerThatThrowsAnswers500AndTheConnectionServesOn) {
+    store_.push(test::Scripted::raise);
+    const std::string check = "GET /v1/check?policy=p&tenant=t HTTP/1.1\r\nHost: x\r\n";
+    const std::string answer = exchange(check + "X-Request-Id: thrown-1\r\n\r\n" + check + "Connection: close\r\n\r\n");
+    ASSERT_TRUE(answer.starts_with("HTTP/1.1 500 Internal Server Error\r\n")) << answer;
+    EXPECT_NE(answer.find(R"({"error":"internal_error","detail":"the request could not be handled"})"),
+              std::string::npos)
+        << answer;
+    const auto second = answer.find("HTTP/1.1 200 OK\r\n");
+    ASSERT_NE(second, std::string::npos) << answer;
+    EXPECT_NE(answer.substr(0, second).find("X-Request-Id: thrown-1\r\n"), std::string::npos) << answer;
+    EXPECT_EQ(store_.calls().size(), 2u);
+    const std::string metrics = metrics_.render("test", "scripted");
+    EXPECT_NE(metrics.find(R"(ratelimitd_http_requests_total{route="/v1/check",status="500"} 1)"), std::string::npos)
+        << metrics;
+    EXPECT_NE(metrics.find("ratelimitd_requests_in_flight 0\n"), std::string::npos) << metrics;
 }
 
 }  // namespace

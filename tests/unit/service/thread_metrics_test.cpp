@@ -115,6 +115,27 @@ TEST(ThreadMetrics, AnswerTimeHistogramIsCumulativeFrom50Microseconds) {
     EXPECT_NEAR(sample(text, R"(ratelimitd_http_request_duration_seconds_sum{route="/v1/check"})"), 10.0701, 1e-6);
 }
 
+// count_answer is request_finished, count_http and observe_answer_time in one call; two
+// Metrics used in turn on one thread (the thread's last shard switching) keep their own.
+TEST(ThreadMetrics, OneAnswerCountsItsRouteStatusTimeAndEndsItsRequest) {
+    Metrics m;
+    Metrics other;
+    using std::chrono::microseconds;
+    m.request_started();
+    other.request_started();
+    m.request_started();
+    m.count_answer("/v1/check", 200, microseconds(30));
+    other.count_answer("/v1/auth", 429, microseconds(70));
+    const std::string text = m.render("1", "x");
+    EXPECT_EQ(sample(text, R"(ratelimitd_http_requests_total{route="/v1/check",status="200"})"), 1) << text;
+    EXPECT_EQ(sample(text, R"(ratelimitd_http_request_duration_seconds_count{route="/v1/check"})"), 1) << text;
+    EXPECT_EQ(sample(text, R"(ratelimitd_http_requests_total{route="/v1/auth",status="429"})"), -1) << text;
+    EXPECT_EQ(sample(text, "ratelimitd_requests_in_flight"), 1) << text;
+    const std::string theirs = other.render("1", "x");
+    EXPECT_EQ(sample(theirs, R"(ratelimitd_http_requests_total{route="/v1/auth",status="429"})"), 1) << theirs;
+    EXPECT_EQ(sample(theirs, "ratelimitd_requests_in_flight"), 0) << theirs;
+}
+
 TEST(ThreadMetrics, OneVerdictCountsCheckUnitsAndCacheHit) {
     Metrics m;
     m.count_verdict("login", Outcome::denied, false, 4, true);

@@ -1,6 +1,7 @@
 // CachingStore: the inner store takes the check's key string, and a denial it answers is still
 // remembered under that key (the caching store keeps its own copy in its frame), for a key
-// that fits the inline copy and one longer than it, through apply and apply_declined alike.
+// that fits the inline copy and one longer than it, through apply and apply_declined alike;
+// answers at once written into the caller's verdict (try_apply_now_into).
 #include "ratelimitd/store/denial_cache.hpp"
 #include "ratelimitd/store/memory/memory_store.hpp"
 
@@ -49,6 +50,36 @@ TEST(CachingStore, ADenialIsRememberedUnderTheKeyTheInnerStoreTook) {
     EXPECT_TRUE(second_denial_is_cached(long_key, Path::apply));
     EXPECT_TRUE(second_denial_is_cached(short_key, Path::apply_declined));
     EXPECT_TRUE(second_denial_is_cached(long_key, Path::apply_declined));
+}
+
+// try_apply_now_into writes an answer at once into the caller's verdict: the embedded store's
+// own decision, and (through Store's default) a caching store's remembered denial; a call the
+// store declines (a key with no denial remembered) leaves the verdict as it was.
+TEST(CachingStore, AnAnswerAtOnceIsWrittenIntoTheCallersVerdict) {
+    ManualClock clock;
+    memory::MemoryStore inner{clock};
+    DenialCache cache;
+    CachingStore caching(inner, cache);
+    const policy::Policy p = make_policy(policy::Algorithm::fixed_window, 1, 60'000);
+    const auto now = DenialCache::clock::now();
+    check::Verdict v;
+    const auto first = inner.try_apply_now_into(p, "rl:p:a", 1, now, v);
+    ASSERT_TRUE(first.has_value() && *first);
+    ASSERT_EQ(v.windows.size(), 1u);
+    EXPECT_TRUE(v.allowed);
+    EXPECT_EQ(v.windows.front().remaining, 0);
+
+    const auto declined = caching.try_apply_now_into(p, "rl:p:a", 1, now, v);
+    EXPECT_FALSE(declined.has_value());
+    EXPECT_TRUE(v.allowed);  // untouched
+
+    const auto second = run_on_io(caching.apply(p, "rl:p:a", 1));  // denied, and remembered
+    ASSERT_TRUE(second && !second->allowed);
+    const auto cached = caching.try_apply_now_into(p, "rl:p:a", 1, now, v);
+    ASSERT_TRUE(cached.has_value() && *cached);
+    ASSERT_EQ(v.windows.size(), 1u);
+    EXPECT_FALSE(v.allowed);
+    EXPECT_TRUE(v.from_denial_cache);
 }
 
 }  // namespace

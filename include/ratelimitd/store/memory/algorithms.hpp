@@ -31,4 +31,7 @@ Reply token_report_reply(std::int64_t level, const Policy& p, std::int64_t now);
 // The last lines of every script, from {allowed, remaining, reset_ms}.
 check::Verdict to_verdict(const Policy& p, const Reply& r, std::int64_t now);
 
+// The same, written into `out` (its windows replaced by the one): no verdict built and moved.
+void to_verdict_into(const Policy& p, const Reply& r, std::int64_t now, check::Verdict& out);
+
 }  // namespace ratelimitd::store::memory::detail

@@ -39,6 +39,13 @@ public:
                                                         std::chrono::steady_clock::time_point now) override {
         return decide(p, key, cost, &now);
     }
+    /// The same, written into the caller's verdict.
+    std::optional<result<void>> try_apply_now_into(const policy::Policy& p, const std::string& key, std::uint32_t cost,
+                                                   std::chrono::steady_clock::time_point now,
+                                                   check::Verdict& out) override {
+        decide_into(p, key, cost, &now, out);
+        return result<void>();
+    }
     boost::asio::awaitable<result<check::Verdict>> apply_all(std::vector<LimitCheck> checks) override;
     boost::asio::awaitable<result<check::Verdict>> peek(const policy::Policy& p,
                                                         std::string key) override;
@@ -52,6 +59,9 @@ public:
     /// clock's, read under the shard's lock; with `at`, the clock's time of that instant.
     check::Verdict decide(const policy::Policy& p, const std::string& key, std::uint32_t cost,
                           const std::chrono::steady_clock::time_point* at = nullptr);
+    /// decide(), written into `out` (its windows replaced).
+    void decide_into(const policy::Policy& p, const std::string& key, std::uint32_t cost,
+                     const std::chrono::steady_clock::time_point* at, check::Verdict& out);
 
     /// The synchronous core of apply_all(): every involved shard locked (in a fixed order),
     /// then all charged or none. Never fails.
