@@ -6,16 +6,18 @@
 # commandstats, reset before each size; the commands per bucket count the script's own TIME,
 # HGETALL, HSET and PEXPIRE too) and Redis CPU per bucket, with the ratios to the 1-bucket row of the same
 # run. Not part of the test suite; everything started is stopped on exit.
-#   bench/rlqs.sh [--duration SECONDS] [--streams N] [--build DIR]
+# --top-k K is passed to ratelimitd (0: the buckets' heavy hitters off, to price them).
+#   bench/rlqs.sh [--duration SECONDS] [--streams N] [--build DIR] [--top-k K]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-duration=5 streams=4 build=build-release
+duration=5 streams=4 build=build-release top_k=20
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) duration=$2; shift 2 ;;
     --streams) streams=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
-    *) echo "usage: bench/rlqs.sh [--duration SECONDS] [--streams N] [--build DIR]"; exit 2 ;;
+    --top-k) top_k=$2; shift 2 ;;
+    *) echo "usage: bench/rlqs.sh [--duration SECONDS] [--streams N] [--build DIR] [--top-k K]"; exit 2 ;;
   esac
 done
 
@@ -42,7 +44,7 @@ rlqs:
 YAML
 grpc_port=$(pick_port)
 "$build/ratelimitd" --config "$work/rlqs.yaml" --listen 127.0.0.1:0 --grpc-listen "127.0.0.1:$grpc_port" \
-  --redis "redis://127.0.0.1:$redis_port" >"$work/ratelimitd.log" 2>&1 &
+  --redis "redis://127.0.0.1:$redis_port" --top-k "$top_k" >"$work/ratelimitd.log" 2>&1 &
 rl_pid=$!; pids+=("$rl_pid"); wait_port "$grpc_port"
 
 ticks=$(getconf CLK_TCK)

@@ -80,6 +80,7 @@ LimitSet envoy_limits(const policy::Registry& registry) {
 
 LimitSet enforced_limits(const policy::Registry& registry) {
     LimitSet out = envoy_limits(registry);
+    out.merge(rlqs_limits(registry));
     for (const auto& [name, p] : registry.policies) out[name] = policy_numbers(p);
     for (const auto& [plan_name, plan] : registry.plans) {
         for (const auto& [name, p] : plan.policies) out[name + "@" + plan_name] = policy_numbers(p);

@@ -5,6 +5,7 @@
 #include "ratelimitd/grpc/quota_assignment.hpp"
 #include "ratelimitd/grpc/share_ask.hpp"
 #include "ratelimitd/policy/policy.hpp"
+#include "ratelimitd/service/top_board.hpp"
 
 #include <algorithm>
 
@@ -14,6 +15,10 @@ namespace {
 
 /// A budget (not a blanket rule, not shadowed): what the ledger splits.
 bool budgeted(const policy::RlqsRule& rule) { return !rule.shadow && rule.blanket == policy::RlqsBlanket::none; }
+
+/// The most a bucket report's allowed or denied adds to the heavy hitters: the largest limit
+/// a rule may have (a client's figure may be anything up to UINT64_MAX).
+constexpr std::uint64_t max_figure = 4'294'967'295;
 
 /// How one bucket of the report is answered, decided before the ledger is asked.
 struct Decided {
@@ -47,7 +52,9 @@ void QuotaAnswerer::answer(const envoy::service::rate_limit_quota::v3::RateLimit
     metrics_.count_report(report.left_out);
     if (report.buckets.empty()) return;
     // One snapshot for the whole report: a reload between two buckets cannot split it.
-    const auto registry = lanes_.next().road.registry();
+    const auto& road = lanes_.next().road;
+    const auto registry = road.registry();
+    service::TopBoard* board = road.top_board();  // null: heavy hitters off (top_k 0)
     const policy::RlqsRules* rules = registry ? registry->rlqs.get() : nullptr;
     std::vector<Decided> decided;
     decided.reserve(report.buckets.size());
@@ -56,6 +63,9 @@ void QuotaAnswerer::answer(const envoy::service::rate_limit_quota::v3::RateLimit
         const policy::RlqsRule* rule = rules ? rules->find(report.domain, bucket.id) : nullptr;
         const bool used = bucket.allowed > 0 || bucket.denied > 0;
         if (rule != nullptr && idle.quiet_for(bucket.id, used, bucket.elapsed, rule->idle_after)) rule = nullptr;
+        if (rule != nullptr && board != nullptr) {
+            board->buckets().record(report.domain, rule->name, bucket.id, bucket.allowed, bucket.denied, max_figure);
+        }
         const bool shared = rule != nullptr && shares_ != nullptr && budgeted(*rule);
         if (shared) asks.push_back(share_ask(report.domain, *rule, bucket, envoy));
         decided.push_back({&bucket, rule, shared});

@@ -11,6 +11,10 @@
 #include "ratelimitd/http/json_writer.hpp"
 #include "ratelimitd/service/top_board.hpp"
 
+#include "ratelimitd/policy/policy.hpp"
+#include "ratelimitd/policy/rlqs_rules.hpp"
+
+#include <algorithm>
 #include <charconv>
 
 namespace ratelimitd::http {
@@ -30,24 +34,49 @@ result<std::size_t> parse_n(std::string_view text, std::size_t k) {
     return n;
 }
 
+/// by: denied, admitted (policies) or demand (rlqs buckets; checked once all are read).
+std::optional<Problem> apply_by(const std::string& value, TopQuery& q) {
+    if (value != "denied" && value != "admitted" && value != "demand") {
+        return invalid_request("by: must be denied, admitted (policies) or demand (rlqs)");
+    }
+    q.by = value == "admitted" ? service::TopBy::admitted : service::TopBy::denied;
+    q.demand = value == "demand";
+    return std::nullopt;
+}
+
+unsigned parameter_bit(std::string_view name) {
+    if (name == "policy") return 1u;
+    if (name == "by") return 2u;
+    if (name == "n") return 4u;
+    if (name == "rlqs") return 8u;
+    return name == "rule" ? 16u : 0u;
+}
+
 /// One decoded `name=value` into `q`; `seen` holds the names met so far (bits).
 std::optional<Problem> apply_parameter(std::string_view name, const std::string& value, std::size_t k, TopQuery& q,
                                        unsigned& seen) {
-    const unsigned bit = name == "policy" ? 1u : name == "by" ? 2u : name == "n" ? 4u : 0u;
-    if (bit == 0) return invalid_request("query: unknown parameter (allowed: policy, by, n)");
+    const unsigned bit = parameter_bit(name);
+    if (bit == 0) return invalid_request("query: unknown parameter (allowed: policy, rlqs, rule, by, n)");
     if ((seen & bit) != 0) return invalid_request(std::string(name) + ": given more than once");
     seen |= bit;
-    if (bit == 1) {
-        if (value.empty()) return invalid_request("policy: must not be empty (leave it out for every policy)");
-        q.policy = value;
-    } else if (bit == 2) {
-        if (value != "denied" && value != "admitted") return invalid_request("by: must be denied or admitted");
-        q.by = value == "denied" ? service::TopBy::denied : service::TopBy::admitted;
-    } else {
+    if (bit == 2) return apply_by(value, q);
+    if (bit == 4) {
         auto n = parse_n(value, k);
         if (!n) return n.error();
         q.n = *n;
+        return std::nullopt;
     }
+    if (value.empty()) return invalid_request(std::string(name) + ": must not be empty (leave it out for all)");
+    (bit == 1 ? q.policy : bit == 8 ? q.rlqs : q.rule) = value;
+    return std::nullopt;
+}
+
+/// The parameters that only go together: tenants of policies or buckets of rlqs, not both.
+std::optional<Problem> check_combination(const TopQuery& q) {
+    if (q.rlqs && q.policy) return invalid_request("rlqs: not with policy (buckets or tenants, one at a time)");
+    if (q.rule && !q.rlqs) return invalid_request("rule: only with rlqs (the domain of the rule)");
+    if (q.demand && !q.rlqs) return invalid_request("by: demand ranks rlqs buckets (give rlqs)");
+    if (q.rlqs && q.by == service::TopBy::admitted) return invalid_request("by: buckets rank by denied or demand");
     return std::nullopt;
 }
 
@@ -71,6 +100,48 @@ PooledString top_json(const TopQuery& q, const service::TopOptions& options,
     return w.take();
 }
 
+PooledString rlqs_top_json(const TopQuery& q, const service::TopOptions& options,
+                           const std::vector<service::RuleTop>& rules) {
+    JsonWriter w(512);
+    w.begin_object().key("by").string(q.demand ? "demand" : "denied");
+    w.key("window_seconds").number(std::chrono::duration_cast<std::chrono::seconds>(options.window).count());
+    w.key("k").number(static_cast<std::int64_t>(options.k));
+    w.key("rlqs").begin_array();
+    for (const auto& r : rules) {
+        w.begin_object().key("domain").string(r.domain).key("rule").string(r.rule).key("buckets").begin_array();
+        for (const auto& b : r.buckets) {
+            w.begin_object().key("bucket").string(b.tenant);
+            w.key("count").number(static_cast<std::int64_t>(b.count));
+            w.key("error").number(static_cast<std::int64_t>(b.error)).end_object();
+        }
+        w.end_array().end_object();
+    }
+    w.end_array().end_object();
+    return w.take();
+}
+
+/// Whether `q`'s domain (and rule, when named) is in the registry's rlqs:.
+bool names_rlqs_rules(const policy::Registry* registry, const TopQuery& q) {
+    if (registry == nullptr || registry->rlqs == nullptr) return false;
+    const auto domain = registry->rlqs->domains.find(*q.rlqs);
+    if (domain == registry->rlqs->domains.end()) return false;
+    return !q.rule || std::any_of(domain->second.begin(), domain->second.end(),
+                                  [&](const policy::RlqsRule& r) { return r.name == *q.rule; });
+}
+
+/// GET /v1/top?rlqs=: the buckets of a domain's rules (read under the board's lock, no await).
+Answer rlqs_top(const Request& req, const policy::Registry* registry, service::TopBoard& board, const TopQuery& q) {
+    if (!names_rlqs_rules(registry, q)) {
+        return make_error_response(Problem{errc::unknown_policy, q.rule ? "rule: not a rule of that rlqs: domain"
+                                                                          : "rlqs: not a domain of rlqs:"},
+                                   req.version(), req.keep_alive());
+    }
+    auto rules = board.buckets().ranking(q.rlqs, q.rule, q.demand ? service::BucketBy::demand : service::BucketBy::denied,
+                                         q.n);
+    if (q.rule && rules.empty()) rules.push_back({*q.rlqs, *q.rule, {}});  // named: listed even when quiet
+    return json_response(req, bhttp::status::ok, rlqs_top_json(q, board.options(), rules));
+}
+
 }  // namespace
 
 result<TopQuery> parse_top_query(std::string_view query, std::size_t k) {
@@ -81,6 +152,7 @@ result<TopQuery> parse_top_query(std::string_view query, std::size_t k) {
         if (!value) return invalid_request("query: a '%' without two hex digits after it");
         if (auto problem = apply_parameter(item->name, *value, k, q, seen)) return *problem;
     }
+    if (auto problem = check_combination(q)) return *problem;
     return q;
 }
 
@@ -99,6 +171,7 @@ net::awaitable<Answer> top(EndpointServices& s, const EndpointCall& call) {
     auto q = parse_top_query(mark == std::string_view::npos ? std::string_view{} : target.substr(mark + 1),
                              board->options().k);
     if (!q) co_return make_error_response(q.error(), req.version(), req.keep_alive());
+    if (q->rlqs) co_return rlqs_top(req, s.road.registry().get(), *board, *q);
     if (q->policy && s.road.registry()->find(*q->policy) == nullptr) {
         co_return make_error_response(Problem{errc::unknown_policy, "policy: not in the registry"}, req.version(),
                                       req.keep_alive());

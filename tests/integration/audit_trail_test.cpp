@@ -107,6 +107,42 @@ TEST(AuditTrail, TheStartAndASighupReloadWriteOneEntryEachNamingOldAndNewNumbers
     EXPECT_EQ(r["time"].get<std::string>().back(), 'Z');
 }
 
+// An `rlqs:` rule changed, added or removed by a reload is named as a policy is (docs/rlqs.md).
+TEST(AuditTrail, AReloadNamesTheRlqsRulesItChanged) {
+    const std::string rlqs_before = R"(
+rlqs:
+  web:
+    tenants: { match: { tenant: "t-*" }, limit: 600, window: 1m }
+    blocked: { match: { kind: blocked }, blanket: deny_all }
+)";
+    const std::string rlqs_after = R"(
+rlqs:
+  web:
+    tenants: { match: { tenant: "t-*" }, limit: 300, window: 1m, fallback: deny }
+  mobile:
+    all: { limit: 5, window: 1s, shadow: true }
+)";
+    const auto path = audit_path();
+    Ratelimitd server(rlqs_before, "", {"--audit-log", path, "--watch-config", "off"});
+    const auto start = await_entries(path, "config_load", 1);
+    ASSERT_EQ(start.size(), 1u) << text_of(path);
+    EXPECT_EQ(start[0]["changes"]["added"]["rlqs:web/tenants"]["limit"], 600);
+    EXPECT_EQ(start[0]["changes"]["added"]["rlqs:web/blocked"]["blanket"], "deny_all");
+
+    server.write_config(rlqs_after);
+    server.process().signal(SIGHUP);
+    const auto reloads = await_entries(path, "config_reload", 1);
+    ASSERT_EQ(reloads.size(), 1u) << text_of(path);
+    const auto& changes = reloads[0]["changes"];
+    EXPECT_EQ(changes["changed"]["rlqs:web/tenants"]["old"]["limit"], 600);
+    EXPECT_EQ(changes["changed"]["rlqs:web/tenants"]["new"]["limit"], 300);
+    EXPECT_EQ(changes["changed"]["rlqs:web/tenants"]["old"]["fallback"], "keep_last");
+    EXPECT_EQ(changes["changed"]["rlqs:web/tenants"]["new"]["fallback"], "deny");
+    EXPECT_EQ(changes["removed"]["rlqs:web/blocked"]["blanket"], "deny_all");
+    EXPECT_EQ(changes["added"]["rlqs:mobile/all"]["shadow"], true);
+    EXPECT_EQ(changes["changed"].size(), 1u);
+}
+
 // logrotate moves the file, then sends SIGHUP: the entries go on in a new file of the same name.
 TEST(AuditTrail, SighupReopensARotatedAuditLog) {
     const auto path = audit_path();

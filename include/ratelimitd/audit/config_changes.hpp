@@ -15,15 +15,21 @@ namespace ratelimitd::audit {
 
 /// Every limit by name, with its numbers: a policy by its name ({"algorithm", "limit",
 /// "window", "burst"...}); a plan's limits by "policy@plan"; a tenant's override by
-/// "policy@tenant:<id>"; an Envoy rule (domains, envoy_config, xDS) by "envoy:<rule label>".
+/// "policy@tenant:<id>"; an Envoy rule (domains, envoy_config, xDS) by "envoy:<rule label>";
+/// an `rlqs:` rule by "rlqs:<domain>/<rule>" ({"match", "limit", "window", "strategy",
+/// "fallback"... or "blanket"}).
 /// Tenant ids and rule labels are not secrets; nothing here is (no hash secret, no URL).
 using LimitSet = std::map<std::string, nlohmann::ordered_json, std::less<>>;
 
-/// The limits `registry` enforces (its file's policies, plans, overrides and Envoy rules).
+/// The limits `registry` enforces (its file's policies, plans, overrides, Envoy rules and
+/// `rlqs:` rules).
 LimitSet enforced_limits(const policy::Registry& registry);
 
 /// The Envoy rules of `registry` only (what an xDS update replaces).
 LimitSet envoy_limits(const policy::Registry& registry);
+
+/// The `rlqs:` rules of `registry` only (src/audit/rlqs_limits.cpp).
+LimitSet rlqs_limits(const policy::Registry& registry);
 
 /// {"added": {name: numbers}, "removed": {name: numbers}, "changed": {name: {"old", "new"}}},
 /// each listing at most `max_listed` names (in name order) and, past them,

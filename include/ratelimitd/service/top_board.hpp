@@ -1,6 +1,7 @@
 // The heavy hitters of the whole process: every server thread's ThreadTop, merged on read.
 #pragma once
 
+#include "ratelimitd/service/bucket_top.hpp"
 #include "ratelimitd/service/thread_top.hpp"
 #include "ratelimitd/service/top_merge.hpp"
 
@@ -27,15 +28,18 @@ struct PolicyTop {
 /// the thread, between two requests.
 /// @par Thread Safety
 /// add_thread() on the main thread before the threads run; gather() from any server thread;
-/// options() from anywhere.
+/// options() and buckets() from anywhere.
 class TopBoard {
 public:
-    explicit TopBoard(const TopOptions& options) : options_(options) {}
+    explicit TopBoard(const TopOptions& options) : options_(options), buckets_(options, *this) {}
 
     /// The ThreadTop of the thread running `executor`; it lives as long as the board.
     ThreadTop& add_thread(boost::asio::any_io_executor executor);
 
     [[nodiscard]] const TopOptions& options() const noexcept { return options_; }
+
+    /// The quota service's buckets (RLQS), ranked per rule; recorded from gRPC's threads.
+    [[nodiscard]] BucketTop& buckets() noexcept { return buckets_; }
 
     /// The `n` largest of `by` per policy (`policy`, or every policy with entries), by policy
     /// name. Completes on the caller's executor.
@@ -49,6 +53,7 @@ private:
     };
     TopOptions options_;
     std::vector<Lane> lanes_;
+    BucketTop buckets_;
 };
 
 }  // namespace ratelimitd::service

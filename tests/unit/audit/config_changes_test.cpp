@@ -2,6 +2,8 @@
 // changed old -> new, a bounded listing, and a digest that follows the numbers.
 #include "ratelimitd/audit/config_changes.hpp"
 
+#include "ratelimitd/policy/registry_loader.hpp"
+
 #include <gtest/gtest.h>
 
 namespace ratelimitd::audit {
@@ -91,6 +93,42 @@ TEST(ConfigChanges, TheDigestIsOfTheCanonicalText) {
     // sha256 of {"a\"b":{"limit":1},"z":{"limit":2,"window":"1m"}}
     EXPECT_EQ(limits_digest(limits), "sha256:35c988143e7687fdefc8369320da52e084f5028bcbc9ea3f2eaaa3fcd0150d64");
     EXPECT_EQ(limits_digest({}), "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a");  // of {}
+}
+
+// An `rlqs:` rule is a limit of its own, "rlqs:<domain>/<rule>", with whatever decides what its
+// buckets are assigned: a changed limit, fallback, blanket or shadow is a changed rule.
+TEST(ConfigChanges, RlqsRulesAreLimitsWithTheirNumbers) {
+    const auto before = enforced_limits(policy::parse_config(R"(rlqs:
+  web:
+    blocked: {match: {kind: blocked}, blanket: deny_all}
+    tenants: {match: {tenant: "t-*"}, limit: 50, window: 1m, fallback: local_share, expected_envoys: 4}
+    rest: {limit: 1000, window: 10s}
+)", "before.yaml").registry);
+    const auto after = enforced_limits(policy::parse_config(R"(rlqs:
+  web:
+    blocked: {match: {kind: blocked}, blanket: allow_all}
+    tenants: {match: {tenant: "t-*"}, limit: 80, window: 1m, fallback: local_share, expected_envoys: 4}
+    rest: {limit: 1000, window: 10s, shadow: true}
+  mobile:
+    all: {limit: 5, window: 1s, strategy: requests_per_time_unit}
+)", "after.yaml").registry);
+    EXPECT_EQ(before.at("rlqs:web/tenants"), json({{"match", {{"tenant", "t-*"}}},
+                                                  {"limit", 50},
+                                                  {"window", "1m"},
+                                                  {"strategy", "token_bucket"},
+                                                  {"fallback", "local_share"},
+                                                  {"expected_envoys", 4},
+                                                  {"reporting_interval", "5s"},
+                                                  {"assignment_ttl", "15s"},
+                                                  {"idle_after", "50s"}}));
+    const auto changes = limit_changes(before, after);
+    EXPECT_EQ(changes["changed"]["rlqs:web/blocked"]["old"]["blanket"], "deny_all");
+    EXPECT_EQ(changes["changed"]["rlqs:web/blocked"]["new"]["blanket"], "allow_all");
+    EXPECT_EQ(changes["changed"]["rlqs:web/tenants"]["new"]["limit"], 80);
+    EXPECT_EQ(changes["changed"]["rlqs:web/rest"]["new"]["shadow"], true);
+    EXPECT_EQ(changes["added"]["rlqs:mobile/all"]["strategy"], "requests_per_time_unit");
+    EXPECT_EQ(changes["changed"].size(), 3u);
+    EXPECT_TRUE(limit_changes(after, before)["removed"].contains("rlqs:mobile/all"));
 }
 
 }  // namespace

@@ -22,11 +22,27 @@ TEST(TopQuery, ReadsEveryParameter) {
     EXPECT_EQ(q->n, 20u);
 }
 
+TEST(TopQuery, ReadsTheRlqsParameters) {
+    auto q = parse_top_query("rlqs=web&rule=api%20keys&by=demand&n=3", 20);
+    ASSERT_TRUE(q);
+    EXPECT_EQ(q->rlqs, "web");
+    EXPECT_EQ(q->rule, "api keys");
+    EXPECT_TRUE(q->demand);
+    EXPECT_EQ(q->n, 3u);
+    q = parse_top_query("rlqs=web", 20);
+    ASSERT_TRUE(q);
+    EXPECT_FALSE(q->demand);  // denied, the default
+    EXPECT_EQ(q->by, service::TopBy::denied);
+}
+
 TEST(TopQuery, RefusesBadParametersNamingThem) {
     const std::pair<const char*, const char*> cases[] = {
         {"n=0", "n:"},         {"n=21", "n:"},       {"n=x", "n:"},      {"n=5x", "n:"},
         {"n=", "n:"},          {"by=allowed", "by:"}, {"policy=", "policy:"}, {"n=1&n=2", "n:"},
         {"tenant=a", "query:"}, {"policy=%zz", "query:"},
+        // Buckets of rlqs: or tenants of policies, not both; demand ranks buckets only.
+        {"rlqs=web&policy=api", "rlqs:"}, {"rule=api", "rule:"}, {"by=demand", "by:"},
+        {"rlqs=web&by=admitted", "by:"},  {"rlqs=", "rlqs:"},    {"rlqs=web&rule=", "rule:"},
     };
     for (const auto& [query, named] : cases) {
         auto q = parse_top_query(query, 20);
