@@ -8,8 +8,7 @@
 #                                                      FUZZ_JOBS targets at a time (default 1)
 #   scripts/fuzz.sh --long [TARGET...]                 600 s each (FUZZ_LONG_SECONDS), then --merge
 #   scripts/fuzz.sh --merge [TARGET...]                merge what runs found into the corpus
-#   scripts/fuzz.sh --build [TARGET...]                build the targets, run nothing (CI builds
-#                                                      them beside the sanitized suite)
+#   scripts/fuzz.sh --build [TARGET...]                build the targets, run nothing
 #
 # New inputs go to build-fuzz/corpus/<target>/ (never committed). --merge runs libFuzzer's
 # -merge=1 into tests/fuzz/corpus/<target>/: it adds only the inputs that reach coverage the
