@@ -80,21 +80,33 @@ std::optional<Problem> check_combination(const TopQuery& q) {
     return std::nullopt;
 }
 
+/// The answer's opening members: which ranking, over how long, how many kept.
+void write_top_header(JsonWriter& w, std::string_view by, const service::TopOptions& options) {
+    w.begin_object().key("by").string(by);
+    w.key("window_seconds").number(std::chrono::duration_cast<std::chrono::seconds>(options.window).count());
+    w.key("k").number(static_cast<std::int64_t>(options.k));
+}
+
+/// One ranking as an array of {name_key: name, count, error}: tenants of a policy, buckets of a rule.
+void write_ranked(JsonWriter& w, std::string_view name_key, const std::vector<service::RankedTenant>& ranked) {
+    w.begin_array();
+    for (const auto& t : ranked) {
+        w.begin_object().key(name_key).string(t.tenant);
+        w.key("count").number(static_cast<std::int64_t>(t.count));
+        w.key("error").number(static_cast<std::int64_t>(t.error)).end_object();
+    }
+    w.end_array();
+}
+
 PooledString top_json(const TopQuery& q, const service::TopOptions& options,
                       const std::vector<service::PolicyTop>& policies) {
     JsonWriter w(512);
-    w.begin_object().key("by").string(q.by == service::TopBy::denied ? "denied" : "admitted");
-    w.key("window_seconds").number(std::chrono::duration_cast<std::chrono::seconds>(options.window).count());
-    w.key("k").number(static_cast<std::int64_t>(options.k));
+    write_top_header(w, q.by == service::TopBy::denied ? "denied" : "admitted", options);
     w.key("policies").begin_array();
     for (const auto& p : policies) {
-        w.begin_object().key("policy").string(p.policy).key("tenants").begin_array();
-        for (const auto& t : p.tenants) {
-            w.begin_object().key("tenant").string(t.tenant);
-            w.key("count").number(static_cast<std::int64_t>(t.count));
-            w.key("error").number(static_cast<std::int64_t>(t.error)).end_object();
-        }
-        w.end_array().end_object();
+        w.begin_object().key("policy").string(p.policy).key("tenants");
+        write_ranked(w, "tenant", p.tenants);
+        w.end_object();
     }
     w.end_array().end_object();
     return w.take();
@@ -103,18 +115,12 @@ PooledString top_json(const TopQuery& q, const service::TopOptions& options,
 PooledString rlqs_top_json(const TopQuery& q, const service::TopOptions& options,
                            const std::vector<service::RuleTop>& rules) {
     JsonWriter w(512);
-    w.begin_object().key("by").string(q.demand ? "demand" : "denied");
-    w.key("window_seconds").number(std::chrono::duration_cast<std::chrono::seconds>(options.window).count());
-    w.key("k").number(static_cast<std::int64_t>(options.k));
+    write_top_header(w, q.demand ? "demand" : "denied", options);
     w.key("rlqs").begin_array();
     for (const auto& r : rules) {
-        w.begin_object().key("domain").string(r.domain).key("rule").string(r.rule).key("buckets").begin_array();
-        for (const auto& b : r.buckets) {
-            w.begin_object().key("bucket").string(b.tenant);
-            w.key("count").number(static_cast<std::int64_t>(b.count));
-            w.key("error").number(static_cast<std::int64_t>(b.error)).end_object();
-        }
-        w.end_array().end_object();
+        w.begin_object().key("domain").string(r.domain).key("rule").string(r.rule).key("buckets");
+        write_ranked(w, "bucket", r.buckets);
+        w.end_object();
     }
     w.end_array().end_object();
     return w.take();
