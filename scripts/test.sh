@@ -122,7 +122,7 @@ if [ "$mode" = all ]; then
   (cd build && cpack -G DEB >/dev/null)
   join_beside
 fi
-stage_done "Release build, tests and package (and the image beside)"
+if [ "$mode" = all ]; then stage_done "Release build, tests and package (and the image beside)"; else stage_done "Release build and tests"; fi
 
 if [ "$mode" = all ]; then
   $SUDO bash scripts/container-test.sh readme
