@@ -189,7 +189,7 @@ void watch_config(net::io_context& main, const Settings& settings, const RunOpti
             ::kill(::getpid(), SIGHUP);
         });
     }
-    if (!watcher->start()) {
+    if (!watcher->start(run.version_read)) {
         spdlog::warn("cannot watch {} for changes (inotify); reload it with SIGHUP",
                      run.watch ? run.watch->directory : settings.config_path);
     }

@@ -150,7 +150,7 @@ ConfigWatcher::~ConfigWatcher() {
     state_->quiet.cancel();          // and so does the quiet time
 }
 
-bool ConfigWatcher::start() {
+bool ConfigWatcher::start(std::optional<std::string> version_read) {
     const int fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (fd < 0) return false;
     if (::inotify_add_watch(fd, state_->dir.c_str(), watched_events) < 0) {
@@ -159,6 +159,11 @@ bool ConfigWatcher::start() {
     }
     state_->inotify.assign(fd);
     State::read_next(state_);
+    // Compared once the watch is armed: a change from here on has its event.
+    if (version_read && version_read != state_->fingerprint()) {
+        state_->last_seen = std::move(version_read);
+        State::wait_for_quiet(state_);
+    }
     return true;
 }
 

@@ -144,6 +144,8 @@ int serve_erl(const app::CommandLine& cl, const app::EnvLookup& process_env) {
     }
     const auto env = erl::overlay_lookup(*mode, process_env);
     policy::Config config;
+    // Taken before the read: a change made before the watch starts is reloaded once it does.
+    const auto version_read = mode->runtime ? runtime_fingerprint(*mode->runtime)() : std::nullopt;
     try {
         config = erl::load_erl_config(*mode);
     } catch (const policy::ConfigError& e) {
@@ -159,6 +161,7 @@ int serve_erl(const app::CommandLine& cl, const app::EnvLookup& process_env) {
     // Counted into for the whole run: the gRPC service, /json and the sinks point at it.
     stats::ErlStats counted({.near_limit_ratio = mode->stats.near_limit_ratio});
     auto run = erl_run_options(*mode, *settings, &counted);
+    run.version_read = version_read;
     if (!erl_stats_run(*mode, &counted, run.erl_stats)) return 1;
     for (auto& warning : erl::unknown_variable_warnings(environment_names())) run.warnings.push_back(std::move(warning));
     return app::run(*settings, std::move(config), run);
@@ -195,6 +198,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "ratelimitd: --config FILE is required (or RATELIMITD_CONFIG)\n%s", app::usage());
         return 2;
     }
+    app::RunOptions run;
+    run.version_read = app::ConfigWatcher::file_identity(*path);  // before the read, as above
     policy::Config config;
     try {
         config = policy::load_config(*path, load_options(*cl, env));
@@ -208,5 +213,5 @@ int main(int argc, char** argv) {
         return 2;
     }
     app::setup_logging(settings->log_level, settings->log_format);
-    return app::run(*settings, std::move(config));
+    return app::run(*settings, std::move(config), run);
 }

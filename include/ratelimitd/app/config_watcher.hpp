@@ -51,7 +51,10 @@ public:
 
     /// Starts watching. Returns false (and watches nothing) when inotify cannot watch the
     /// directory, e.g. it is gone or the inotify limits are reached. Call once.
-    bool start();
+    /// `version_read`: the fingerprint taken before what is served was read. A change made
+    /// between that read and this call has no event left to tell of it: when the watched
+    /// version differs from it, `on_change` is called after the quiet time as for an event.
+    bool start(std::optional<std::string> version_read = std::nullopt);
 
 private:
     struct State;

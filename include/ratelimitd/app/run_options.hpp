@@ -46,6 +46,9 @@ struct RunOptions {
         ConfigWatcher::Fingerprint fingerprint;
     };
     std::optional<WatchedDirectory> watch;
+    /// The watched version (the config file's or the directory's fingerprint) taken before the
+    /// start read it: a change made before the watch starts is reloaded once it does.
+    std::optional<std::string> version_read;
     std::vector<ExtraListener> listeners;
     http::RlsJson rls_json;                ///< POST /json; unset: 404
     http::HealthcheckOptions healthcheck;  ///< GET /healthcheck

@@ -119,6 +119,31 @@ TEST_F(ConfigWatcherTest, OtherFilesInTheDirectoryChangeNothing) {
     EXPECT_EQ(run_until_calls(1), 1);
 }
 
+// The start read the file, then it changed before the watch was armed: no event tells of it,
+// the version read does.
+TEST_F(ConfigWatcherTest, AChangeBeforeTheWatchStartsIsOneChange) {
+    const auto file = dir_ / "config.yaml";
+    write_file(file, "a: 1\n");
+    const auto version_read = ConfigWatcher::file_identity(file);
+    write_file(file, "a: 22\n");
+    watcher_.emplace(io_.get_executor(), file, [this] { ++calls_; });
+    ASSERT_TRUE(watcher_->start(version_read));
+    EXPECT_EQ(run_until_calls(1), 1);
+    write_file(file, "a: 333\n");
+    EXPECT_EQ(run_until_calls(2), 2);
+}
+
+TEST_F(ConfigWatcherTest, AnUnchangedFileSinceTheReadIsNoChange) {
+    const auto file = dir_ / "config.yaml";
+    write_file(file, "a: 1\n");
+    watcher_.emplace(io_.get_executor(), file, [this] { ++calls_; });
+    ASSERT_TRUE(watcher_->start(ConfigWatcher::file_identity(file)));
+    io_.run_for(2 * config_quiet_time);
+    EXPECT_EQ(calls_, 0) << "the version read is the one watched";
+    write_file(file, "a: 22\n");
+    EXPECT_EQ(run_until_calls(1), 1);
+}
+
 TEST_F(ConfigWatcherTest, MissingDirectoryCannotBeWatched) {
     ConfigWatcher watcher(io_.get_executor(), dir_ / "absent" / "config.yaml", [] {});
     EXPECT_FALSE(watcher.start());
