@@ -2,6 +2,8 @@
 # The container image and the Debian package, built and run as users run them, with no
 # registry: a Debian 12 base made locally with mmdebstrap, podman with host networking, and
 # only loopback addresses. Run as root (scripts/test.sh calls it).
+#   scripts/container-test.sh base           make the Debian 12 base the others start from, if
+#                                            this machine has none yet (each makes it too)
 #   scripts/container-test.sh image          build the image with README.md's container command,
 #                                            exactly as README prints it; run it (--read-only,
 #                                            UID 10001, /healthz, /readyz, a check against a
@@ -267,8 +269,9 @@ test_deb() {  # deb-file
 }
 
 case "${1:-}" in
+  base)   ensure_base ;;
   image)  test_image ;;
   readme) test_readme ;;
   deb)   test_deb "${2:?usage: container-test.sh deb DEB_FILE}" ;;
-  *) echo "usage: container-test.sh image | readme | deb DEB_FILE" >&2; exit 2 ;;
+  *) echo "usage: container-test.sh base | image | readme | deb DEB_FILE" >&2; exit 2 ;;
 esac
