@@ -8,6 +8,7 @@
 #                                                      FUZZ_JOBS targets at a time (default 1)
 #   scripts/fuzz.sh --long [TARGET...]                 600 s each (FUZZ_LONG_SECONDS), then --merge
 #   scripts/fuzz.sh --merge [TARGET...]                merge what runs found into the corpus
+#   scripts/fuzz.sh --build [TARGET...]                build the targets, run nothing
 #
 # New inputs go to build-fuzz/corpus/<target>/ (never committed). --merge runs libFuzzer's
 # -merge=1 into tests/fuzz/corpus/<target>/: it adds only the inputs that reach coverage the
@@ -30,6 +31,9 @@ if [[ ${1:-} == --long ]]; then
 elif [[ ${1:-} == --merge ]]; then
   mode=merge
   shift
+elif [[ ${1:-} == --build ]]; then
+  mode=build
+  shift
 elif [[ ${1:-} =~ ^[0-9]+$ ]]; then
   seconds=$1
   shift
@@ -40,6 +44,7 @@ targets=("$@")
 CXX=clang++-14 cmake -G Ninja -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRATELIMITD_FUZZ=ON -DRATELIMITD_WERROR=ON \
   -DRATELIMITD_TESTS=OFF >/dev/null
 cmake --build build-fuzz -j2 --target "${targets[@]/#/fuzz_}"
+[[ $mode != build ]] || exit 0
 
 merge() {
   local t=$1

@@ -1,10 +1,13 @@
-// The same burst sent to nginx's own `limit_req zone=z burst=5;` (no nodelay) and to nginx
-// with auth_request to ratelimitd on the matching policy (rate 10/s, burst 1, max_delay
-// 500ms), issue 50: the same requests admitted and refused, each admitted one released no
+// The same burst sent to nginx's own `limit_req zone=z burst=3;` (no nodelay) and to nginx
+// with auth_request to ratelimitd on the matching policy (rate 4/s, burst 1, max_delay
+// 750ms), issue 50: the same requests admitted and refused, each admitted one released no
 // earlier than the rate allows, none held beyond the bound. Completions are the client's own
 // timestamps. 40 requests written from one thread on connections opened beforehand, so they
-// arrive within one emission interval (100 ms): with the whole burst at once, each door admits
-// exactly 1 + 5 and refuses 34 — which is why this suite runs with the timing suites.
+// arrive within one emission interval (250 ms): with the whole burst at once, each door admits
+// exactly 1 + 3 and refuses 36 — which is why this suite runs with the timing suites. At 10/s
+// (100 ms) a sanitized run on a machine at a load of 6 let one request through nginx late
+// enough to find the next turn free: the interval is the test's tolerance of a busy machine,
+// and the longest delay (750 ms) stays within the shipped config's 1 s proxy_read_timeout.
 #include "support/concurrent_calls.hpp"
 #include "support/http_client.hpp"
 #include "support/metrics_text.hpp"
@@ -31,15 +34,15 @@ using namespace std::chrono_literals;
 
 constexpr int requests = 40;
 constexpr int admitted_at_once = 1;           // nginx: the request that finds the zone empty
-constexpr int held = 5;                       // nginx: burst=5
-constexpr std::int64_t emission_ms = 100;     // 10r/s
+constexpr int held = 3;                       // nginx: burst=3
+constexpr std::int64_t emission_ms = 250;     // 4r/s
 constexpr std::int64_t clock_slack_ms = 2;    // two clocks truncated to the millisecond
 
-// nginx's `burst=5` without nodelay, in ratelimitd's terms: 1 at once, then reserved turns up
-// to 5 emission intervals ahead.
+// nginx's `burst=3` without nodelay, in ratelimitd's terms: 1 at once, then reserved turns up
+// to 3 emission intervals ahead.
 const std::string config = R"(
 policies:
-  smooth: { algorithm: gcra, limit: 10, window: 1s, burst: 1, max_delay: 500ms }
+  smooth: { algorithm: gcra, limit: 4, window: 1s, burst: 1, max_delay: 750ms }
 identity:
   - { client_ip: true }
 trusted_proxies: ["127.0.0.2/32"]
@@ -110,11 +113,11 @@ double metric(unsigned short port, const std::string& series) {
 }
 
 TEST(NginxSideBySide, AuthRequestToRatelimitdAdmitsAndReleasesAsLimitReqBurst) {
-    NginxLimitReq limit_req("10r/s", "burst=5");
+    NginxLimitReq limit_req("4r/s", "burst=3");
     const BurstResult reference = send_burst(limit_req.port());
     expect_limit_req_schedule(reference, "limit_req");
     EXPECT_EQ(limit_req.upstream_requests(), admitted_at_once + held);
-    // nginx's own account: 5 delayed, none by more than the burst (excess 5 = 500 ms), 34 refused.
+    // nginx's own account: 3 delayed, none by more than the burst (excess 3 = 750 ms), 36 refused.
     const auto excess = limit_req.delayed_excess();
     EXPECT_EQ(excess.size(), static_cast<std::size_t>(held));
     for (const double e : excess) EXPECT_LE(e, static_cast<double>(held));
@@ -125,10 +128,10 @@ TEST(NginxSideBySide, AuthRequestToRatelimitdAdmitsAndReleasesAsLimitReqBurst) {
     const BurstResult ours = send_burst(nginx.port());
     expect_limit_req_schedule(ours, "auth_request + ratelimitd");
     EXPECT_EQ(nginx.upstream_requests(), admitted_at_once + held);
-    // ratelimitd's own account: 5 held, every delay within max_delay (the 0.5 s bucket holds
-    // them all), none held any more.
+    // ratelimitd's own account: 3 held, every delay within max_delay (750 ms: the 1 s bucket
+    // holds them all), none held any more.
     EXPECT_EQ(metric(ratelimitd.port(), "ratelimitd_delayed_checks_total{door=\"auth\"}"), held);
-    EXPECT_EQ(metric(ratelimitd.port(), "ratelimitd_check_delay_seconds_bucket{le=\"0.5\"}"), held);
+    EXPECT_EQ(metric(ratelimitd.port(), "ratelimitd_check_delay_seconds_bucket{le=\"1\"}"), held);
     EXPECT_EQ(metric(ratelimitd.port(), "ratelimitd_held_requests"), 0);
 
     RecordProperty("limit_req", figures(reference));
