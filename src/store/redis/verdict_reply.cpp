@@ -35,7 +35,9 @@ result<Numbers> script_numbers(const Value& reply, std::array<std::int64_t, most
         return Problem{errc::bad_script_reply, "expected an array of 7 integers from the script"};
     }
     // A flat array keeps its members that are no integer in `elements`.
-    if (flat && !reply.elements.empty()) return Problem{errc::bad_script_reply, "expected integers only from the script"};
+    if (flat && !reply.elements.empty()) {
+        return Problem{errc::bad_script_reply, "expected integers only from the script"};
+    }
     if (flat) return Numbers(reply.integers.data(), size);
     for (std::size_t k = 0; k < size; ++k) {
         const Value& e = reply.elements[k];
@@ -50,14 +52,21 @@ result<Numbers> script_numbers(const Value& reply, std::array<std::int64_t, most
 }  // namespace
 
 result<check::Verdict> parse_verdict(const Value& reply, const policy::Policy& p) {
+    check::Verdict v;
+    if (auto read = parse_verdict_into(reply, p, v); !read) return read.error();
+    return v;
+}
+
+result<void> parse_verdict_into(const Value& reply, const policy::Policy& p, check::Verdict& out) {
     std::array<std::int64_t, most> room;
     const auto numbers = script_numbers(reply, room);
     if (!numbers) return numbers.error();
     const Numbers e = *numbers;
     const auto size = e.size();
     // Written into the verdict's own window: none is built apart and moved in.
-    check::Verdict v;
-    check::WindowState& w = v.windows.emplace_back();
+    out.windows.clear();
+    out.from_denial_cache = false;
+    check::WindowState& w = out.windows.emplace_back();
     w.policy = p.name;
     // 0 denied, 1 admitted, 1 + d admitted with a delay of d ms (a policy with max_delay)
     w.allowed = e[0] >= 1;
@@ -91,8 +100,8 @@ result<check::Verdict> parse_verdict(const Value& reply, const policy::Policy& p
         }
     }
 
-    v.allowed = w.allowed;
-    return v;
+    out.allowed = w.allowed;
+    return {};
 }
 
 result<check::Verdict> layered_verdict(const Value& reply, const std::vector<LimitCheck>& checks) {
