@@ -40,7 +40,7 @@ public:
 private:
     class SentBatch;  // batch_sender.cpp
 
-    void enqueue(QueuedCheck check);
+    void enqueue(QueuedCheck&& check);
     /// Fails the expired checks, then sends batches while the Coalescer lets them go.
     void flush();
     /// Sends `batch` (its checks taken from the queue) as one script call.
