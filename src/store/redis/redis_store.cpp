@@ -73,7 +73,8 @@ net::awaitable<result<void>> RedisStore::apply_into(const policy::Policy& p, std
     const bool grouped = !coalesce_ && !check.notify.empty();
     // Not `c ? co_await a : co_await b`: GCC 12 destroys the result twice.
     result<Value> reply = Problem{errc::store_unavailable, "not sent"};
-    if (coalesce_) reply = co_await batches_.call(std::move(check), deadline);
+    // `check` stays in this frame until the reply: the queue takes it from here.
+    if (coalesce_) reply = co_await batches_.call_held(check, deadline);
     else reply = co_await send_alone(std::move(check), deadline);
     if (grouped) reply = FlatReply(reply, 1).element(0, p.limit);
     co_return verdict_into(reply, p, lease, out);
