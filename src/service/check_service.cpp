@@ -1,6 +1,8 @@
 // CheckService: a planned check -> the store -> shadow and failure modes -> a counted decision.
 #include "ratelimitd/service/check_service.hpp"
 
+#include "check_groups.hpp"
+
 #include "ratelimitd/core/log_value.hpp"
 #include "ratelimitd/policy/key.hpp"
 #include "ratelimitd/policy/planner.hpp"
@@ -32,27 +34,6 @@ template <typename Text> void append_listed(Text& list, std::string_view item) {
     if (!list.empty()) list += ',';
     list += item;
 }
-
-/// The store checks of the enforced limits or of the shadow ones, and which limit each
-/// check belongs to (its index in the plan's limits).
-struct CheckGroup {
-    LimitChecks checks;
-    Owners owner;
-    bool fail_closed = false;  ///< some limit in it says on_store_error: deny
-
-    /// Moves the limit's keys into the checks; the limit keeps its policy and tenant.
-    void add(policy::PlannedLimit& limit, std::size_t limit_index, std::uint32_t cost, const policy::CheckPlan& plan) {
-        // A report charges every limit the plan's report_cost, unless the limit carries its own
-        // (an Envoy call denied under envoy_denied_calls: charge: each descriptor's cost).
-        const std::int64_t report_cost =
-            plan.mode == policy::Mode::report && limit.cost != 0 ? limit.cost : plan.report_cost;
-        for (auto& w : limit.windows) {
-            checks.push_back(store::LimitCheck{w.limit, std::move(w.key), cost, plan.mode, report_cost, limit.part});
-            owner.push_back(limit_index);
-        }
-        fail_closed = fail_closed || limit.fail_closed();
-    }
-};
 
 /// The decision's names and mode before the store answers, written into `d` (a fresh one:
 /// nothing moved): every limit's policy, each distinct tenant.
@@ -93,37 +74,14 @@ Decision not_limited(Decision d, const policy::CheckPlan& plan, Metrics& metrics
     return d;
 }
 
-/// The plan's enforced limits, or its shadow ones, as store checks, each with its cost (0 for
-/// a check_only one, which the store asks without charging: PlannedLimit::part). Moves their
-/// keys out of the plan.
-/// What one limit of the plan charges: nothing when check_only, else its own cost or the plan's.
-std::uint32_t limit_cost(const policy::PlannedLimit& limit, const policy::CheckPlan& plan) {
-    return limit.check_only ? 0 : limit.cost != 0 ? limit.cost : plan.cost;
-}
-
-CheckGroup checks_of(policy::CheckPlan& plan, bool shadow) {
-    CheckGroup group;
-    for (std::size_t i = 0; i < plan.limits.size(); ++i) {
-        if (plan.limits[i].shadow() != shadow) continue;
-        group.add(plan.limits[i], i, limit_cost(plan.limits[i], plan), plan);
-    }
-    return group;
-}
-
-bool has_shadow(const policy::CheckPlan& plan) {
-    return std::any_of(plan.limits.begin(), plan.limits.end(),
-                       [](const auto& l) { return l.shadow() && !l.windows.empty(); });
-}
-
 // An answer known without waiting, as ask_store hands it back.
 net::awaitable<result<check::Verdict>> answered(result<check::Verdict> verdict) { co_return verdict; }
 
-/// One check that an ordinary Store::apply decides as asked: a check (not a report) of one
-/// window that takes its part as any check does and spends something.
-bool plain_single_check(const LimitChecks& checks) {
-    if (checks.size() != 1) return false;
-    const store::LimitCheck& c = checks.front();
-    return c.mode == policy::Mode::check && c.part == policy::Part::decide && c.cost >= 1;
+/// A store's answer moved into `out`: its failure, or nothing.
+result<void> moved_into(result<check::Verdict>&& verdict, check::Verdict& out) {
+    if (!verdict) return verdict.error();
+    out = std::move(*verdict);
+    return {};
 }
 
 /// open_into, as a value.
@@ -131,16 +89,6 @@ Decision opening(const policy::CheckPlan& plan) {
     Decision d;
     open_into(plan, d);
     return d;
-}
-
-/// The one window of a plan that is a single enforced plain check (as checks_of and
-/// plain_single_check would make it), or nullptr: what decide_now may ask Store::try_apply_now.
-const policy::KeyedWindow* lone_plain_window(const policy::CheckPlan& plan, std::uint32_t& cost) {
-    if (plan.single_call || plan.mode != policy::Mode::check || plan.limits.size() != 1) return nullptr;
-    const policy::PlannedLimit& limit = plan.limits.front();
-    if (limit.shadow() || limit.windows.size() != 1 || limit.part != policy::Part::decide) return nullptr;
-    cost = limit_cost(limit, plan);
-    return cost >= 1 ? &limit.windows.front() : nullptr;
 }
 
 }  // namespace
@@ -154,6 +102,12 @@ result<check::Verdict> CheckService::timed(std::chrono::steady_clock::time_point
     metrics_.observe_store_latency(std::chrono::steady_clock::now() - started);
     if (!verdict) metrics_.count_store_error(verdict.error().code);
     return std::move(verdict);
+}
+
+result<void> CheckService::timed(std::chrono::steady_clock::time_point started, result<void>&& asked) {
+    metrics_.observe_store_latency(std::chrono::steady_clock::now() - started);
+    if (!asked) metrics_.count_store_error(asked.error().code);
+    return std::move(asked);
 }
 
 result<check::Verdict> CheckService::at_once(result<check::Verdict>&& verdict) {
@@ -191,6 +145,11 @@ net::awaitable<result<check::Verdict>> CheckService::ask_one(std::chrono::steady
                                                              std::uint32_t cost) {
     // Only after try_apply_now declined (here or in decide_now): the store need not look again.
     co_return timed(started, co_await store_.apply_declined(p, std::move(key), cost));
+}
+
+net::awaitable<result<void>> CheckService::ask_declined_into(store::LimitCheck& c, check::Verdict& out) {
+    const auto started = std::chrono::steady_clock::now();
+    co_return timed(started, co_await store_.apply_declined_into(*c.policy, std::move(c.key), c.cost, out));
 }
 
 net::awaitable<result<check::Verdict>> CheckService::ask_all(std::chrono::steady_clock::time_point started,
@@ -247,12 +206,17 @@ net::awaitable<void> CheckService::decide_into(policy::CheckPlan& plan, Decision
     const bool declined = declined_now && lone_plain_window(plan, lone_cost) != nullptr;
     CheckGroup enforced = checks_of(plan, false);
     if (!enforced.checks.empty()) {
-        auto verdict = co_await ask_store(enforced.checks, declined);
-        if (!verdict) {
-            d = degrade(std::move(d), plan, enforced.fail_closed, verdict.error());
+        // A lone check try_apply_now declined: the store writes its verdict into the decision's.
+        result<void> asked;
+        if (declined && plain_single_check(enforced.checks)) {
+            asked = co_await ask_declined_into(enforced.checks.front(), d.verdict);
+        } else {
+            asked = moved_into(co_await ask_store(enforced.checks, declined), d.verdict);
+        }
+        if (!asked) {
+            d = degrade(std::move(d), plan, enforced.fail_closed, asked.error());
             co_return;
         }
-        d.verdict = std::move(*verdict);
         d.owner = std::move(enforced.owner);
         if (!d.verdict.allowed) {
             settle(d, plan);

@@ -130,6 +130,22 @@ net::awaitable<result<check::Verdict>> CachingStore::apply_declined(const policy
     co_return verdict;
 }
 
+net::awaitable<result<void>> CachingStore::apply_declined_into(const policy::Policy& p, std::string key,
+                                                               std::uint32_t cost, check::Verdict& out) {
+    if (!policy::traits(p.algorithm).cacheable_denials) {
+        co_return co_await inner_.apply_into(p, std::move(key), cost, out);
+    }
+    const auto now = DenialCache::clock::now();
+    const auto started_in = cache_.generation();
+    const KeptKey kept(key.begin(), key.end());
+    auto done = co_await inner_.apply_into(p, std::move(key), cost, out);
+    if (done && may_remember(out, cost)) {
+        cache_.remember(std::string(kept.begin(), kept.end()), DenialCache::PolicyNumbers::of(p), cost, out, now,
+                        started_in);
+    }
+    co_return done;
+}
+
 std::optional<result<check::Verdict>> CachingStore::try_apply_now(const policy::Policy& p, const std::string& key,
                                                                   std::uint32_t cost,
                                                                   std::chrono::steady_clock::time_point now) {

@@ -144,6 +144,9 @@ private:
                                                            std::uint32_t cost);
     boost::asio::awaitable<result<check::Verdict>> ask_all(std::chrono::steady_clock::time_point started,
                                                            std::vector<store::LimitCheck> checks);
+    /// ask_store's wait for one check try_apply_now declined, timed and counted as ask_one's:
+    /// Store::apply_declined_into, its verdict written into `out`; takes `c`'s key when awaited.
+    boost::asio::awaitable<result<void>> ask_declined_into(store::LimitCheck& c, check::Verdict& out);
 
     /// decide_into's shadow limits, once the enforced ones admitted: asked, their windows
     /// appended to `d`. False when `d` is final (degraded: nothing enforced answered).
@@ -151,6 +154,7 @@ private:
 
     /// A store's answer, timed from `started` and counted when it failed.
     result<check::Verdict> timed(std::chrono::steady_clock::time_point started, result<check::Verdict>&& verdict);
+    result<void> timed(std::chrono::steady_clock::time_point started, result<void>&& asked);
     /// A store's answer given at once (try_apply_now): counted in the latency histogram as 0 s,
     /// and when it failed.
     result<check::Verdict> at_once(result<check::Verdict>&& verdict);

@@ -114,6 +114,10 @@ public:
     /// inner store's answer, a denial remembered. One lookup per check.
     boost::asio::awaitable<result<check::Verdict>> apply_declined(const policy::Policy& p, std::string key,
                                                                   std::uint32_t cost) override;
+    /// apply_declined(), the inner store's verdict written into `out` (apply_into) and
+    /// remembered from there.
+    boost::asio::awaitable<result<void>> apply_declined_into(const policy::Policy& p, std::string key,
+                                                             std::uint32_t cost, check::Verdict& out) override;
     /// Layered checks go straight to the inner store: a cached denial of one key could not
     /// report the other limits' windows. A refund (gives_back) forgets its keys here before
     /// and after, as reset() does.

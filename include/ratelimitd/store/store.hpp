@@ -78,6 +78,17 @@ public:
         return apply(p, std::move(key), cost);
     }
 
+    /// apply(), its verdict written into `out` (the awaiting caller's decision's: no verdict
+    /// moved back through each awaited layer). `out` must outlive the completion; after a
+    /// failure it holds nothing to read. The default is apply()'s verdict, moved.
+    virtual boost::asio::awaitable<result<void>> apply_into(const policy::Policy& p, std::string key,
+                                                            std::uint32_t cost, check::Verdict& out);
+
+    /// apply_declined(), written into `out` as apply_into() writes it. The default is
+    /// apply_declined()'s verdict, moved.
+    virtual boost::asio::awaitable<result<void>> apply_declined_into(const policy::Policy& p, std::string key,
+                                                                     std::uint32_t cost, check::Verdict& out);
+
     /// Applies several limits as one atomic decision: when every check admits its cost, all
     /// are charged; when any denies, none is charged. The Verdict has one WindowState per
     /// check, in order; a check that would have admitted but was not charged reports its

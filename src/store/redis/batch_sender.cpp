@@ -9,6 +9,8 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <ranges>
+#include <type_traits>
+#include <utility>
 
 namespace ratelimitd::store::redis {
 
@@ -88,20 +90,33 @@ BatchSender::BatchSender(NodeClient& node, Coalescing coalescing) : node_(node),
 
 BatchSender::~BatchSender() = default;
 
+template <class Handler>
+void BatchSender::wait_queued(Handler&& handler, QueuedCheck&& check) {
+    auto waiter = std::make_unique<WaiterFor<std::decay_t<Handler>>>(node_.executor(), std::forward<Handler>(handler));
+    if (!node_.allows()) {
+        waiter->complete(node_.circuit_open());
+        return;
+    }
+    check.done = std::move(waiter);
+    enqueue(std::move(check));
+}
+
 // Not a coroutine: the awaitable of the initiation is returned as it is, one coroutine frame
-// per check fewer.
+// per check fewer. The check is moved into the initiation's frame, then by reference (Asio
+// hands the initiation its arguments as rvalues) into the queue: no move more per layer.
 net::awaitable<result<Value>> BatchSender::call(CheckArgs&& check, NodeClient::clock::time_point deadline) {
     return net::async_initiate<decltype(net::use_awaitable), void(result<Value>)>(
-        [this](auto handler, QueuedCheck q) {
-            auto waiter = std::make_unique<WaiterFor<decltype(handler)>>(node_.executor(), std::move(handler));
-            if (!node_.allows()) {
-                waiter->complete(node_.circuit_open());
-                return;
-            }
-            q.done = std::move(waiter);
-            enqueue(std::move(q));
+        [this](auto handler, QueuedCheck&& q) { wait_queued(std::move(handler), std::move(q)); }, net::use_awaitable,
+        QueuedCheck{std::move(check), deadline, nullptr});
+}
+
+// The caller's frame holds `check` until this completes: taken by reference, moved once.
+net::awaitable<result<Value>> BatchSender::call_held(CheckArgs& check, NodeClient::clock::time_point deadline) {
+    return net::async_initiate<decltype(net::use_awaitable), void(result<Value>)>(
+        [this, &check, deadline](auto handler) {
+            wait_queued(std::move(handler), QueuedCheck{std::move(check), deadline, nullptr});
         },
-        net::use_awaitable, QueuedCheck{std::move(check), deadline, nullptr});
+        net::use_awaitable);
 }
 
 void BatchSender::stop() {
@@ -109,7 +124,7 @@ void BatchSender::stop() {
     flush();
 }
 
-void BatchSender::enqueue(QueuedCheck check) {
+void BatchSender::enqueue(QueuedCheck&& check) {
     queue_.push(std::move(check));
     // Flush once the handlers already runnable have run: checks arriving in the same turn
     // of the event loop leave together even while few calls are out.

@@ -33,7 +33,7 @@ Coalescer::Coalescer(Coalescing limits) : limits_(limits) {
     limits_.max_in_flight = std::max<std::size_t>(limits_.max_in_flight, 1);
 }
 
-void Coalescer::push(QueuedCheck check) {
+void Coalescer::push(QueuedCheck&& check) {
     check.slot = limits_.one_slot_per_batch ? cluster::key_slot(check.args.key) : -1;
     queue_.push_back(std::move(check));
 }

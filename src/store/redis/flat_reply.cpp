@@ -12,13 +12,6 @@ namespace {
 // allowed, remaining, reset_after_ms (the build writes the same number into lua/batch.lua)
 constexpr std::size_t per_check = reply_per_check;
 
-Value integer(std::int64_t n) {
-    Value v;
-    v.type = Value::Type::integer;
-    v.integer = n;
-    return v;
-}
-
 // Member k of the reply, read flat (Value::Type::integers: the connection's way) or as an
 // array of Values (any other reader's): its integer, or else the member itself.
 struct Member {
@@ -100,20 +93,17 @@ result<Value> FlatReply::element(std::size_t i, std::int64_t limit) const {
     const std::int64_t reset_after_s = ceil_div(reset_after_ms, 1000);
     const std::int64_t retry_after_s = allowed == 0 ? std::max<std::int64_t>(1, reset_after_s) : 0;
 
+    // A flat array, as the connection reads one: the numbers only, no Value each.
     Value v;
-    v.type = Value::Type::array;
-    constexpr std::size_t fields = 7;
-    v.elements.reserve(fields);
-    for (const std::int64_t x : {allowed, limit, remaining, ceil_div(now_ms + reset_after_ms, 1000), retry_after_s,
-                                 reset_after_s, reset_after_ms}) {
-        v.elements.push_back(integer(x));
-    }
+    v.type = Value::Type::integers;
+    v.integers.assign({allowed, limit, remaining, ceil_div(now_ms + reset_after_ms, 1000), retry_after_s, reset_after_s,
+                       reset_after_ms});
     // This check's extras, if any (rare: a claimed quota webhook crossing).
     const std::size_t size = size_of(r);
     for (std::size_t k = 1 + per_check * n_; k < size;) {
         const auto count = static_cast<std::size_t>(member(r, k + 1).integer);
         if (static_cast<std::size_t>(member(r, k).integer) == i + 1) {
-            for (std::size_t m = 0; m < count; ++m) v.elements.push_back(integer(member(r, k + 2 + m).integer));
+            for (std::size_t m = 0; m < count; ++m) v.integers.push_back(member(r, k + 2 + m).integer);
         }
         k += 2 + count;
     }

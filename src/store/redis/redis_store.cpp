@@ -42,32 +42,42 @@ net::awaitable<bool> RedisStore::ready() { co_return co_await node_.ready(); }
 
 namespace {
 
-// The verdict of a check's reply, with its lease (a concurrency policy): out of apply() so
-// that its temporaries are not kept in apply's coroutine frame.
-result<check::Verdict> verdict_of(const result<Value>& reply, const policy::Policy& p, const std::string& lease) {
+// The verdict of a check's reply, with its lease (a concurrency policy), written into `out`:
+// out of apply_into() so that its temporaries are not kept in apply_into's coroutine frame.
+result<void> verdict_into(const result<Value>& reply, const policy::Policy& p, const std::string& lease,
+                          check::Verdict& out) {
     if (!reply) return reply.error();
-    auto verdict = parse_verdict(*reply, p);
-    if (verdict) attach_lease(*verdict, 0, p, lease);
-    return verdict;
+    auto read = parse_verdict_into(*reply, p, out);
+    if (read) attach_lease(out, 0, p, lease);
+    return read;
 }
 
 }  // namespace
 
+net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p, std::string key,
+                                                         std::uint32_t cost) {
+    check::Verdict verdict;
+    auto done = co_await apply_into(p, std::move(key), cost, verdict);
+    if (!done) co_return done.error();
+    co_return verdict;
+}
+
 // Kept small: its frame is taken per check (from the thread's FramePool, which keeps blocks
 // up to 4 KiB). Whatever runs without suspending lives in plain functions, and the check is
 // handed on by reference to functions that take it before they return.
-net::awaitable<result<check::Verdict>> RedisStore::apply(const policy::Policy& p, std::string key,
-                                                         std::uint32_t cost) {
+net::awaitable<result<void>> RedisStore::apply_into(const policy::Policy& p, std::string key, std::uint32_t cost,
+                                                    check::Verdict& out) {
     const auto deadline = clock::now() + timeout_;
     CheckArgs check = check_args(p, std::move(key), cost, members_);
     const std::string lease = check.member;
     const bool grouped = !coalesce_ && !check.notify.empty();
     // Not `c ? co_await a : co_await b`: GCC 12 destroys the result twice.
     result<Value> reply = Problem{errc::store_unavailable, "not sent"};
-    if (coalesce_) reply = co_await batches_.call(std::move(check), deadline);
+    // `check` stays in this frame until the reply: the queue takes it from here.
+    if (coalesce_) reply = co_await batches_.call_held(check, deadline);
     else reply = co_await send_alone(std::move(check), deadline);
     if (grouped) reply = FlatReply(reply, 1).element(0, p.limit);
-    co_return verdict_of(reply, p, lease);
+    co_return verdict_into(reply, p, lease, out);
 }
 
 net::awaitable<result<Value>> RedisStore::send_alone(CheckArgs&& check, clock::time_point deadline) {

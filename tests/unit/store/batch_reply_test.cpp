@@ -28,8 +28,9 @@ Value integers(const std::vector<std::int64_t>& numbers) {
 std::vector<std::int64_t> numbers_of(const result<Value>& v) {
     std::vector<std::int64_t> out;
     if (!v) return out;
-    for (const auto& e : v->elements) out.push_back(e.integer);
-    return out;
+    EXPECT_EQ(v->type, Value::Type::integers);  // a check's reply is handed on read flat
+    EXPECT_TRUE(v->elements.empty());
+    return {v->integers.begin(), v->integers.end()};
 }
 
 using Numbers = std::vector<std::int64_t>;
@@ -76,6 +77,29 @@ TEST(BatchReply, TheRebuiltReplyParsesAsTheScriptsOwn) {
     EXPECT_EQ(flat->allowed, alone->allowed);
     EXPECT_EQ(std::tie(a.limit, a.remaining, a.reset_epoch_s, a.retry_after_s, a.reset_after_s, a.reset_after_ms),
               std::tie(b.limit, b.remaining, b.reset_epoch_s, b.retry_after_s, b.reset_after_s, b.reset_after_ms));
+}
+
+// parse_verdict reads a flat array (FlatReply::element's) as it reads an array of integers;
+// a member of one that is no integer (kept apart, at its position) is a bad reply.
+TEST(BatchReply, AFlatReplyParsesAsAnArrayOfIntegers) {
+    policy::Policy p;
+    p.limit = 10;
+    Value flat;
+    flat.type = Value::Type::integers;
+    flat.integers.assign({1, 10, 9, 1'700'000'001, 0, 1, 750});
+    const auto read = parse_verdict(flat, p);
+    ASSERT_TRUE(read.has_value());
+    EXPECT_TRUE(read->allowed);
+    EXPECT_EQ(read->windows.front().remaining, 9);
+    EXPECT_EQ(read->windows.front().reset_after_ms, 750);
+    Value holed = flat;
+    holed.elements.push_back(error("ERR WRONGTYPE"));
+    holed.elements.back().integer = 2;
+    const auto bad = parse_verdict(holed, p);
+    ASSERT_FALSE(bad.has_value());
+    EXPECT_EQ(bad.error().code, errc::bad_script_reply);
+    flat.integers.pop_back();
+    EXPECT_FALSE(parse_verdict(flat, p).has_value()) << "six numbers";
 }
 
 // A quota webhook's claimed crossings follow the fixed part: index, count, values (the window's

@@ -1,6 +1,7 @@
 // CachingStore: the inner store takes the check's key string, and a denial it answers is still
 // remembered under that key (the caching store keeps its own copy in its frame), for a key
-// that fits the inline copy and one longer than it, through apply and apply_declined alike;
+// that fits the inline copy and one longer than it, through apply, apply_declined and
+// apply_declined_into (its verdict written into the caller's) alike;
 // answers at once written into the caller's verdict (try_apply_now_into).
 #include "ratelimitd/store/denial_cache.hpp"
 #include "ratelimitd/store/memory/memory_store.hpp"
@@ -20,7 +21,17 @@ using ratelimitd::test::make_policy;
 using ratelimitd::test::run_on_io;
 using ratelimitd::testing::ManualClock;
 
-enum class Path { apply, apply_declined };
+enum class Path { apply, apply_declined, apply_declined_into };
+
+/// One check through `path`: apply_declined_into's verdict is read from where it was written.
+result<check::Verdict> ask_through(CachingStore& caching, Path path, const policy::Policy& p, const std::string& key) {
+    if (path == Path::apply) return run_on_io(caching.apply(p, key, 1));
+    if (path == Path::apply_declined) return run_on_io(caching.apply_declined(p, key, 1));
+    check::Verdict written;
+    const auto done = run_on_io(caching.apply_declined_into(p, key, 1, written));
+    if (!done) return done.error();
+    return written;
+}
 
 /// Checks `key` twice against a limit of one through `path` (the second is denied), then asks
 /// the cache at once: true when that answer came from the denial cache.
@@ -30,9 +41,7 @@ bool second_denial_is_cached(const std::string& key, Path path) {
     DenialCache cache;
     CachingStore caching(inner, cache);
     const policy::Policy p = make_policy(policy::Algorithm::fixed_window, 1, 60'000);
-    auto ask = [&] {
-        return run_on_io(path == Path::apply ? caching.apply(p, key, 1) : caching.apply_declined(p, key, 1));
-    };
+    auto ask = [&] { return ask_through(caching, path, p, key); };
     const auto first = ask();
     EXPECT_TRUE(first && first->allowed);
     const auto second = ask();
@@ -50,6 +59,8 @@ TEST(CachingStore, ADenialIsRememberedUnderTheKeyTheInnerStoreTook) {
     EXPECT_TRUE(second_denial_is_cached(long_key, Path::apply));
     EXPECT_TRUE(second_denial_is_cached(short_key, Path::apply_declined));
     EXPECT_TRUE(second_denial_is_cached(long_key, Path::apply_declined));
+    EXPECT_TRUE(second_denial_is_cached(short_key, Path::apply_declined_into));
+    EXPECT_TRUE(second_denial_is_cached(long_key, Path::apply_declined_into));
 }
 
 // try_apply_now_into writes an answer at once into the caller's verdict: the embedded store's

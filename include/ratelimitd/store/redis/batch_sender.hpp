@@ -29,6 +29,10 @@ public:
     /// taken for a redirect of the whole call. Not a coroutine: `check` is taken before this
     /// returns, so the caller's coroutine frame holds no copy of it.
     boost::asio::awaitable<result<Value>> call(CheckArgs&& check, NodeClient::clock::time_point deadline);
+    /// call(), for a caller whose own frame holds `check` until the awaitable completes
+    /// (RedisStore::apply_into): the check is moved from there into the queue when awaited,
+    /// not first through the initiation's arguments and frame.
+    boost::asio::awaitable<result<Value>> call_held(CheckArgs& check, NodeClient::clock::time_point deadline);
 
     /// Fails every queued check; nothing will send them now.
     void stop();
@@ -40,7 +44,10 @@ public:
 private:
     class SentBatch;  // batch_sender.cpp
 
-    void enqueue(QueuedCheck check);
+    /// Queues `check` with `handler` to resume with its reply (the node's circuit allowing).
+    template <class Handler>
+    void wait_queued(Handler&& handler, QueuedCheck&& check);
+    void enqueue(QueuedCheck&& check);
     /// Fails the expired checks, then sends batches while the Coalescer lets them go.
     void flush();
     /// Sends `batch` (its checks taken from the queue) as one script call.

@@ -67,7 +67,7 @@ public:
     explicit Coalescer(Coalescing limits);
 
     /// Queues a check behind the others (its slot computed when one_slot_per_batch).
-    void push(QueuedCheck check);
+    void push(QueuedCheck&& check);
 
     /// The next batch to send, or nothing when the queue is empty, `in_flight` calls are
     /// already out (max_in_flight), or fewer than in_flight * fill_per_call checks wait. A batch holds up to max_batch checks in queue order; with

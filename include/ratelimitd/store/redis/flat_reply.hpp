@@ -24,9 +24,11 @@ public:
 
     /// Check `i`'s reply: {allowed, limit, remaining, reset_epoch_s, retry_after_s,
     /// reset_after_s, reset_after_ms[, its extra values]}, with `limit` its policy's (what every
-    /// script returns). A failure or an error reply of the whole call is everyone's (a Redis
-    /// Cluster redirect stays a Value, to be followed); a check's own error, or a reply of any
-    /// other shape, is bad_script_reply, so it cannot be taken for a redirect of the call.
+    /// script returns), as a flat array (Value::Type::integers: parse_verdict reads its numbers
+    /// where they are, no Value is made or freed per number). A failure or an error reply of
+    /// the whole call is everyone's (a Redis Cluster redirect stays a Value, to be followed); a
+    /// check's own error, or a reply of any other shape, is bad_script_reply, so it cannot be
+    /// taken for a redirect of the call.
     [[nodiscard]] result<Value> element(std::size_t i, std::int64_t limit) const;
 
     /// ceil(a / b) for b > 0, as Lua's math.ceil(a / b) gives it for integers below 2^53.

@@ -38,6 +38,14 @@ public:
 
     boost::asio::awaitable<result<check::Verdict>> apply(const policy::Policy& p, std::string key,
                                                          std::uint32_t cost) override;
+    /// The check's verdict parsed into `out` where it waits (apply() is this, moved out).
+    boost::asio::awaitable<result<void>> apply_into(const policy::Policy& p, std::string key, std::uint32_t cost,
+                                                    check::Verdict& out) override;
+    /// apply_into(): this store looked nothing up at once.
+    boost::asio::awaitable<result<void>> apply_declined_into(const policy::Policy& p, std::string key,
+                                                             std::uint32_t cost, check::Verdict& out) override {
+        return apply_into(p, std::move(key), cost, out);
+    }
     /// One EVALSHA of lua/multi.lua with every key: atomic on a single Redis. The keys may
     /// lie in different Redis Cluster slots, so layered limits need one Redis (or a hash tag).
     boost::asio::awaitable<result<check::Verdict>> apply_all(std::vector<LimitCheck> checks) override;

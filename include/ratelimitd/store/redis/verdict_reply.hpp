@@ -21,6 +21,11 @@ namespace ratelimitd::store::redis {
 /// bad_script_reply and the reply's text in the detail. Never throws.
 result<check::Verdict> parse_verdict(const Value& reply, const policy::Policy& p);
 
+/// parse_verdict, written into `out` (an awaiting caller's own verdict: none is moved back
+/// through the layers between). On a failure `out` holds no verdict to read: the caller
+/// degrades. Never throws but for bad_alloc.
+result<void> parse_verdict_into(const Value& reply, const policy::Policy& p, check::Verdict& out);
+
 /// The window of `p` as whole seconds for the IETF w parameter: at least 1.
 std::int64_t window_seconds(const policy::Policy& p) noexcept;
 
