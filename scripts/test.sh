@@ -12,7 +12,8 @@
 #   3. an AddressSanitizer + UndefinedBehaviorSanitizer build (RelWithDebInfo: the other build
 #      type) and the whole suite again on it, alone; every spawned ratelimitd must
 #      exit 0 on SIGTERM with no sanitizer report in its log;
-#   4. every libFuzzer target for FUZZ_SECONDS each (default 20; scripts/fuzz.sh), two at a time.
+#   4. every libFuzzer target for FUZZ_SECONDS each (default 20; scripts/fuzz.sh), two at a time
+#      (built beside stage 3's suite, at the lowest priority).
 # A stage that computes (a compile) runs beside one that mostly waits (a suite): the suite holds
 # (it passes with every core busy: --under-load), and the run is shorter by the compile.
 # ccache, when installed, makes a second run recompile only what changed.
@@ -139,14 +140,16 @@ if [ "$mode" = all ]; then
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRATELIMITD_SANITIZE=ON
-  # Twice the cores as well, with nothing beside: the sanitized suite waits far more than it
-  # computes (484 CPU-s in 622 s of a run at one test per core: 0.8 of 2 cores), and at 4 at a
-  # time it took 343 to 347 s while another build kept the machine at a load of 5. Nothing runs
-  # beside it: at 4 at a time with the fuzz targets and two more builds compiling beside it,
-  # four of its bounded waits ran out.
+  # Twice the cores as well: the sanitized suite waits far more than it computes (484 CPU-s in
+  # 622 s of a run at one test per core: 0.8 of 2 cores), and at 4 at a time it took 343 to
+  # 347 s while another build kept the machine at a load of 5. The fuzz targets compile beside
+  # it at the lowest priority (nice 19), on the CPU the suite leaves idle: a compile at normal
+  # priority beside it (with two more builds) once made four of its bounded waits run out.
+  beside "fuzz targets' build (nice 19)" nice -n 19 bash scripts/fuzz.sh --build
   run_tests build-asan
   total=$(( total + $(passed_in build-asan) ))
-  stage_done "ASan+UBSan build and tests"
+  join_beside
+  stage_done "ASan+UBSan build and tests (and the fuzz targets' build beside)"
   echo "=== fuzz targets"
   FUZZ_JOBS=2 bash scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
   stage_done "fuzz targets"
