@@ -11,6 +11,14 @@ SignalHandler::SignalHandler(boost::asio::io_context& main, http::Server& server
     : main_(main), server_(server), reload_(std::move(reload)), signals_(main, SIGINT, SIGTERM, SIGHUP),
       drain_timer_(main) {}
 
+SignalHandler::~SignalHandler() {
+    // Asio gives a signal back its default action when its last set lets it go: let go here,
+    // then ignored, so signals_'s own destruction finds nothing to give back.
+    boost::system::error_code ignored;
+    signals_.clear(ignored);
+    for (const int signal : {SIGINT, SIGTERM, SIGHUP}) std::signal(signal, SIG_IGN);
+}
+
 void SignalHandler::start() {
     signals_.async_wait([this](boost::system::error_code ec, int signal) { on_signal(ec, signal); });
 }

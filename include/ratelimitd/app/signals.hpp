@@ -23,6 +23,13 @@ inline constexpr std::chrono::milliseconds drain_deadline{4000};
 class SignalHandler {
 public:
     SignalHandler(boost::asio::io_context& main, http::Server& server, std::function<void()> reload);
+    /// Leaves SIGINT, SIGTERM and SIGHUP ignored, not at their default action: gone with the
+    /// process's run, it is the last of it, and a signal sent while the process ends (systemd,
+    /// a supervisor, an operator sending SIGTERM twice) must not turn a clean stop into a
+    /// death by signal (exit 143).
+    ~SignalHandler();
+    SignalHandler(const SignalHandler&) = delete;
+    SignalHandler& operator=(const SignalHandler&) = delete;
 
     /// Waits for the signals (again after each one).
     void start();
