@@ -8,9 +8,10 @@
 #   2. the container image, built with README.md's container command exactly as printed and
 #      run as users run it (beside stage 1's suite); README.md's first command, exactly as
 #      printed, in a fresh Debian 12 container until it answers a check (alone: it is timed);
-#      the package installed in a fresh container (scripts/container-test.sh);
+#      the package installed in a fresh container (beside stage 3's build;
+#      scripts/container-test.sh);
 #   3. an AddressSanitizer + UndefinedBehaviorSanitizer build (RelWithDebInfo: the other build
-#      type) and the whole suite again on it, alone; every spawned ratelimitd must
+#      type) and the whole suite again on it; every spawned ratelimitd must
 #      exit 0 on SIGTERM with no sanitizer report in its log;
 #   4. every libFuzzer target for FUZZ_SECONDS each (default 20; scripts/fuzz.sh), two at a time
 #      (built beside stage 3's suite, at the lowest priority).
@@ -134,12 +135,13 @@ if [ "$mode" = all ]; then stage_done "Release build, tests and package (and the
 if [ "$mode" = all ]; then
   $SUDO bash scripts/container-test.sh readme
   stage_done "README's first command in a fresh Debian 12 container"
-  $SUDO bash scripts/container-test.sh deb build/ratelimitd_*.deb
-  stage_done "package install test"
+  # The package's install test (a container, 16 s) beside the sanitized build.
+  beside "package install test" $SUDO bash scripts/container-test.sh deb build/ratelimitd_*.deb
   # Leaks and undefined behaviour fail the run; the spawned ratelimitd inherits these options.
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRATELIMITD_SANITIZE=ON
+  join_beside
   # Twice the cores as well: the sanitized suite waits far more than it computes (484 CPU-s in
   # 622 s of a run at one test per core: 0.8 of 2 cores), and at 4 at a time it took 343 to
   # 347 s while another build kept the machine at a load of 5. The fuzz targets compile beside
