@@ -31,6 +31,16 @@ std::int64_t level_now(const Entry* e, const Policy& p, std::int64_t now) {
     return std::min(stored + elapsed * p.limit, capacity);
 }
 
+// The instant a decision on the bucket is made at: never before the bucket's own last update.
+// Two threads read the clock before they take the key in turn, so the later decision may carry
+// the earlier reading; taken as is, it refilled nothing (no time went back) yet dated the delay
+// and the stored level from before the update it follows: the next check then refilled the
+// same milliseconds again, and reservations fell less than one token's time apart (11 releases
+// within 999 ms at 10/s, seen in the sanitized suite).
+std::int64_t decision_time(const Entry* e, std::int64_t now) {
+    return e == nullptr ? now : std::max(now, std::get<TokenBucketState>(e->state).t);
+}
+
 }  // namespace
 
 Reply token_report_reply(std::int64_t level, const Policy& p, std::int64_t now) {
@@ -52,6 +62,7 @@ Reply TokenBucket::report(Map& map, const Key& key, const Policy& p, std::int64_
     const std::int64_t window = p.window.count();
     const std::int64_t capacity = p.burst * window;
     Entry* e = find_live(map, key, Algorithm::token_bucket, now);
+    now = decision_time(e, now);
     const std::int64_t level = std::clamp<std::int64_t>(level_now(e, p, now) - cost * window, -p.debt_bound() * window, capacity);
     if (level >= capacity) {
         if (e != nullptr) map.erase(key);  // full again: the missing key means exactly that
@@ -75,6 +86,7 @@ Reply TokenBucket::reserve(Map& map, const Key& key, const Policy& p, std::int64
     const std::int64_t need = cost * window;
 
     Entry* e = find_live(map, key, Algorithm::token_bucket, now);
+    now = decision_time(e, now);
     std::int64_t level = level_now(e, p, now);
     const auto charge = [&] {
         level -= need;

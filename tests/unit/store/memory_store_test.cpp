@@ -146,8 +146,37 @@ TEST_F(MemoryStoreTest, TokenBucketClockSteppingBackRefillsNothing) {
     at(5'000);
     ASSERT_TRUE(store_.decide(p, "k", 3).allowed);
     at(4'000);
-    // elapsed < 0 counts as 0: level 0, reset = 4000 + ceil(10000 / 3) = 7334 -> E + 8
-    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 8, 4, 4}));
+    // The decision is dated at the bucket's own last update (5000), not before it: level 0,
+    // reset = 5000 + ceil(10000 / 3) = 8334 -> E + 9, 4.334 s after the clock's 4000 -> 5.
+    // (lua/token_bucket.lua dates it at Redis's TIME and answers 7334, a token not back by
+    // then; there one script runs at a time on one clock. Here two threads read the clock
+    // before they take the key in turn, so an earlier reading after a later update is common.)
+    EXPECT_TRUE(check_is(store_, p, "k", 1, {false, 0, E + 9, 5, 5}));
+}
+
+// Two threads read the clock, then decide in turn: the later decision with the earlier reading
+// neither refills the milliseconds the first one counted twice nor dates its reservation
+// before it. At 10/s, reservations stay 100 ms apart.
+TEST_F(MemoryStoreTest, TokenBucketReservationsStayATokenApartWhenAnEarlierReadingDecidesLater) {
+    Policy p = make_policy("tb", Algorithm::token_bucket, 10, 1'000);
+    p.burst = 1;
+    p.max_delay = std::chrono::milliseconds(10'000);
+    p.queue_units = 10'000 * 10;  // as the loader sets it: max_delay ms of refill at `limit` units per ms
+    at(1'000);
+    ASSERT_TRUE(store_.decide(p, "k", 1).allowed);  // the burst: level 0 at 1000
+    at(1'050);
+    const check::Verdict later = store_.decide(p, "k", 1);  // due 1100
+    at(1'040);                                              // an earlier reading, decided after
+    const check::Verdict earlier_reading = store_.decide(p, "k", 1);
+    ASSERT_TRUE(later.allowed);
+    ASSERT_TRUE(earlier_reading.allowed);
+    EXPECT_EQ(1'050 + later.windows[0].delay_ms, 1'100);
+    // Read at 1040, decided after the decision at 1050: its hold starts no sooner than 1050.
+    EXPECT_EQ(1'050 + earlier_reading.windows[0].delay_ms, 1'200) << "due a token after the one before";
+    at(1'060);
+    const check::Verdict next = store_.decide(p, "k", 1);
+    ASSERT_TRUE(next.allowed);
+    EXPECT_EQ(1'060 + next.windows[0].delay_ms, 1'300) << "no millisecond refilled twice";
 }
 
 // ---- sliding log: an entry scored s counts while s > now - window ----
