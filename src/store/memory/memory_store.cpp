@@ -190,7 +190,9 @@ void MemoryStore::decide_into(const policy::Policy& p, const std::string& key, s
         // once brings its request's instant, read before the lock: two of one key may then see
         // their times out of order by what passed between reading and locking (a millisecond
         // boundary crossed in between), which the algorithms take as no time passed or that
-        // little less (as after a step back of the clock); exactness is unchanged.
+        // little less (as after a step back of the clock). The token bucket dates such a
+        // decision at its own last update (decision_time): a reservation dated earlier fell
+        // less than a token's time after the one before it.
         now = at != nullptr ? impl_->clock.now_ms_at(*at) : impl_->clock.now_ms();
         r = p.queue_units == 0 ? run_algorithm(shard.map, hashed, p, static_cast<std::int64_t>(cost), now)
                                : run_reserve(shard.map, hashed, p, static_cast<std::int64_t>(cost), now);

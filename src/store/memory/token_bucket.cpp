@@ -17,20 +17,6 @@ std::int64_t bucket_level(const TokenBucketState& s, const Policy& p) {
     return static_cast<std::int64_t>(std::max<__int128>(0, static_cast<__int128>(p.burst) * window - used));
 }
 
-// The level of the bucket at `now` (capacity when absent).
-std::int64_t level_now(const Entry* e, const Policy& p, std::int64_t now) {
-    const std::int64_t capacity = p.burst * p.window.count();
-    if (e == nullptr) return capacity;
-    const auto& s = std::get<TokenBucketState>(e->state);
-    const std::int64_t elapsed = std::max<std::int64_t>(0, now - s.t);  // clock stepped back: no refill
-    const std::int64_t stored = bucket_level(s, p);
-    // min(capacity, l + elapsed * limit) without overflowing when elapsed is huge (a debt is a
-    // negative level, refilled the same way).
-    const std::int64_t missing = capacity - stored;
-    if (missing <= 0 || elapsed >= ceil_div(missing, p.limit)) return capacity;
-    return std::min(stored + elapsed * p.limit, capacity);
-}
-
 // The instant a decision on the bucket is made at: never before the bucket's own last update.
 // Two threads read the clock before they take the key in turn, so the later decision may carry
 // the earlier reading; taken as is, it refilled nothing (no time went back) yet dated the delay
@@ -39,6 +25,20 @@ std::int64_t level_now(const Entry* e, const Policy& p, std::int64_t now) {
 // within 999 ms at 10/s, seen in the sanitized suite).
 std::int64_t decision_time(const Entry* e, std::int64_t now) {
     return e == nullptr ? now : std::max(now, std::get<TokenBucketState>(e->state).t);
+}
+
+// The level of the bucket at `now`, a decision_time (capacity when absent).
+std::int64_t level_now(const Entry* e, const Policy& p, std::int64_t now) {
+    const std::int64_t capacity = p.burst * p.window.count();
+    if (e == nullptr) return capacity;
+    const auto& s = std::get<TokenBucketState>(e->state);
+    const std::int64_t elapsed = now - s.t;  // never negative: a stepped-back clock refills nothing
+    const std::int64_t stored = bucket_level(s, p);
+    // min(capacity, l + elapsed * limit) without overflowing when elapsed is huge (a debt is a
+    // negative level, refilled the same way).
+    const std::int64_t missing = capacity - stored;
+    if (missing <= 0 || elapsed >= ceil_div(missing, p.limit)) return capacity;
+    return std::min(stored + elapsed * p.limit, capacity);
 }
 
 }  // namespace

@@ -9,7 +9,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <utility>
 
 namespace ratelimitd::app {
 namespace {
@@ -28,9 +30,10 @@ protected:
     }
     void TearDown() override { fs::remove_all(dir_); }
 
-    void watch(const fs::path& file) {
+    // `version_read`: as the start passes it, the file's fingerprint before it read the file.
+    void watch(const fs::path& file, std::optional<std::string> version_read = std::nullopt) {
         watcher_.emplace(io_.get_executor(), file, [this] { ++calls_; });
-        ASSERT_TRUE(watcher_->start());
+        ASSERT_TRUE(watcher_->start(std::move(version_read)));
     }
 
     // Runs the io_context until `calls_` reaches `n` (or 5 s pass); returns the count.
@@ -126,8 +129,7 @@ TEST_F(ConfigWatcherTest, AChangeBeforeTheWatchStartsIsOneChange) {
     write_file(file, "a: 1\n");
     const auto version_read = ConfigWatcher::file_identity(file);
     write_file(file, "a: 22\n");
-    watcher_.emplace(io_.get_executor(), file, [this] { ++calls_; });
-    ASSERT_TRUE(watcher_->start(version_read));
+    watch(file, version_read);
     EXPECT_EQ(run_until_calls(1), 1);
     write_file(file, "a: 333\n");
     EXPECT_EQ(run_until_calls(2), 2);
@@ -136,8 +138,7 @@ TEST_F(ConfigWatcherTest, AChangeBeforeTheWatchStartsIsOneChange) {
 TEST_F(ConfigWatcherTest, AnUnchangedFileSinceTheReadIsNoChange) {
     const auto file = dir_ / "config.yaml";
     write_file(file, "a: 1\n");
-    watcher_.emplace(io_.get_executor(), file, [this] { ++calls_; });
-    ASSERT_TRUE(watcher_->start(ConfigWatcher::file_identity(file)));
+    watch(file, ConfigWatcher::file_identity(file));
     io_.run_for(2 * config_quiet_time);
     EXPECT_EQ(calls_, 0) << "the version read is the one watched";
     write_file(file, "a: 22\n");
