@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (clang-14, ASan + UBSan) and runs each for a bounded time from
+# Builds the libFuzzer targets (clang-16, ASan + UBSan) and runs each for a bounded time from
 # the committed corpus in tests/fuzz/corpus/<target>/, with the dictionary
 # tests/fuzz/dict/<target>.dict when there is one. Exits non-zero on the first finding; the
 # crashing input is left in build-fuzz/findings/ (turn it into a regression test).
@@ -41,7 +41,7 @@ fi
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=("${all_targets[@]}")
 
-CXX=clang++-14 cmake -G Ninja -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRATELIMITD_FUZZ=ON -DRATELIMITD_WERROR=ON \
+CXX=clang++-16 cmake -G Ninja -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRATELIMITD_FUZZ=ON -DRATELIMITD_WERROR=ON \
   -DRATELIMITD_TESTS=OFF >/dev/null
 cmake --build build-fuzz -j2 --target "${targets[@]/#/fuzz_}"
 [[ $mode != build ]] || exit 0

@@ -20,7 +20,7 @@ build_packages=(
 )
 test_packages=(
   libgtest-dev libgmock-dev
-  redis-server redis-tools nginx-light wrk procps prometheus clang-14 libclang-rt-14-dev
+  redis-server redis-tools nginx-light wrk procps prometheus clang-16 libclang-rt-16-dev
   # tests/support/tls_certs.cpp makes the TLS tests' certificates with the openssl command.
   openssl
   # The browser checks render GET / (status_page_test.cpp, status_charts_test.cpp) and simulate's

@@ -15,6 +15,9 @@ template <class... Ts>
 struct overloaded : Ts... {
     using Ts::operator()...;
 };
+// C++20 deduces this for an aggregate by itself; clang 16 (the sanitized build) does not yet.
+template <class... Ts>
+overloaded(Ts...) -> overloaded<Ts...>;
 
 }  // namespace
 

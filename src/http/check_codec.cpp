@@ -251,7 +251,7 @@ public:
         if (depth_ != 1) return true;  // keys of nested objects are nobody's business
         current_ = field_named(k, kind_);
         if (current_) {
-            if (auto seen = fields_.mark_seen(*current_); !seen) fail(std::move(seen.error()));
+            if (auto seen = fields_.mark_seen(*current_); !seen) fail(seen.error());
         }
         return true;
     }
@@ -287,7 +287,7 @@ private:
     template <class Int>
     bool cost_value(Int n, std::string_view type) {
         if (depth_ != 1 || current_ != Field::cost) return value(type);
-        if (auto ok = fields_.set_cost(n); !ok) fail(std::move(ok.error()));
+        if (auto ok = fields_.set_cost(n); !ok) fail(ok.error());
         return true;
     }
 
@@ -392,7 +392,7 @@ result<BodyFields> parse_body_json(std::string_view body, BodyKind kind) {
 
 result<CheckRequest> parse_check_json(std::string_view body) {
     CheckRequest out;
-    if (auto ok = parse_check_json_into(body, out); !ok) return std::move(ok.error());
+    if (auto ok = parse_check_json_into(body, out); !ok) return ok.error();
     return out;
 }
 
@@ -403,7 +403,7 @@ result<void> parse_check_json_into(std::string_view body, CheckRequest& out) {
     }
     // As parse_body_json: anything the flat reader did not take, every error among it.
     auto general = parse_check_json_general(body);
-    if (!general) return std::move(general.error());
+    if (!general) return general.error();
     out = std::move(*general);
     return {};
 }
@@ -412,7 +412,7 @@ result<CheckRequest> parse_check_json_general(std::string_view body) {
     CheckSax sax(BodyKind::check);
     sax_json::sax_parse(body.data(), body.data() + body.size(), &sax);
     auto fields = std::move(sax).finish();
-    if (!fields) return std::move(fields.error());
+    if (!fields) return fields.error();
     return std::move(fields->check);
 }
 
@@ -440,7 +440,7 @@ result<CheckRequest> parse_check_query(std::string_view query) {
         }
     }
     auto fields_read = std::move(fields).finish();
-    if (!fields_read) return std::move(fields_read.error());
+    if (!fields_read) return fields_read.error();
     return std::move(fields_read->check);
 }
 

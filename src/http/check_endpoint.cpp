@@ -30,7 +30,7 @@ result<void> parse_into(const Request& req, check::CheckRequest& out) {
     const std::string_view target = req.target();
     const auto q = target.find('?');
     auto parsed = parse_check_query(q == std::string_view::npos ? std::string_view{} : target.substr(q + 1));
-    if (!parsed) return std::move(parsed.error());
+    if (!parsed) return parsed.error();
     out = std::move(*parsed);
     return {};
 }

@@ -11,7 +11,7 @@ namespace ratelimitd::http {
 
 result<policy::ReportRequest> parse_report_json(std::string_view body) {
     auto fields = parse_body_json(body, BodyKind::report);
-    if (!fields) return std::move(fields.error());
+    if (!fields) return fields.error();
     policy::ReportRequest out;
     out.check = std::move(fields->check);
     out.cost = fields->cost;

@@ -34,7 +34,7 @@ NamedLimits named_limits(const policy::CheckPlan& plan) {
 // A planning result into the call: its plan, or its problem. True when it planned.
 bool planned(Call& call, result<policy::CheckPlan>&& plan) {
     if (!plan) {
-        call.problem = std::move(plan.error());
+        call.problem = plan.error();
         return false;
     }
     call.plan = std::move(*plan);
@@ -105,7 +105,7 @@ bool Road::try_now(Call& call) const {
 
 bool Road::plan_check(Call& call) const {
     if (auto ok = policy::plan_into(registry_.current(), *call.check, call.plan); !ok) {
-        call.problem = std::move(ok.error());
+        call.problem = ok.error();
         call.plan = {};  // as planned(): no plan beside a problem
         return true;
     }
@@ -149,7 +149,7 @@ bool Road::plan_state(Call& call) const {
 bool Road::plan_rls(Call& call) const {
     auto plan = policy::plan(registry_.current(), *call.rls, registry_.envoy_keys());
     if (!plan) {
-        call.problem = std::move(plan.error());
+        call.problem = plan.error();
         return true;
     }
     *call.rls_plan = std::move(*plan);
@@ -174,7 +174,7 @@ bool Road::plan_envoy_state(Call& call) const {
     // Planned as a ShouldRateLimit call of its own would plan it: same rule, same key.
     auto plan = policy::plan(std::move(registry), *call.rls, registry_.envoy_keys());
     if (!plan) {
-        call.problem = std::move(plan.error());
+        call.problem = plan.error();
         return true;
     }
     *call.rls_plan = std::move(*plan);
@@ -239,7 +239,7 @@ net::awaitable<void> Road::later(Call& call) const {
 net::awaitable<void> Road::release_later(Call& call) const {
     auto d = co_await service_.release(std::move(call.plan), std::string(call.lease));
     if (!d) {
-        call.problem = std::move(d.error());
+        call.problem = d.error();
         co_return;
     }
     call.decision = std::move(*d);
@@ -248,7 +248,7 @@ net::awaitable<void> Road::release_later(Call& call) const {
 net::awaitable<void> Road::peek_later(Call& call) const {
     auto state = co_await service_.peek(std::move(call.plan));
     if (!state) {
-        call.problem = std::move(state.error());
+        call.problem = state.error();
         co_return;
     }
     call.decision = std::move(*state);
@@ -264,7 +264,7 @@ net::awaitable<void> Road::reset_later(Call& call) const {
     }
     auto forgot = co_await service_.reset(std::move(call.plan));
     if (!forgot) {
-        call.problem = std::move(forgot.error());
+        call.problem = forgot.error();
         co_return;
     }
     call.forgot = *forgot;

@@ -94,7 +94,7 @@ void RedisBackend::stop_thread(std::size_t index) { stores_.at(index)->stop(); }
 
 BackendStats RedisBackend::stats() const {
     BackendStats s;
-    s.batching.emplace();
+    s.batching = BackendStats::Batching{};
     ConnectionStates states;
     for (const auto& store : stores_) {
         s.open_breakers += store->breaker_open() ? 1 : 0;

@@ -64,8 +64,8 @@ void ClusterBackend::stop_thread(std::size_t index) { stores_.at(index)->stop();
 
 BackendStats ClusterBackend::stats() const {
     BackendStats s;
-    s.batching.emplace();
-    s.redirects.emplace();
+    s.batching = BackendStats::Batching{};
+    s.redirects = BackendStats::Redirects{};
     for (const auto& store : stores_) {
         s.open_breakers += store->breaker_open() ? 1 : 0;
         s.batching->script_calls += store->batches_sent();
