@@ -87,7 +87,7 @@ result<void> plan_into(std::shared_ptr<const Registry> registry, const check::Ch
     out.registry = std::move(registry);
     out.limits.clear();
     out.tenant = req.tenant;
-    out.scope = std::move(resolved->scope);
+    out.scope = resolved->scope;
     out.cost = req.cost;
     const Registry& reg = *out.registry;
     if (resolved->route != nullptr && resolved->route->limits.size() > 1) {
@@ -146,7 +146,7 @@ result<CheckPlan> plan_state(std::shared_ptr<const Registry> registry, const che
     if (resolved->policy == nullptr) {
         return Problem{errc::unknown_policy, "policy: the request resolves to \"none\", which keeps no state"};
     }
-    CheckPlan out{std::move(registry), {}, req.tenant, std::move(resolved->scope), 1};
+    CheckPlan out{std::move(registry), {}, req.tenant, std::string(resolved->scope), 1};
     if (auto ok = add_limit(out, *resolved->policy, req.tenant, req.plan, CostCheck::none); !ok) return ok.error();
     return out;
 }
