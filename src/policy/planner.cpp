@@ -87,7 +87,8 @@ result<void> plan_into(std::shared_ptr<const Registry> registry, const check::Ch
     out.registry = std::move(registry);
     out.limits.clear();
     out.tenant = req.tenant;
-    out.scope = resolved->scope;
+    out.scope.clear();  // then appended: an assign of a view goes through std::string::_M_replace
+    out.scope.append(resolved->scope);
     out.cost = req.cost;
     const Registry& reg = *out.registry;
     if (resolved->route != nullptr && resolved->route->limits.size() > 1) {
