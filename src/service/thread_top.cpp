@@ -1,6 +1,8 @@
 // ThreadTop: the slice ring of each policy, cleared lazily as time moves on; sampled past a rate.
 #include "ratelimitd/service/thread_top.hpp"
 
+#include "ratelimitd/core/same_text.hpp"
+
 #include <algorithm>
 
 namespace ratelimitd::service {
@@ -57,7 +59,7 @@ void ThreadTop::record(std::string_view policy, std::string_view tenant, TopBy b
 }
 
 void ThreadTop::add(std::string_view policy, std::string_view tenant, TopBy by, std::uint64_t amount) {
-    if (last_ == nullptr || last_->first != policy) {
+    if (last_ == nullptr || !same_text(last_->first, policy)) {
         auto it = policies_.find(policy);
         if (it == policies_.end()) {
             Ring ring;
