@@ -3,6 +3,7 @@
 
 #include "ratelimitd/headers/rate_limit_fields.hpp"
 
+#include <array>
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
@@ -19,12 +20,18 @@ constexpr std::size_t max_text = 320;
 // Keys, punctuation and up to five numbers of at most 20 characters each.
 constexpr std::size_t max_rest = 320;
 
-// True when JsonWriter would copy `s` as it is between its quotes: no quote, backslash,
-// control byte, or byte of 0x80 and above.
+// The bytes JsonWriter copies as they are between its quotes: printable ASCII and DEL, but
+// the quote and the backslash (no control byte, nothing of 0x80 and above).
+constexpr std::array<bool, 256> plain_bytes = [] {
+    std::array<bool, 256> t{};
+    for (unsigned c = 0x20; c < 0x80; ++c) t[c] = c != '"' && c != '\\';
+    return t;
+}();
+
+// True when JsonWriter would copy `s` as it is between its quotes; one look-up a byte.
 bool plain(std::string_view s) noexcept {
     for (const char c : s) {
-        const auto u = static_cast<unsigned char>(c);
-        if (u < 0x20 || u >= 0x80 || c == '"' || c == '\\') return false;
+        if (!plain_bytes[static_cast<unsigned char>(c)]) return false;
     }
     return true;
 }

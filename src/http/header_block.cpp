@@ -73,12 +73,15 @@ bool has_control(std::string_view s, const char* readable_end) noexcept {
 
 /// True when a field line needs no change (a valid name, no control byte in the value; an
 /// obs-fold line needs a field line before it). A name of token bytes holds no control byte,
-/// so only what follows it is looked at again.
+/// so only what follows it is looked at again. The name is walked up to the first byte that is
+/// not a token byte, which must be its colon (':' is not one): the same answer as finding the
+/// first colon and judging the name before it, in one walk rather than a search and a walk.
 bool clean_field(std::string_view line, bool continuation, bool first, const char* readable_end) noexcept {
     if (continuation) return !first && !has_control(line, readable_end);
-    const auto colon = line.find(':');
-    return colon != std::string_view::npos && valid_name(line.substr(0, colon)) &&
-           !has_control(line.substr(colon), readable_end);
+    std::size_t colon = 0;
+    while (colon < line.size() && is_token_byte[static_cast<unsigned char>(line[colon])]) ++colon;
+    return colon > 0 && colon < line.size() && line[colon] == ':' &&
+           !has_control({line.data() + colon, line.size() - colon}, readable_end);
 }
 
 }  // namespace

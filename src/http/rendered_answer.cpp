@@ -39,7 +39,8 @@ RenderedAnswer::RenderedAnswer(bhttp::status status, unsigned version, bool keep
     std::memcpy(at, crlf.data(), crlf.size());
     at += crlf.size();
     head_.reserve(static_cast<std::size_t>(at - line) + field_room);
-    head_.assign(line, static_cast<std::size_t>(at - line));
+    // head_ is empty: an append does less than assign (std::string::_M_replace).
+    head_.append(line, static_cast<std::size_t>(at - line));
 }
 
 void RenderedAnswer::add_field(std::string_view name, std::string_view value) {

@@ -32,13 +32,14 @@ result<void> validate_key_parts(const check::CheckRequest& req) {
 /// Written into the plan's own limit (`out`, empty): nothing moved after it is built.
 void keyed_windows(KeyedWindows& out, const Policy& p, std::string_view prefix, std::string_view tenant,
                    std::string_view scope) {
+    // Policy::key_name() without its string when it is the name alone (no plan): most checks.
+    std::string with_plan;
+    const std::string_view key_name = p.plan.empty() ? std::string_view(p.name) : (with_plan = p.key_name());
     if (p.windows.empty()) {
-        out.push_back(KeyedWindow{&p, p.calendar ? make_calendar_key(prefix, p.key_name(), tenant, scope,
-                                                                     to_string(*p.calendar))
-                                                 : make_key(prefix, p.key_name(), tenant, scope)});
+        out.push_back(KeyedWindow{&p, p.calendar ? make_calendar_key(prefix, key_name, tenant, scope, to_string(*p.calendar))
+                                                 : make_key(prefix, key_name, tenant, scope)});
         return;
     }
-    const std::string key_name = p.key_name();
     for (const auto& w : p.windows) {
         out.push_back(KeyedWindow{&w, w.calendar ? make_calendar_key(prefix, key_name, tenant, scope, to_string(*w.calendar))
                                                  : make_window_key(prefix, key_name, tenant, scope, format_duration(w.window))});
@@ -86,7 +87,8 @@ result<void> plan_into(std::shared_ptr<const Registry> registry, const check::Ch
     out.registry = std::move(registry);
     out.limits.clear();
     out.tenant = req.tenant;
-    out.scope = std::move(resolved->scope);
+    out.scope.clear();  // then appended: an assign of a view goes through std::string::_M_replace
+    out.scope.append(resolved->scope);
     out.cost = req.cost;
     const Registry& reg = *out.registry;
     if (resolved->route != nullptr && resolved->route->limits.size() > 1) {
@@ -145,7 +147,7 @@ result<CheckPlan> plan_state(std::shared_ptr<const Registry> registry, const che
     if (resolved->policy == nullptr) {
         return Problem{errc::unknown_policy, "policy: the request resolves to \"none\", which keeps no state"};
     }
-    CheckPlan out{std::move(registry), {}, req.tenant, std::move(resolved->scope), 1};
+    CheckPlan out{std::move(registry), {}, req.tenant, std::string(resolved->scope), 1};
     if (auto ok = add_limit(out, *resolved->policy, req.tenant, req.plan, CostCheck::none); !ok) return ok.error();
     return out;
 }

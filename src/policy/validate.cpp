@@ -4,6 +4,7 @@
 #include "ratelimitd/check/check_request.hpp"
 #include "ratelimitd/core/hex.hpp"
 
+#include <array>
 #include <string>
 
 namespace ratelimitd::policy {
@@ -11,13 +12,20 @@ namespace {
 
 constexpr std::size_t max_policy_name_bytes = 64;
 
-bool is_alnum(unsigned char c) noexcept {
+constexpr bool is_alnum(unsigned char c) noexcept {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
-bool is_tenant_byte(unsigned char c) noexcept {
-    return is_alnum(c) || c == '.' || c == '_' || c == ':' || c == '@' || c == '-';
-}
+// A tenant's bytes, one look-up each (a tenant is judged on every check).
+constexpr std::array<bool, 256> tenant_bytes = [] {
+    std::array<bool, 256> t{};
+    for (unsigned c = 0; c < 256; ++c) {
+        t[c] = is_alnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == ':' || c == '@' || c == '-';
+    }
+    return t;
+}();
+
+bool is_tenant_byte(unsigned char c) noexcept { return tenant_bytes[c]; }
 
 // ':' separates the parts of a Redis key; a scope without it keeps keys unambiguous (key.hpp).
 bool is_scope_byte(unsigned char c) noexcept { return c >= 0x21 && c <= 0x7e && c != ':'; }
@@ -39,10 +47,11 @@ std::string describe_byte(unsigned char c) {
 template <class IsAllowed>
 result<void> validate_text(std::string_view field, std::string_view text, std::size_t max_bytes,
                            IsAllowed is_allowed, std::string_view allowed_hint) {
-    const std::string name(field);
-    if (text.empty()) return Problem{errc::invalid_request, name + ": must not be empty"};
+    // The field's name is made a string only for an error's sentence: never on the way through.
+    const auto name = [field] { return std::string(field); };
+    if (text.empty()) return Problem{errc::invalid_request, name() + ": must not be empty"};
     if (text.size() > max_bytes) {
-        return Problem{errc::invalid_request, name + ": " + std::to_string(text.size()) +
+        return Problem{errc::invalid_request, name() + ": " + std::to_string(text.size()) +
                                                   " bytes, at most " + std::to_string(max_bytes) +
                                                   " allowed"};
     }
@@ -50,7 +59,7 @@ result<void> validate_text(std::string_view field, std::string_view text, std::s
         const auto c = static_cast<unsigned char>(text[i]);
         if (!is_allowed(c, i)) {
             // 1-based, as a person counts characters in what they sent.
-            return Problem{errc::invalid_request, name + ": byte " + std::to_string(i + 1) + " " +
+            return Problem{errc::invalid_request, name() + ": byte " + std::to_string(i + 1) + " " +
                                                       describe_byte(c) + " is not allowed; " +
                                                       std::string(allowed_hint)};
         }

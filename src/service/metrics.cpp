@@ -1,6 +1,8 @@
 // Metrics: per-thread counters on the hot path (no lock), summed per label set at scrape.
 #include "ratelimitd/service/metrics.hpp"
 
+#include "ratelimitd/core/same_text.hpp"
+
 #include "ratelimitd/service/process_stats.hpp"
 
 #include <fmt/format.h>
@@ -134,7 +136,7 @@ ThreadCounters& Metrics::mine() {
 
 OwnedFamily<policy_cell_count>::Cells& Metrics::policy_cells(std::string_view policy) {
     ThreadCounters& t = mine();
-    if (t.last_policy_cells != nullptr && t.last_policy == policy) return *t.last_policy_cells;
+    if (t.last_policy_cells != nullptr && same_text(t.last_policy, policy)) return *t.last_policy_cells;
     t.scratch.clear();
     append_label(t.scratch, "policy", policy);
     t.last_policy_cells = &t.policies.at(t.scratch);
@@ -183,7 +185,7 @@ void Metrics::count_answer(std::string_view route, unsigned status, std::chrono:
 }
 
 void Metrics::observe_answer_time(ThreadCounters& t, std::string_view route, std::chrono::nanoseconds d) {
-    if (t.last_duration_cells == nullptr || t.last_duration_route != route) {
+    if (t.last_duration_cells == nullptr || !same_text(t.last_duration_route, route)) {
         t.scratch.clear();
         append_label(t.scratch, "route", route);
         t.last_duration_cells = &t.http_durations.at(t.scratch);
@@ -228,7 +230,7 @@ void Metrics::observe_store_latency(std::chrono::nanoseconds d) {
 void Metrics::count_http(std::string_view route, unsigned status) { count_http(mine(), route, status); }
 
 void Metrics::count_http(ThreadCounters& t, std::string_view route, unsigned status) {
-    if (t.last_request_cells == nullptr || t.last_request_status != status || t.last_request_route != route) {
+    if (t.last_request_cells == nullptr || t.last_request_status != status || !same_text(t.last_request_route, route)) {
         t.scratch.clear();
         append_label(t.scratch, "route", route);
         fmt::format_to(std::back_inserter(t.scratch), ",status=\"{}\"", status);

@@ -1,6 +1,8 @@
 // ThreadTop: the slice ring of each policy, cleared lazily as time moves on; sampled past a rate.
 #include "ratelimitd/service/thread_top.hpp"
 
+#include "ratelimitd/core/same_text.hpp"
+
 #include <algorithm>
 
 namespace ratelimitd::service {
@@ -57,14 +59,19 @@ void ThreadTop::record(std::string_view policy, std::string_view tenant, TopBy b
 }
 
 void ThreadTop::add(std::string_view policy, std::string_view tenant, TopBy by, std::uint64_t amount) {
-    auto it = policies_.find(policy);
-    if (it == policies_.end()) {
-        Ring ring;
-        ring.reserve(options_.slices);
-        for (std::size_t i = 0; i < options_.slices; ++i) ring.push_back({-1, SpaceSaving(options_.k), SpaceSaving(options_.k)});
-        it = policies_.emplace(std::string(policy), std::move(ring)).first;
+    if (last_ == nullptr || !same_text(last_->first, policy)) {
+        auto it = policies_.find(policy);
+        if (it == policies_.end()) {
+            Ring ring;
+            ring.reserve(options_.slices);
+            for (std::size_t i = 0; i < options_.slices; ++i) {
+                ring.push_back({-1, SpaceSaving(options_.k), SpaceSaving(options_.k)});
+            }
+            it = policies_.emplace(std::string(policy), std::move(ring)).first;
+        }
+        last_ = &*it;
     }
-    Slice& slice = it->second[static_cast<std::size_t>(slice_) % options_.slices];
+    Slice& slice = last_->second[static_cast<std::size_t>(slice_) % options_.slices];
     if (slice.index != slice_) {
         // Its last use is at least a whole window old.
         slice.index = slice_;

@@ -36,6 +36,13 @@
 //     and time counted in one call, the endpoint found once (-> 16,465 to 16,479); the
 //     embedded store's verdict written into the decision's (Store::try_apply_now_into), not
 //     built, moved and copy-assigned (-> 16,010 to 16,064).
+//     Eighth round (16,054 to 16,347 before it, measured beside it): the answer's numbers
+//     written two digits a step, a field name walked once to its colon, the body's strings
+//     judged by a table and written straight into the door's request, the key laid out in one
+//     buffer, the resolved scope a view, the tenant checked without a string made for its
+//     field's name, the heavy hitters' policy found by a one-entry cache, the caches' names
+//     compared without string_view's out-of-line compare (-> 14,640 to 14,907, the higher
+//     figures at a load of 6 to 7). The goal, <= 15,000, is reached.
 //   GET /v1/auth, hashed X-Api-Key: 24,760 to 24,900 instructions, 1.00 allocations (the key
 //     string), after the fourth round: the tenant kept in place (policy::TenantText, 48 bytes
 //     inline: the hashed identity and the decision's copy of it no longer allocate; 27,446 ->
@@ -48,7 +55,7 @@
 //     (the answer's framing is the check's). Sixth round (23,301 before it): no router
 //     coroutine (-> 22,741 to 22,758); its answer framed as the check's (-> 22,687); the
 //     metrics as the check's (-> 22,454 to 22,461); the verdict written in place
-//     (-> 21,851 to 21,934).
+//     (-> 21,851 to 21,934). Eighth round: 21,907 to 22,211 before it, 21,264 to 21,336 after.
 #include "perf/callgrind_server.hpp"
 #include "support/http_client.hpp"
 
@@ -75,9 +82,9 @@ constexpr int measured = 2000;
 constexpr int tenants = 8;
 
 // The ceilings (per request). See the head comment for how to move one.
-constexpr double check_instruction_ceiling = 16850;
+constexpr double check_instruction_ceiling = 15650;
 constexpr double check_allocation_ceiling = 1.5;
-constexpr double auth_instruction_ceiling = 23000;
+constexpr double auth_instruction_ceiling = 22500;
 constexpr double auth_allocation_ceiling = 1.5;
 
 struct PerRequest {

@@ -28,12 +28,15 @@ public:
     [[nodiscard]] std::string_view t() const noexcept { return view(t_); }
 
 private:
-    // Enough for any clamped count (15 digits).
+    // Enough for any clamped count (15 digits), written from the end: the digits are
+    // digits[start..16).
     struct Text {
         std::array<char, 16> digits;
-        unsigned char size = 0;
+        unsigned char start = 16;
     };
-    static std::string_view view(const Text& t) noexcept { return {t.digits.data(), t.size}; }
+    static std::string_view view(const Text& t) noexcept {
+        return {t.digits.data() + t.start, t.digits.size() - t.start};
+    }
     static void format(Text& out, std::int64_t n) noexcept;
 
     Text limit_;

@@ -14,14 +14,16 @@ namespace ratelimitd::policy {
 /// The outcome of resolution: either a policy to apply, or "not limited" (policy: none).
 struct Resolved {
     const Policy* policy = nullptr;  ///< nullptr: the route says "none"; points into the Registry
-    std::string scope;               ///< request scope, else route scope, else "global"
+    /// Request scope, else route scope, else "global": a view into `req`, the Registry or a
+    /// literal (a string of its own was built and moved on every check).
+    std::string_view scope;
     const Route* route = nullptr;    ///< the route that decided, if any (its limits may be several)
 };
 
 /// Resolves in this order: the request's `policy`; else the first route matching
 /// method + path; else the registry's default_policy. Fails with unknown_policy when the
 /// name is not in the registry or nothing names a policy. Does not validate tenant, scope
-/// or cost. The result points into `reg`, which must outlive it.
+/// or cost. The result points into `reg` and `req`, which must outlive it.
 result<Resolved> resolve(const Registry& reg, const check::CheckRequest& req);
 
 /// The limits `base` has for `tenant`: the tenant's own override when the registry has one;

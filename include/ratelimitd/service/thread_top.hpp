@@ -63,6 +63,9 @@ public:
 
     ThreadTop(const TopOptions& options, TopBoard& board)
         : options_(options), board_(board), exact_per_slice_(options.exact_per_slice()) {}
+    // Not copied or moved: last_ points into policies_.
+    ThreadTop(const ThreadTop&) = delete;
+    ThreadTop& operator=(const ThreadTop&) = delete;
 
     /// Adds `amount` to `tenant` under `policy` in the slice of `now` (past the slice's exact
     /// share: sample_one_in x `amount`, for one call in sample_one_in).
@@ -106,6 +109,10 @@ private:
     TopBoard& board_;
     std::uint64_t exact_per_slice_;
     std::unordered_map<std::string, Ring, NameHash, std::equal_to<>> policies_;
+    // The entry of policies_ add() used last (a thread checks one or a few policies, often the
+    // same again): found by comparing its name, not hashing it. policies_ is never erased
+    // from and its nodes do not move, so the pointer stays good.
+    std::pair<const std::string, Ring>* last_ = nullptr;
     // The slice of time the thread is counting in, and how many checks it has seen there.
     std::int64_t slice_ = -1;
     clock::time_point slice_begin_ = clock::time_point::max();
