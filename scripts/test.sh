@@ -14,7 +14,7 @@
 #      type; clang) and the whole suite again on it; every spawned ratelimitd must
 #      exit 0 on SIGTERM with no sanitizer report in its log;
 #   4. every libFuzzer target for FUZZ_SECONDS each (default 20; scripts/fuzz.sh), two at a time
-#      (built beside stage 3's suite, at the lowest priority).
+#      (built beside stage 3, at the lowest priority).
 # A stage that computes (a compile) runs beside one that mostly waits (a suite): the suite holds
 # (it passes with every core busy: --under-load), and the run is shorter by the compile.
 # ccache, when installed, makes a second run recompile only what changed.
@@ -135,8 +135,15 @@ if [ "$mode" = all ]; then stage_done "Release build, tests and package (and the
 if [ "$mode" = all ]; then
   $SUDO bash scripts/container-test.sh readme
   stage_done "README's first command in a fresh Debian 12 container"
-  # The package's install test (a container, 16 s) beside the sanitized build.
-  beside "package install test" $SUDO bash scripts/container-test.sh deb build/ratelimitd_*.deb
+  # Beside the sanitized build and then its suite: the package's install test (a container,
+  # 16 s), then the fuzz targets' build at the lowest priority (nice 19), on the CPU the two
+  # leave idle (the build's configure, code generation and links; the suite's waits). Started
+  # with the suite instead, it ended 49 s after it in a cold run.
+  package_test_then_fuzz_build() {
+    $SUDO bash scripts/container-test.sh deb build/ratelimitd_*.deb
+    nice -n 19 bash scripts/fuzz.sh --build
+  }
+  beside "package install test, then the fuzz targets' build (nice 19)" package_test_then_fuzz_build
   # Leaks and undefined behaviour fail the run; the spawned ratelimitd inherits these options.
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -144,17 +151,15 @@ if [ "$mode" = all ]; then
   # test batch: 17 CPU-s against 31), and its UndefinedBehaviorSanitizer checks what GCC's
   # does and more (`function`, `vptr`). The Release build and the package stay GCC's.
   CXX=clang++-16 build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRATELIMITD_SANITIZE=ON
-  join_beside
   # Twice the cores as well: the sanitized suite waits far more than it computes (484 CPU-s in
   # 622 s of a run at one test per core: 0.8 of 2 cores), and at 4 at a time it took 343 to
-  # 347 s while another build kept the machine at a load of 5. The fuzz targets compile beside
-  # it at the lowest priority (nice 19), on the CPU the suite leaves idle: a compile at normal
-  # priority beside it (with two more builds) once made four of its bounded waits run out.
-  beside "fuzz targets' build (nice 19)" nice -n 19 bash scripts/fuzz.sh --build
+  # 347 s while another build kept the machine at a load of 5. The fuzz build beside it stays at
+  # nice 19: a compile at normal priority beside it (with two more builds) once made four of
+  # its bounded waits run out.
   run_tests build-asan
   total=$(( total + $(passed_in build-asan) ))
   join_beside
-  stage_done "ASan+UBSan build and tests (and the fuzz targets' build beside)"
+  stage_done "ASan+UBSan build and tests (the package test and the fuzz targets' build beside)"
   echo "=== fuzz targets"
   FUZZ_JOBS=2 bash scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
   stage_done "fuzz targets"
