@@ -1,6 +1,7 @@
 // The common check answer's body in one pass (check_answer_body.hpp).
 #include "ratelimitd/http/check_answer_body.hpp"
 
+#include "ratelimitd/core/byte_table.hpp"
 #include "ratelimitd/headers/rate_limit_fields.hpp"
 
 #include <array>
@@ -22,11 +23,7 @@ constexpr std::size_t max_rest = 320;
 
 // The bytes JsonWriter copies as they are between its quotes: printable ASCII and DEL, but
 // the quote and the backslash (no control byte, nothing of 0x80 and above).
-constexpr std::array<bool, 256> plain_bytes = [] {
-    std::array<bool, 256> t{};
-    for (unsigned c = 0x20; c < 0x80; ++c) t[c] = c != '"' && c != '\\';
-    return t;
-}();
+constexpr auto plain_bytes = byte_table([](unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; });
 
 // True when JsonWriter would copy `s` as it is between its quotes; one look-up a byte.
 bool plain(std::string_view s) noexcept {

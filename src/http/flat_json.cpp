@@ -1,6 +1,8 @@
 // read_flat_object: a single-pass scan over "{" (string ":" (string | digits) ",")* "}".
 #include "ratelimitd/http/flat_json.hpp"
 
+#include "ratelimitd/core/byte_table.hpp"
+
 #include <array>
 
 namespace ratelimitd::http {
@@ -9,11 +11,8 @@ namespace {
 
 // The bytes string() takes as they are: printable ASCII but the quote and the backslash. One
 // look-up a byte rather than three comparisons.
-constexpr std::array<bool, 256> plain_string_bytes = [] {
-    std::array<bool, 256> t{};
-    for (unsigned c = 0x20; c <= 0x7e; ++c) t[c] = c != '"' && c != '\\';
-    return t;
-}();
+constexpr auto plain_string_bytes =
+    byte_table([](unsigned char c) { return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\'; });
 
 // The 18-digit bound keeps any accepted integer below 2^63, so no overflow check is needed.
 constexpr std::size_t max_digits = 18;

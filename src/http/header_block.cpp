@@ -1,5 +1,6 @@
 // scan_header_block / sanitize_header_block: the header block before Beast sees it.
 #include "ratelimitd/http/header_block.hpp"
+#include "ratelimitd/core/byte_table.hpp"
 #include "ratelimitd/http/crlf.hpp"
 
 #include <algorithm>
@@ -15,15 +16,10 @@ namespace ratelimitd::http {
 namespace {
 
 // RFC 9110 §5.6.2 tchar: the bytes of a field name.
-constexpr std::array<bool, 256> token_table() {
-    std::array<bool, 256> t{};
-    for (unsigned c = '0'; c <= '9'; ++c) t[c] = true;
-    for (unsigned c = 'A'; c <= 'Z'; ++c) t[c] = true;
-    for (unsigned c = 'a'; c <= 'z'; ++c) t[c] = true;
-    for (char c : std::string_view("!#$%&'*+-.^_`|~")) t[static_cast<unsigned char>(c)] = true;
-    return t;
-}
-constexpr auto is_token_byte = token_table();
+constexpr auto is_token_byte = byte_table([](unsigned char c) {
+    return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+           std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
+});
 
 bool is_control(unsigned char c) noexcept { return (c < 0x20 && c != '\t') || c == 0x7f; }
 

@@ -1,6 +1,7 @@
 // normalize_path: one canonical spelling of every path a backend would route the same way.
 #include "ratelimitd/policy/path.hpp"
 
+#include "ratelimitd/core/byte_table.hpp"
 #include "ratelimitd/core/hex.hpp"
 #include "ratelimitd/core/percent.hpp"
 
@@ -30,11 +31,7 @@ constexpr bool is_literal(char c) noexcept {
 }
 
 /// is_literal of every byte, for the scan of paths that may need no normalising.
-constexpr std::array<bool, 256> literal_bytes = [] {
-    std::array<bool, 256> table{};
-    for (std::size_t c = 0; c < table.size(); ++c) table[c] = is_literal(static_cast<char>(c));
-    return table;
-}();
+constexpr auto literal_bytes = byte_table([](unsigned char c) { return is_literal(static_cast<char>(c)); });
 
 /// The path and what follows it in an absolute-form target ("http://h:1/a?q" -> "/a?q",
 /// "https://h" -> ""); `uri` itself when it has no "scheme://" in front.

@@ -2,6 +2,7 @@
 #include "ratelimitd/policy/validate.hpp"
 
 #include "ratelimitd/check/check_request.hpp"
+#include "ratelimitd/core/byte_table.hpp"
 #include "ratelimitd/core/hex.hpp"
 
 #include <array>
@@ -17,13 +18,8 @@ constexpr bool is_alnum(unsigned char c) noexcept {
 }
 
 // A tenant's bytes, one look-up each (a tenant is judged on every check).
-constexpr std::array<bool, 256> tenant_bytes = [] {
-    std::array<bool, 256> t{};
-    for (unsigned c = 0; c < 256; ++c) {
-        t[c] = is_alnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == ':' || c == '@' || c == '-';
-    }
-    return t;
-}();
+constexpr auto tenant_bytes = byte_table(
+    [](unsigned char c) { return is_alnum(c) || c == '.' || c == '_' || c == ':' || c == '@' || c == '-'; });
 
 bool is_tenant_byte(unsigned char c) noexcept { return tenant_bytes[c]; }
 

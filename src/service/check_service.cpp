@@ -40,13 +40,6 @@ template <typename Text> void append_listed(Text& list, std::string_view item) {
 void open_into(const policy::CheckPlan& plan, Decision& d) {
     d.report = plan.mode == policy::Mode::report;
     d.scope = plan.scope;
-    if (plan.limits.size() == 1) {  // the usual plan: one policy and one tenant, nothing to look for
-        const auto& l = plan.limits.front();
-        append_listed(d.policy, l.policy->name);
-        d.fail_closed = d.fail_closed || l.fail_closed();
-        append_listed(d.tenant, l.tenant);
-        return;
-    }
     boost::container::small_vector<std::string_view, 4> tenants;  // distinct, in order
     for (const auto& l : plan.limits) {
         append_listed(d.policy, l.policy->name);
